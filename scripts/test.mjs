@@ -1,0 +1,21 @@
+// Runs every test file under test/ with node:test (Node 20 needs explicit file lists).
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+
+function find(dir) {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return find(path);
+    return path.endsWith('.test.ts') ? [path] : [];
+  });
+}
+
+const filter = process.argv.slice(2);
+const files = find('test').filter((f) => filter.length === 0 || filter.some((s) => f.includes(s))).sort();
+const result = spawnSync(
+  process.execPath,
+  ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files],
+  { stdio: 'inherit' },
+);
+process.exit(result.status ?? 1);

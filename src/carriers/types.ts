@@ -1,0 +1,49 @@
+// The one interface every carrier (SMPP connector, voice trunk) implements; workers talk only to this.
+
+/** One SMS to hand to a carrier. `text` is the full message; the carrier splits it into parts. */
+export interface OutboundSms {
+  /** Our message row id; echoed back in results so the dispatcher can record them. */
+  messageId: number;
+  /** Sender as the customer gave it (alphanumeric or digits). */
+  source: string;
+  /** Destination in international form without '+', e.g. 972501234567. */
+  destination: string;
+  text: string;
+}
+
+/** Outcome of one submit. `transient` failures are retried by the dispatcher with backoff. */
+export type SubmitResult =
+  | { ok: true; carrierMessageIds: string[] }
+  | { ok: false; transient: boolean; error: string; commandStatus?: number };
+
+/** A delivery receipt as parsed from deliver_sm, before it is matched to a message. */
+export interface Receipt {
+  carrierMessageId: string;
+  /** SMPP state name: DELIVRD, EXPIRED, DELETED, UNDELIV, ACCEPTD, UNKNOWN, REJECTD, ENROUTE. */
+  state: string;
+  /** Network error code from `err:` (as text, e.g. '000'), when given. */
+  error?: string;
+  /** When the carrier says it happened (ms since epoch), else when we received it. */
+  at: number;
+}
+
+/** An inbound (mobile-originated) SMS. */
+export interface InboundSms {
+  /** Sender in international form without '+'. */
+  from: string;
+  /** Our number it was sent to, as the carrier gave it. */
+  to: string;
+  text: string;
+  at: number;
+}
+
+export interface Carrier {
+  readonly name: string;
+  start(): Promise<void>;
+  /** Submits one SMS (all its parts). Resolves when the carrier answered every part. */
+  submit(sms: OutboundSms): Promise<SubmitResult>;
+  onReceipt(handler: (receipt: Receipt) => void | Promise<void>): void;
+  onInbound(handler: (sms: InboundSms) => void | Promise<void>): void;
+  /** Graceful: unbind and close. */
+  stop(): Promise<void>;
+}
