@@ -1,0 +1,26 @@
+// `yona serve`: the service with every role in one process; SIGTERM/SIGINT shut it down gracefully.
+import { loadConfig } from '../config.ts';
+import { startService, type Component } from '../service.ts';
+
+/** Components `serve` runs besides the API (workers and the bundled simulator are added by their issues). */
+export function defaultComponents(): Component[] {
+  return [];
+}
+
+/** Starts the service and waits for a signal. */
+export async function runServe(): Promise<void> {
+  const config = loadConfig();
+  const service = await startService(config, defaultComponents());
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    service.logger.info({ signal }, 'shutting down');
+    const force = setTimeout(() => process.exit(1), 15_000);
+    force.unref();
+    await service.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}

@@ -1,0 +1,69 @@
+// One validated configuration, read from the environment (flags override in cli/).
+import { resolve } from 'node:path';
+import { DEFAULT_TIME_ZONE, isValidTimeZone } from './domain/dates.ts';
+import { parseDuration } from './domain/token.ts';
+import { parseCidr } from './domain/ip.ts';
+
+export interface Config {
+  dataDir: string;
+  databaseUrl?: string;
+  httpsPort: number;
+  httpsHost: string;
+  httpPort: number;
+  httpHost: string;
+  tlsCert?: string;
+  tlsKey?: string;
+  /** CIDRs whose X-Forwarded-For is believed. */
+  trustProxy: string[];
+  bodyLimit: number;
+  tokenTtlMs: number;
+  defaultTimeZone: string;
+  publicUrl: string;
+  logLevel: string;
+  /** Log every request (off by default: it costs throughput). */
+  logRequests: boolean;
+}
+
+export class ConfigError extends Error {}
+
+function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0) throw new ConfigError(`${name} must be a non-negative integer, got "${raw}"`);
+  return n;
+}
+
+/** Reads and checks the configuration; throws ConfigError with a clear message. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const tokenTtl = env.YONA_TOKEN_TTL ?? '365d';
+  const tokenTtlMs = parseDuration(tokenTtl);
+  if (tokenTtlMs === null) throw new ConfigError(`YONA_TOKEN_TTL must look like 365d or 12h, got "${tokenTtl}"`);
+  const trustProxy = (env.YONA_TRUST_PROXY ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  for (const cidr of trustProxy) {
+    if (!parseCidr(cidr)) throw new ConfigError(`YONA_TRUST_PROXY has an invalid CIDR: "${cidr}"`);
+  }
+  const defaultTimeZone = env.YONA_TIME_ZONE ?? DEFAULT_TIME_ZONE;
+  if (!isValidTimeZone(defaultTimeZone)) throw new ConfigError(`YONA_TIME_ZONE is not a time zone: "${defaultTimeZone}"`);
+  if ((env.YONA_TLS_CERT === undefined) !== (env.YONA_TLS_KEY === undefined)) {
+    throw new ConfigError('YONA_TLS_CERT and YONA_TLS_KEY must be set together');
+  }
+  const httpsPort = int(env, 'YONA_HTTPS_PORT', 8443);
+  return {
+    dataDir: resolve(env.YONA_DATA_DIR ?? './data'),
+    databaseUrl: env.DATABASE_URL || undefined,
+    httpsPort,
+    httpsHost: env.YONA_HTTPS_HOST ?? '0.0.0.0',
+    httpPort: int(env, 'YONA_HTTP_PORT', 8080),
+    httpHost: env.YONA_HTTP_HOST ?? '127.0.0.1',
+    tlsCert: env.YONA_TLS_CERT,
+    tlsKey: env.YONA_TLS_KEY,
+    trustProxy,
+    bodyLimit: int(env, 'YONA_BODY_LIMIT', 16 * 1024 * 1024),
+    tokenTtlMs,
+    defaultTimeZone,
+    publicUrl: (env.YONA_PUBLIC_URL ?? `https://localhost:${httpsPort}`).replace(/\/+$/, ''),
+    logLevel: env.YONA_LOG_LEVEL ?? 'info',
+    logRequests: env.YONA_LOG_REQUESTS === '1',
+  };
+}

@@ -1,0 +1,21 @@
+// Rules for account fields, shared by the operator CLI and reseller sub-account creation.
+
+/** Why a username is unacceptable, or null. 3-32 characters: letters, digits, . _ - @. */
+export function usernameProblem(username: string): string | null {
+  if (username.length < 3 || username.length > 32) return 'username must be 3 to 32 characters';
+  if (!/^[A-Za-z0-9._@-]+$/.test(username)) return 'username may hold only letters, digits and . _ - @';
+  return null;
+}
+
+/** Why a password is unacceptable, or null. 6-128 characters. */
+export function passwordProblem(password: string): string | null {
+  if (password.length < 6 || password.length > 128) return 'password must be 6 to 128 characters';
+  return null;
+}
+
+/** Why a sender (`source`) is malformed, or null: at most 11 characters, digits and English letters, no '+'. */
+export function sourceProblem(source: string): string | null {
+  if (source.length < 1 || source.length > 11) return 'source must be 1 to 11 characters';
+  if (!/^[A-Za-z0-9]+$/.test(source)) return 'source may hold only digits and English letters (no +)';
+  return null;
+}

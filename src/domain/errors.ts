@@ -1,0 +1,19 @@
+// Typed errors: a handler throws ApiError(code, detail) and the edge turns it into a reply.
+import { statusMessage } from './status.ts';
+
+/** An expected request outcome with a status code from the catalogue. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    detail?: string,
+    /** Extra reply fields (e.g. rejected recipients) carried with the error. */
+    readonly extra: Record<string, unknown> = {},
+  ) {
+    super(detail ?? statusMessage(status));
+  }
+}
+
+/** Status 2 naming the missing field. */
+export function missingField(field: string): ApiError {
+  return new ApiError(2, `Missing required field: ${field}`);
+}

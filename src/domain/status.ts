@@ -1,0 +1,94 @@
+// The one catalogue of request status codes (top-level `status`), with English and Hebrew messages.
+
+export interface StatusEntry {
+  en: string;
+  he: string;
+}
+
+/** Request status codes as compatibility.md lists them. */
+export const REQUEST_STATUS: Record<number, StatusEntry> = {
+  0: { en: 'Success', he: 'הפעולה בוצעה בהצלחה' },
+  1: { en: 'There was a problem parsing your XML/JSON', he: 'ישנה בעיה בפענוח ה-XML/JSON' },
+  2: { en: 'Missing required field', he: 'חסר שדה חובה' },
+  3: { en: 'Username or password is incorrect and API token is invalid', he: 'שם משתמש או סיסמה שגויים והטוקן אינו תקין' },
+  4: { en: 'Not enough credit', he: 'אין מספיק יתרה' },
+  5: { en: 'No permission to send SMS at this time', he: 'אין הרשאה לשלוח הודעות בשעה זו' },
+  6: { en: 'Process failure', he: 'כשל בתהליך' },
+  7: { en: 'You can not send in this format, use bulk for per-recipient text', he: 'לא ניתן לשלוח בפורמט זה, השתמשו ב-bulk לטקסט לכל נמען' },
+  8: { en: 'All numbers are on a blocked list', he: 'כל המספרים נמצאים ברשימה חסומה' },
+  9: { en: 'At least one of the destinations is too short or too long', he: 'לפחות אחד מהיעדים קצר או ארוך מדי' },
+  10: { en: 'Expired API token', he: 'תוקף הטוקן פג' },
+  11: { en: 'API token is valid but does not match username', he: 'הטוקן תקין אך אינו תואם לשם המשתמש' },
+  12: { en: 'Not enough money', he: 'אין מספיק כסף' },
+  502: { en: 'Action type not valid', he: 'סוג הפעולה אינו תקין' },
+  503: { en: 'Username not exist in your account', he: 'שם המשתמש אינו קיים בחשבונך' },
+  504: { en: 'Current token not found', he: 'לא נמצא טוקן נוכחי' },
+  510: { en: 'Invalid verify_phone request: no phones to verify', he: 'בקשת אימות לא תקינה: אין מספרים לאימות' },
+  511: { en: 'You have no permission for this function', he: 'אין לך הרשאה לפעולה זו' },
+  515: { en: 'Unverified source', he: 'מקור שאינו מאומת' },
+  517: { en: 'Push url already registered for this type', he: 'כבר קיימת כתובת לסוג זה' },
+  714: { en: 'Non valid content in parameter temp_bl', he: 'תוכן לא תקין בפרמטר temp_bl' },
+  715: { en: 'All numbers have been temporarily blocked', he: 'כל המספרים נחסמו זמנית' },
+  933: { en: 'Invalid phone number', he: 'מספר טלפון לא תקין' },
+  944: { en: 'Some numbers were not in the blacklist', he: 'חלק מהמספרים לא היו ברשימה השחורה' },
+  946: { en: 'Numbers successfully added to blacklist', he: 'המספרים נוספו בהצלחה לרשימה השחורה' },
+  955: { en: 'Campaign already canceled', he: 'הדיוור כבר בוטל' },
+  966: { en: 'Campaign already sent', he: 'הדיוור כבר נשלח' },
+  970: { en: 'Campaign not cancelled, contact support', he: 'הדיוור לא בוטל, פנו לתמיכה' },
+  977: { en: 'Campaign does not belong to customer or does not exist', he: 'הדיוור אינו שייך ללקוח או אינו קיים' },
+  980: { en: 'Invalid link', he: 'קישור לא תקין' },
+  981: { en: 'Error creating short link', he: 'שגיאה ביצירת קישור מקוצר' },
+  986: { en: 'Invalid unsubscribe value', he: 'ערך הסרה לא תקין' },
+  987: { en: 'More than one contact list, or phones, with dynamic fields', he: 'יותר מרשימת תפוצה אחת, או מספרים, עם שדות דינמיים' },
+  988: { en: 'Contact list does not exist', he: 'רשימת התפוצה אינה קיימת' },
+  989: { en: 'Message or campaign name too short/long', he: 'ההודעה או שם הדיוור קצרים/ארוכים מדי' },
+  990: { en: 'Amount must be smaller than credit', he: 'הכמות חייבת להיות קטנה מהיתרה' },
+  991: { en: 'Amount must contain only digits', he: 'הכמות חייבת להכיל ספרות בלבד' },
+  992: { en: 'Source length is invalid', he: 'אורך המקור אינו תקין' },
+  993: { en: 'Password length is invalid', he: 'אורך הסיסמה אינו תקין' },
+  994: { en: 'Username already exists', he: 'שם המשתמש כבר קיים' },
+  995: { en: 'Username length is invalid', he: 'אורך שם המשתמש אינו תקין' },
+  996: { en: 'Name length is invalid', he: 'אורך השם אינו תקין' },
+  997: { en: 'Not a valid command sent', he: 'לא נשלחה פקודה תקינה' },
+  998: { en: 'Unknown error on request', he: 'שגיאה לא ידועה בבקשה' },
+  999: { en: 'Contact support', he: 'פנו לתמיכה' },
+};
+
+/** Delivery statuses (inside delivery reports), with Hebrew and English texts. */
+export const DELIVERY_STATUS: Record<number, StatusEntry> = {
+  [-1]: { he: 'נשלח - ללא אישור מסירה', en: 'Sent, no delivery confirmation' },
+  0: { he: 'הגיע ליעד', en: 'Delivered' },
+  1: { he: 'נכשל', en: 'Failed' },
+  2: { he: 'Timeout', en: 'Timeout: no confirmation within the carrier window' },
+  3: { he: 'נכשל', en: 'Failed' },
+  4: { he: 'נכשל סלולר', en: 'Failed at the mobile network' },
+  5: { he: 'נכשל', en: 'Failed' },
+  6: { he: 'נכשל', en: 'Failed' },
+  7: { he: 'אין יתרה', en: 'No balance' },
+  14: { he: 'נכשל סלולר - עבר תהליך של store&forward', en: 'Failed after store-and-forward' },
+  15: { he: 'מספר כשר', en: 'Filtered (Kosher) handset, refuses texts' },
+  16: { he: 'אין הרשאת שעת שליחה', en: 'Sending hour not permitted' },
+  17: { he: 'חסום להודעות פירסומיות', en: 'Blocked for advertising messages' },
+  18: { he: 'הודעה לא חוקית', en: 'Illegal message' },
+  102: { he: 'הגיע ליעד', en: 'Delivered' },
+  103: { he: 'פג תוקף', en: 'Expired' },
+  104: { he: 'נמחק', en: 'Deleted' },
+  108: { he: 'נדחה', en: 'Rejected' },
+  201: { he: 'נחסם לפי בקשה', en: 'Blocked on request (blocklist)' },
+  747: { he: 'מנוי נמצא מחוץ לכיסוי רשת מקומית', en: 'Out of local network coverage' },
+  998: { he: 'אין הרשאה', en: 'No permission' },
+  999: { he: 'שגיאה לא ידועה', en: 'Unknown error' },
+};
+
+/** Texts for a delivery status; 101 and 105-132 share "not delivered". */
+export function deliveryStatusText(status: number): StatusEntry {
+  const known = DELIVERY_STATUS[status];
+  if (known) return known;
+  if (status === 101 || (status >= 105 && status <= 132)) return { he: 'לא הגיע ליעד', en: 'Not delivered' };
+  return DELIVERY_STATUS[999];
+}
+
+/** English message of a request status code. */
+export function statusMessage(code: number): string {
+  return (REQUEST_STATUS[code] ?? REQUEST_STATUS[998]).en;
+}

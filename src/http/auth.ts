@@ -1,0 +1,44 @@
+// Who is calling: the bearer token (3, 10, 11), the account's IP allowlist (511), and the account acted for
+// (`user.username`: 11 for a stranger's name, 503 for a reseller naming an account that is not its own).
+import { ApiError } from '../domain/errors.ts';
+import { addressAllowed } from '../domain/ip.ts';
+import { hashToken } from '../domain/token.ts';
+import { findAccountByUsername, listAllowedIps, type Account } from '../store/accounts.ts';
+import type { Queryable } from '../store/db.ts';
+import { findTokenByHash } from '../store/tokens.ts';
+
+/** The bearer token from an Authorization header, or undefined. */
+export function bearerToken(header: string | undefined): string | undefined {
+  const m = /^\s*Bearer\s+(\S+)\s*$/i.exec(header ?? '');
+  return m?.[1];
+}
+
+/** The account owning a valid token; throws ApiError 3, 10 or 11. */
+export async function authenticateToken(db: Queryable, token: string | undefined, now: number): Promise<Account> {
+  if (!token) throw new ApiError(3, 'Username or password is incorrect and API token is invalid: no bearer token');
+  const found = await findTokenByHash(db, hashToken(token));
+  if (!found) throw new ApiError(3);
+  if (found.token.expires_at <= now) throw new ApiError(10);
+  if (found.token.superseded_at !== null) {
+    throw new ApiError(11, 'API token was superseded by a newer token; use a newer token');
+  }
+  return found.account;
+}
+
+/** Enforces the account's IP allowlist: with the check on, only listed addresses may call (none: nobody). */
+export async function checkIpAllowed(db: Queryable, account: Account, ip: string): Promise<void> {
+  if (!account.ip_check) return;
+  const cidrs = await listAllowedIps(db, account.id);
+  if (!addressAllowed(ip, cidrs)) {
+    throw new ApiError(511, `You have no permission for this function: IP address ${ip} is not authorised for this account`);
+  }
+}
+
+/** The account named by `user.username`, as the token's owner may act for it. */
+export async function resolveActingAccount(db: Queryable, caller: Account, username: string): Promise<Account> {
+  if (username === caller.username) return caller;
+  if (!caller.is_reseller) throw new ApiError(11);
+  const target = await findAccountByUsername(db, username);
+  if (!target || target.parent_id !== caller.id) throw new ApiError(503);
+  return target;
+}

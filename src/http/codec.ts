@@ -1,0 +1,137 @@
+// The wire codec: JSON and XML bodies decode into one document model (xml2js shape); replies encode back
+// in the request's encoding. No DTDs or entities: a body declaring them is refused.
+import xml2js from 'xml2js';
+
+export type Encoding = 'json' | 'xml';
+
+export type Decoded =
+  | { ok: true; root: string; doc: Record<string, unknown> }
+  | { ok: false; status: 1 | 997; reason: string };
+
+/** Picks the encoding from the content type, sniffing the first non-blank byte when it says neither. */
+export function detectEncoding(contentType: string | undefined, body: string): Encoding {
+  const type = (contentType ?? '').split(';')[0].trim().toLowerCase();
+  if (type === 'application/json' || type.endsWith('+json')) return 'json';
+  if (type === 'application/xml' || type === 'text/xml' || type.endsWith('+xml')) return 'xml';
+  const first = /\S/.exec(body)?.[0];
+  return first === '<' ? 'xml' : 'json';
+}
+
+const xmlParser = new xml2js.Parser({
+  explicitArray: false,
+  explicitRoot: true,
+  attrkey: '$',
+  charkey: '_',
+  emptyTag: '',
+  strict: true,
+  async: false,
+});
+
+/** Decodes a request body into its root element name and document. */
+export async function decodeBody(body: string, encoding: Encoding): Promise<Decoded> {
+  if (body.trim() === '') return { ok: false, status: 1, reason: 'Empty body' };
+  let parsed: unknown;
+  if (encoding === 'json') {
+    try {
+      parsed = JSON.parse(body);
+    } catch (e) {
+      return { ok: false, status: 1, reason: `Invalid JSON: ${(e as Error).message}` };
+    }
+  } else {
+    if (/<!DOCTYPE|<!ENTITY/i.test(body)) return { ok: false, status: 1, reason: 'DOCTYPE and entity declarations are not accepted' };
+    try {
+      // Wrapped so that several root elements are seen (xml2js alone stops after the first).
+      const wrapped = await xmlParser.parseStringPromise(`<yona-body>${stripXmlDeclaration(body)}</yona-body>`);
+      const children = wrapped['yona-body'];
+      if (children !== null && typeof children === 'object' && '_' in children) {
+        return { ok: false, status: 1, reason: 'Invalid XML: text outside the root element' };
+      }
+      parsed = typeof children === 'object' && children !== null ? spreadRepeatedRoots(children) : {};
+    } catch (e) {
+      const message = (e as Error).message ?? String(e);
+      return { ok: false, status: 1, reason: `Invalid XML: ${message.split('\n')[0]}` };
+    }
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    return { ok: false, status: 997, reason: 'Not a valid command sent: the body must hold one root element' };
+  }
+  const keys = Object.keys(parsed);
+  if (keys.length !== 1) {
+    return { ok: false, status: 997, reason: `Not a valid command sent: expected one root element, got ${keys.length}` };
+  }
+  const root = keys[0];
+  const inner = (parsed as Record<string, unknown>)[root];
+  const doc = inner !== null && typeof inner === 'object' && !Array.isArray(inner) ? (inner as Record<string, unknown>) : {};
+  return { ok: true, root, doc };
+}
+
+function stripXmlDeclaration(body: string): string {
+  return body.replace(/^\uFEFF?\s*<\?xml[^>]*\?>/, '');
+}
+
+// `<a/><a/>` parses as { a: [..] }: that is two roots, so make it count as two keys.
+function spreadRepeatedRoots(children: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(children)) {
+    if (k === '$') continue;
+    if (Array.isArray(v)) v.forEach((item, i) => (out[i === 0 ? k : `${k}#${i}`] = item));
+    else out[k] = v;
+  }
+  return out;
+}
+
+export type Reply = Record<string, unknown> & { status: number };
+
+/** Item element names for list fields in XML replies (`<transactions><transaction>…`). */
+const ITEM_NAMES: Record<string, string> = {
+  transactions: 'transaction',
+  errors: 'error',
+  rejected: 'recipient',
+  lists: 'list',
+  contacts: 'contact',
+  phones: 'phone',
+  campaigns: 'campaign',
+  ids: 'id',
+  tokens: 'token',
+  subs: 'sub',
+  verify_message: 'verify_message',
+};
+
+function xmlShape(value: unknown, key?: string): unknown {
+  if (Array.isArray(value)) {
+    const item = (key && ITEM_NAMES[key]) ?? 'item';
+    return { [item]: value.map((v) => xmlShape(v)) };
+  }
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) if (v !== undefined) out[k] = xmlShape(v, k);
+    return out;
+  }
+  if (value === null || value === undefined) return '';
+  return String(value);
+}
+
+const xmlBuilders = new Map<string, xml2js.Builder>();
+
+/** Encodes a reply: flat JSON object, or XML with a root element named as the operation. */
+export function encodeReply(root: string, reply: Reply, encoding: Encoding): string {
+  const { status, message, ...rest } = reply;
+  const ordered = { status, message: message ?? '', ...rest };
+  if (encoding === 'json') return JSON.stringify(ordered);
+  const safeRoot = /^[A-Za-z_][\w.-]*$/.test(root) ? root : 'response';
+  let builder = xmlBuilders.get(safeRoot);
+  if (!builder) {
+    builder = new xml2js.Builder({
+      rootName: safeRoot,
+      xmldec: { version: '1.0', encoding: 'UTF-8' },
+      renderOpts: { pretty: false },
+    });
+    xmlBuilders.set(safeRoot, builder);
+  }
+  return builder.buildObject(xmlShape(ordered));
+}
+
+/** Content type of a reply in the given encoding. */
+export function replyContentType(encoding: Encoding): string {
+  return encoding === 'json' ? 'application/json; charset=utf-8' : 'application/xml; charset=utf-8';
+}

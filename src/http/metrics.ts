@@ -1,0 +1,28 @@
+// Prometheus metrics (served at /metrics on the loopback listener only).
+import client from 'prom-client';
+
+export interface Metrics {
+  registry: client.Registry;
+  apiRequests: client.Counter<'operation' | 'status'>;
+  apiDuration: client.Histogram<'operation'>;
+}
+
+/** A fresh registry with process metrics and the API counters. */
+export function createMetrics(): Metrics {
+  const registry = new client.Registry();
+  client.collectDefaultMetrics({ register: registry, prefix: 'yona_' });
+  const apiRequests = new client.Counter({
+    name: 'yona_api_requests_total',
+    help: 'API requests by operation and reply status',
+    labelNames: ['operation', 'status'],
+    registers: [registry],
+  });
+  const apiDuration = new client.Histogram({
+    name: 'yona_api_request_duration_seconds',
+    help: 'API request handling time by operation',
+    labelNames: ['operation'],
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5],
+    registers: [registry],
+  });
+  return { registry, apiRequests, apiDuration };
+}

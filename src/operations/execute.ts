@@ -1,0 +1,103 @@
+// Runs one decoded request: operation lookup (997), authentication, the account acted for, input
+// validation (2), then the handler in one transaction (rolled back on error and for /api/test).
+import type { z } from 'zod';
+import type { Config } from '../config.ts';
+import { ApiError } from '../domain/errors.ts';
+import { statusMessage } from '../domain/status.ts';
+import { authenticateToken, checkIpAllowed, resolveActingAccount } from '../http/auth.ts';
+import type { Store } from '../store/db.ts';
+import type { Account } from '../store/accounts.ts';
+import { userField } from './fields.ts';
+import { findOperation } from './index.ts';
+import type { Operation, OperationContext, Reply, Signals } from './types.ts';
+
+export interface AppContext {
+  store: Store;
+  config: Config;
+  signals: Signals;
+  clock: () => number;
+  onUnexpectedError(err: unknown, root: string): void;
+}
+
+export interface ApiRequest {
+  root: string;
+  doc: Record<string, unknown>;
+  token: string | undefined;
+  ip: string;
+  dryRun: boolean;
+}
+
+class DryRunRollback extends Error {
+  constructor(readonly reply: Reply) {
+    super('dry-run rollback');
+  }
+}
+
+/** Answers one API request; never throws for expected outcomes. */
+export async function executeRequest(app: AppContext, req: ApiRequest): Promise<Reply> {
+  try {
+    return await execute(app, req);
+  } catch (err) {
+    if (err instanceof ApiError) return { status: err.status, message: err.message, ...err.extra };
+    app.onUnexpectedError(err, req.root);
+    return { status: 998, message: statusMessage(998) };
+  }
+}
+
+async function execute(app: AppContext, req: ApiRequest): Promise<Reply> {
+  const op = findOperation(req.root);
+  if (!op) throw new ApiError(997, `Not a valid command sent: unknown operation "${req.root}"`);
+  const { db } = app.store;
+  const now = app.clock();
+  const caller = await authenticateToken(db, req.token, now);
+  await checkIpAllowed(db, caller, req.ip);
+  const user = userField.safeParse(req.doc.user);
+  if (!user.success) throw new ApiError(2, 'Missing required field: user.username');
+  const account = await resolveActingAccount(db, caller, user.data.username);
+  if (op.resellerOnly && !account.is_reseller) throw new ApiError(511);
+  const input = parseInput(op, req.doc);
+  return runHandler(app, op, { caller, account, now, dryRun: req.dryRun }, input);
+}
+
+function parseInput(op: Operation, doc: Record<string, unknown>): unknown {
+  const parsed = op.input.safeParse(doc);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const field = issue.path.join('.') || 'body';
+  const custom = (issue as { params?: { status?: number } }).params?.status;
+  if (custom) throw new ApiError(custom, issue.message);
+  const missing = issue.code === 'invalid_type' && (issue as { input?: unknown }).input === undefined;
+  if (missing || (issue.code === 'too_small' && issue.origin === 'string')) {
+    throw new ApiError(2, `Missing required field: ${field}`);
+  }
+  throw new ApiError(2, `Invalid value for field ${field}: ${issue.message}`);
+}
+
+interface Who {
+  caller: Account;
+  account: Account;
+  now: number;
+  dryRun: boolean;
+}
+
+async function runHandler(app: AppContext, op: Operation<z.ZodType>, who: Who, input: unknown): Promise<Reply> {
+  const { store, config } = app;
+  const pending = new Set<'dispatch' | 'push' | 'schedule'>();
+  const signals: Signals = { notify: (topic) => pending.add(topic) };
+  const context = (db: OperationContext['db']): OperationContext => ({
+    db, dialect: store.dialect, config, signals, ...who,
+  });
+  if (op.readOnly) return op.handler(context(store.db), input);
+  try {
+    const reply = await store.db.transaction().execute(async (trx) => {
+      const r = await op.handler(context(trx), input);
+      if (who.dryRun) throw new DryRunRollback(r);
+      return r;
+    });
+    for (const topic of pending) app.signals.notify(topic);
+    return reply;
+  } catch (err) {
+    if (err instanceof DryRunRollback) return err.reply;
+    throw err;
+  }
+}

@@ -1,0 +1,27 @@
+// The operation table: every root element the API answers, in one place.
+import type { Operation } from './types.ts';
+import { balance } from './balance.ts';
+import { getApiToken } from './tokens.ts';
+
+const OPERATIONS: Operation<any>[] = [
+  getApiToken,
+  balance,
+];
+
+const byName = new Map<string, Operation<any>>();
+for (const op of OPERATIONS) {
+  for (const name of op.names) {
+    if (byName.has(name)) throw new Error(`operation ${name} declared twice`);
+    byName.set(name, op);
+  }
+}
+
+/** The operation for a root element name, if any. */
+export function findOperation(root: string): Operation<any> | undefined {
+  return byName.get(root);
+}
+
+/** Every root element name, for docs and tests. */
+export function operationNames(): string[] {
+  return [...byName.keys()];
+}

@@ -1,0 +1,44 @@
+// What an operation is: root element name(s), input schema, permission and a handler (ctx, input) -> reply.
+import type { z } from 'zod';
+import type { Config } from '../config.ts';
+import type { Account } from '../store/accounts.ts';
+import type { Dialect, Queryable } from '../store/db.ts';
+import type { Reply } from '../http/codec.ts';
+
+export type { Reply };
+
+/** Signals workers that new rows await them (after commit); a no-op in dry-run. */
+export interface Signals {
+  notify(topic: 'dispatch' | 'push' | 'schedule'): void;
+}
+
+export interface OperationContext {
+  /** The transaction the whole handler runs in (rolled back on error and in dry-run). */
+  db: Queryable;
+  dialect: Dialect;
+  /** The account the call acts for (`user.username`). */
+  account: Account;
+  /** The account the token belongs to (a reseller when acting for a sub-account). */
+  caller: Account;
+  now: number;
+  dryRun: boolean;
+  config: Config;
+  signals: Signals;
+}
+
+export interface Operation<S extends z.ZodType = z.ZodType> {
+  /** Root element names (aliases like dlrbyDate/dlrByDate share one operation). */
+  names: readonly string[];
+  /** Schema of the root element's content, without `user`. */
+  input: S;
+  /** Only reseller accounts may call it (else 511). */
+  resellerOnly?: boolean;
+  /** Reads only: runs without a transaction. */
+  readOnly?: boolean;
+  handler(ctx: OperationContext, input: z.output<S>): Promise<Reply>;
+}
+
+/** Declares an operation with its input type inferred from the schema. */
+export function defineOperation<S extends z.ZodType>(op: Operation<S>): Operation<S> {
+  return op;
+}

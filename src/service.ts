@@ -1,0 +1,68 @@
+// Composes one Yona process: store, logger, metrics, HTTP listeners and the workers of its roles.
+import type { FastifyInstance } from 'fastify';
+import type { Config } from './config.ts';
+import { createLogger, type Logger } from './logger.ts';
+import { createMetrics, type Metrics } from './http/metrics.ts';
+import { startHttp, type RunningHttp } from './http/server.ts';
+import { loadTls } from './http/tls.ts';
+import type { AppContext } from './operations/execute.ts';
+import { LocalSignals } from './signals.ts';
+import { openStore, type Store } from './store/db.ts';
+
+export interface ServiceOptions {
+  logger?: Logger;
+  clock?: () => number;
+}
+
+/** A piece of the process that starts after the store and stops before it (workers, simulators). */
+export interface Component {
+  name: string;
+  start(service: Service): Promise<void>;
+  stop(): Promise<void>;
+  /** Routes this component serves (public pages), registered before listening. */
+  routes?: (app: FastifyInstance) => void;
+}
+
+export interface Service {
+  config: Config;
+  store: Store;
+  logger: Logger;
+  metrics: Metrics;
+  signals: LocalSignals;
+  clock: () => number;
+  http: RunningHttp;
+  close(): Promise<void>;
+}
+
+/** Starts the service; resolves once migrations ran and both listeners accept connections. */
+export async function startService(config: Config, components: Component[] = [], options: ServiceOptions = {}): Promise<Service> {
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const clock = options.clock ?? Date.now;
+  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const metrics = createMetrics();
+  const signals = new LocalSignals();
+  const ctx: AppContext = {
+    store,
+    config,
+    signals,
+    clock,
+    onUnexpectedError: (err, root) => logger.error({ err, operation: root }, 'operation failed unexpectedly'),
+  };
+  const tls = await loadTls(config);
+  const routes = components.flatMap((c) => (c.routes ? [c.routes] : []));
+  const http = await startHttp({ ctx, metrics, logger, tls, routes });
+  const service: Service = {
+    config, store, logger, metrics, signals, clock, http,
+    async close() {
+      for (const c of [...components].reverse()) await c.stop().catch((err) => logger.error({ err }, `stopping ${c.name} failed`));
+      await http.close();
+      await store.close();
+    },
+  };
+  for (const c of components) await c.start(service);
+  logger.info(
+    { https: http.httpsPort, http: `${config.httpHost}:${http.httpPort}`, store: store.dialect, selfSignedTls: tls.selfSigned },
+    'yona is serving',
+  );
+  return service;
+}

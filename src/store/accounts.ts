@@ -1,0 +1,68 @@
+// Account rows: creation, lookup, allowed IPs and sub-account relations.
+import type { Selectable } from 'kysely';
+import type { Queryable } from './db.ts';
+import type { AccountTable } from './schema.ts';
+
+export type Account = Selectable<AccountTable>;
+
+export interface NewAccount {
+  username: string;
+  name: string;
+  passwordHash: string;
+  isReseller: boolean;
+  parentId: number | null;
+  timeZone: string;
+  now: number;
+}
+
+/** Inserts an account with zero balances; returns its id. */
+export async function insertAccount(db: Queryable, a: NewAccount): Promise<number> {
+  const row = await db
+    .insertInto('accounts')
+    .values({
+      username: a.username,
+      name: a.name,
+      password_hash: a.passwordHash,
+      credits: 0,
+      intl_agorot: 0,
+      is_reseller: a.isReseller ? 1 : 0,
+      parent_id: a.parentId,
+      time_zone: a.timeZone,
+      ip_check: 0,
+      created_at: a.now,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return Number(row.id);
+}
+
+/** The account with this username, if any. */
+export async function findAccountByUsername(db: Queryable, username: string): Promise<Account | undefined> {
+  return db.selectFrom('accounts').selectAll().where('username', '=', username).executeTakeFirst();
+}
+
+/** The account with this id, if any. */
+export async function findAccountById(db: Queryable, id: number): Promise<Account | undefined> {
+  return db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** Adds a CIDR to the account's allowlist and turns the check on. */
+export async function allowIp(db: Queryable, accountId: number, cidr: string, now: number): Promise<void> {
+  await db
+    .insertInto('account_ips')
+    .values({ account_id: accountId, cidr, created_at: now })
+    .onConflict((oc) => oc.columns(['account_id', 'cidr']).doNothing())
+    .execute();
+  await db.updateTable('accounts').set({ ip_check: 1 }).where('id', '=', accountId).execute();
+}
+
+/** Turns the allowlist check on or off without touching the addresses. */
+export async function setIpCheck(db: Queryable, accountId: number, enabled: boolean): Promise<void> {
+  await db.updateTable('accounts').set({ ip_check: enabled ? 1 : 0 }).where('id', '=', accountId).execute();
+}
+
+/** The account's allowed CIDRs. */
+export async function listAllowedIps(db: Queryable, accountId: number): Promise<string[]> {
+  const rows = await db.selectFrom('account_ips').select('cidr').where('account_id', '=', accountId).execute();
+  return rows.map((r) => r.cidr);
+}

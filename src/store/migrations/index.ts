@@ -1,0 +1,27 @@
+// Versioned migrations, run at start. Add a file per version and list it here; never edit a shipped one.
+import { Migrator, type Kysely, type Migration } from 'kysely';
+import type { Dialect } from '../db.ts';
+import * as m0001 from './0001_foundation.ts';
+
+type VersionedMigration = { up(db: Kysely<any>, dialect: Dialect): Promise<void> };
+
+const MIGRATIONS: Record<string, VersionedMigration> = {
+  '0001_foundation': m0001,
+};
+
+/** Applies every migration not yet applied; throws when one fails. */
+export async function migrateToLatest(db: Kysely<any>, dialect: Dialect): Promise<void> {
+  const migrations: Record<string, Migration> = {};
+  for (const [name, m] of Object.entries(MIGRATIONS)) migrations[name] = { up: (d) => m.up(d, dialect) };
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => migrations },
+    migrationTableName: 'yona_migrations',
+    migrationLockTableName: 'yona_migrations_lock',
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName;
+    throw new Error(`migration ${failed ?? '?'} failed: ${(error as Error).message ?? error}`);
+  }
+}

@@ -1,0 +1,69 @@
+// Table types for Kysely. Times are epoch milliseconds (bigint), flags are 0/1 integers, money is integer.
+import type { Generated } from 'kysely';
+
+export interface AccountTable {
+  id: Generated<number>;
+  username: string;
+  name: string;
+  password_hash: string;
+  /** Domestic SMS credits. */
+  credits: number;
+  /** International balance in agorot (1/100 shekel). */
+  intl_agorot: number;
+  is_reseller: number;
+  parent_id: number | null;
+  time_zone: string;
+  /** 1 when the IP allowlist is enforced for this account. */
+  ip_check: number;
+  created_at: number;
+}
+
+export interface AccountIpTable {
+  id: Generated<number>;
+  account_id: number;
+  cidr: string;
+  created_at: number;
+}
+
+export interface ApiTokenTable {
+  id: Generated<number>;
+  account_id: number;
+  name: string;
+  token_hash: string;
+  /** Last four characters of the token, for the masked read-back. */
+  last4: string;
+  created_at: number;
+  expires_at: number;
+  /** Set when a sixth token retired this one (status 11 from then on). */
+  superseded_at: number | null;
+}
+
+export interface LedgerEntryTable {
+  id: Generated<number>;
+  account_id: number;
+  /** 'credits' or 'international' (agorot). */
+  currency: string;
+  /** Signed amount: negative debits, positive credits. */
+  amount: number;
+  reason: string;
+  ref_type: string | null;
+  ref_id: number | null;
+  created_at: number;
+}
+
+export interface VerifiedSenderTable {
+  id: Generated<number>;
+  account_id: number;
+  source: string;
+  /** How it was verified: 'operator', 'sms-link', 'landline-call'. */
+  method: string;
+  verified_at: number;
+}
+
+export interface Database {
+  accounts: AccountTable;
+  account_ips: AccountIpTable;
+  api_tokens: ApiTokenTable;
+  ledger_entries: LedgerEntryTable;
+  verified_senders: VerifiedSenderTable;
+}

@@ -1,0 +1,100 @@
+// API token rows: stored as SHA-256 only; at most MAX_ACTIVE_TOKENS active per account.
+import type { Selectable } from 'kysely';
+import type { Queryable } from './db.ts';
+import type { AccountTable, ApiTokenTable } from './schema.ts';
+import { MAX_ACTIVE_TOKENS } from '../domain/token.ts';
+
+export type ApiToken = Selectable<ApiTokenTable>;
+
+export interface TokenWithAccount {
+  token: ApiToken;
+  account: Selectable<AccountTable>;
+}
+
+/** The token with this hash and its account, in one query. */
+export async function findTokenByHash(db: Queryable, tokenHash: string): Promise<TokenWithAccount | undefined> {
+  const row = await db
+    .selectFrom('api_tokens as t')
+    .innerJoin('accounts as a', 'a.id', 't.account_id')
+    .select([
+      't.id as t_id', 't.account_id as t_account_id', 't.name as t_name', 't.token_hash as t_token_hash',
+      't.last4 as t_last4', 't.created_at as t_created_at', 't.expires_at as t_expires_at',
+      't.superseded_at as t_superseded_at',
+      'a.id', 'a.username', 'a.name', 'a.password_hash', 'a.credits', 'a.intl_agorot', 'a.is_reseller',
+      'a.parent_id', 'a.time_zone', 'a.ip_check', 'a.created_at',
+    ])
+    .where('t.token_hash', '=', tokenHash)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const { t_id, t_account_id, t_name, t_token_hash, t_last4, t_created_at, t_expires_at, t_superseded_at, ...account } = row;
+  return {
+    token: {
+      id: t_id, account_id: t_account_id, name: t_name, token_hash: t_token_hash, last4: t_last4,
+      created_at: t_created_at, expires_at: t_expires_at, superseded_at: t_superseded_at,
+    },
+    account,
+  };
+}
+
+export interface NewToken {
+  accountId: number;
+  tokenHash: string;
+  last4: string;
+  baseName: string;
+  now: number;
+  expiresAt: number;
+}
+
+/**
+ * Stores a token; when the account already has MAX_ACTIVE_TOKENS active ones, the oldest is superseded
+ * (it then answers status 11, "a newer token should be used"). Names are unique per account.
+ */
+export async function insertToken(db: Queryable, t: NewToken): Promise<{ id: number; name: string }> {
+  const active = await listActiveTokens(db, t.accountId, t.now);
+  const excess = active.length - (MAX_ACTIVE_TOKENS - 1);
+  if (excess > 0) {
+    const retire = active.slice(0, excess).map((a) => a.id);
+    await db.updateTable('api_tokens').set({ superseded_at: t.now }).where('id', 'in', retire).execute();
+  }
+  const taken = await db
+    .selectFrom('api_tokens')
+    .select('name')
+    .where('account_id', '=', t.accountId)
+    .where('name', 'like', `${t.baseName}%`)
+    .execute();
+  const names = new Set(taken.map((r) => r.name));
+  let name = t.baseName;
+  for (let i = 2; names.has(name); i++) name = `${t.baseName} (${i})`;
+  const row = await db
+    .insertInto('api_tokens')
+    .values({
+      account_id: t.accountId, name, token_hash: t.tokenHash, last4: t.last4,
+      created_at: t.now, expires_at: t.expiresAt, superseded_at: null,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return { id: Number(row.id), name };
+}
+
+/** Active (not expired, not superseded) tokens, oldest first. */
+export async function listActiveTokens(db: Queryable, accountId: number, now: number): Promise<ApiToken[]> {
+  return db
+    .selectFrom('api_tokens')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('expires_at', '>', now)
+    .where('superseded_at', 'is', null)
+    .orderBy('id', 'asc')
+    .execute();
+}
+
+/** All tokens of an account, newest first (for listings). */
+export async function listTokens(db: Queryable, accountId: number): Promise<ApiToken[]> {
+  return db.selectFrom('api_tokens').selectAll().where('account_id', '=', accountId).orderBy('id', 'desc').execute();
+}
+
+/** Deletes a token by name; it stops working immediately. Returns whether one was deleted. */
+export async function deleteToken(db: Queryable, accountId: number, name: string): Promise<boolean> {
+  const res = await db.deleteFrom('api_tokens').where('account_id', '=', accountId).where('name', '=', name).executeTakeFirst();
+  return Number(res.numDeletedRows) > 0;
+}
