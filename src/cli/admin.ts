@@ -1,6 +1,6 @@
 // `yona admin ...`: operator commands on the same store the server uses (safe while it runs).
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../config.ts';
+import { loadConfig, type Config } from '../config.ts';
 import { passwordProblem, sourceProblem, usernameProblem } from '../domain/accounts.ts';
 import { isValidTimeZone } from '../domain/dates.ts';
 import { parseCidr } from '../domain/ip.ts';
@@ -16,7 +16,7 @@ import { addVerifiedSender } from '../store/senders.ts';
 
 export class UsageError extends Error {}
 
-type Command = (store: Store, args: string[], out: (line: string) => void) => Promise<void>;
+type Command = (store: Store, config: Config, args: string[], out: (line: string) => void) => Promise<void>;
 
 function fail(message: string): never {
   throw new UsageError(message);
@@ -34,7 +34,7 @@ function positiveInt(text: string | undefined, what: string): number {
   return Number(text);
 }
 
-const createAccount: Command = async (store, args, out) => {
+const createAccount: Command = async (store, config, args, out) => {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
@@ -56,7 +56,6 @@ const createAccount: Command = async (store, args, out) => {
   const credits = values.credits === undefined ? 0 : positiveInt(values.credits, '--credits');
   const agorot = values.international === undefined ? 0 : parseShekels(values.international);
   if (agorot === null) fail(`--international must be shekels like 12.50, got "${values.international}"`);
-  const config = loadConfig();
   const timeZone = values['time-zone'] ?? config.defaultTimeZone;
   if (!isValidTimeZone(timeZone)) fail(`--time-zone is not a time zone: "${timeZone}"`);
   const cidrs = (values['allow-ip'] ?? []).map((c) => parseCidr(c) ?? fail(`--allow-ip is not an address or CIDR: "${c}"`));
@@ -76,10 +75,9 @@ const createAccount: Command = async (store, args, out) => {
   out(`created account ${username}${values.reseller ? ' (reseller)' : ''} with ${credits} credits`);
 };
 
-const createToken: Command = async (store, args, out) => {
+const createToken: Command = async (store, config, args, out) => {
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { 'expires-in': { type: 'string' } } });
   const target = await account(store, positionals[0]);
-  const config = loadConfig();
   let ttl = config.tokenTtlMs;
   if (values['expires-in'] !== undefined) {
     ttl = parseDuration(values['expires-in']) ?? fail(`--expires-in must look like 90d, 12h or 2s, got "${values['expires-in']}"`);
@@ -90,14 +88,14 @@ const createToken: Command = async (store, args, out) => {
   out(minted.token);
 };
 
-const allowIpCommand: Command = async (store, args, out) => {
+const allowIpCommand: Command = async (store, config, args, out) => {
   const target = await account(store, args[0]);
   const cidr = parseCidr(args[1] ?? '') ?? fail(`usage: yona admin allow-ip USERNAME CIDR (got "${args[1] ?? ''}")`);
   await allowIp(store.db, target.id, cidr, Date.now());
   out(`${target.username} may now call from ${cidr} (IP check on)`);
 };
 
-const addCredits: Command = async (store, args, out) => {
+const addCredits: Command = async (store, config, args, out) => {
   const target = await account(store, args[0]);
   const amount = positiveInt(args[1], 'N');
   await store.db.transaction().execute((trx) =>
@@ -107,7 +105,7 @@ const addCredits: Command = async (store, args, out) => {
   out(`${target.username} now has ${after.credits} credits`);
 };
 
-const verifySender: Command = async (store, args, out) => {
+const verifySender: Command = async (store, config, args, out) => {
   const target = await account(store, args[0]);
   const source = args[1] ?? fail('usage: yona admin verify-sender USERNAME SOURCE');
   const problem = sourceProblem(source);
@@ -125,15 +123,21 @@ export const ADMIN_COMMANDS: Record<string, Command> = {
   'verify-sender': verifySender,
 };
 
-/** Runs `yona admin NAME ARGS...` against the configured store. */
-export async function runAdmin(args: string[], out: (line: string) => void = console.log): Promise<void> {
+/** Runs one admin command on an open store (tests call this in-process). */
+export async function runAdminCommand(store: Store, config: Config, args: string[], out: (line: string) => void): Promise<void> {
   const [name, ...rest] = args;
   const command = name ? ADMIN_COMMANDS[name] : undefined;
   if (!command) fail(`usage: yona admin <${Object.keys(ADMIN_COMMANDS).join('|')}> ...`);
+  await command(store, config, rest, out);
+}
+
+/** Runs `yona admin NAME ARGS...` against the configured store. */
+export async function runAdmin(args: string[], out: (line: string) => void = console.log): Promise<void> {
+  if (!args[0] || !ADMIN_COMMANDS[args[0]]) fail(`usage: yona admin <${Object.keys(ADMIN_COMMANDS).join('|')}> ...`);
   const config = loadConfig();
   const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   try {
-    await command(store, rest, out);
+    await runAdminCommand(store, config, args, out);
   } finally {
     await store.close();
   }

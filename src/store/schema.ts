@@ -1,5 +1,9 @@
 // Table types for Kysely. Times are epoch milliseconds (bigint), flags are 0/1 integers, money is integer.
 import type { Generated } from 'kysely';
+import type { AudienceTables } from './schema-audience.ts';
+import type { CarriersTables } from './schema-carriers.ts';
+import type { PushTables } from './schema-push.ts';
+import type { SendingTables } from './schema-sending.ts';
 
 export interface AccountTable {
   id: Generated<number>;
@@ -60,7 +64,7 @@ export interface VerifiedSenderTable {
   verified_at: number;
 }
 
-export interface Database {
+export interface Database extends SendingTables, AudienceTables, CarriersTables, PushTables {
   accounts: AccountTable;
   account_ips: AccountIpTable;
   api_tokens: ApiTokenTable;

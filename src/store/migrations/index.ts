@@ -2,11 +2,19 @@
 import { Migrator, type Kysely, type Migration } from 'kysely';
 import type { Dialect } from '../db.ts';
 import * as m0001 from './0001_foundation.ts';
+import * as m0002 from './0002_sending.ts';
+import * as m0003 from './0003_audience.ts';
+import * as m0004 from './0004_carriers.ts';
+import * as m0005 from './0005_push.ts';
 
 type VersionedMigration = { up(db: Kysely<any>, dialect: Dialect): Promise<void> };
 
 const MIGRATIONS: Record<string, VersionedMigration> = {
   '0001_foundation': m0001,
+  '0002_sending': m0002,
+  '0003_audience': m0003,
+  '0004_carriers': m0004,
+  '0005_push': m0005,
 };
 
 /** Applies every migration not yet applied; throws when one fails. */

@@ -1,0 +1,3 @@
+// Tables of the audience issue (filled in by it).
+
+export interface AudienceTables {}

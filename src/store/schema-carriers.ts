@@ -1,0 +1,3 @@
+// Tables of the carriers issue (filled in by it).
+
+export interface CarriersTables {}

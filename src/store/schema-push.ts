@@ -1,0 +1,3 @@
+// Tables of the push issue (filled in by it).
+
+export interface PushTables {}
