@@ -9,7 +9,8 @@ import { hashPassword } from '../domain/password.ts';
 import { parseDuration } from '../domain/token.ts';
 import { formatLong } from '../domain/dates.ts';
 import { mintToken } from '../operations/tokens.ts';
-import { allowIp, findAccountByUsername, insertAccount, type Account } from '../store/accounts.ts';
+import { allowIp, findAccountByUsername, insertAccount, setIpCheck, type Account } from '../store/accounts.ts';
+import { deleteToken } from '../store/tokens.ts';
 import { openStore, type Store } from '../store/db.ts';
 import { applyLedgerChange } from '../store/ledger.ts';
 import { addVerifiedSender } from '../store/senders.ts';
@@ -88,14 +89,14 @@ const createToken: Command = async (store, config, args, out) => {
   out(minted.token);
 };
 
-const allowIpCommand: Command = async (store, config, args, out) => {
+const allowIpCommand: Command = async (store, _config, args, out) => {
   const target = await account(store, args[0]);
   const cidr = parseCidr(args[1] ?? '') ?? fail(`usage: yona admin allow-ip USERNAME CIDR (got "${args[1] ?? ''}")`);
   await allowIp(store.db, target.id, cidr, Date.now());
   out(`${target.username} may now call from ${cidr} (IP check on)`);
 };
 
-const addCredits: Command = async (store, config, args, out) => {
+const addCredits: Command = async (store, _config, args, out) => {
   const target = await account(store, args[0]);
   const amount = positiveInt(args[1], 'N');
   await store.db.transaction().execute((trx) =>
@@ -105,13 +106,27 @@ const addCredits: Command = async (store, config, args, out) => {
   out(`${target.username} now has ${after.credits} credits`);
 };
 
-const verifySender: Command = async (store, config, args, out) => {
+const verifySender: Command = async (store, _config, args, out) => {
   const target = await account(store, args[0]);
   const source = args[1] ?? fail('usage: yona admin verify-sender USERNAME SOURCE');
   const problem = sourceProblem(source);
   if (problem) fail(problem);
   await addVerifiedSender(store.db, target.id, source, 'operator', Date.now());
   out(`${source} is a verified sender of ${target.username}`);
+};
+
+const ipCheck: Command = async (store, _config, args, out) => {
+  const target = await account(store, args[0]);
+  if (args[1] !== 'on' && args[1] !== 'off') fail('usage: yona admin ip-check USERNAME on|off');
+  await setIpCheck(store.db, target.id, args[1] === 'on');
+  out(`IP check for ${target.username} is ${args[1]}`);
+};
+
+const deleteTokenCommand: Command = async (store, _config, args, out) => {
+  const target = await account(store, args[0]);
+  const name = args[1] ?? fail('usage: yona admin delete-token USERNAME "TOKEN NAME"');
+  if (!(await deleteToken(store.db, target.id, name))) fail(`${target.username} has no token named "${name}"`);
+  out(`deleted token "${name}" of ${target.username}; it stops working now`);
 };
 
 /** Admin commands by name; other issues add theirs here. */
@@ -121,6 +136,8 @@ export const ADMIN_COMMANDS: Record<string, Command> = {
   'allow-ip': allowIpCommand,
   'add-credits': addCredits,
   'verify-sender': verifySender,
+  'ip-check': ipCheck,
+  'delete-token': deleteTokenCommand,
 };
 
 /** Runs one admin command on an open store (tests call this in-process). */

@@ -17,7 +17,8 @@ export function detectEncoding(contentType: string | undefined, body: string): E
   return first === '<' ? 'xml' : 'json';
 }
 
-const xmlParser = new xml2js.Parser({
+// A parser per request: an xml2js parser is left in a bad state by a parse error.
+const XML_OPTIONS: xml2js.ParserOptions = {
   explicitArray: false,
   explicitRoot: true,
   attrkey: '$',
@@ -25,7 +26,7 @@ const xmlParser = new xml2js.Parser({
   emptyTag: '',
   strict: true,
   async: false,
-});
+};
 
 /** Decodes a request body into its root element name and document. */
 export async function decodeBody(body: string, encoding: Encoding): Promise<Decoded> {
@@ -41,7 +42,7 @@ export async function decodeBody(body: string, encoding: Encoding): Promise<Deco
     if (/<!DOCTYPE|<!ENTITY/i.test(body)) return { ok: false, status: 1, reason: 'DOCTYPE and entity declarations are not accepted' };
     try {
       // Wrapped so that several root elements are seen (xml2js alone stops after the first).
-      const wrapped = await xmlParser.parseStringPromise(`<yona-body>${stripXmlDeclaration(body)}</yona-body>`);
+      const wrapped = await new xml2js.Parser(XML_OPTIONS).parseStringPromise(`<yona-body>${stripXmlDeclaration(body)}</yona-body>`);
       const children = wrapped['yona-body'];
       if (children !== null && typeof children === 'object' && '_' in children) {
         return { ok: false, status: 1, reason: 'Invalid XML: text outside the root element' };

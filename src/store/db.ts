@@ -2,7 +2,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, type Transaction } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, type Compilable, type CompiledQuery, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.ts';
 import { migrateToLatest } from './migrations/index.ts';
@@ -44,12 +44,54 @@ function openSqlite(dataDir: string): Store {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   return { db, dialect: 'sqlite', close: () => db.destroy() };
+}
+
+/**
+ * Kysely prepares a new statement for every query; preparing cost more than running our hot queries, so
+ * statements are cached by SQL text (bounded, least recently used out). Kysely runs one query at a time
+ * per connection, so a cached statement is never used twice at once.
+ */
+function withStatementCache(sqlite: SqliteDatabase.Database, limit = 500): SqliteDatabase.Database {
+  const cache = new Map<string, SqliteDatabase.Statement>();
+  const prepare = sqlite.prepare.bind(sqlite);
+  return new Proxy(sqlite, {
+    get(target, prop, receiver) {
+      if (prop !== 'prepare') return Reflect.get(target, prop, receiver);
+      return (source: string) => {
+        let stmt = cache.get(source);
+        if (stmt) {
+          cache.delete(source);
+        } else {
+          stmt = prepare(source);
+          if (cache.size >= limit) cache.delete(cache.keys().next().value!);
+        }
+        cache.set(source, stmt);
+        return stmt;
+      };
+    },
+  });
 }
 
 function openPostgres(url: string): Store {
   const pool = new pg.Pool({ connectionString: url, max: Number(process.env.YONA_PG_POOL ?? 10) });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return { db, dialect: 'postgres', close: () => db.destroy() };
+}
+
+const compiledQueries = new WeakMap<Function, WeakMap<object, CompiledQuery>>();
+
+/**
+ * Runs a hot query whose SQL is built once per dialect and reused with new parameters: Kysely's query
+ * building costs more than SQLite's execution for small lookups. `build` must use `params` in order.
+ */
+export async function runPrepared<R>(db: Queryable, build: (db: Queryable) => Compilable<R>, params: readonly unknown[]): Promise<R[]> {
+  const adapter = db.getExecutor().adapter;
+  let perDialect = compiledQueries.get(build);
+  if (!perDialect) compiledQueries.set(build, (perDialect = new WeakMap()));
+  let compiled = perDialect.get(adapter);
+  if (!compiled) perDialect.set(adapter, (compiled = build(db).compile()));
+  const result = await db.executeQuery<R>({ ...compiled, parameters: params });
+  return result.rows;
 }

@@ -1,6 +1,6 @@
 // API token rows: stored as SHA-256 only; at most MAX_ACTIVE_TOKENS active per account.
 import type { Selectable } from 'kysely';
-import type { Queryable } from './db.ts';
+import { runPrepared, type Queryable } from './db.ts';
 import type { AccountTable, ApiTokenTable } from './schema.ts';
 import { MAX_ACTIVE_TOKENS } from '../domain/token.ts';
 
@@ -13,18 +13,7 @@ export interface TokenWithAccount {
 
 /** The token with this hash and its account, in one query. */
 export async function findTokenByHash(db: Queryable, tokenHash: string): Promise<TokenWithAccount | undefined> {
-  const row = await db
-    .selectFrom('api_tokens as t')
-    .innerJoin('accounts as a', 'a.id', 't.account_id')
-    .select([
-      't.id as t_id', 't.account_id as t_account_id', 't.name as t_name', 't.token_hash as t_token_hash',
-      't.last4 as t_last4', 't.created_at as t_created_at', 't.expires_at as t_expires_at',
-      't.superseded_at as t_superseded_at',
-      'a.id', 'a.username', 'a.name', 'a.password_hash', 'a.credits', 'a.intl_agorot', 'a.is_reseller',
-      'a.parent_id', 'a.time_zone', 'a.ip_check', 'a.created_at',
-    ])
-    .where('t.token_hash', '=', tokenHash)
-    .executeTakeFirst();
+  const [row] = await runPrepared(db, tokenByHashQuery, [tokenHash]);
   if (!row) return undefined;
   const { t_id, t_account_id, t_name, t_token_hash, t_last4, t_created_at, t_expires_at, t_superseded_at, ...account } = row;
   return {
@@ -34,6 +23,20 @@ export async function findTokenByHash(db: Queryable, tokenHash: string): Promise
     },
     account,
   };
+}
+
+function tokenByHashQuery(db: Queryable) {
+  return db
+    .selectFrom('api_tokens as t')
+    .innerJoin('accounts as a', 'a.id', 't.account_id')
+    .select([
+      't.id as t_id', 't.account_id as t_account_id', 't.name as t_name', 't.token_hash as t_token_hash',
+      't.last4 as t_last4', 't.created_at as t_created_at', 't.expires_at as t_expires_at',
+      't.superseded_at as t_superseded_at',
+      'a.id', 'a.username', 'a.name', 'a.password_hash', 'a.credits', 'a.intl_agorot', 'a.is_reseller',
+      'a.parent_id', 'a.time_zone', 'a.ip_check', 'a.created_at',
+    ])
+    .where('t.token_hash', '=', '?');
 }
 
 export interface NewToken {

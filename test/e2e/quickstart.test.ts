@@ -1,0 +1,83 @@
+// The newcomer's path with real processes: `yona serve`, `yona admin create-account/create-token`, then
+// balance over HTTPS and loopback HTTP in JSON and XML; SIGTERM stops the server cleanly; CLI errors exit non-zero.
+import assert from 'node:assert/strict';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { Agent, request } from 'undici';
+
+const bin = join(import.meta.dirname, '../../bin/yona.js');
+
+function freePortPair(): [number, number] {
+  const base = 20000 + Math.floor(Math.random() * 20000);
+  return [base, base + 1];
+}
+
+describe('quick start (real processes, embedded store)', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'yona-quickstart-'));
+  const [httpsPort, httpPort] = freePortPair();
+  const env = { ...process.env, YONA_DATA_DIR: dataDir, YONA_HTTPS_PORT: String(httpsPort), YONA_HTTP_PORT: String(httpPort), YONA_HTTPS_HOST: '127.0.0.1', DATABASE_URL: '' };
+  let server: ChildProcess;
+  let logs = '';
+  const cli = (...args: string[]) => spawnSync(process.execPath, [bin, ...args], { env, encoding: 'utf8' });
+
+  before(async () => {
+    server = spawn(process.execPath, [bin, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    server.stdout!.on('data', (d) => (logs += d));
+    server.stderr!.on('data', (d) => (logs += d));
+    for (let i = 0; i < 100 && !logs.includes('yona is serving'); i++) await new Promise((r) => setTimeout(r, 100));
+    assert.match(logs, /yona is serving/);
+  });
+  after(() => {
+    server.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('creates an account and token with the CLI and reads the balance over HTTPS and HTTP, JSON and XML', async () => {
+    const created = cli('admin', 'create-account', 'newcomer', '--password', 'correct-horse', '--credits', '42');
+    assert.equal(created.status, 0, created.stderr);
+    const minted = cli('admin', 'create-token', 'newcomer');
+    assert.equal(minted.status, 0, minted.stderr);
+    const token = minted.stdout.trim().split('\n').at(-1)!;
+    assert.match(token, /^yona_/);
+
+    const insecure = new Agent({ connect: { rejectUnauthorized: false } });
+    const json = await request(`https://127.0.0.1:${httpsPort}/api`, {
+      method: 'POST', dispatcher: insecure,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: '{"balance":{"user":{"username":"newcomer"}}}',
+    });
+    assert.equal(((await json.body.json()) as { balance: string }).balance, '42');
+    const xml = await request(`http://127.0.0.1:${httpPort}/api`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/xml' },
+      body: '<balance><user><username>newcomer</username></user></balance>',
+    });
+    assert.match(await xml.body.text(), /<balance>42<\/balance>/);
+    assert.ok(!logs.includes(token), 'the token must never appear in logs');
+  });
+
+  it('prints clear errors and exits non-zero for bad CLI input', () => {
+    const unknown = cli('admin', 'create-token', 'nobody-here');
+    assert.notEqual(unknown.status, 0);
+    assert.match(unknown.stderr, /no account named "nobody-here"/);
+    const badCidr = cli('admin', 'allow-ip', 'newcomer', 'not-a-cidr');
+    assert.notEqual(badCidr.status, 0);
+    assert.match(badCidr.stderr, /allow-ip/);
+    const dup = cli('admin', 'create-account', 'newcomer', '--password', 'correct-horse');
+    assert.notEqual(dup.status, 0);
+    assert.match(dup.stderr, /already exists/);
+    const noCommand = cli('frobnicate');
+    assert.notEqual(noCommand.status, 0);
+    assert.match(noCommand.stderr, /usage/);
+  });
+
+  it('shuts down gracefully on SIGTERM', async () => {
+    const exited = new Promise<number | null>((resolve) => server.once('exit', (code) => resolve(code)));
+    server.kill('SIGTERM');
+    assert.equal(await exited, 0);
+    assert.match(logs, /shutting down/);
+  });
+});
