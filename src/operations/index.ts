@@ -2,10 +2,16 @@
 import type { Operation } from './types.ts';
 import { balance } from './balance.ts';
 import { getApiToken } from './tokens.ts';
+import { addNumCL, getCL, getCLbyID, newCL, removeCL, rmNumCL } from './contacts.ts';
+import { addNumBL, blacklist, rmNumBL } from './blocklist.ts';
+import { editBirthdayCampaign, getBirthdayCampaigns, newBirthdayCampaign } from './birthdays.ts';
 
 const OPERATIONS: Operation<any>[] = [
   getApiToken,
   balance,
+  newCL, removeCL, addNumCL, rmNumCL, getCL, getCLbyID,
+  blacklist, addNumBL, rmNumBL,
+  newBirthdayCampaign, getBirthdayCampaigns, editBirthdayCampaign,
 ];
 
 const byName = new Map<string, Operation<any>>();

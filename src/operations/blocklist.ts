@@ -1,0 +1,86 @@
+// The blocklist: blacklist (list entries blocked in a window), addNumBL (-> 946), rmNumBL (-> 0, or 944).
+//
+// Replies:
+//   blacklist { status 0, message, transactions: [{ phone (masked, 5********), date (dd/mm/yy hh:mm) }] }
+//             `from`/`to` are minutes in the account's time zone; `to` includes its whole minute.
+//   addNumBL  { status 946, message, added, already_listed }   invalid numbers: 933 + errors, nothing added
+//   rmNumBL   { status 0 | 944, message "X numbers deleted, Y numbers not in blacklist", deleted, not_in_blacklist }
+//             invalid numbers: 933 + errors, nothing removed. `reason` is optional and kept in the removal log.
+import { z } from 'zod';
+import { formatShort, parseShort } from '../domain/dates.ts';
+import { ApiError, missingField } from '../domain/errors.ts';
+import { maskPhone, normalizePhone } from '../domain/phone.ts';
+import { statusMessage } from '../domain/status.ts';
+import { addToBlocklist, listBlocklist, removeFromBlocklist } from '../store/blocklist.ts';
+import { asList, optText, text, textOf } from './fields.ts';
+import { defineOperation } from './types.ts';
+
+const MINUTE = 60_000;
+
+// `phones.phone` (repeatable; a bare `phone` beside it is accepted too), normalized to international form.
+function readPhones(phones: unknown, bare: unknown): string[] {
+  const given = [
+    ...asList(phones).flatMap((p) => (p !== null && typeof p === 'object' ? asList((p as Record<string, unknown>).phone) : [p])),
+    ...asList(bare),
+  ]
+    .map((p) => textOf(p)?.trim() ?? '')
+    .filter((p) => p !== '');
+  if (given.length === 0) throw missingField('phones.phone');
+  const e164: string[] = [];
+  const errors: { phone: string; reason: string }[] = [];
+  for (const phone of given) {
+    const n = normalizePhone(phone, { allowInternational: true });
+    if (n.ok) e164.push(n.e164);
+    else errors.push({ phone, reason: n.reason });
+  }
+  if (errors.length) {
+    throw new ApiError(933, `${statusMessage(933)}: ${errors.map((e) => e.phone).join(', ')}`, { errors });
+  }
+  return [...new Set(e164)];
+}
+
+function parseWindowEdge(value: string, field: string, timeZone: string): number {
+  const at = parseShort(value, timeZone);
+  if (at === null) throw new ApiError(2, `Invalid value for field ${field}: expected dd/mm/yy hh:mm, got "${value}"`);
+  return at;
+}
+
+export const blacklist = defineOperation({
+  names: ['blacklist'],
+  input: z.object({ from: text(), to: text() }),
+  readOnly: true,
+  async handler(ctx, input) {
+    const zone = ctx.account.time_zone;
+    const from = parseWindowEdge(input.from, 'from', zone);
+    const to = parseWindowEdge(input.to, 'to', zone) + MINUTE - 1;
+    const entries = await listBlocklist(ctx.db, ctx.account.id, from, to);
+    const transactions = entries.map((e) => ({ phone: maskPhone(e.phone), date: formatShort(e.created_at, zone) }));
+    return { status: 0, message: '', transactions };
+  },
+});
+
+export const addNumBL = defineOperation({
+  names: ['addNumBL'],
+  input: z.object({ phones: z.unknown(), phone: z.unknown() }),
+  async handler(ctx, input) {
+    const phones = readPhones(input.phones, input.phone);
+    const added = await addToBlocklist(ctx.db, ctx.account.id, phones, 'api', ctx.now);
+    return { status: 946, message: statusMessage(946), added: added.length, already_listed: phones.length - added.length };
+  },
+});
+
+export const rmNumBL = defineOperation({
+  names: ['rmNumBL'],
+  input: z.object({ phones: z.unknown(), phone: z.unknown(), reason: optText() }),
+  async handler(ctx, input) {
+    const phones = readPhones(input.phones, input.phone);
+    const deleted = (await removeFromBlocklist(ctx.db, ctx.account.id, phones, input.reason ?? null, ctx.now)).length;
+    const missing = phones.length - deleted;
+    return {
+      status: missing === 0 ? 0 : 944,
+      message: `${deleted} numbers deleted, ${missing} numbers not in blacklist`,
+      deleted,
+      not_in_blacklist: missing,
+    };
+  },
+});

@@ -1,0 +1,117 @@
+// The per-account blocklist. Every addition goes through addToBlocklist, which keeps `source` and
+// `created_at` on the row: the one place the push feed hooks to emit `blacklist` events in the same transaction.
+import type { Selectable } from 'kysely';
+import type { Queryable } from './db.ts';
+import type { BlocklistTable } from './schema-audience.ts';
+
+export type BlocklistEntry = Selectable<BlocklistTable>;
+
+/** Where a block came from. */
+export type BlockSource = 'api' | 'unsubscribe-link' | 'reply-stop' | 'console' | 'operator';
+
+export const BLOCK_SOURCES: readonly BlockSource[] = ['api', 'unsubscribe-link', 'reply-stop', 'console', 'operator'];
+
+// Bound values per IN list: well under every driver's parameter limit, and plans stay cheap.
+const CHUNK = 500;
+
+function chunks<T>(items: T[], size = CHUNK): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+/**
+ * Blocks these numbers (international form) for the account; numbers already blocked keep their original
+ * row. Returns the numbers newly added, in input order without repeats.
+ */
+export async function addToBlocklist(
+  db: Queryable,
+  accountId: number,
+  phonesE164: string[],
+  source: BlockSource | string,
+  now: number,
+): Promise<string[]> {
+  const added: string[] = [];
+  for (const part of chunks([...new Set(phonesE164)])) {
+    const rows = await db
+      .insertInto('blocklist')
+      .values(part.map((phone) => ({ account_id: accountId, phone, source, created_at: now })))
+      .onConflict((oc) => oc.columns(['account_id', 'phone']).doNothing())
+      .returning('phone')
+      .execute();
+    const inserted = new Set(rows.map((r) => r.phone));
+    for (const phone of part) if (inserted.has(phone)) added.push(phone);
+  }
+  return added;
+}
+
+/**
+ * Unblocks these numbers, logging each removal with the caller's reason; returns the numbers that were
+ * blocked (and now are not).
+ */
+export async function removeFromBlocklist(
+  db: Queryable,
+  accountId: number,
+  phonesE164: string[],
+  reason: string | null,
+  now: number,
+): Promise<string[]> {
+  const removed: string[] = [];
+  for (const part of chunks([...new Set(phonesE164)])) {
+    const rows = await db
+      .deleteFrom('blocklist')
+      .where('account_id', '=', accountId)
+      .where('phone', 'in', part)
+      .returning(['phone', 'source', 'created_at'])
+      .execute();
+    if (rows.length === 0) continue;
+    await db
+      .insertInto('blocklist_removals')
+      .values(rows.map((r) => ({
+        account_id: accountId, phone: r.phone, reason, source: r.source, blocked_at: r.created_at, removed_at: now,
+      })))
+      .execute();
+    const gone = new Set(rows.map((r) => r.phone));
+    for (const phone of part) if (gone.has(phone)) removed.push(phone);
+  }
+  return removed;
+}
+
+/** The subset of these numbers the account has blocked (IN lists of 500 per query). */
+export async function blockedAmong(db: Queryable, accountId: number, phonesE164: string[]): Promise<Set<string>> {
+  const blocked = new Set<string>();
+  for (const part of chunks([...new Set(phonesE164)])) {
+    const rows = await db
+      .selectFrom('blocklist')
+      .select('phone')
+      .where('account_id', '=', accountId)
+      .where('phone', 'in', part)
+      .execute();
+    for (const r of rows) blocked.add(r.phone);
+  }
+  return blocked;
+}
+
+/** True when the account has blocked this number (international form). */
+export async function isBlocked(db: Queryable, accountId: number, phoneE164: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('blocklist')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('phone', '=', phoneE164)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** The account's entries blocked within [from, to] (epoch ms, inclusive), oldest first. */
+export async function listBlocklist(db: Queryable, accountId: number, from: number, to: number): Promise<BlocklistEntry[]> {
+  return db
+    .selectFrom('blocklist')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('created_at', '>=', from)
+    .where('created_at', '<=', to)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
