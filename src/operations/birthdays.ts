@@ -87,7 +87,7 @@ export const getBirthdayCampaigns = defineOperation({
 export const editBirthdayCampaign = defineOperation({
   names: ['edit_birthday_campaign'],
   input: z.object({
-    id: z.unknown(), campaign_id: z.unknown(),
+    id: z.unknown().optional(), campaign_id: z.unknown().optional(),
     message: z.preprocess((v) => (textOf(v) === '' ? undefined : v), rawText().optional()),
     hour: optInt(), source: optText(), active: optInt(), name: optText(), dob_field: optText(),
   }),

@@ -61,7 +61,7 @@ export const blacklist = defineOperation({
 
 export const addNumBL = defineOperation({
   names: ['addNumBL'],
-  input: z.object({ phones: z.unknown(), phone: z.unknown() }),
+  input: z.object({ phones: z.unknown().optional(), phone: z.unknown().optional() }),
   async handler(ctx, input) {
     const phones = readPhones(input.phones, input.phone);
     const added = await addToBlocklist(ctx.db, ctx.account.id, phones, 'api', ctx.now);
@@ -71,7 +71,7 @@ export const addNumBL = defineOperation({
 
 export const rmNumBL = defineOperation({
   names: ['rmNumBL'],
-  input: z.object({ phones: z.unknown(), phone: z.unknown(), reason: optText() }),
+  input: z.object({ phones: z.unknown().optional(), phone: z.unknown().optional(), reason: optText() }),
   async handler(ctx, input) {
     const phones = readPhones(input.phones, input.phone);
     const deleted = (await removeFromBlocklist(ctx.db, ctx.account.id, phones, input.reason ?? null, ctx.now)).length;

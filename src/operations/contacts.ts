@@ -108,7 +108,7 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 export const newCL = defineOperation({
   names: ['newCL'],
-  input: z.object({ cl: z.preprocess(present, z.array(z.object({ name: text(), destinations: z.unknown() }))) }),
+  input: z.object({ cl: z.preprocess(present, z.array(z.object({ name: text(), destinations: z.unknown().optional() }))) }),
   async handler(ctx, input) {
     const lists: { id: number; name: string; contacts: number; rejected: number }[] = [];
     const errors: RowError[] = [];
@@ -125,7 +125,7 @@ export const newCL = defineOperation({
 
 export const removeCL = defineOperation({
   names: ['removeCL'],
-  input: z.object({ cl: z.unknown() }),
+  input: z.object({ cl: z.unknown().optional() }),
   async handler(ctx, input) {
     const raw = asList(input.cl).flatMap((c) => (c !== null && typeof c === 'object' ? asList((c as Record<string, unknown>).id) : []));
     if (raw.length === 0) throw missingField('cl.id');
@@ -144,7 +144,7 @@ export const removeCL = defineOperation({
 
 export const addNumCL = defineOperation({
   names: ['addNumCL'],
-  input: z.object({ cl: z.unknown(), destinations: z.unknown() }),
+  input: z.object({ cl: z.unknown().optional(), destinations: z.unknown().optional() }),
   async handler(ctx, input) {
     const list = await requireList(ctx, input.cl);
     const { added, errors } = await addRows(ctx, list, readRows(input.destinations ?? nested(input.cl, 'destinations')));
@@ -156,7 +156,7 @@ export const addNumCL = defineOperation({
 
 export const rmNumCL = defineOperation({
   names: ['rmNumCL'],
-  input: z.object({ cl: z.unknown(), destinations: z.unknown() }),
+  input: z.object({ cl: z.unknown().optional(), destinations: z.unknown().optional() }),
   async handler(ctx, input) {
     const list = await requireList(ctx, input.cl);
     const rows = readRows(input.destinations ?? nested(input.cl, 'destinations'));
@@ -191,7 +191,7 @@ export const getCL = defineOperation({
 
 export const getCLbyID = defineOperation({
   names: ['getCLbyID'],
-  input: z.object({ cl: z.unknown(), page: optInt(), page_size: optInt() }),
+  input: z.object({ cl: z.unknown().optional(), page: optInt(), page_size: optInt() }),
   readOnly: true,
   async handler(ctx, input) {
     const list = await requireList(ctx, input.cl);

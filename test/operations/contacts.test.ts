@@ -73,8 +73,10 @@ for (const target of targets) {
       ]);
     });
 
-    it('newCL without cl or without a list name answers 2', async () => {
+    it('newCL without cl or without a list name answers 2; a list without destinations is created empty', async () => {
       assert.equal((await call('newCL', {})).status, 2);
+      const empty = await call('newCL', { cl: { name: 'Empty' } });
+      assert.deepEqual([empty.status, empty.lists[0].contacts, empty.errors], [0, 0, []]);
       const reply = await call('newCL', { cl: { destinations: { destination: { phone: '0501234567' } } } });
       assert.equal(reply.status, 2);
       assert.match(reply.message, /name/);
@@ -130,7 +132,9 @@ for (const target of targets) {
         assert.equal((await call(root, { cl: { id: 999_999 }, ...extra })).status, 988, `${root} on an unknown list`);
         assert.equal((await call(root, { cl: { id: 'abc' }, ...extra })).status, 988, `${root} on a malformed id`);
       }
-      assert.equal((await call('getCLbyID', {})).status, 2);
+      const missing = await call('getCLbyID', {});
+      assert.equal(missing.status, 2);
+      assert.match(missing.message, /cl\.id/);
       const read = await call('getCLbyID', { cl: { id } });
       assert.equal(read.total, 1);
       assert.equal(read.contacts[0].phone, '0501111111');
