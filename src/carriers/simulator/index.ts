@@ -1,0 +1,4 @@
+// The bundled SMSC simulator: what the CLI and tests import.
+export { SmscSimulator, type SimulatorOptions, type SimulatorStats, type ReceivedMessage } from './smsc.ts';
+export { SimulatorClient, startControlServer, type SimulatorControl } from './control.ts';
+export { DEFAULT_RULES, outcomeFor, type OutcomeRule } from './outcomes.ts';

@@ -1,0 +1,281 @@
+// The SMPP carrier: N binds to one SMSC, windowed and rate-limited submit_sm, receipts and inbound SMS.
+import type smpp from 'smpp';
+import type { ConnectionOptions } from 'node:tls';
+import type { Carrier, InboundSms, OutboundSms, Receipt, SubmitResult } from '../types.ts';
+import { decodeFromSmpp, encodeForSmpp } from '../../domain/encoding.ts';
+import { Reassembler } from './concat.ts';
+import { isBackpressureStatus, isTransientStatus, normalizeAddress, rawPayload, sourceAddress, statusName } from './pdu.ts';
+import { receiptFromPdu } from './receipt.ts';
+import { SmppSession, type SmppLogger } from './session.ts';
+import { sleep, TokenBucket } from './window.ts';
+
+/** Settings of one SMPP carrier account. */
+export interface SmppCarrierConfig {
+  name: string;
+  host: string;
+  port: number;
+  systemId: string;
+  password: string;
+  systemType?: string;
+  /** One bind_transceiver per bind, or a bind_transmitter + bind_receiver pair per bind. */
+  bindMode: 'transceiver' | 'tx+rx';
+  binds: number;
+  /** Unanswered submit_sm allowed per session. */
+  windowSize: number;
+  /** Token-bucket rate across all sessions; 0 means unlimited. */
+  maxSubmitsPerSecond: number;
+  tls: boolean;
+  tlsOptions?: Omit<ConnectionOptions, 'socket'>;
+  enquireLinkMs: number;
+  responseTimeoutMs: number;
+  reconnectBaseMs: number;
+  reconnectMaxMs: number;
+  /** How long a submit may wait for a bound session with a free slot before failing transiently (30 s). */
+  queueTimeoutMs?: number;
+  /** Retries of one PDU answered ESME_RTHROTTLED / ESME_RMSGQFUL before giving up transiently (10). */
+  throttleRetries?: number;
+  /** First pause after a throttle answer, doubled per retry up to 5 s (100 ms). */
+  throttlePauseMs?: number;
+  logger?: SmppLogger;
+}
+
+type PartOutcome = { ok: true; id: string } | { ok: false; transient: boolean; error: string; commandStatus?: number };
+
+interface SlotWaiter {
+  resolve(session: SmppSession | null): void;
+  timer: NodeJS.Timeout;
+}
+
+const silent: SmppLogger = { debug() {}, info() {}, warn() {}, error() {} };
+const RECEIPT_BITS = 0x04 | 0x20; // esm_class: SMSC delivery receipt, intermediate delivery notification
+const UDHI = 0x40;
+
+/** Carrier over SMPP 3.4 using the `smpp` package; see SmppCarrierConfig. */
+export class SmppCarrier implements Carrier {
+  readonly name: string;
+  private readonly sessions: SmppSession[] = [];
+  private readonly waiters: SlotWaiter[] = [];
+  private readonly bucket: TokenBucket;
+  private readonly receiptHandlers: Array<(r: Receipt) => void | Promise<void>> = [];
+  private readonly inboundHandlers: Array<(s: InboundSms) => void | Promise<void>> = [];
+  private readonly inboundParts = new Reassembler<string>();
+  private readonly log: SmppLogger;
+  private ref = Math.floor(Math.random() * 256);
+  private stopped = false;
+  private boundWaiters: Array<() => void> = [];
+
+  constructor(private readonly config: SmppCarrierConfig) {
+    this.name = config.name;
+    this.log = config.logger ?? silent;
+    this.bucket = new TokenBucket(config.maxSubmitsPerSecond);
+  }
+
+  /** Opens every bind; resolves once one can submit, or after 2 x responseTimeoutMs (binds keep retrying). */
+  async start(): Promise<void> {
+    if (this.sessions.length > 0) return;
+    this.stopped = false;
+    const kinds = this.config.bindMode === 'tx+rx' ? (['transmitter', 'receiver'] as const) : (['transceiver'] as const);
+    const hooks = {
+      bound: () => this.sessionBound(),
+      slotFreed: () => this.pump(),
+      deliver: (pdu: smpp.PDU) => this.deliver(pdu),
+    };
+    for (let i = 0; i < Math.max(1, this.config.binds); i++) {
+      for (const kind of kinds) {
+        this.sessions.push(new SmppSession(`${this.name}#${i}:${kind}`, kind, this.config, hooks, this.log));
+      }
+    }
+    for (const session of this.sessions) session.start();
+    await this.ready(this.config.responseTimeoutMs * 2);
+  }
+
+  /** Resolves true once at least one session can submit, false after `timeoutMs`. */
+  ready(timeoutMs: number): Promise<boolean> {
+    if (this.sessions.some((s) => s.canSubmit)) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        resolve(true);
+      };
+      const timer = setTimeout(() => {
+        this.boundWaiters = this.boundWaiters.filter((w) => w !== done);
+        resolve(false);
+      }, timeoutMs);
+      this.boundWaiters.push(done);
+    });
+  }
+
+  /** Submits every part; ok only when each part got submit_sm_resp with status 0. */
+  async submit(sms: OutboundSms): Promise<SubmitResult> {
+    let payload: ReturnType<typeof encodeForSmpp>;
+    try {
+      payload = encodeForSmpp(sms.text, this.nextRef());
+    } catch (err) {
+      return { ok: false, transient: false, error: `cannot encode message: ${(err as Error).message}` };
+    }
+    const fields: smpp.PduFields = {
+      service_type: '',
+      ...sourceAddress(sms.source),
+      dest_addr_ton: 1,
+      dest_addr_npi: 1,
+      destination_addr: normalizeAddress(sms.destination),
+      esm_class: payload.esmClass,
+      registered_delivery: 1,
+      data_coding: payload.dataCoding,
+    };
+    const outcomes = await Promise.all(payload.parts.map((part) => this.submitPart({ ...fields, short_message: part })));
+    const failures = outcomes.filter((o): o is Extract<PartOutcome, { ok: false }> => !o.ok);
+    if (failures.length === 0) return { ok: true, carrierMessageIds: outcomes.map((o) => (o as { id: string }).id) };
+    // One permanent part failure makes the message permanent; otherwise the dispatcher retries all parts.
+    const failure = failures.find((f) => !f.transient) ?? failures[0];
+    const partNote = payload.parts.length > 1 ? ` (${failures.length}/${payload.parts.length} parts failed)` : '';
+    return { ...failure, error: failure.error + partNote };
+  }
+
+  private async submitPart(fields: smpp.PduFields): Promise<PartOutcome> {
+    let pause = this.config.throttlePauseMs ?? 100;
+    const retries = this.config.throttleRetries ?? 10;
+    for (let attempt = 0; ; attempt++) {
+      if (!this.stopped) await this.bucket.take();
+      if (this.stopped) return { ok: false, transient: true, error: 'carrier stopped' };
+      const session = await this.acquire();
+      if (!session) return { ok: false, transient: true, error: 'no bound SMPP session with a free window slot' };
+      const result = await session.submit(fields);
+      if ('error' in result) {
+        const error = `submit_sm ${result.error}${result.detail ? `: ${result.detail}` : ''}`;
+        return { ok: false, transient: result.error !== 'encode failed', error };
+      }
+      const status = result.pdu.command_status;
+      if (status === 0) {
+        this.bucket.succeeded();
+        return { ok: true, id: String(result.pdu.message_id ?? '') };
+      }
+      if (isBackpressureStatus(status) && attempt < retries && !this.stopped) {
+        this.log.debug({ carrier: this.name, status: statusName(status), pause }, 'smsc pushed back; retrying part');
+        this.bucket.throttled(pause);
+        await sleep(pause);
+        pause = Math.min(pause * 2, 5000);
+        continue;
+      }
+      return { ok: false, transient: isTransientStatus(status), error: statusName(status), commandStatus: status };
+    }
+  }
+
+  // Grants a window slot on the least-loaded bound session, waiting (FIFO) while every window is full.
+  private acquire(): Promise<SmppSession | null> {
+    const free = this.waiters.length === 0 ? this.pick() : undefined;
+    if (free) {
+      free.used++;
+      return Promise.resolve(free);
+    }
+    return new Promise((resolve) => {
+      const waiter: SlotWaiter = {
+        resolve,
+        timer: setTimeout(() => {
+          this.waiters.splice(this.waiters.indexOf(waiter), 1);
+          resolve(null);
+        }, this.config.queueTimeoutMs ?? 30_000),
+      };
+      this.waiters.push(waiter);
+    });
+  }
+
+  private pick(): SmppSession | undefined {
+    let best: SmppSession | undefined;
+    for (const s of this.sessions) {
+      if (s.canSubmit && s.used < this.config.windowSize && (!best || s.used < best.used)) best = s;
+    }
+    return best;
+  }
+
+  private pump(): void {
+    while (this.waiters.length > 0) {
+      const session = this.pick();
+      if (!session) return;
+      const waiter = this.waiters.shift()!;
+      clearTimeout(waiter.timer);
+      session.used++;
+      waiter.resolve(session);
+    }
+  }
+
+  private sessionBound(): void {
+    for (const done of this.boundWaiters.splice(0)) done();
+    this.pump();
+  }
+
+  private nextRef(): number {
+    this.ref = (this.ref + 1) % 256;
+    return this.ref;
+  }
+
+  /** Registers a receipt handler; a handler that throws makes us answer ESME_RX_T_APPN so the SMSC redelivers. */
+  onReceipt(handler: (receipt: Receipt) => void | Promise<void>): void {
+    this.receiptHandlers.push(handler);
+  }
+
+  /** Registers an inbound SMS handler (called once per reassembled message). */
+  onInbound(handler: (sms: InboundSms) => void | Promise<void>): void {
+    this.inboundHandlers.push(handler);
+  }
+
+  // Handles one deliver_sm; the returned status goes into its deliver_sm_resp.
+  private async deliver(pdu: smpp.PDU): Promise<number> {
+    const esmClass = typeof pdu.esm_class === 'number' ? pdu.esm_class : 0;
+    if (esmClass & RECEIPT_BITS) {
+      const receipt = receiptFromPdu(pdu);
+      if (!receipt) {
+        this.log.warn({ carrier: this.name }, 'unparseable delivery receipt dropped');
+        return 0;
+      }
+      for (const handler of this.receiptHandlers) await handler(receipt);
+      return 0;
+    }
+    const from = normalizeAddress(pdu.source_addr);
+    const to = normalizeAddress(pdu.destination_addr);
+    const dataCoding = typeof pdu.data_coding === 'number' ? pdu.data_coding : 0;
+    let decoded: ReturnType<typeof decodeFromSmpp>;
+    try {
+      decoded = decodeFromSmpp(rawPayload(pdu), dataCoding, (esmClass & UDHI) !== 0);
+    } catch (err) {
+      this.log.warn({ carrier: this.name, dataCoding, err: (err as Error).message }, 'inbound payload not decodable');
+      decoded = { text: rawPayload(pdu).toString('latin1') };
+    }
+    let text = decoded.text;
+    let groupKey: string | undefined;
+    if (decoded.udh && decoded.udh.total > 1) {
+      const { ref, total, seq } = decoded.udh;
+      const group = this.inboundParts.add(`${from}|${to}|${ref}|${total}`, total, seq, decoded.text);
+      if (!group) return 0;
+      text = group.parts.join('');
+      groupKey = group.key;
+    }
+    const sms: InboundSms = { from, to, text, at: Date.now() };
+    for (const handler of this.inboundHandlers) await handler(sms);
+    if (groupKey) this.inboundParts.forget(groupKey);
+    return 0;
+  }
+
+  /** Counters for metrics and health: sessions bound, submits in windows, submits waiting, current rate. */
+  stats(): { sessions: number; bound: number; inWindow: number; waiting: number; rate: number } {
+    return {
+      sessions: this.sessions.length,
+      bound: this.sessions.filter((s) => s.state === 'bound').length,
+      inWindow: this.sessions.reduce((n, s) => n + s.used, 0),
+      waiting: this.waiters.length,
+      rate: this.bucket.currentRate,
+    };
+  }
+
+  /** Fails queued submits transiently, lets in-window ones finish, unbinds every session and closes. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const waiter of this.waiters.splice(0)) {
+      clearTimeout(waiter.timer);
+      waiter.resolve(null);
+    }
+    this.bucket.releaseAll();
+    await Promise.all(this.sessions.map((s) => s.stop()));
+    this.sessions.length = 0;
+  }
+}

@@ -1,0 +1,123 @@
+// Delivery receipts: parse deliver_sm receipts (TLVs and the conventional text), map states to statuses.
+import type smpp from 'smpp';
+import type { Receipt } from '../types.ts';
+import { rawPayload } from './pdu.ts';
+
+// message_state TLV values (SMPP 3.4 5.2.28) and the receipt-text names carriers use for them.
+const STATE_BY_NUMBER: Record<number, string> = {
+  0: 'SCHEDULED', 1: 'ENROUTE', 2: 'DELIVRD', 3: 'EXPIRED', 4: 'DELETED',
+  5: 'UNDELIV', 6: 'ACCEPTD', 7: 'UNKNOWN', 8: 'REJECTD', 9: 'SKIPPED',
+};
+const NUMBER_BY_STATE: Record<string, number> = Object.fromEntries(
+  Object.entries(STATE_BY_NUMBER).map(([n, s]) => [s, Number(n)]),
+);
+
+/** The receipt-text state name for a message_state TLV value. */
+export function stateName(messageState: number): string {
+  return STATE_BY_NUMBER[messageState] ?? 'UNKNOWN';
+}
+
+/** The message_state TLV value for a receipt-text state name. */
+export function messageStateNumber(state: string): number {
+  return NUMBER_BY_STATE[state.toUpperCase()] ?? 7;
+}
+
+/** Fields of the conventional receipt text `id:.. sub:.. dlvrd:.. submit date:.. done date:.. stat:.. err:.. text:..`. */
+export interface ReceiptText {
+  id?: string;
+  sub?: string;
+  dlvrd?: string;
+  submitDate?: string;
+  doneDate?: string;
+  stat?: string;
+  err?: string;
+  text?: string;
+}
+
+/** Parses the receipt text; keys are case-insensitive and any field may be missing. */
+export function parseReceiptText(body: string): ReceiptText {
+  const out: ReceiptText = {};
+  const textAt = body.search(/\btext:/i);
+  const head = textAt >= 0 ? body.slice(0, textAt) : body;
+  if (textAt >= 0) out.text = body.slice(textAt + 5);
+  const re = /(id|sub|dlvrd|submit date|done date|stat|err):\s*(\S*)/gi;
+  for (let m = re.exec(head); m; m = re.exec(head)) {
+    const key = m[1].toLowerCase();
+    const value = m[2];
+    if (key === 'id') out.id = value;
+    else if (key === 'sub') out.sub = value;
+    else if (key === 'dlvrd') out.dlvrd = value;
+    else if (key === 'submit date') out.submitDate = value;
+    else if (key === 'done date') out.doneDate = value;
+    else if (key === 'stat') out.stat = value.toUpperCase();
+    else out.err = value;
+  }
+  return out;
+}
+
+/** Parses YYMMDDhhmm[ss] as UTC ms; undefined when malformed. */
+export function parseReceiptDate(value: string | undefined): number | undefined {
+  const m = /^(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})?$/.exec(value ?? '');
+  if (!m) return undefined;
+  const [, yy, mo, dd, hh, mi, ss] = m;
+  const at = Date.UTC(2000 + Number(yy), Number(mo) - 1, Number(dd), Number(hh), Number(mi), Number(ss ?? 0));
+  return Number.isNaN(at) ? undefined : at;
+}
+
+/** Formats a time as the receipt text's YYMMDDhhmm (UTC). */
+export function formatReceiptDate(at: number): string {
+  const d = new Date(at);
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `${two(d.getUTCFullYear() % 100)}${two(d.getUTCMonth() + 1)}${two(d.getUTCDate())}${two(d.getUTCHours())}${two(d.getUTCMinutes())}`;
+}
+
+/** Builds the conventional receipt text (what the simulator sends). */
+export function formatReceiptText(r: { id: string; stat: string; err: string; submitAt: number; doneAt: number; text: string }): string {
+  const dlvrd = r.stat === 'DELIVRD' ? '001' : '000';
+  return `id:${r.id} sub:001 dlvrd:${dlvrd} submit date:${formatReceiptDate(r.submitAt)} ` +
+    `done date:${formatReceiptDate(r.doneAt)} stat:${r.stat} err:${r.err} text:${r.text.slice(0, 20)}`;
+}
+
+/**
+ * Reads a receipt from a deliver_sm: the receipted_message_id / message_state TLVs win for id and state,
+ * the text fills what they lack and gives `err`. `done date` is read as UTC; a missing, malformed or
+ * future date (carrier clock in local time), or one within the current minute, falls back to `now`.
+ */
+export function receiptFromPdu(pdu: smpp.PduFields, now = Date.now()): Receipt | undefined {
+  const text = parseReceiptText(rawPayload(pdu).toString('latin1'));
+  const id = (typeof pdu.receipted_message_id === 'string' && pdu.receipted_message_id) || text.id;
+  const state = typeof pdu.message_state === 'number' ? stateName(pdu.message_state) : text.stat;
+  if (!id || !state) return undefined;
+  const done = parseReceiptDate(text.doneDate);
+  // Minute precision: a receipt dated this very minute is better timed by its arrival.
+  const sameMinute = done !== undefined && text.doneDate?.length === 10 && now - done >= 0 && now - done < 60_000;
+  const at = done !== undefined && done <= now + 60_000 && !sameMinute ? done : now;
+  return { carrierMessageId: id, state, ...(text.err !== undefined ? { error: text.err } : {}), at };
+}
+
+// Failure codes from the delivery-status catalogue that say more than the state's generic code.
+const SPECIFIC_ERR_STATUSES = new Set([4, 14, 15, 16, 17, 18, 747]);
+
+/**
+ * Maps a receipt to a delivery status of compatibility.md. Rule: for a failure state (anything but
+ * DELIVRD/ACCEPTD/ENROUTE), a non-zero `err` that is one of the catalogue's specific failure codes
+ * (4, 14, 15, 16, 17, 18, 747: e.g. err:015 -> 15 filtered handset, err:747 -> 747 out of coverage) wins;
+ * this is how the bundled simulator reports them. Otherwise the state decides: DELIVRD 102, EXPIRED 103,
+ * DELETED 104, REJECTD 108, UNDELIV 101, UNKNOWN (and any unknown name) 999, ACCEPTD/ENROUTE/SCHEDULED -1
+ * (intermediate, never overwrites a final status). Other carrier err codes are network specific and ignored.
+ */
+export function mapReceiptToStatus(state: string, err?: string): number {
+  const name = state.toUpperCase();
+  if (name === 'DELIVRD') return 102;
+  if (name === 'ACCEPTD' || name === 'ENROUTE' || name === 'SCHEDULED') return -1;
+  const code = err !== undefined && /^\d+$/.test(err.trim()) ? Number(err.trim()) : 0;
+  if (code !== 0 && SPECIFIC_ERR_STATUSES.has(code)) return code;
+  switch (name) {
+    case 'EXPIRED': return 103;
+    case 'DELETED': return 104;
+    case 'REJECTD': return 108;
+    case 'UNDELIV': return 101;
+    case 'SKIPPED': return 101;
+    default: return 999;
+  }
+}

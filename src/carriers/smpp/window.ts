@@ -1,0 +1,110 @@
+// Flow control for submits: a token bucket with pause/slow-down for SMSC throttling, and small timing helpers.
+
+/** Resolves after `ms` milliseconds. */
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Exponential backoff with jitter: base * 2^attempt, capped at max, scaled by 0.75..1.25. */
+export function backoffDelay(attempt: number, baseMs: number, maxMs: number): number {
+  const raw = Math.min(maxMs, baseMs * 2 ** Math.min(attempt, 30));
+  return Math.min(maxMs, Math.round(raw * (0.75 + Math.random() * 0.5)));
+}
+
+/**
+ * Token bucket shared by every session of a carrier. `take()` resolves in FIFO order at most `rate` times
+ * per second (rate <= 0 or Infinity means unlimited). On ESME_RTHROTTLED the carrier calls `throttled()`:
+ * the bucket pauses and halves its rate; each later success adds back 2% of the configured rate (AIMD).
+ */
+export class TokenBucket {
+  private rate: number;
+  private tokens: number;
+  private last = performance.now();
+  private pausedUntil = 0;
+  private readonly waiters: Array<() => void> = [];
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly maxRate: number) {
+    this.rate = this.limited ? maxRate : Infinity;
+    this.tokens = this.burst;
+  }
+
+  private get limited(): boolean {
+    return Number.isFinite(this.maxRate) && this.maxRate > 0;
+  }
+
+  // A 50 ms burst keeps timer granularity from capping throughput at high rates.
+  private get burst(): number {
+    return Math.max(1, Math.ceil(this.rate / 20));
+  }
+
+  /** Current allowed rate (submits per second). */
+  get currentRate(): number {
+    return this.rate;
+  }
+
+  /** Waits for one token. */
+  take(): Promise<void> {
+    const now = performance.now();
+    if (this.waiters.length === 0 && now >= this.pausedUntil) {
+      if (!Number.isFinite(this.rate)) return Promise.resolve();
+      this.refill(now);
+      if (this.tokens >= 1) {
+        this.tokens -= 1;
+        return Promise.resolve();
+      }
+    }
+    return new Promise((resolve) => {
+      this.waiters.push(resolve);
+      this.schedule();
+    });
+  }
+
+  /** The SMSC said slow down: pause everyone for `pauseMs` and halve the rate (when limited). */
+  throttled(pauseMs: number): void {
+    this.pausedUntil = Math.max(this.pausedUntil, performance.now() + pauseMs);
+    this.tokens = 0;
+    if (this.limited) this.rate = Math.max(1, this.rate / 2);
+    this.schedule();
+  }
+
+  /** A submit was accepted: creep back towards the configured rate. */
+  succeeded(): void {
+    if (this.limited && this.rate < this.maxRate) this.rate = Math.min(this.maxRate, this.rate + this.maxRate / 50);
+  }
+
+  /** Releases every waiter (used on stop; callers re-check their own state). */
+  releaseAll(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    for (const resolve of this.waiters.splice(0)) resolve();
+  }
+
+  private refill(now: number): void {
+    if (Number.isFinite(this.rate)) {
+      this.tokens = Math.min(this.burst, this.tokens + ((now - this.last) / 1000) * this.rate);
+    }
+    this.last = now;
+  }
+
+  private schedule(): void {
+    if (this.timer || this.waiters.length === 0) return;
+    const now = performance.now();
+    this.refill(now);
+    const forTokens = Number.isFinite(this.rate) ? ((1 - this.tokens) / this.rate) * 1000 : 0;
+    const wait = Math.max(this.pausedUntil - now, forTokens, 0);
+    this.timer = setTimeout(() => this.drain(), Math.max(1, Math.ceil(wait)));
+  }
+
+  private drain(): void {
+    this.timer = undefined;
+    const now = performance.now();
+    if (now < this.pausedUntil) return this.schedule();
+    this.refill(now);
+    while (this.waiters.length > 0 && (this.tokens >= 1 || !Number.isFinite(this.rate))) {
+      if (Number.isFinite(this.rate)) this.tokens -= 1;
+      this.waiters.shift()!();
+    }
+    this.schedule();
+  }
+}
