@@ -44,6 +44,9 @@ export function parseDayMonth(value: string | null | undefined): { day: number; 
   return { day, month };
 }
 
+// How long after a list change the worker keeps re-examining it (longer than any list-writing transaction).
+const RECHECK_MARGIN_MS = 10 * 60_000;
+
 const isLeap = (y: number) => (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
 
 // Birthdays celebrated on a local date; 29 February is celebrated on the 28th in other years.
@@ -60,8 +63,10 @@ export async function runBirthdays(store: Store, now: number, sendFn: BirthdaySe
     const local = zonedParts(now, campaign.time_zone);
     if (local.hour < campaign.hour) continue;
     const today = local.year * 10_000 + local.month * 100 + local.day;
-    // Already done today, and the list has not changed since: nothing new can be due.
-    if (campaign.checked_day === today && campaign.checked_at !== null && campaign.list_updated_at <= campaign.checked_at) continue;
+    // Already done today and the list unchanged since: nothing new can be due. The margin covers list
+    // writes whose transaction started before that run and committed after it (unseen, with an older stamp).
+    const checkedAt = campaign.checked_at ?? 0;
+    if (campaign.checked_day === today && campaign.list_updated_at < checkedAt - RECHECK_MARGIN_MS) continue;
     result.checked++;
     try {
       result.greeted += await store.db.transaction().execute(async (trx) => {
