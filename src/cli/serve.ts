@@ -1,10 +1,12 @@
 // `yona serve`: the service with every role in one process; SIGTERM/SIGINT shut it down gracefully.
 import { loadConfig } from '../config.ts';
 import { startService, type Component } from '../service.ts';
+import { schedulerComponent } from '../workers/scheduler.ts';
+import { publicPagesComponent } from '../http/public-pages.ts';
 
 /** Components `serve` runs besides the API (workers and the bundled simulator are added by their issues). */
 export function defaultComponents(): Component[] {
-  return [];
+  return [schedulerComponent(), publicPagesComponent()];
 }
 
 /** Starts the service and waits for a signal. */

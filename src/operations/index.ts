@@ -5,6 +5,10 @@ import { getApiToken } from './tokens.ts';
 import { addNumCL, getCL, getCLbyID, newCL, removeCL, rmNumCL } from './contacts.ts';
 import { addNumBL, blacklist, rmNumBL } from './blocklist.ts';
 import { editBirthdayCampaign, getBirthdayCampaigns, newBirthdayCampaign } from './birthdays.ts';
+import { sms } from './sms.ts';
+import { bulk } from './bulk.ts';
+import { cancel } from './campaigns.ts';
+import { getVerifiedPhones, verifyPhone } from './senders.ts';
 
 const OPERATIONS: Operation<any>[] = [
   getApiToken,
@@ -12,6 +16,7 @@ const OPERATIONS: Operation<any>[] = [
   newCL, removeCL, addNumCL, rmNumCL, getCL, getCLbyID,
   blacklist, addNumBL, rmNumBL,
   newBirthdayCampaign, getBirthdayCampaigns, editBirthdayCampaign,
+  sms, bulk, cancel, verifyPhone, getVerifiedPhones,
 ];
 
 const byName = new Map<string, Operation<any>>();

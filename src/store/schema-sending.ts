@@ -1,4 +1,5 @@
-// Tables of the send path: campaigns and one message row per recipient (the dispatcher's queue).
+// Tables of the send path: campaigns, one message row per recipient (the dispatcher's queue), short links
+// with their clicks, and pending sender verifications.
 import type { Generated } from 'kysely';
 
 /** Campaign states: scheduled -> queued -> sending -> sent, or scheduled -> cancelled. */
@@ -57,9 +58,48 @@ export interface MessageTable {
   error: string | null;
   created_at: number;
   submitted_at: number | null;
+  /** Code of the removal link in this message (`/u/:code`, add_unsubscribe 3); null otherwise. */
+  unsubscribe_code: Generated<string | null>;
+}
+
+export interface ShortLinkTable {
+  id: Generated<number>;
+  /** The unguessable code in `/l/:code`. */
+  code: string;
+  account_id: number;
+  campaign_id: number;
+  /** The caller's `id` attribute of the link (what `[id]` in the message named). */
+  link_key: string;
+  target: string;
+  clicks: number;
+  created_at: number;
+}
+
+export interface LinkClickTable {
+  id: Generated<number>;
+  short_link_id: number;
+  clicked_at: number;
+}
+
+export interface SenderVerificationTable {
+  id: Generated<number>;
+  account_id: number;
+  /** The number in international form, and the `source` it becomes once verified (national form). */
+  phone: string;
+  source: string;
+  /** 'mobile' (verified by following `/v/:code`) or 'landline' (verified by the operator after a call). */
+  kind: string;
+  /** The unguessable code in `/v/:code`; null for landlines. */
+  code: string | null;
+  created_at: number;
+  expires_at: number;
+  verified_at: number | null;
 }
 
 export interface SendingTables {
   campaigns: CampaignTable;
   messages: MessageTable;
+  short_links: ShortLinkTable;
+  link_clicks: LinkClickTable;
+  sender_verifications: SenderVerificationTable;
 }

@@ -20,3 +20,61 @@ export async function isVerifiedSender(db: Queryable, accountId: number, source:
     .executeTakeFirst();
   return row !== undefined;
 }
+
+/** Verified senders of the account (and, with `withSubs`, of its sub-accounts), ordered by source. */
+export async function listVerifiedSenders(db: Queryable, accountId: number, withSubs: boolean): Promise<Array<{ account_id: number; source: string; method: string; verified_at: number }>> {
+  const accountIds = [accountId];
+  if (withSubs) {
+    const subs = await db.selectFrom('accounts').select('id').where('parent_id', '=', accountId).execute();
+    accountIds.push(...subs.map((s) => Number(s.id)));
+  }
+  return db
+    .selectFrom('verified_senders')
+    .select(['account_id', 'source', 'method', 'verified_at'])
+    .where('account_id', 'in', accountIds)
+    .orderBy('source')
+    .orderBy('account_id')
+    .execute();
+}
+
+export interface NewSenderVerification {
+  accountId: number;
+  phone: string;
+  source: string;
+  kind: 'mobile' | 'landline';
+  code: string | null;
+  now: number;
+  expiresAt: number;
+}
+
+/** Records a pending verification (a mobile's link code, or a landline awaiting the operator). */
+export async function insertSenderVerification(db: Queryable, v: NewSenderVerification): Promise<void> {
+  await db
+    .insertInto('sender_verifications')
+    .values({ account_id: v.accountId, phone: v.phone, source: v.source, kind: v.kind, code: v.code, created_at: v.now, expires_at: v.expiresAt, verified_at: null })
+    .execute();
+}
+
+/** A pending verification by its link code. */
+export async function findSenderVerification(db: Queryable, code: string): Promise<{ id: number; account_id: number; source: string; expires_at: number; verified_at: number | null } | undefined> {
+  return db
+    .selectFrom('sender_verifications')
+    .select(['id', 'account_id', 'source', 'expires_at', 'verified_at'])
+    .where('code', '=', code)
+    .executeTakeFirst();
+}
+
+/** Completes a verification: marks it used (once) and verifies the sender. False when already used or expired. */
+export async function completeSenderVerification(db: Queryable, code: string, now: number): Promise<boolean> {
+  const row = await db
+    .updateTable('sender_verifications')
+    .set({ verified_at: now })
+    .where('code', '=', code)
+    .where('verified_at', 'is', null)
+    .where('expires_at', '>', now)
+    .returning(['account_id', 'source'])
+    .executeTakeFirst();
+  if (!row) return false;
+  await addVerifiedSender(db, Number(row.account_id), row.source, 'sms-link', now);
+  return true;
+}

@@ -1,0 +1,81 @@
+// bulk: up to 2500 `sms` items under `messages`, each with its own source, phone(s) and text, sent as one
+// campaign; timing, temp_bl, campaign_name (and includes_international) apply to the whole batch.
+import { z } from 'zod';
+import { ApiError } from '../domain/errors.ts';
+import { acceptCampaign } from './send/accept.ts';
+import { requireVerifiedSender } from './send/compose.ts';
+import { noValidDestinationStatus, normaliseGivenPhones, readDestinations, type NormalisedDestinations } from './send/destinations.ts';
+import { checkCampaignName, checkMessage, checkSource, parseIncludesInternational, parseTempBl, parseTiming } from './send/options.ts';
+import { acceptedReply } from './send/reply.ts';
+import { suppressRecipients } from './send/suppress.ts';
+import { asList, optText, textOf } from './fields.ts';
+import { defineOperation } from './types.ts';
+
+/** Most `sms` items one bulk may hold; more is status 2 (nothing sent). */
+export const MAX_BULK_ITEMS = 2500;
+
+/** The items under `messages`: `{sms: [...]}` (XML and most JSON), a list of `{sms}`, or a bare list. */
+function bulkItems(messages: unknown): Array<Record<string, unknown>> {
+  const items: Array<Record<string, unknown>> = [];
+  for (const m of asList(messages)) {
+    if (m === null || typeof m !== 'object') continue;
+    const inner = (m as Record<string, unknown>).sms;
+    const list = inner !== undefined ? asList(inner) : [m];
+    for (const item of list) if (item !== null && typeof item === 'object' && !Array.isArray(item)) items.push(item as Record<string, unknown>);
+  }
+  return items;
+}
+
+export const bulk = defineOperation({
+  names: ['bulk'],
+  input: z.object({
+    messages: z.unknown().optional(),
+    timing: optText(),
+    temp_bl: optText(),
+    campaign_name: optText(),
+    includes_international: optText(),
+  }),
+  async handler(ctx, input) {
+    const items = bulkItems(input.messages);
+    if (items.length === 0) throw new ApiError(2, 'Missing required field: messages.sms');
+    if (items.length > MAX_BULK_ITEMS) throw new ApiError(2, `Too many messages: bulk holds at most ${MAX_BULK_ITEMS} sms items, got ${items.length}`);
+    const name = checkCampaignName(input.campaign_name);
+    const tempBl = parseTempBl(input.temp_bl);
+    const allowInternational = parseIncludesInternational(input.includes_international);
+    const scheduledAt = parseTiming(input.timing, ctx.account.time_zone, ctx.now);
+
+    const found: NormalisedDestinations = { accepted: [], rejected: [] };
+    const verified = new Set<string>();
+    const seenPerText = new Map<string, Set<string>>();
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i];
+      const field = `messages.sms[${i}]`;
+      const source = textOf(item.source)?.trim();
+      if (!source) throw new ApiError(2, `Missing required field: ${field}.source`);
+      checkSource(source, `${field}.source`);
+      const message = textOf(item.message);
+      if (message === undefined || message === '') throw new ApiError(2, `Missing required field: ${field}.message`);
+      checkMessage(message, `${field}.message`);
+      if (!verified.has(source)) {
+        await requireVerifiedSender(ctx, source, `${field}.source`);
+        verified.add(source);
+      }
+      const given = readDestinations(item.destinations, `${field}.destinations`);
+      if (given.listIds.length > 0) throw new ApiError(7, `You can not send in this format: ${field} names a contact list; bulk takes phones`);
+      // The same number may get several different texts in one bulk; the same text twice is a repeat.
+      let seen = seenPerText.get(message);
+      if (!seen) seenPerText.set(message, (seen = new Set()));
+      normaliseGivenPhones(given.phones, { allowInternational, source, text: message, seen }, found);
+    }
+    if (found.accepted.length === 0) {
+      const status = noValidDestinationStatus(found.rejected);
+      throw new ApiError(status, status === 9 ? undefined : 'Invalid phone number: no destination can be sent to', { rejected: found.rejected });
+    }
+    const recipients = await suppressRecipients(ctx, found.accepted, tempBl, found.rejected);
+    const acceptance = await acceptCampaign(ctx, {
+      kind: 'bulk', name, source: recipients[0].source, scheduledAt, recipients, unsubscribe: 'none', links: [],
+      options: { temp_bl: tempBl, includes_international: allowInternational, items: items.length },
+    });
+    return acceptedReply(acceptance, found.rejected, scheduledAt, ctx.account.time_zone);
+  },
+});

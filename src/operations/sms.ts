@@ -1,0 +1,83 @@
+// sms: a text to phones and/or contact lists (with a `tts` block, a voice send whose block is validated and
+// stored for the voice worker). Field rules in send/options.ts; the writing in send/accept.ts.
+import { z } from 'zod';
+import { ApiError } from '../domain/errors.ts';
+import { acceptCampaign } from './send/accept.ts';
+import { codeLinks, composeText, requireVerifiedSender } from './send/compose.ts';
+import { noValidDestinationStatus, normaliseGivenPhones, readDestinations, type NormalisedDestinations } from './send/destinations.ts';
+import { expandLists, resolveLists } from './send/lists.ts';
+import {
+  checkCampaignName, checkMessage, checkSource, parseIncludesInternational, parseLinks, parseTempBl, parseTiming, parseTts, parseUnsubscribeField,
+} from './send/options.ts';
+import { acceptedReply } from './send/reply.ts';
+import { suppressRecipients } from './send/suppress.ts';
+import { optText, rawText, text, textOf } from './fields.ts';
+import { defineOperation } from './types.ts';
+
+const rawOptional = () => z.preprocess((v) => textOf(v), z.string().optional());
+
+/** Input of sms: destinations, links and tts are read by hand (lenient shapes, 100,000 phones). */
+export const smsInput = z.object({
+  source: text(),
+  destinations: z.unknown().optional(),
+  message: rawText(),
+  tag: rawOptional(),
+  add_dynamic: optText(),
+  timing: optText(),
+  add_unsubscribe: optText(),
+  temp_bl: optText(),
+  includes_international: optText(),
+  campaign_name: optText(),
+  links: z.unknown().optional(),
+  tts: z.unknown().optional(),
+});
+
+export const sms = defineOperation({
+  names: ['sms'],
+  input: smsInput,
+  async handler(ctx, input) {
+    const source = checkSource(input.source);
+    const message = checkMessage(input.message);
+    const name = checkCampaignName(input.campaign_name);
+    const unsubscribe = parseUnsubscribeField(input.add_unsubscribe);
+    const tempBl = parseTempBl(input.temp_bl);
+    const allowInternational = parseIncludesInternational(input.includes_international);
+    const scheduledAt = parseTiming(input.timing, ctx.account.time_zone, ctx.now);
+    const links = codeLinks(parseLinks(input.links, ctx.config.publicUrl));
+    const tts = parseTts(input.tts);
+    const given = readDestinations(input.destinations);
+    const dynamic = input.add_dynamic === '1';
+    if (dynamic && (given.listIds.length !== 1 || given.phones.length > 0)) {
+      throw new ApiError(987, 'add_dynamic 1 needs exactly one cl_id and no phone elements');
+    }
+    await requireVerifiedSender(ctx, source);
+    const listIds = await resolveLists(ctx, given.listIds);
+
+    const textToSend = composeText({ tag: input.tag, message, links, unsubscribe, publicUrl: ctx.config.publicUrl });
+    const found: NormalisedDestinations = { accepted: [], rejected: [] };
+    const seen = new Set<string>();
+    normaliseGivenPhones(given.phones, { allowInternational, source, text: textToSend, seen }, found);
+    await expandLists(ctx, listIds, { allowInternational, source, text: textToSend, dynamic, seen }, found);
+    if (found.accepted.length === 0) {
+      if (found.rejected.length === 0) throw new ApiError(2, 'Missing required field: destinations (the contact lists hold no contacts)');
+      const status = noValidDestinationStatus(found.rejected);
+      throw new ApiError(status, status === 9 ? undefined : 'Invalid phone number: no destination can be sent to', { rejected: found.rejected });
+    }
+    const recipients = await suppressRecipients(ctx, found.accepted, tempBl, found.rejected);
+
+    const acceptance = await acceptCampaign(ctx, {
+      kind: tts ? 'tts' : 'sms',
+      name,
+      source,
+      scheduledAt,
+      recipients,
+      unsubscribe,
+      links,
+      options: {
+        add_unsubscribe: unsubscribe, temp_bl: tempBl, includes_international: allowInternational, add_dynamic: dynamic,
+        cl_ids: listIds, tag: input.tag ?? null, links: links.map((l) => ({ id: l.key, target: l.target, code: l.code })), ...(tts ? { tts } : {}),
+      },
+    });
+    return acceptedReply(acceptance, found.rejected, scheduledAt, ctx.account.time_zone);
+  },
+});

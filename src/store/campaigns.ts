@@ -1,0 +1,117 @@
+// Campaign rows: creation, lookup by id and name (always scoped to the account), and the guarded state
+// changes cancel and the scheduler make (UPDATE ... WHERE state = 'scheduled', safe across processes).
+import type { Selectable } from 'kysely';
+import type { Queryable } from './db.ts';
+import type { CampaignState, CampaignTable } from './schema-sending.ts';
+
+export type Campaign = Selectable<CampaignTable>;
+
+export interface NewCampaign {
+  accountId: number;
+  name: string | null;
+  kind: string;
+  source: string;
+  /** 'scheduled' when it goes out later, else 'queued'. */
+  state: CampaignState;
+  scheduledAt: number | null;
+  recipients: number;
+  creditsCharged: number;
+  agorotCharged: number;
+  options: Record<string, unknown>;
+  now: number;
+}
+
+/** Inserts a campaign; returns its id. */
+export async function insertCampaign(db: Queryable, c: NewCampaign): Promise<number> {
+  const row = await db
+    .insertInto('campaigns')
+    .values({
+      account_id: c.accountId,
+      name: c.name,
+      kind: c.kind,
+      source: c.source,
+      state: c.state,
+      scheduled_at: c.scheduledAt,
+      recipients: c.recipients,
+      credits_charged: c.creditsCharged,
+      agorot_charged: c.agorotCharged,
+      options: JSON.stringify(c.options),
+      created_at: c.now,
+      released_at: c.state === 'queued' ? c.now : null,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return Number(row.id);
+}
+
+/** Records what a campaign cost (set after its messages were priced). */
+export async function setCampaignCharges(db: Queryable, id: number, recipients: number, credits: number, agorot: number): Promise<void> {
+  await db
+    .updateTable('campaigns')
+    .set({ recipients, credits_charged: credits, agorot_charged: agorot })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** The account's campaign with this id; another account's campaign is never found. */
+export async function findCampaign(db: Queryable, accountId: number, id: number): Promise<Campaign | undefined> {
+  if (!Number.isSafeInteger(id) || id <= 0) return undefined;
+  return db.selectFrom('campaigns').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
+}
+
+/** The account's campaigns carrying this name (id and state), oldest first. */
+export async function findCampaignsByName(db: Queryable, accountId: number, name: string): Promise<Array<{ id: number; state: CampaignState }>> {
+  return db
+    .selectFrom('campaigns')
+    .select(['id', 'state'])
+    .where('account_id', '=', accountId)
+    .where('name', '=', name)
+    .orderBy('id')
+    .execute();
+}
+
+/** Moves a scheduled campaign to cancelled; false when it was no longer scheduled. */
+export async function markCampaignCancelled(db: Queryable, id: number, now: number): Promise<boolean> {
+  const res = await db
+    .updateTable('campaigns')
+    .set({ state: 'cancelled', cancelled_at: now, finished_at: now })
+    .where('id', '=', id)
+    .where('state', '=', 'scheduled')
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1;
+}
+
+/** Ids of scheduled campaigns whose time has come, oldest due first. */
+export async function dueCampaignIds(db: Queryable, now: number, limit: number): Promise<number[]> {
+  const rows = await db
+    .selectFrom('campaigns')
+    .select('id')
+    .where('state', '=', 'scheduled')
+    .where('scheduled_at', '<=', now)
+    .orderBy('scheduled_at')
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => Number(r.id));
+}
+
+/**
+ * Claims a due campaign for release (scheduled -> queued). Exactly one of several processes wins: the
+ * UPDATE re-checks the state under the row lock. Returns the campaign's account id, or undefined.
+ */
+export async function claimCampaignRelease(db: Queryable, id: number, now: number): Promise<number | undefined> {
+  const row = await db
+    .updateTable('campaigns')
+    .set({ state: 'queued', released_at: now })
+    .where('id', '=', id)
+    .where('state', '=', 'scheduled')
+    .where('scheduled_at', '<=', now)
+    .returning('account_id')
+    .executeTakeFirst();
+  return row ? Number(row.account_id) : undefined;
+}
+
+/** Marks a released campaign finished (every message was skipped, nothing left to send). */
+export async function markCampaignSent(db: Queryable, id: number, now: number): Promise<void> {
+  await db.updateTable('campaigns').set({ state: 'sent', finished_at: now }).where('id', '=', id).where('state', '=', 'queued').execute();
+}

@@ -1,0 +1,211 @@
+// Message rows (one per recipient): multi-row inserts for large sends, the temp_bl look-back, the state
+// changes of scheduled messages, and refunds of messages that never left.
+import { CompiledQuery, sql } from 'kysely';
+import type { Dialect, Queryable } from './db.ts';
+import { applyLedgerChange } from './ledger.ts';
+import type { MessageState } from './schema-sending.ts';
+
+/** What varies per message row. */
+export interface NewMessage {
+  phone: string;
+  externalId: string | null;
+  source: string;
+  text: string;
+  parts: number;
+  costCredits: number;
+  costAgorot: number;
+  unsubscribeCode: string | null;
+}
+
+/** What every row of one insert shares. */
+export interface MessageBatchCommon {
+  campaignId: number;
+  accountId: number;
+  state: 'scheduled' | 'queued';
+  nextAttemptAt: number;
+  now: number;
+}
+
+const ROW_COLUMNS = ['external_id', 'phone', 'source', 'text', 'parts', 'cost_credits', 'cost_agorot', 'unsubscribe_code'];
+const SHARED_COLUMNS = ['campaign_id', 'account_id', 'state', 'next_attempt_at', 'created_at'];
+const COLUMN_LIST = [...SHARED_COLUMNS, ...ROW_COLUMNS].join(', ');
+// SQLite: 13 bound values per row keeps 500 rows under its 32766-parameter limit.
+const SQLITE_CHUNK = 500;
+const POSTGRES_CHUNK = 10_000;
+const sqliteStatements = new Map<number, string>();
+
+function sqliteInsert(rows: number): string {
+  let text = sqliteStatements.get(rows);
+  if (!text) {
+    const tuple = `(${new Array(SHARED_COLUMNS.length + ROW_COLUMNS.length).fill('?').join(', ')})`;
+    text = `insert into messages (${COLUMN_LIST}) values ${new Array(rows).fill(tuple).join(', ')}`;
+    sqliteStatements.set(rows, text);
+  }
+  return text;
+}
+
+const POSTGRES_INSERT =
+  `insert into messages (${COLUMN_LIST}) select $1, $2, $3, $4, $5, u.* from unnest(` +
+  '$6::text[], $7::text[], $8::text[], $9::text[], $10::int[], $11::bigint[], $12::bigint[], $13::text[]) as u';
+
+/** Inserts message rows in multi-row statements (unnest on PostgreSQL); ids are not returned. */
+export async function insertMessages(db: Queryable, dialect: Dialect, common: MessageBatchCommon, rows: NewMessage[]): Promise<void> {
+  const shared = [common.campaignId, common.accountId, common.state, common.nextAttemptAt, common.now];
+  if (dialect === 'postgres') {
+    for (let i = 0; i < rows.length; i += POSTGRES_CHUNK) {
+      const chunk = rows.slice(i, i + POSTGRES_CHUNK);
+      const params = [
+        ...shared,
+        chunk.map((r) => r.externalId), chunk.map((r) => r.phone), chunk.map((r) => r.source), chunk.map((r) => r.text),
+        chunk.map((r) => r.parts), chunk.map((r) => r.costCredits), chunk.map((r) => r.costAgorot), chunk.map((r) => r.unsubscribeCode),
+      ];
+      await db.executeQuery(CompiledQuery.raw(POSTGRES_INSERT, params));
+    }
+    return;
+  }
+  for (let i = 0; i < rows.length; i += SQLITE_CHUNK) {
+    const chunk = rows.slice(i, i + SQLITE_CHUNK);
+    const params: unknown[] = [];
+    for (const r of chunk) {
+      params.push(...shared, r.externalId, r.phone, r.source, r.text, r.parts, r.costCredits, r.costAgorot, r.unsubscribeCode);
+    }
+    await db.executeQuery(CompiledQuery.raw(sqliteInsert(chunk.length), params));
+  }
+}
+
+// A message counts as received for temp_bl once it is on its way (scheduled or cancelled ones do not).
+const RECEIVED_STATES: MessageState[] = ['queued', 'submitting', 'submitted', 'done'];
+const PHONE_CHUNK = 500;
+
+/** The phones among `phones` that got a message from the account since `since` (temp_bl). */
+export async function recentlyMessagedPhones(db: Queryable, accountId: number, phones: string[], since: number): Promise<Set<string>> {
+  const found = new Set<string>();
+  for (let i = 0; i < phones.length; i += PHONE_CHUNK) {
+    const rows = await db
+      .selectFrom('messages')
+      .select('phone')
+      .distinct()
+      .where('account_id', '=', accountId)
+      .where('phone', 'in', phones.slice(i, i + PHONE_CHUNK))
+      .where('created_at', '>=', since)
+      .where('state', 'in', RECEIVED_STATES)
+      .execute();
+    for (const r of rows) found.add(r.phone);
+  }
+  return found;
+}
+
+/** A message's identity and what it cost: enough to refund it. */
+export interface ChargedMessage {
+  id: number;
+  account_id: number;
+  campaign_id: number;
+  phone: string;
+  cost_credits: number;
+  cost_agorot: number;
+}
+
+/** One page (by id) of a campaign's messages still in `state`. */
+export async function campaignMessagesInState(db: Queryable, campaignId: number, state: MessageState, afterId: number, limit: number): Promise<ChargedMessage[]> {
+  return db
+    .selectFrom('messages')
+    .select(['id', 'account_id', 'campaign_id', 'phone', 'cost_credits', 'cost_agorot'])
+    .where('campaign_id', '=', campaignId)
+    .where('state', '=', state)
+    .where('id', '>', afterId)
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+}
+
+/** Counts a campaign's messages per state. */
+export async function campaignStateCounts(db: Queryable, campaignId: number): Promise<Map<MessageState, number>> {
+  const rows = await db
+    .selectFrom('messages')
+    .select(['state', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('campaign_id', '=', campaignId)
+    .groupBy('state')
+    .execute();
+  return new Map(rows.map((r) => [r.state, Number(r.n)]));
+}
+
+/** Moves a campaign's messages from one state to another; returns how many moved. */
+export async function moveCampaignMessages(
+  db: Queryable, campaignId: number, from: MessageState, to: MessageState, set: { nextAttemptAt?: number; status?: number; statusAt?: number; zeroCost?: boolean } = {},
+): Promise<number> {
+  const res = await db
+    .updateTable('messages')
+    .set({
+      state: to,
+      ...(set.nextAttemptAt !== undefined ? { next_attempt_at: set.nextAttemptAt } : {}),
+      ...(set.status !== undefined ? { status: set.status, status_at: set.statusAt ?? null } : {}),
+      ...(set.zeroCost ? { cost_credits: 0, cost_agorot: 0 } : {}),
+    })
+    .where('campaign_id', '=', campaignId)
+    .where('state', '=', from)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows);
+}
+
+/** Sums what a campaign's messages in `state` cost (credits, agorot). */
+export async function campaignCostInState(db: Queryable, campaignId: number, state: MessageState): Promise<{ credits: number; agorot: number }> {
+  const row = await db
+    .selectFrom('messages')
+    .select([sql<number>`coalesce(sum(cost_credits), 0)`.as('credits'), sql<number>`coalesce(sum(cost_agorot), 0)`.as('agorot')])
+    .where('campaign_id', '=', campaignId)
+    .where('state', '=', state)
+    .executeTakeFirstOrThrow();
+  return { credits: Number(row.credits), agorot: Number(row.agorot) };
+}
+
+/** Marks these messages skipped with a delivery status (e.g. 201 blocked on request), zeroing their cost. */
+export async function skipMessages(db: Queryable, ids: number[], status: number, reason: string, now: number): Promise<void> {
+  for (let i = 0; i < ids.length; i += PHONE_CHUNK) {
+    await db
+      .updateTable('messages')
+      .set({ state: 'skipped', status, status_at: now, error: reason, cost_credits: 0, cost_agorot: 0 })
+      .where('id', 'in', ids.slice(i, i + PHONE_CHUNK))
+      .execute();
+  }
+}
+
+/** Credits an account back (one ledger row per currency) for messages that never left. */
+export async function refundAmounts(db: Queryable, accountId: number, credits: number, agorot: number, reason: string, ref: { type: string; id: number }, now: number): Promise<void> {
+  const base = { accountId, reason, refType: ref.type, refId: ref.id, now };
+  if (credits > 0) await applyLedgerChange(db, { ...base, currency: 'credits', amount: credits });
+  if (agorot > 0) await applyLedgerChange(db, { ...base, currency: 'international', amount: agorot });
+}
+
+/**
+ * Refunds one message that never reached the carrier (failed before submission, or skipped at dispatch).
+ * Idempotent: the message's cost is zeroed in the same guarded UPDATE, so a second call refunds nothing.
+ * Does not change the message's state (the caller does). Returns what was refunded.
+ */
+export async function refundMessage(
+  db: Queryable, message: Pick<ChargedMessage, 'id'>, reason: string, now: number,
+): Promise<{ credits: number; agorot: number }> {
+  const row = await db
+    .selectFrom('messages')
+    .select(['account_id', 'cost_credits', 'cost_agorot'])
+    .where('id', '=', message.id)
+    .executeTakeFirst();
+  if (!row || (Number(row.cost_credits) === 0 && Number(row.cost_agorot) === 0)) return { credits: 0, agorot: 0 };
+  const res = await db
+    .updateTable('messages')
+    .set({ cost_credits: 0, cost_agorot: 0 })
+    .where('id', '=', message.id)
+    .where('cost_credits', '=', row.cost_credits)
+    .where('cost_agorot', '=', row.cost_agorot)
+    .executeTakeFirst();
+  if (Number(res.numUpdatedRows) !== 1) return { credits: 0, agorot: 0 };
+  const credits = Number(row.cost_credits);
+  const agorot = Number(row.cost_agorot);
+  await refundAmounts(db, Number(row.account_id), credits, agorot, reason, { type: 'message', id: message.id }, now);
+  return { credits, agorot };
+}
+
+/** The account and phone a removal-link code belongs to. */
+export async function findUnsubscribeTarget(db: Queryable, code: string): Promise<{ accountId: number; phone: string } | undefined> {
+  const row = await db.selectFrom('messages').select(['account_id', 'phone']).where('unsubscribe_code', '=', code).executeTakeFirst();
+  return row ? { accountId: Number(row.account_id), phone: row.phone } : undefined;
+}

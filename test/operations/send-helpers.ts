@@ -1,0 +1,64 @@
+// Shared setup for the send-path suites: a service with the public pages, accounts with a verified sender,
+// and direct reads of the store to check what a call wrote.
+import { publicPagesComponent } from '../../src/http/public-pages.ts';
+import type { Component } from '../../src/service.ts';
+import { startTestService, type ApiCallOptions, type TestService } from '../helpers/service.ts';
+import type { StoreTarget } from '../helpers/stores.ts';
+
+export const xmlStatus = (text: string) => Number(/<status>(-?\d+)<\/status>/.exec(text)?.[1]);
+export const xmlField = (text: string, name: string) => new RegExp(`<${name}>([^<]*)</${name}>`).exec(text)?.[1];
+
+/** Starts a service with the public pages (and any extra components). */
+export function startSendingService(target: StoreTarget, options: { clock?: () => number; components?: Component[]; env?: Record<string, string> } = {}): Promise<TestService> {
+  return startTestService(target, { ...options, components: [publicPagesComponent(), ...(options.components ?? [])] });
+}
+
+export interface Sender {
+  username: string;
+  token: string;
+  /** Calls an operation as this account (user.username filled in). */
+  call(root: string, doc: Record<string, unknown>, options?: ApiCallOptions): Promise<Record<string, any>>;
+  /** Sends an sms from the verified source "Yona". */
+  sms(doc: Record<string, unknown>, options?: ApiCallOptions): Promise<Record<string, any>>;
+  /** Current domestic credits and international agorot. */
+  balance(): Promise<{ credits: number; agorot: number }>;
+}
+
+/** An account with `credits`, a token and the verified sender "Yona". */
+export async function newSender(t: TestService, username: string, credits = 1000, extra: string[] = []): Promise<Sender> {
+  await t.admin('create-account', username, '--password', 'secret-pw', '--credits', String(credits), ...extra);
+  const lines = await t.admin('create-token', username);
+  const token = lines[lines.length - 1];
+  await t.admin('verify-sender', username, 'Yona');
+  const call: Sender['call'] = (root, doc, options = {}) => t.api(root, { user: { username }, ...doc }, { token, ...options });
+  return {
+    username,
+    token,
+    call,
+    sms: (doc, options) => call('sms', { source: 'Yona', message: 'hello', ...doc }, options),
+    async balance() {
+      const row = await t.service.store.db.selectFrom('accounts').select(['credits', 'intl_agorot']).where('username', '=', username).executeTakeFirstOrThrow();
+      return { credits: Number(row.credits), agorot: Number(row.intl_agorot) };
+    },
+  };
+}
+
+/** The message rows of a campaign, in id order. */
+export function messagesOf(t: TestService, campaignId: number) {
+  return t.service.store.db.selectFrom('messages').selectAll().where('campaign_id', '=', campaignId).orderBy('id').execute();
+}
+
+/** The campaign row. */
+export function campaignRow(t: TestService, campaignId: number) {
+  return t.service.store.db.selectFrom('campaigns').selectAll().where('id', '=', campaignId).executeTakeFirstOrThrow();
+}
+
+/** Row counts of the tables a send writes (to prove a call wrote nothing). */
+export async function sendTableCounts(t: TestService): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  for (const table of ['campaigns', 'messages', 'ledger_entries', 'short_links', 'sender_verifications'] as const) {
+    const row = await t.service.store.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    out[table] = Number(row.n);
+  }
+  return out;
+}
