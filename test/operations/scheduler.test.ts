@@ -1,0 +1,87 @@
+// The scheduler on every store, with an injected clock: a scheduled campaign is released when due (campaign
+// and messages queued, dispatch signalled), not before; numbers blocked since acceptance are skipped (201)
+// and refunded; a (re)started scheduler releases everything overdue at once; racing releases never double up.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { fromZoned } from '../../src/domain/dates.ts';
+import { releaseDueCampaigns, schedulerComponent } from '../../src/workers/scheduler.ts';
+import type { TestService } from '../helpers/service.ts';
+import { storeTargets } from '../helpers/stores.ts';
+import { campaignRow, messagesOf, newSender, startSendingService, type Sender } from './send-helpers.ts';
+
+const at = (day: number, hour: number, minute = 0) => fromZoned({ year: 2026, month: 7, day, hour, minute, second: 0 }, 'Asia/Jerusalem');
+
+const targets = await storeTargets();
+for (const target of targets) {
+  describe(`scheduler (${target.name})`, () => {
+    let t: TestService;
+    let s: Sender;
+    let now = at(1, 9);
+    let dispatchSignals = 0;
+    const release = () => releaseDueCampaigns(t.service.store.db, now);
+    const schedule = (timing: string, phone: unknown = ['0501234567', '0521234567']) => s.sms({ destinations: { phone }, timing });
+
+    before(async () => {
+      t = await startSendingService(target, { clock: () => now });
+      s = await newSender(t, 'planner', 1000);
+      t.service.signals.subscribe('dispatch', () => dispatchSignals++);
+    });
+    after(() => t.close());
+
+    it('releases a campaign when its time comes, not before', async () => {
+      const sent = await schedule('01/07/26 10:30');
+      assert.equal(sent.status, 0);
+      now = at(1, 10, 29);
+      assert.equal(await release(), 0);
+      assert.equal((await campaignRow(t, sent.campaign_id)).state, 'scheduled');
+      now = at(1, 10, 30);
+      assert.equal(await release(), 2);
+      const campaign = await campaignRow(t, sent.campaign_id);
+      assert.deepEqual([campaign.state, Number(campaign.released_at)], ['queued', now]);
+      assert.deepEqual((await messagesOf(t, sent.campaign_id)).map((m) => [m.state, Number(m.next_attempt_at)]), [['queued', now], ['queued', now]]);
+      assert.equal(await release(), 0, 'released once');
+      assert.equal((await s.call('cancel', { campaign_id: sent.campaign_id })).status, 966);
+    });
+
+    it('skips and refunds numbers blocked after the send was accepted; all blocked finishes the campaign', async () => {
+      const mixed = await schedule('01/07/26 12:00', ['0531110001', '0531110002']);
+      const allBlocked = await schedule('01/07/26 12:00', ['0531110001']);
+      assert.equal((await s.call('addNumBL', { phones: { phone: '0531110001' } })).status, 946);
+      const credits = (await s.balance()).credits;
+      now = at(1, 12, 5);
+      assert.equal(await release(), 1);
+      assert.deepEqual((await messagesOf(t, mixed.campaign_id)).map((m) => [m.phone, m.state, m.status, Number(m.cost_credits)]), [
+        ['972531110001', 'skipped', 201, 0], ['972531110002', 'queued', null, 1],
+      ]);
+      assert.equal((await campaignRow(t, allBlocked.campaign_id)).state, 'sent');
+      assert.equal((await s.balance()).credits, credits + 2);
+    });
+
+    it('a started scheduler releases everything overdue at once, and wakes on the schedule signal', async () => {
+      const overdue = await Promise.all([schedule('02/07/26 08:00'), schedule('02/07/26 09:00')]);
+      now = at(3, 9);
+      const signalsBefore = dispatchSignals;
+      const scheduler = schedulerComponent({ intervalMs: 60_000 });
+      await scheduler.start(t.service);
+      try {
+        for (const o of overdue) assert.equal((await campaignRow(t, o.campaign_id)).state, 'queued');
+        assert.ok(dispatchSignals > signalsBefore, 'the dispatcher was told');
+        const next = await schedule('03/07/26 09:30');
+        now = at(3, 9, 30);
+        t.service.signals.notify('schedule');
+        for (let i = 0; i < 100 && (await campaignRow(t, next.campaign_id)).state === 'scheduled'; i++) await new Promise((r) => setTimeout(r, 10));
+        assert.equal((await campaignRow(t, next.campaign_id)).state, 'queued');
+      } finally {
+        await scheduler.stop();
+      }
+    });
+
+    it('concurrent releases of the same due campaigns queue each message exactly once', async () => {
+      const sends = await Promise.all(Array.from({ length: 5 }, () => schedule('04/07/26 08:00')));
+      now = at(4, 8);
+      const queued = await Promise.all([release(), release(), release()]);
+      assert.equal(queued.reduce((a, b) => a + b, 0), 10);
+      for (const x of sends) assert.deepEqual((await messagesOf(t, x.campaign_id)).map((m) => m.state), ['queued', 'queued']);
+    });
+  });
+}
