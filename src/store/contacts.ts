@@ -1,6 +1,6 @@
 // Contact lists and their contacts (tenant-scoped through the list's account), with a streaming reader
 // for the send path: keyset pages by id, so a list of millions is never held in memory at once.
-import type { Selectable } from 'kysely';
+import { PostgresAdapter, sql, type Selectable } from 'kysely';
 import type { Queryable } from './db.ts';
 import type { ContactListTable } from './schema-audience.ts';
 
@@ -22,8 +22,9 @@ export interface ContactRow {
 export type NewContact = Omit<ContactRow, 'id'>;
 
 const CONTACT_COLUMNS = ['id', 'phone', 'df1', 'df2', 'df3', 'df4', 'df5', 'df6'] as const;
-// 9 bound values per row: 1000 rows stay under SQLite's 32766 and PostgreSQL's 65535 parameters.
+// 9 bound values per row: 1000 rows stay under SQLite's 32766 parameters.
 const INSERT_CHUNK = 1000;
+const UNNEST_CHUNK = 10_000;
 const PHONE_CHUNK = 500;
 
 /** Creates an empty list for the account; returns its id. */
@@ -68,20 +69,41 @@ export async function insertContacts(db: Queryable, listId: number, contacts: Ne
   const seen = new Set<string>();
   const fresh = contacts.filter((c) => !seen.has(c.phone) && seen.add(c.phone));
   const added: string[] = [];
-  for (let i = 0; i < fresh.length; i += INSERT_CHUNK) {
-    const rows = fresh.slice(i, i + INSERT_CHUNK).map((c) => ({
-      list_id: listId, phone: c.phone, df1: c.df1, df2: c.df2, df3: c.df3, df4: c.df4, df5: c.df5, df6: c.df6, created_at: now,
-    }));
-    const inserted = await db
-      .insertInto('contacts')
-      .values(rows)
-      .onConflict((oc) => oc.columns(['list_id', 'phone']).doNothing())
-      .returning('phone')
-      .execute();
+  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  const chunk = postgres ? UNNEST_CHUNK : INSERT_CHUNK;
+  for (let i = 0; i < fresh.length; i += chunk) {
+    const part = fresh.slice(i, i + chunk);
+    const inserted = postgres ? await insertUnnest(db, listId, part, now) : await insertValues(db, listId, part, now);
     for (const r of inserted) added.push(r.phone);
   }
   await adjustCount(db, listId, added.length, now);
   return added;
+}
+
+// Multi-row VALUES (SQLite, and the portable path).
+function insertValues(db: Queryable, listId: number, part: NewContact[], now: number): Promise<{ phone: string }[]> {
+  const rows = part.map((c) => ({
+    list_id: listId, phone: c.phone, df1: c.df1, df2: c.df2, df3: c.df3, df4: c.df4, df5: c.df5, df6: c.df6, created_at: now,
+  }));
+  return db
+    .insertInto('contacts')
+    .values(rows)
+    .onConflict((oc) => oc.columns(['list_id', 'phone']).doNothing())
+    .returning('phone')
+    .execute();
+}
+
+// PostgreSQL: one array parameter per column (UNNEST), about 3x the rows/s of VALUES and no parameter limit.
+async function insertUnnest(db: Queryable, listId: number, part: NewContact[], now: number): Promise<{ phone: string }[]> {
+  const column = (key: keyof NewContact) => part.map((c) => c[key]);
+  const result = await sql<{ phone: string }>`
+    insert into contacts (list_id, phone, df1, df2, df3, df4, df5, df6, created_at)
+    select ${listId}::bigint, u.* , ${now}::bigint
+    from unnest(${column('phone')}::text[], ${column('df1')}::text[], ${column('df2')}::text[], ${column('df3')}::text[],
+                ${column('df4')}::text[], ${column('df5')}::text[], ${column('df6')}::text[]) as u
+    on conflict (list_id, phone) do nothing
+    returning phone`.execute(db);
+  return result.rows;
 }
 
 /** Removes these phones from a list; returns the phones that were in it. */
@@ -120,22 +142,44 @@ export async function pageContacts(db: Queryable, listId: number, offset: number
     .execute();
 }
 
-/** Streams a whole list in id order, `batchSize` contacts at a time (keyset pagination; bounded memory). */
+/**
+ * Streams a whole list in id order, at most `batchSize` contacts at a time, never the whole list in memory.
+ * Keyset pages by id, each also bounded above by an id window: right after a bulk load PostgreSQL's stale
+ * statistics make it sort every remaining row of the list for each page, and the window caps that work.
+ * Contacts added after the stream started (ids beyond the list's highest at start) are not included.
+ */
 export async function* streamContacts(db: Queryable, listId: number, batchSize = 5000): AsyncIterable<ContactRow[]> {
-  let after = 0;
-  for (;;) {
+  const bounds = await db
+    .selectFrom('contacts')
+    .select((eb) => [eb.fn.min('id').as('lo'), eb.fn.max('id').as('hi')])
+    .where('list_id', '=', listId)
+    .executeTakeFirst();
+  if (!bounds || bounds.lo === null || bounds.hi === null) return;
+  const last = Number(bounds.hi);
+  let after = Number(bounds.lo) - 1;
+  let span = batchSize * 2;
+  while (after < last) {
+    const upper = Math.min(after + span, last);
     const batch = await db
       .selectFrom('contacts')
       .select(CONTACT_COLUMNS)
       .where('list_id', '=', listId)
       .where('id', '>', after)
+      .where('id', '<=', upper)
       .orderBy('id')
       .limit(batchSize)
       .execute();
-    if (batch.length === 0) return;
-    yield batch;
-    if (batch.length < batchSize) return;
-    after = batch[batch.length - 1].id;
+    if (batch.length === batchSize) {
+      // Full page: the window may hold more. Size the next window from the id range this page needed.
+      const reached = batch[batch.length - 1].id;
+      span = Math.max(batchSize * 2, (reached - after) * 2);
+      after = reached;
+    } else {
+      // Window exhausted: the list is sparse here, widen the next one.
+      after = upper;
+      span *= 2;
+    }
+    if (batch.length > 0) yield batch;
   }
 }
 

@@ -224,6 +224,27 @@ for (const target of targets) {
       }
       assert.deepEqual(sizes, [5, 5, 2]);
       assert.deepEqual(seen, contacts.map((c) => c.phone));
+      // Interleaved with another list (sparse ids, gaps): only this list's contacts, each once, in id order.
+      const sparseId = await createContactList(db, accountId, 'Sparse', 1);
+      const noiseId = await createContactList(db, accountId, 'Noise', 1);
+      const phone = (prefix: string, i: number) => ({ phone: `${prefix}${String(i).padStart(4, '0')}`, df1: null, df2: null, df3: null, df4: null, df5: null, df6: null });
+      const expected: string[] = [];
+      for (let round = 0; round < 4; round++) {
+        const mine = Array.from({ length: round + 2 }, (_, i) => phone(`9725040${round}`, i));
+        expected.push(...mine.map((c) => c.phone));
+        await insertContacts(db, sparseId, mine, 1);
+        await insertContacts(db, noiseId, Array.from({ length: 40 * (round + 1) }, (_, i) => phone(`9725050${round}`, i)), 1);
+      }
+      for (const size of [1, 3, 5, 100]) {
+        const got: string[] = [];
+        for await (const batch of streamContacts(db, sparseId, size)) {
+          assert.ok(batch.length >= 1 && batch.length <= size);
+          got.push(...batch.map((c) => c.phone));
+        }
+        assert.deepEqual(got, expected, `batch size ${size}`);
+      }
+      const empty = await createContactList(db, accountId, 'Empty', 1);
+      for await (const _ of streamContacts(db, empty)) assert.fail('an empty list yields nothing');
       assert.ok(await findContactList(db, accountId, listId));
       const otherId = (await db.selectFrom('accounts').select('id').where('username', '=', 'clother').executeTakeFirstOrThrow()).id;
       assert.equal(await findContactList(db, otherId, listId), undefined);
