@@ -138,6 +138,7 @@ export const ADMIN_COMMANDS: Record<string, Command> = {
   'verify-sender': verifySender,
   'ip-check': ipCheck,
   'delete-token': deleteTokenCommand,
+  push: (...a) => import('./admin-push.ts').then((m) => m.pushAdminCommand(...a)),
 };
 
 /** Runs one admin command on an open store (tests call this in-process). */

@@ -96,6 +96,7 @@ const ITEM_NAMES: Record<string, string> = {
   tokens: 'token',
   subs: 'sub',
   verify_message: 'verify_message',
+  registrations: 'registration',
 };
 
 function xmlShape(value: unknown, key?: string): unknown {

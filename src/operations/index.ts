@@ -9,6 +9,7 @@ import { sms } from './sms.ts';
 import { bulk } from './bulk.ts';
 import { cancel } from './campaigns.ts';
 import { getVerifiedPhones, verifyPhone } from './senders.ts';
+import { pushUrl } from './push.ts';
 
 const OPERATIONS: Operation<any>[] = [
   getApiToken,
@@ -17,6 +18,7 @@ const OPERATIONS: Operation<any>[] = [
   blacklist, addNumBL, rmNumBL,
   newBirthdayCampaign, getBirthdayCampaigns, editBirthdayCampaign,
   sms, bulk, cancel, verifyPhone, getVerifiedPhones,
+  pushUrl,
 ];
 
 const byName = new Map<string, Operation<any>>();

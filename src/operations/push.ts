@@ -1,0 +1,70 @@
+// push_url: registers one URL per account and feed type (517 when the type has one; the old one stays).
+// Extension (docs/push.md): `action` `status` reads the account's registrations: state, failures, why and
+// when a registration was disabled, pending events and the last delivery attempt.
+import { z } from 'zod';
+import { formatEvent } from '../domain/dates.ts';
+import { ApiError, missingField } from '../domain/errors.ts';
+import { PUSH_TYPES } from '../domain/push-fields.ts';
+import { pushSettingsFor } from '../domain/push-settings.ts';
+import { checkPushUrl } from '../domain/push-url.ts';
+import { hasPushSecret, insertPushRegistration, listPushRegistrations } from '../store/push.ts';
+import type { PushType } from '../store/schema-push.ts';
+import { optText } from './fields.ts';
+import { defineOperation, type OperationContext, type Reply } from './types.ts';
+
+/** The feed type named in a request; status 2 naming the allowed values otherwise. */
+function parseType(text: string): PushType {
+  const type = text.toLowerCase();
+  if (!(PUSH_TYPES as readonly string[]).includes(type)) {
+    throw new ApiError(2, `Invalid value for field type: "${text}" (use one of ${PUSH_TYPES.join(', ')})`);
+  }
+  return type as PushType;
+}
+
+async function add(ctx: OperationContext, typeText: string | undefined, urlText: string | undefined): Promise<Reply> {
+  if (!typeText) throw missingField('type');
+  const type = parseType(typeText);
+  if (!urlText) throw missingField('url');
+  const check = checkPushUrl(urlText, { allowPrivate: pushSettingsFor(ctx.config).allowPrivate });
+  if (!check.ok) throw new ApiError(2, `Invalid value for field url: ${check.reason}`);
+  const id = await insertPushRegistration(ctx.db, { accountId: ctx.account.id, type, url: check.url.href, now: ctx.now });
+  if (id === null) throw new ApiError(517, `Push url already registered for this type (${type}); the existing URL is unchanged`);
+  return { status: 0, message: `Push URL added for ${type}`, type, url: check.url.href };
+}
+
+async function status(ctx: OperationContext, typeText: string | undefined): Promise<Reply> {
+  const type = typeText ? parseType(typeText) : undefined;
+  const zone = ctx.account.time_zone;
+  const at = (ms: number | null) => (ms === null ? null : formatEvent(Number(ms), zone));
+  const signed = (await hasPushSecret(ctx.db, ctx.account.id)) ? 1 : 0;
+  const regs = await listPushRegistrations(ctx.db, ctx.account.id, type);
+  return {
+    status: 0,
+    message: `${regs.length} push registration${regs.length === 1 ? '' : 's'}`,
+    registrations: regs.map((r) => ({
+      type: r.type,
+      url: r.url,
+      state: r.state,
+      consecutive_failures: Number(r.consecutive_failures),
+      disabled_at: at(r.disabled_at),
+      disabled_reason: r.disabled_reason,
+      pending_events: r.pending_events,
+      created_at: at(r.created_at),
+      signed,
+      last_attempt_at: at(r.last_attempt?.at ?? null),
+      last_http_status: r.last_attempt?.http_status ?? null,
+      last_error: r.last_attempt?.error ?? null,
+    })),
+  };
+}
+
+export const pushUrl = defineOperation({
+  names: ['push_url'],
+  input: z.object({ type: optText(), url: optText(), action: optText() }),
+  async handler(ctx, input) {
+    const action = (input.action ?? 'add').toLowerCase();
+    if (action === 'add') return add(ctx, input.type, input.url);
+    if (action === 'status') return status(ctx, input.type);
+    throw new ApiError(502, `Action type not valid: "${input.action}" (use add or status)`);
+  },
+});
