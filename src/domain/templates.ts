@@ -3,6 +3,7 @@
 /** The six dynamic field names of a contact. */
 export const DYNAMIC_FIELDS = ['df1', 'df2', 'df3', 'df4', 'df5', 'df6'] as const;
 
+/** One of df1..df6. */
 export type DynamicFieldName = (typeof DYNAMIC_FIELDS)[number];
 
 /** A contact's dynamic field values; absent or null fields merge as empty text. */
@@ -22,11 +23,4 @@ export function hasDynamicFields(template: string): boolean {
   const found = PLACEHOLDER.test(template);
   PLACEHOLDER.lastIndex = 0;
   return found;
-}
-
-/** The dynamic fields a template refers to, in order of first use, without repeats. */
-export function dynamicFieldsUsed(template: string): DynamicFieldName[] {
-  const used = new Set<DynamicFieldName>();
-  for (const m of template.matchAll(PLACEHOLDER)) used.add(`df${m[1]}` as DynamicFieldName);
-  return [...used];
 }

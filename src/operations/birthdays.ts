@@ -22,6 +22,7 @@ import { isVerifiedSender } from '../store/senders.ts';
 import { optInt, optText, rawText, text, textOf } from './fields.ts';
 import { defineOperation, type OperationContext } from './types.ts';
 
+/** Hour greetings go out when new_birthday_campaign names none. */
 export const DEFAULT_BIRTHDAY_HOUR = 9;
 const MAX_MESSAGE = 1005;
 const MAX_NAME = 50;
@@ -48,6 +49,7 @@ async function checkSource(ctx: OperationContext, source: string): Promise<strin
   return source;
 }
 
+/** new_birthday_campaign (extension): creates an active campaign on a list. */
 export const newBirthdayCampaign = defineOperation({
   names: ['new_birthday_campaign'],
   input: z.object({
@@ -71,6 +73,7 @@ export const newBirthdayCampaign = defineOperation({
   },
 });
 
+/** get_birthday_campaigns: the account's campaigns. */
 export const getBirthdayCampaigns = defineOperation({
   names: ['get_birthday_campaigns'],
   input: z.object({}),
@@ -84,6 +87,7 @@ export const getBirthdayCampaigns = defineOperation({
   },
 });
 
+/** edit_birthday_campaign: changes text, hour, source, activity (977 when not the account's). */
 export const editBirthdayCampaign = defineOperation({
   names: ['edit_birthday_campaign'],
   input: z.object({

@@ -45,6 +45,7 @@ function parseWindowEdge(value: string, field: string, timeZone: string): number
   return at;
 }
 
+/** blacklist: entries blocked within a window, phones masked. */
 export const blacklist = defineOperation({
   names: ['blacklist'],
   input: z.object({ from: text(), to: text() }),
@@ -59,6 +60,7 @@ export const blacklist = defineOperation({
   },
 });
 
+/** addNumBL: blocks numbers (source 'api'); 946 on success. */
 export const addNumBL = defineOperation({
   names: ['addNumBL'],
   input: z.object({ phones: z.unknown().optional(), phone: z.unknown().optional() }),
@@ -69,6 +71,7 @@ export const addNumBL = defineOperation({
   },
 });
 
+/** rmNumBL: unblocks numbers; 944 when some were not blocked. */
 export const rmNumBL = defineOperation({
   names: ['rmNumBL'],
   input: z.object({ phones: z.unknown().optional(), phone: z.unknown().optional(), reason: optText() }),

@@ -39,6 +39,7 @@ interface RowInput {
   reason?: string;
 }
 
+/** getCLbyID page size when none is given, and the largest accepted (larger asks are capped). */
 export const DEFAULT_PAGE_SIZE = 1000;
 export const MAX_PAGE_SIZE = 10_000;
 
@@ -106,6 +107,7 @@ async function requireList(ctx: OperationContext, cl: unknown): Promise<ContactL
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
+/** newCL: creates one or more lists; bad rows are reported, not fatal. */
 export const newCL = defineOperation({
   names: ['newCL'],
   input: z.object({ cl: z.preprocess(present, z.array(z.object({ name: text(), destinations: z.unknown().optional() }))) }),
@@ -123,6 +125,7 @@ export const newCL = defineOperation({
   },
 });
 
+/** removeCL: deletes lists with their contacts (all named lists, or none). */
 export const removeCL = defineOperation({
   names: ['removeCL'],
   input: z.object({ cl: z.unknown().optional() }),
@@ -142,6 +145,7 @@ export const removeCL = defineOperation({
   },
 });
 
+/** addNumCL: adds contacts to a list; duplicates are reported, not added. */
 export const addNumCL = defineOperation({
   names: ['addNumCL'],
   input: z.object({ cl: z.unknown().optional(), destinations: z.unknown().optional() }),
@@ -154,6 +158,7 @@ export const addNumCL = defineOperation({
   },
 });
 
+/** rmNumCL: removes numbers from a list. */
 export const rmNumCL = defineOperation({
   names: ['rmNumCL'],
   input: z.object({ cl: z.unknown().optional(), destinations: z.unknown().optional() }),
@@ -177,6 +182,7 @@ export const rmNumCL = defineOperation({
   },
 });
 
+/** getCL: the account's lists with their sizes. */
 export const getCL = defineOperation({
   names: ['getCL'],
   input: z.object({}),
@@ -189,6 +195,7 @@ export const getCL = defineOperation({
   },
 });
 
+/** getCLbyID: one page of a list's contacts. */
 export const getCLbyID = defineOperation({
   names: ['getCLbyID'],
   input: z.object({ cl: z.unknown().optional(), page: optInt(), page_size: optInt() }),

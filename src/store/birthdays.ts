@@ -5,6 +5,7 @@ import type { ContactRow } from './contacts.ts';
 import type { Queryable } from './db.ts';
 import type { BirthdayCampaignTable } from './schema-audience.ts';
 
+/** A birthday campaign row. */
 export type BirthdayCampaign = Selectable<BirthdayCampaignTable>;
 
 /** What a new birthday campaign holds. */

@@ -4,11 +4,13 @@ import type { Selectable } from 'kysely';
 import type { Queryable } from './db.ts';
 import type { BlocklistTable } from './schema-audience.ts';
 
+/** A blocked number with its source and time. */
 export type BlocklistEntry = Selectable<BlocklistTable>;
 
 /** Where a block came from. */
 export type BlockSource = 'api' | 'unsubscribe-link' | 'reply-stop' | 'console' | 'operator';
 
+/** Every block source, for validating operator and console input. */
 export const BLOCK_SOURCES: readonly BlockSource[] = ['api', 'unsubscribe-link', 'reply-stop', 'console', 'operator'];
 
 // Bound values per IN list: well under every driver's parameter limit, and plans stay cheap.
@@ -28,7 +30,7 @@ export async function addToBlocklist(
   db: Queryable,
   accountId: number,
   phonesE164: string[],
-  source: BlockSource | string,
+  source: BlockSource,
   now: number,
 ): Promise<string[]> {
   const added: string[] = [];

@@ -4,6 +4,7 @@ import { PostgresAdapter, sql, type Selectable } from 'kysely';
 import type { Queryable } from './db.ts';
 import type { ContactListTable } from './schema-audience.ts';
 
+/** A contact list row (contact_count kept in step with its contacts). */
 export type ContactList = Selectable<ContactListTable>;
 
 /** One contact as the send path reads it: phone in international form, dynamic fields or null. */

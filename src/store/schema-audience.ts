@@ -1,6 +1,7 @@
 // Tables of the audience issue: contact lists and their contacts, the blocklist, birthday campaigns.
 import type { Generated } from 'kysely';
 
+/** A named contact list of one account. */
 export interface ContactListTable {
   id: Generated<number>;
   account_id: number;
@@ -12,6 +13,7 @@ export interface ContactListTable {
   updated_at: number;
 }
 
+/** One contact of a list (indexed by (list_id, id) and unique by (list_id, phone)). */
 export interface ContactTable {
   id: Generated<number>;
   list_id: number;
@@ -26,6 +28,7 @@ export interface ContactTable {
   created_at: number;
 }
 
+/** A number the account has blocked; every row is a `blacklist` push event source. */
 export interface BlocklistTable {
   id: Generated<number>;
   account_id: number;
@@ -36,6 +39,7 @@ export interface BlocklistTable {
   created_at: number;
 }
 
+/** The log of unblocked numbers (rmNumBL and friends). */
 export interface BlocklistRemovalTable {
   id: Generated<number>;
   account_id: number;
@@ -48,6 +52,7 @@ export interface BlocklistRemovalTable {
   removed_at: number;
 }
 
+/** A recurring greeting to a list's contacts on their birthday. */
 export interface BirthdayCampaignTable {
   id: Generated<number>;
   account_id: number;
@@ -67,6 +72,7 @@ export interface BirthdayCampaignTable {
   checked_at: number | null;
 }
 
+/** A greeting sent: unique per campaign, contact and local year. */
 export interface BirthdaySendTable {
   id: Generated<number>;
   campaign_id: number;
@@ -77,6 +83,7 @@ export interface BirthdaySendTable {
   sent_at: number;
 }
 
+/** The audience tables, merged into the Database interface. */
 export interface AudienceTables {
   contact_lists: ContactListTable;
   contacts: ContactTable;
