@@ -56,7 +56,8 @@ export const blacklist = defineOperation({
     const to = parseWindowEdge(input.to, 'to', zone) + MINUTE - 1;
     const entries = await listBlocklist(ctx.db, ctx.account.id, from, to);
     const transactions = entries.map((e) => ({ phone: maskPhone(e.phone), date: formatShort(e.created_at, zone) }));
-    return { status: 0, message: '', transactions };
+    // Never empty: `<message/>` would defeat clients that regex `<message>(.*?)</message>`.
+    return { status: 0, message: `${transactions.length} blocked number${transactions.length === 1 ? '' : 's'}`, transactions };
   },
 });
 
