@@ -108,7 +108,7 @@ for (const target of targets) {
       assert.equal(xmlStatus(add.text), 946, add.text);
       const list = await t.post(`<blacklist>${user}<from>12/03/26 14:05</from><to>12/03/26 14:05</to></blacklist>`, { contentType: 'application/xml', token });
       assert.equal(xmlStatus(list.text), 0);
-      assert.match(list.text, /<message>1 blocked number<\/message>/);
+      assert.match(list.text, /<message>3 blocked numbers<\/message>/);
       assert.match(list.text, /<transactions><transaction><phone>5\*{8}<\/phone><date>\d\d\/\d\d\/\d\d \d\d:\d\d<\/date><\/transaction>/);
       const rm = await t.post(`<rmNumBL>${user}<phones><phone>0531231234</phone><phone>0539999999</phone></phones><reason>test</reason></rmNumBL>`, {
         contentType: 'application/xml', token,
