@@ -138,6 +138,10 @@ export const ADMIN_COMMANDS: Record<string, Command> = {
   'verify-sender': verifySender,
   'ip-check': ipCheck,
   'delete-token': deleteTokenCommand,
+  'add-carrier': (...a) => import('./admin-carriers.ts').then((m) => m.addCarrier(...a)),
+  'add-route': (...a) => import('./admin-carriers.ts').then((m) => m.addRoute(...a)),
+  'add-number': (...a) => import('./admin-carriers.ts').then((m) => m.addNumber(...a)),
+  carriers: (...a) => import('./admin-carriers.ts').then((m) => m.listCarriersCommand(...a)),
   push: (...a) => import('./admin-push.ts').then((m) => m.pushAdminCommand(...a)),
 };
 

@@ -9,6 +9,8 @@ type Runner = (args: string[]) => Promise<void>;
 export const COMMANDS: Record<string, Runner> = {
   serve: () => runServe(),
   admin: (args) => runAdmin(args),
+  'smsc-sim': (args) => import('./sim.ts').then((m) => m.runSmscSim(args)),
+  sim: (args) => import('./sim.ts').then((m) => m.runSim(args)),
 };
 
 async function main(argv: string[]): Promise<void> {

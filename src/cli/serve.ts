@@ -3,10 +3,11 @@ import { loadConfig } from '../config.ts';
 import { startService, type Component } from '../service.ts';
 import { schedulerComponent } from '../workers/scheduler.ts';
 import { publicPagesComponent } from '../http/public-pages.ts';
+import { carriersComponent } from '../workers/carriers.ts';
 
 /** Components `serve` runs besides the API (workers and the bundled simulator are added by their issues). */
 export function defaultComponents(): Component[] {
-  return [schedulerComponent(), publicPagesComponent()];
+  return [schedulerComponent(), publicPagesComponent(), carriersComponent()];
 }
 
 /** Starts the service and waits for a signal. */

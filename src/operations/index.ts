@@ -9,6 +9,7 @@ import { sms } from './sms.ts';
 import { bulk } from './bulk.ts';
 import { cancel } from './campaigns.ts';
 import { getVerifiedPhones, verifyPhone } from './senders.ts';
+import { dlr, dlrByDate, incoming } from './reports.ts';
 import { pushUrl } from './push.ts';
 
 const OPERATIONS: Operation<any>[] = [
@@ -18,6 +19,7 @@ const OPERATIONS: Operation<any>[] = [
   blacklist, addNumBL, rmNumBL,
   newBirthdayCampaign, getBirthdayCampaigns, editBirthdayCampaign,
   sms, bulk, cancel, verifyPhone, getVerifiedPhones,
+  dlr, dlrByDate, incoming,
   pushUrl,
 ];
 

@@ -1,3 +1,93 @@
-// Tables of the carriers issue (filled in by it).
+// Tables of the carriers issue: configured SMPP carriers and routes, inbound numbers, the carrier message ids
+// of submitted parts (how receipts find their message), receipts not matched yet, and inbound messages.
+import type { Generated } from 'kysely';
 
-export interface CarriersTables {}
+export interface CarrierTable {
+  id: Generated<number>;
+  name: string;
+  host: string;
+  port: number;
+  system_id: string;
+  /** Kept in clear: the connector must send it in bind_*. Never logged, never shown by the CLI. */
+  password: string;
+  system_type: string;
+  /** 'transceiver' or 'tx+rx'. */
+  bind_mode: string;
+  binds: number;
+  window_size: number;
+  /** Submits per second across all binds; 0 is unlimited. */
+  max_tps: number;
+  tls: number;
+  created_at: number;
+}
+
+export interface CarrierRouteTable {
+  id: Generated<number>;
+  /** Destination prefix in international digits ('97250'); '' is the default route. */
+  prefix: string;
+  carrier: string;
+  created_at: number;
+}
+
+export interface AccountNumberTable {
+  id: Generated<number>;
+  account_id: number;
+  /** Inbound number, international digits for phone numbers (972...), else the digits as given (short codes). */
+  number: string;
+  created_at: number;
+}
+
+export interface CarrierMessageIdTable {
+  carrier: string;
+  carrier_message_id: string;
+  message_id: number;
+  /** 0-based part of the message this submit_sm carried. */
+  part_index: number;
+  /** Delivery status of this part from its receipt (null: none yet; -1 intermediate). */
+  part_status: number | null;
+  created_at: number;
+}
+
+export interface PendingReceiptTable {
+  id: Generated<number>;
+  carrier: string;
+  carrier_message_id: string;
+  /** SMPP state name (DELIVRD, UNDELIV, ...) and the err code, as received. */
+  state: string;
+  err: string | null;
+  /** When the carrier says it happened. */
+  at: number;
+  created_at: number;
+}
+
+export interface InboundMessageTable {
+  id: Generated<number>;
+  account_id: number;
+  /** Sender, international digits (9725...). */
+  phone: string;
+  /** The account's number it arrived on. */
+  dest: string;
+  text: string;
+  carrier: string;
+  received_at: number;
+}
+
+export interface UnroutedInboundTable {
+  id: Generated<number>;
+  phone: string;
+  /** The destination as the carrier gave it (no account owns it). */
+  dest: string;
+  text: string;
+  carrier: string;
+  received_at: number;
+}
+
+export interface CarriersTables {
+  carriers: CarrierTable;
+  carrier_routes: CarrierRouteTable;
+  account_numbers: AccountNumberTable;
+  carrier_message_ids: CarrierMessageIdTable;
+  pending_receipts: PendingReceiptTable;
+  inbound_messages: InboundMessageTable;
+  unrouted_inbound: UnroutedInboundTable;
+}

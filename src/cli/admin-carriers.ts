@@ -1,0 +1,89 @@
+// `yona admin add-carrier | add-route | add-number | carriers`: the operator's carrier settings in the store.
+// Carrier passwords are stored in clear (the connector sends them in bind_*) and never printed or logged.
+import { parseArgs } from 'node:util';
+import type { Config } from '../config.ts';
+import { loadCarrierSetup, normalizeNumber, routePrefix } from '../carriers/config.ts';
+import { findAccountByUsername } from '../store/accounts.ts';
+import { addAccountNumber, setRoute, upsertCarrier } from '../store/carriers.ts';
+import type { Store } from '../store/db.ts';
+import { UsageError } from './admin.ts';
+
+type Out = (line: string) => void;
+
+function fail(message: string): never {
+  throw new UsageError(message);
+}
+
+function whole(text: string | undefined, what: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  if (text === undefined || !/^\d+$/.test(text) || Number(text) < min || Number(text) > max) fail(`${what} must be a whole number from ${min} to ${max}, got "${text ?? ''}"`);
+  return Number(text);
+}
+
+const ADD_CARRIER_USAGE = 'usage: yona admin add-carrier NAME --host H --port P --system-id S --password PW [--system-type T] ' +
+  '[--bind transceiver|tx+rx] [--binds N] [--window N] [--max-tps N] [--tls]';
+
+/** Adds (or updates) an SMPP carrier; `yona serve` binds it on its next start. */
+export async function addCarrier(store: Store, _config: Config, args: string[], out: Out): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args, allowPositionals: true,
+    options: {
+      host: { type: 'string' }, port: { type: 'string' }, 'system-id': { type: 'string' }, password: { type: 'string' },
+      'system-type': { type: 'string' }, bind: { type: 'string' }, binds: { type: 'string' }, window: { type: 'string' },
+      'max-tps': { type: 'string' }, tls: { type: 'boolean', default: false },
+    },
+  });
+  const [name] = positionals;
+  if (!name || !values.host || !values.port || !values['system-id'] || values.password === undefined) fail(ADD_CARRIER_USAGE);
+  if (!/^[\w.-]{1,40}$/.test(name)) fail(`carrier NAME may hold letters, digits, '.', '-' and '_' (at most 40), got "${name}"`);
+  const bind = values.bind ?? 'transceiver';
+  if (bind !== 'transceiver' && bind !== 'tx+rx') fail(`--bind must be transceiver or tx+rx, got "${bind}"`);
+  if (values['system-id'].length > 15) fail('--system-id may be at most 15 characters (SMPP 3.4)');
+  if (values.password.length > 8) out('note: SMPP 3.4 passwords are at most 8 characters; this carrier may refuse a longer one');
+  const carrier = {
+    name, host: values.host, port: whole(values.port, '--port', 1, 65535), systemId: values['system-id'], password: values.password,
+    systemType: values['system-type'] ?? '', bindMode: bind as 'transceiver' | 'tx+rx',
+    binds: values.binds === undefined ? 1 : whole(values.binds, '--binds', 1, 64),
+    windowSize: values.window === undefined ? 10 : whole(values.window, '--window', 1, 10_000),
+    maxTps: values['max-tps'] === undefined ? 0 : whole(values['max-tps'], '--max-tps', 0), tls: values.tls!,
+  };
+  const created = await upsertCarrier(store.db, carrier, Date.now());
+  out(`${created ? 'added' : 'updated'} carrier ${name}: ${describe(carrier)}; restart yona serve to bind it`);
+}
+
+function describe(c: { host: string; port: number; systemId: string; bindMode: string; binds: number; windowSize: number; maxTps: number; tls: boolean }): string {
+  return `${c.host}:${c.port}${c.tls ? ' (TLS)' : ''}, system_id ${c.systemId}, ${c.bindMode} x${c.binds}, window ${c.windowSize}, ` +
+    `${c.maxTps > 0 ? `${c.maxTps} submits/s` : 'no rate limit'}`;
+}
+
+/** Routes destinations starting with PREFIX ('default' for all others) to a configured carrier. */
+export async function addRoute(store: Store, _config: Config, args: string[], out: Out): Promise<void> {
+  const [rawPrefix, carrier] = args;
+  if (rawPrefix === undefined || !carrier) fail('usage: yona admin add-route PREFIX|default CARRIER (PREFIX in international digits, e.g. 97250)');
+  const prefix = routePrefix(rawPrefix);
+  if (!/^\d*$/.test(prefix)) fail(`PREFIX must be international digits like 97250 (or "default"), got "${rawPrefix}"`);
+  const setup = await loadCarrierSetup(store.db);
+  if (!setup.carriers.some((c) => c.name === carrier)) fail(`no carrier named "${carrier}" (add it with yona admin add-carrier)`);
+  await setRoute(store.db, prefix, carrier, Date.now());
+  out(`${prefix === '' ? 'default route' : `destinations starting ${prefix}`} -> ${carrier}; restart yona serve to apply`);
+}
+
+/** Gives an account an inbound number: SMS to it show in the account's `incoming` and its push feed. */
+export async function addNumber(store: Store, _config: Config, args: string[], out: Out): Promise<void> {
+  const [username, raw] = args;
+  if (!username || !raw) fail('usage: yona admin add-number USERNAME NUMBER');
+  const account = (await findAccountByUsername(store.db, username)) ?? fail(`no account named "${username}"`);
+  const number = normalizeNumber(raw);
+  if (!/^\d{3,15}$/.test(number)) fail(`NUMBER must be a phone number or short code, got "${raw}"`);
+  if (!(await addAccountNumber(store.db, account.id, number, Date.now()))) fail(`number ${number} already belongs to another account`);
+  out(`inbound SMS to ${number} go to ${account.username}`);
+}
+
+/** Lists carriers (passwords never shown) and routes, as the next `yona serve` would use them. */
+export async function listCarriersCommand(store: Store, _config: Config, _args: string[], out: Out): Promise<void> {
+  const setup = await loadCarrierSetup(store.db);
+  if (setup.carriers.length === 0) out('no carrier configured: yona serve starts the bundled SMSC simulator');
+  for (const c of setup.carriers) {
+    out(`carrier ${c.name}: ${describe({ ...c, maxTps: c.maxSubmitsPerSecond, tls: c.tls })}`);
+  }
+  for (const r of setup.routes) out(`route ${r.prefix === '' ? 'default' : r.prefix} -> ${r.carrier}`);
+}

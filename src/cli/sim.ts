@@ -1,0 +1,103 @@
+// `yona smsc-sim` (a standalone SMSC simulator) and `yona sim mo | messages` (talk to a running simulator
+// through its control channel, found in ${YONA_DATA_DIR}/simulator.json or given with --control URL).
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { SimulatorClient, SmscSimulator } from '../carriers/simulator/index.ts';
+import { normalizePhone } from '../domain/phone.ts';
+import { simulatorInfoPath } from '../workers/carriers.ts';
+import { UsageError } from './admin.ts';
+
+type Out = (line: string) => void;
+
+function fail(message: string): never {
+  throw new UsageError(message);
+}
+
+function port(text: string | undefined, what: string, fallback: number): number {
+  if (text === undefined) return fallback;
+  if (!/^\d+$/.test(text) || Number(text) > 65535) fail(`${what} must be a port number, got "${text}"`);
+  return Number(text);
+}
+
+const dataDir = () => resolve(process.env.YONA_DATA_DIR ?? './data');
+
+/** Runs the simulator until SIGINT/SIGTERM; prints where it listens. */
+export async function runSmscSim(args: string[], out: Out = console.log): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      port: { type: 'string' }, 'control-port': { type: 'string' }, 'receipt-delay': { type: 'string' },
+      'system-id': { type: 'string' }, password: { type: 'string' },
+    },
+  });
+  if (values.port === undefined) fail('usage: yona smsc-sim --port N [--control-port N] [--receipt-delay MS] [--system-id ID --password PW]');
+  const delay = values['receipt-delay'];
+  if (delay !== undefined && !/^\d+$/.test(delay)) fail(`--receipt-delay must be milliseconds, got "${delay}"`);
+  const simulator = new SmscSimulator({
+    systemId: values['system-id'], password: values.password, receiptDelayMs: delay === undefined ? 200 : Number(delay),
+    controlPort: port(values['control-port'], '--control-port', 0),
+  });
+  const smppPort = await simulator.start(port(values.port, '--port', 0));
+  const controlUrl = `http://127.0.0.1:${simulator.controlPort()}`;
+  const infoFile = simulatorInfoPath(dataDir());
+  mkdirSync(dataDir(), { recursive: true });
+  writeFileSync(infoFile, `${JSON.stringify({ smppPort, controlUrl, pid: process.pid, startedAt: new Date().toISOString() })}\n`);
+  out(`smsc simulator: SMPP on 127.0.0.1:${smppPort}, control ${controlUrl} (written to ${infoFile})`);
+  await new Promise<void>((done) => {
+    const stop = () => void simulator.stop().finally(() => {
+      rmSync(infoFile, { force: true });
+      done();
+    });
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+}
+
+function controlUrl(given: string | undefined): string {
+  if (given) return given;
+  const file = simulatorInfoPath(dataDir());
+  try {
+    return (JSON.parse(readFileSync(file, 'utf8')) as { controlUrl: string }).controlUrl;
+  } catch {
+    fail(`no running simulator found (${file} is missing): start yona serve with no carrier configured, or yona smsc-sim, or pass --control URL`);
+  }
+}
+
+// Phones as the simulator sees them: international digits (0501234567 -> 972501234567).
+function asInternational(phone: string): string {
+  const n = normalizePhone(phone, { allowInternational: true });
+  return n.ok ? n.e164 : phone.replace(/^\+/, '');
+}
+
+/** `yona sim mo --from PHONE --to NUMBER --text TEXT` and `yona sim messages [--to PHONE] [--json]`. */
+export async function runSim(args: string[], out: Out = console.log): Promise<void> {
+  const [sub, ...rest] = args;
+  const { values } = parseArgs({
+    args: rest,
+    options: { from: { type: 'string' }, to: { type: 'string' }, text: { type: 'string' }, json: { type: 'boolean', default: false }, control: { type: 'string' } },
+  });
+  const client = new SimulatorClient(controlUrl(values.control));
+  if (sub === 'mo') {
+    if (!values.from || !values.to || values.text === undefined) fail('usage: yona sim mo --from PHONE --to NUMBER --text TEXT [--control URL]');
+    const result = await client.mo({ from: asInternational(values.from), to: values.to, text: values.text });
+    out(result.delivered
+      ? `delivered to Yona (${result.parts} part${result.parts === 1 ? '' : 's'})`
+      : `queued in the simulator (${result.parts} parts): no Yona bind acknowledged it yet`);
+    return;
+  }
+  if (sub === 'messages') {
+    const messages = await client.messages(values.to ? asInternational(values.to) : undefined);
+    if (values.json) {
+      out(JSON.stringify(messages));
+      return;
+    }
+    if (messages.length === 0) out('no messages');
+    for (const m of messages) {
+      out(`${new Date(m.receivedAt).toISOString()}  to ${m.destination}  from ${m.source}  ${m.parts} part${m.parts === 1 ? '' : 's'}` +
+        `${m.dataCoding === 8 ? ' UCS-2' : ''}\n  ${m.text.replace(/\n/g, '\n  ')}`);
+    }
+    return;
+  }
+  fail('usage: yona sim <mo|messages> ... (yona sim mo --from PHONE --to NUMBER --text TEXT; yona sim messages [--to PHONE] [--json])');
+}

@@ -1,0 +1,96 @@
+// Polling: dlr (reports by external id), dlrByDate / dlrbyDate (reports by date) and incoming (inbound SMS).
+//
+// Replies: { status 0, message '', transactions: [...] } (XML: <transactions><transaction>...). A dlr report
+// carries the pushed fields (external_id, status, he_message, en_message, date dd/mm/yy hh:mm:ss, phone 9725...,
+// operator and operaor (the carrier), shipment_id); an incoming one { phone, dest, message, date }.
+// Windows: `from`/`to` are dd/mm/yy hh:mm in the account's zone, `to` includes its whole minute, at most one
+// week apart (all three operations). dlr matches messages accepted or submitted in the window; dlrByDate
+// matches reports whose current status dates from the window; incoming matches messages received in it.
+// At most 1000 external ids (dlr) and 10,000 rows per reply; `truncated: 1` says more exist (narrow the window).
+// Errors are status 2 with a message naming the problem (missing field, bad date, window, too many ids).
+import { z } from 'zod';
+import { parseShort } from '../domain/dates.ts';
+import { ApiError, missingField } from '../domain/errors.ts';
+import { dlrFields, incomingFields } from '../domain/push-fields.ts';
+import { listInbound } from '../store/inbound.ts';
+import { reportsByDate, reportsByExternalIds, type ReportRow } from '../store/reports.ts';
+import { asList, text, textOf } from './fields.ts';
+import { defineOperation, type Reply } from './types.ts';
+
+const MINUTE = 60_000;
+const WEEK = 7 * 24 * 3600_000;
+/** Most external ids one dlr call may ask for. */
+export const MAX_EXTERNAL_IDS = 1000;
+/** Most rows one reply carries. */
+export const MAX_REPORT_ROWS = 10_000;
+
+/** Parses from/to in the account's zone; `to` covers its whole minute; window at most one week. */
+export function parseReportWindow(fromText: string, toText: string, timeZone: string): { from: number; to: number } {
+  const from = parseShort(fromText, timeZone);
+  if (from === null) throw new ApiError(2, `Invalid value for field from: expected dd/mm/yy hh:mm, got "${fromText}"`);
+  const toStart = parseShort(toText, timeZone);
+  if (toStart === null) throw new ApiError(2, `Invalid value for field to: expected dd/mm/yy hh:mm, got "${toText}"`);
+  if (toStart < from) throw new ApiError(2, 'Invalid window: to is before from');
+  if (toStart - from > WEEK) throw new ApiError(2, 'Invalid window: from and to may be at most one week apart');
+  return { from, to: toStart + MINUTE - 1 };
+}
+
+// `transactions.external_id` (repeatable, also several `transactions`); a bare `external_id` is accepted too.
+function readExternalIds(transactions: unknown, bare: unknown): string[] {
+  const given = [
+    ...asList(transactions).flatMap((t) => (t !== null && typeof t === 'object' ? asList((t as Record<string, unknown>).external_id) : [])),
+    ...asList(bare),
+  ].map((v) => textOf(v)?.trim() ?? '').filter((v) => v !== '');
+  if (given.length === 0) throw missingField('transactions.external_id');
+  if (given.length > MAX_EXTERNAL_IDS) {
+    throw new ApiError(2, `Too many external_id values: ${given.length}, at most ${MAX_EXTERNAL_IDS} per request`);
+  }
+  return given;
+}
+
+function reportReply(rows: ReportRow[], timeZone: string): Reply {
+  const transactions = rows.slice(0, MAX_REPORT_ROWS).map((r) => dlrFields({
+    externalId: r.external_id, status: r.status, date: r.status_at, phone: r.phone, operator: r.carrier, shipmentId: r.campaign_id, timeZone,
+  }));
+  const reply: Reply = { status: 0, message: '', transactions };
+  if (rows.length > MAX_REPORT_ROWS) reply.truncated = 1;
+  return reply;
+}
+
+export const dlr = defineOperation({
+  names: ['dlr'],
+  input: z.object({ transactions: z.unknown().optional(), external_id: z.unknown().optional(), from: text(), to: text() }),
+  readOnly: true,
+  async handler(ctx, input) {
+    const ids = readExternalIds(input.transactions, input.external_id);
+    const zone = ctx.account.time_zone;
+    const { from, to } = parseReportWindow(input.from, input.to, zone);
+    return reportReply(await reportsByExternalIds(ctx.db, ctx.account.id, ids, from, to, MAX_REPORT_ROWS + 1), zone);
+  },
+});
+
+export const dlrByDate = defineOperation({
+  names: ['dlrByDate', 'dlrbyDate'],
+  input: z.object({ from: text(), to: text() }),
+  readOnly: true,
+  async handler(ctx, input) {
+    const zone = ctx.account.time_zone;
+    const { from, to } = parseReportWindow(input.from, input.to, zone);
+    return reportReply(await reportsByDate(ctx.db, ctx.account.id, from, to, MAX_REPORT_ROWS + 1), zone);
+  },
+});
+
+export const incoming = defineOperation({
+  names: ['incoming'],
+  input: z.object({ from: text(), to: text() }),
+  readOnly: true,
+  async handler(ctx, input) {
+    const zone = ctx.account.time_zone;
+    const { from, to } = parseReportWindow(input.from, input.to, zone);
+    const rows = await listInbound(ctx.db, ctx.account.id, from, to, MAX_REPORT_ROWS + 1);
+    const transactions = rows.slice(0, MAX_REPORT_ROWS).map((r) => incomingFields({ phone: r.phone, dest: r.dest, message: r.text, date: r.received_at, timeZone: zone }));
+    const reply: Reply = { status: 0, message: '', transactions };
+    if (rows.length > MAX_REPORT_ROWS) reply.truncated = 1;
+    return reply;
+  },
+});

@@ -1,0 +1,181 @@
+// The dispatcher's queries: claim due messages under a lease (FOR UPDATE SKIP LOCKED on PostgreSQL, the single
+// writer on SQLite), suppress blocked recipients at dispatch, and record submit outcomes in one transaction.
+// `next_attempt_at` is always "when this row next needs attention": queued -> due time, submitting -> lease
+// expiry (an expired lease is claimed again), submitted -> end of the receipt window (the sweeper's 2).
+import { sql } from 'kysely';
+import { blockedAmong } from './blocklist.ts';
+import type { Dialect, Queryable } from './db.ts';
+import { refundMessage, skipMessages } from './messages.ts';
+import { recordStatusEvents, type StatusChange } from './status-events.ts';
+import type { MessageState } from './schema-sending.ts';
+
+/** A message the dispatcher holds under a lease. */
+export interface ClaimedMessage {
+  id: number;
+  account_id: number;
+  campaign_id: number;
+  external_id: string | null;
+  phone: string;
+  source: string;
+  text: string;
+  attempts: number;
+}
+
+const CLAIM_COLUMNS = ['id', 'account_id', 'campaign_id', 'external_id', 'phone', 'source', 'text', 'attempts'] as const;
+const CHUNK = 500;
+/** Delivery status of a message suppressed by the blocklist ("blocked on request"). */
+export const BLOCKED_STATUS = 201;
+
+function chunks<T>(items: T[], size = CHUNK): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+async function claimInState(db: Queryable, dialect: Dialect, state: MessageState, now: number, leaseUntil: number, limit: number): Promise<ClaimedMessage[]> {
+  if (limit <= 0) return [];
+  const rows = await db
+    .updateTable('messages')
+    .set({ state: 'submitting', lease_until: leaseUntil, next_attempt_at: leaseUntil, attempts: sql`attempts + 1` })
+    .where('id', 'in', (eb) => {
+      const due = eb.selectFrom('messages').select('id').where('state', '=', state).where('next_attempt_at', '<=', now)
+        .orderBy('next_attempt_at').orderBy('id').limit(limit);
+      return dialect === 'postgres' ? due.forUpdate().skipLocked() : due;
+    })
+    .returning([...CLAIM_COLUMNS])
+    .execute();
+  return rows.map((r) => ({
+    ...r, id: Number(r.id), account_id: Number(r.account_id), campaign_id: Number(r.campaign_id), attempts: Number(r.attempts),
+  }));
+}
+
+/**
+ * Claims up to `limit` due messages: first those whose lease expired (a crash or stall mid-flight), then
+ * queued ones, oldest due first. Moves their campaigns from queued to sending.
+ */
+export async function claimDueMessages(db: Queryable, dialect: Dialect, now: number, leaseUntil: number, limit: number): Promise<ClaimedMessage[]> {
+  const expired = await claimInState(db, dialect, 'submitting', now, leaseUntil, limit);
+  const queued = await claimInState(db, dialect, 'queued', now, leaseUntil, limit - expired.length);
+  const claimed = [...expired, ...queued].sort((a, b) => a.id - b.id);
+  const campaigns = [...new Set(claimed.map((m) => m.campaign_id))];
+  for (const part of chunks(campaigns)) {
+    await db.updateTable('campaigns').set({ state: 'sending' }).where('id', 'in', part).where('state', '=', 'queued').execute();
+  }
+  return claimed;
+}
+
+/** Skips (status 201) and refunds the claimed messages whose recipient the account blocked; returns the rest. */
+export async function suppressBlocked(db: Queryable, claimed: ClaimedMessage[], now: number): Promise<ClaimedMessage[]> {
+  const byAccount = new Map<number, ClaimedMessage[]>();
+  for (const m of claimed) {
+    const list = byAccount.get(m.account_id);
+    if (list) list.push(m);
+    else byAccount.set(m.account_id, [m]);
+  }
+  const blockedIds = new Set<number>();
+  const changes: StatusChange[] = [];
+  for (const [accountId, messages] of byAccount) {
+    const blocked = await blockedAmong(db, accountId, messages.map((m) => m.phone));
+    if (blocked.size === 0) continue;
+    for (const m of messages) {
+      if (!blocked.has(m.phone)) continue;
+      blockedIds.add(m.id);
+      await refundMessage(db, m, 'refund: recipient blocked at dispatch', now);
+      changes.push(statusChange(m, BLOCKED_STATUS, null, now));
+    }
+  }
+  if (blockedIds.size === 0) return claimed;
+  await skipMessages(db, [...blockedIds], BLOCKED_STATUS, 'blocked', now);
+  await db.updateTable('messages').set({ lease_until: null }).where('id', 'in', [...blockedIds]).execute();
+  await recordStatusEvents(db, changes, now);
+  return claimed.filter((m) => !blockedIds.has(m.id));
+}
+
+function statusChange(m: ClaimedMessage, status: number, carrier: string | null, at: number): StatusChange {
+  return {
+    messageId: m.id, accountId: m.account_id, campaignId: m.campaign_id, externalId: m.external_id, phone: m.phone, carrier, status, at,
+  };
+}
+
+/** What became of one claimed message. */
+export type DispatchOutcome =
+  | { kind: 'submitted'; message: ClaimedMessage; carrier: string; carrierMessageIds: string[] }
+  | { kind: 'retry'; message: ClaimedMessage; carrier: string | null; at: number; error: string }
+  | { kind: 'failed'; message: ClaimedMessage; carrier: string | null; status: number; error: string };
+
+/**
+ * Records a batch's outcomes under the lease it was claimed with (rows whose lease was lost to another
+ * claimer are left alone): submitted (status -1, deadline = end of the receipt window, carrier ids kept per
+ * part), back to queued for a retry, or failed (refunded, with a failure status and its dlr event).
+ */
+export async function recordOutcomes(
+  db: Queryable, outcomes: DispatchOutcome[], leaseUntil: number, now: number, receiptWindowMs: number,
+): Promise<void> {
+  const submittedBy = new Map<string, number[]>();
+  const idRows: Array<{ carrier: string; carrier_message_id: string; message_id: number; part_index: number; part_status: null; created_at: number }> = [];
+  const retries = new Map<string, { at: number; error: string; ids: number[] }>();
+  const failures: Array<Extract<DispatchOutcome, { kind: 'failed' }>> = [];
+  for (const o of outcomes) {
+    if (o.kind === 'submitted') {
+      const ids = submittedBy.get(o.carrier) ?? [];
+      ids.push(o.message.id);
+      submittedBy.set(o.carrier, ids);
+      o.carrierMessageIds.forEach((cid, part) => idRows.push({
+        carrier: o.carrier, carrier_message_id: cid, message_id: o.message.id, part_index: part, part_status: null, created_at: now,
+      }));
+    } else if (o.kind === 'retry') {
+      const key = `${o.at}|${o.error}`;
+      const group = retries.get(key) ?? { at: o.at, error: o.error, ids: [] };
+      group.ids.push(o.message.id);
+      retries.set(key, group);
+    } else {
+      failures.push(o);
+    }
+  }
+  const held = (ids: number[]) =>
+    db.updateTable('messages').where('id', 'in', ids).where('state', '=', 'submitting').where('lease_until', '=', leaseUntil);
+  for (const [carrier, ids] of submittedBy) {
+    for (const part of chunks(ids)) {
+      await held(part).set({
+        state: 'submitted', status: -1, status_at: now, submitted_at: now, carrier, lease_until: null, error: null,
+        next_attempt_at: now + receiptWindowMs,
+      }).execute();
+    }
+  }
+  for (const part of chunks(idRows, 400)) {
+    await db.insertInto('carrier_message_ids').values(part)
+      .onConflict((oc) => oc.columns(['carrier', 'carrier_message_id']).doUpdateSet((eb) => ({
+        message_id: eb.ref('excluded.message_id'), part_index: eb.ref('excluded.part_index'), part_status: null, created_at: eb.ref('excluded.created_at'),
+      })))
+      .execute();
+  }
+  for (const group of retries.values()) {
+    for (const part of chunks(group.ids)) {
+      await held(part).set({ state: 'queued', next_attempt_at: group.at, lease_until: null, error: group.error }).execute();
+    }
+  }
+  const changes: StatusChange[] = [];
+  for (const f of failures) {
+    const res = await held([f.message.id]).set({
+      state: 'failed', status: f.status, status_at: now, carrier: f.carrier, lease_until: null, error: f.error,
+    }).executeTakeFirst();
+    if (Number(res.numUpdatedRows) !== 1) continue;
+    await refundMessage(db, f.message, 'refund: message failed before reaching the carrier', now);
+    changes.push(statusChange(f.message, f.status, f.carrier, now));
+  }
+  await recordStatusEvents(db, changes, now);
+}
+
+/** Marks finished every campaign among `campaignIds` with no message left scheduled, queued or submitting. */
+export async function finishCampaigns(db: Queryable, campaignIds: number[], now: number): Promise<number[]> {
+  const finished: number[] = [];
+  for (const id of campaignIds) {
+    const open = await db.selectFrom('messages').select('id')
+      .where('campaign_id', '=', id).where('state', 'in', ['scheduled', 'queued', 'submitting']).limit(1).executeTakeFirst();
+    if (open) continue;
+    const res = await db.updateTable('campaigns').set({ state: 'sent', finished_at: now })
+      .where('id', '=', id).where('state', 'in', ['queued', 'sending']).executeTakeFirst();
+    if (Number(res.numUpdatedRows) === 1) finished.push(id);
+  }
+  return finished;
+}

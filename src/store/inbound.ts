@@ -1,0 +1,72 @@
+// Inbound SMS: stored per account for `incoming` (or kept aside when no account owns the number), and the
+// look-up that tells whether a sender was sent a reply-to-remove campaign (add_unsubscribe 2) by the account.
+import type { Queryable } from './db.ts';
+
+/** An inbound message routed to an account. */
+export interface NewInbound {
+  accountId: number;
+  /** Sender, international digits. */
+  phone: string;
+  dest: string;
+  text: string;
+  carrier: string;
+  receivedAt: number;
+}
+
+/** Stores an inbound message of an account; returns its id. */
+export async function insertInbound(db: Queryable, m: NewInbound): Promise<number> {
+  const row = await db.insertInto('inbound_messages')
+    .values({ account_id: m.accountId, phone: m.phone, dest: m.dest, text: m.text, carrier: m.carrier, received_at: m.receivedAt })
+    .returning('id').executeTakeFirstOrThrow();
+  return Number(row.id);
+}
+
+/** Keeps an inbound message whose destination no account owns. */
+export async function insertUnrouted(db: Queryable, m: Omit<NewInbound, 'accountId'>): Promise<void> {
+  await db.insertInto('unrouted_inbound')
+    .values({ phone: m.phone, dest: m.dest, text: m.text, carrier: m.carrier, received_at: m.receivedAt })
+    .execute();
+}
+
+/** One row of `incoming`. */
+export interface InboundRow {
+  id: number;
+  phone: string;
+  dest: string;
+  text: string;
+  received_at: number;
+}
+
+/** The account's inbound messages received within [from, to] (inclusive), oldest first, at most `limit`. */
+export async function listInbound(db: Queryable, accountId: number, from: number, to: number, limit: number): Promise<InboundRow[]> {
+  const rows = await db.selectFrom('inbound_messages').select(['id', 'phone', 'dest', 'text', 'received_at'])
+    .where('account_id', '=', accountId).where('received_at', '>=', from).where('received_at', '<=', to)
+    .orderBy('received_at').orderBy('id').limit(limit).execute();
+  return rows.map((r) => ({ ...r, id: Number(r.id), received_at: Number(r.received_at) }));
+}
+
+// Messages that actually went out (or are going out) count; scheduled, cancelled, skipped and failed do not.
+const SENT_STATES = ['submitting', 'submitted', 'done'] as const;
+const LOOK_BACK = 200;
+
+/** Whether add_unsubscribe in a campaign's stored options asked for reply-to-remove (2). */
+export function asksReplyToRemove(options: string): boolean {
+  try {
+    const value = (JSON.parse(options) as { add_unsubscribe?: unknown }).add_unsubscribe;
+    return value === 'reply' || value === 2 || value === '2';
+  } catch {
+    return false;
+  }
+}
+
+/** True when the account sent this phone (one of its latest 200 messages to it) a reply-to-remove campaign. */
+export async function receivedReplyToRemoveCampaign(db: Queryable, accountId: number, phone: string): Promise<boolean> {
+  const rows = await db.selectFrom('messages').select('campaign_id')
+    .where('account_id', '=', accountId).where('phone', '=', phone).where('state', 'in', [...SENT_STATES])
+    .orderBy('created_at', 'desc').limit(LOOK_BACK).execute();
+  const campaignIds = [...new Set(rows.map((r) => Number(r.campaign_id)))];
+  if (campaignIds.length === 0) return false;
+  const campaigns = await db.selectFrom('campaigns').select('options')
+    .where('id', 'in', campaignIds).where('account_id', '=', accountId).execute();
+  return campaigns.some((c) => asksReplyToRemove(c.options));
+}

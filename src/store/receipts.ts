@@ -1,0 +1,220 @@
+// Applying delivery receipts in batches: match by carrier message id (unknown ids wait in pending_receipts),
+// keep each part's status, derive the message's status from its parts, change it only forward, and record
+// a `dlr` push event for every change in the same transaction. Also the receipt-window sweeper (status 2).
+//
+// Part rule: a part's first final status sticks; an intermediate receipt (-1) never replaces a final one.
+// Message rule: final only when every part is final; then 102 when every part was delivered, else the
+// status of the lowest-numbered part that failed. A final status is never replaced, except the sweeper's 2
+// ("no confirmation within the window"), which a later final receipt does replace (it is better information).
+import { CompiledQuery } from 'kysely';
+import { mapReceiptToStatus } from '../carriers/smpp/receipt.ts';
+import type { Dialect, Queryable } from './db.ts';
+import { loadMessagesForUpdate, recordStatusEvents, updateMessageStatuses, type MessageForUpdate, type StatusChange } from './status-events.ts';
+
+export { recordStatusEvents, type StatusChange } from './status-events.ts';
+
+/** A receipt as the carrier gave it, tagged with the carrier it came from. */
+export interface IncomingReceipt {
+  carrier: string;
+  carrierMessageId: string;
+  state: string;
+  err?: string;
+  at: number;
+}
+
+/** Status given to a submitted message with no final receipt within the receipt window. */
+export const TIMEOUT_STATUS = 2;
+const CHUNK = 400;
+const DELIVERED = new Set([0, 102]);
+// A receipt may settle a message that is out with the carrier (or being re-submitted after a lease expiry).
+const UPDATABLE = new Set(['submitting', 'submitted', 'done']);
+
+const isFinal = (s: number | null | undefined): s is number => s !== null && s !== undefined && s !== -1;
+
+/** The part-level merge: the first final status sticks; intermediate only fills an empty slot. */
+export function mergePartStatus(current: number | null, incoming: number): number | null {
+  if (isFinal(current)) return current;
+  return incoming;
+}
+
+/** A message's status from its parts' statuses (index = part); undefined while any part is not final. */
+export function deriveMessageStatus(parts: Array<number | null | undefined>, partCount: number): number | undefined {
+  if (parts.length < partCount) return undefined;
+  for (let i = 0; i < partCount; i++) if (!isFinal(parts[i])) return undefined;
+  for (let i = 0; i < partCount; i++) if (!DELIVERED.has(parts[i]!)) return parts[i]!;
+  return 102;
+}
+
+/** Whether a message at `current` may move to the final status `next` (monotone; 2 may be replaced). */
+export function mayReplace(current: number | null, next: number): boolean {
+  if (current === next) return false;
+  return current === null || current === -1 || current === TIMEOUT_STATUS;
+}
+
+interface PartRow {
+  carrier: string;
+  carrier_message_id: string;
+  message_id: number;
+  part_index: number;
+  part_status: number | null;
+}
+
+/** Applies a batch of receipts in the caller's transaction; returns how many matched and how many wait. */
+export async function applyReceipts(db: Queryable, dialect: Dialect, receipts: IncomingReceipt[], now: number): Promise<{ matched: number; pending: number; changed: number }> {
+  const parts = new Map<string, PartRow>();
+  const byCarrier = new Map<string, string[]>();
+  for (const r of receipts) {
+    const list = byCarrier.get(r.carrier) ?? [];
+    list.push(r.carrierMessageId);
+    byCarrier.set(r.carrier, list);
+  }
+  for (const [carrier, ids] of byCarrier) {
+    const unique = [...new Set(ids)];
+    for (let i = 0; i < unique.length; i += CHUNK) {
+      const rows = await db.selectFrom('carrier_message_ids').select(['carrier', 'carrier_message_id', 'message_id', 'part_index', 'part_status'])
+        .where('carrier', '=', carrier).where('carrier_message_id', 'in', unique.slice(i, i + CHUNK)).execute();
+      for (const row of rows) parts.set(`${row.carrier}\u0000${row.carrier_message_id}`, { ...row, message_id: Number(row.message_id) });
+    }
+  }
+  const unmatched: IncomingReceipt[] = [];
+  const changedParts = new Map<string, PartRow>();
+  for (const r of receipts) {
+    const key = `${r.carrier}\u0000${r.carrierMessageId}`;
+    const part = parts.get(key);
+    if (!part) {
+      unmatched.push(r);
+      continue;
+    }
+    const next = mergePartStatus(part.part_status, mapReceiptToStatus(r.state, r.err));
+    if (next !== part.part_status) {
+      part.part_status = next;
+      changedParts.set(key, part);
+    }
+  }
+  for (let i = 0; i < unmatched.length; i += CHUNK) {
+    await db.insertInto('pending_receipts').values(unmatched.slice(i, i + CHUNK).map((r) => ({
+      carrier: r.carrier, carrier_message_id: r.carrierMessageId, state: r.state, err: r.err ?? null, at: r.at, created_at: now,
+    }))).execute();
+  }
+  if (changedParts.size === 0) return { matched: receipts.length - unmatched.length, pending: unmatched.length, changed: 0 };
+  await updatePartStatuses(db, dialect, [...changedParts.values()]);
+
+  const atByMessage = new Map<number, number>();
+  for (const r of receipts) {
+    const part = changedParts.get(`${r.carrier}\u0000${r.carrierMessageId}`);
+    if (part) atByMessage.set(part.message_id, Math.max(atByMessage.get(part.message_id) ?? 0, r.at));
+  }
+  const messages = await loadMessagesForUpdate(db, dialect, [...atByMessage.keys()]);
+  const statusesOf = await partStatuses(db, messages.filter((m) => m.parts > 1).map((m) => m.id));
+  const changes: StatusChange[] = [];
+  const updates: Array<{ id: number; status: number; at: number }> = [];
+  const changedOf = new Map<number, PartRow>();
+  for (const p of changedParts.values()) changedOf.set(p.message_id, p);
+  for (const m of messages) {
+    if (!UPDATABLE.has(m.state)) continue;
+    const derived = m.parts > 1
+      ? deriveMessageStatus(statusesOf.get(m.id) ?? [], m.parts)
+      : deriveMessageStatus([changedOf.get(m.id)?.part_status], 1);
+    if (derived === undefined || !mayReplace(m.status, derived)) continue;
+    const at = atByMessage.get(m.id)!;
+    updates.push({ id: m.id, status: derived, at });
+    changes.push(changeOf(m, derived, at));
+  }
+  await updateMessageStatuses(db, dialect, updates.map((u) => ({ ...u, state: 'done' })));
+  await recordStatusEvents(db, changes, now);
+  return { matched: receipts.length - unmatched.length, pending: unmatched.length, changed: changes.length };
+}
+
+function changeOf(m: MessageForUpdate, status: number, at: number): StatusChange {
+  return { messageId: m.id, accountId: m.account_id, campaignId: m.campaign_id, externalId: m.external_id, phone: m.phone, carrier: m.carrier, status, at };
+}
+
+async function updatePartStatuses(db: Queryable, dialect: Dialect, rows: PartRow[]): Promise<void> {
+  if (dialect === 'postgres') {
+    for (let i = 0; i < rows.length; i += 5000) {
+      const chunk = rows.slice(i, i + 5000);
+      await db.executeQuery(CompiledQuery.raw(
+        'update carrier_message_ids c set part_status = v.status from (select unnest($1::text[]) as carrier, ' +
+        'unnest($2::text[]) as cid, unnest($3::int[]) as status) v where c.carrier = v.carrier and c.carrier_message_id = v.cid',
+        [chunk.map((r) => r.carrier), chunk.map((r) => r.carrier_message_id), chunk.map((r) => r.part_status)],
+      ));
+    }
+    return;
+  }
+  for (const r of rows) {
+    await db.executeQuery(CompiledQuery.raw(
+      'update carrier_message_ids set part_status = ? where carrier = ? and carrier_message_id = ?', [r.part_status, r.carrier, r.carrier_message_id],
+    ));
+  }
+}
+
+// Per message, the best status seen for each part index (a message submitted twice has two ids per part).
+async function partStatuses(db: Queryable, messageIds: number[]): Promise<Map<number, Array<number | null>>> {
+  const out = new Map<number, Array<number | null>>();
+  for (let i = 0; i < messageIds.length; i += CHUNK) {
+    const rows = await db.selectFrom('carrier_message_ids').select(['message_id', 'part_index', 'part_status'])
+      .where('message_id', 'in', messageIds.slice(i, i + CHUNK)).execute();
+    for (const row of rows) {
+      const id = Number(row.message_id);
+      const list = out.get(id) ?? [];
+      const current = list[row.part_index];
+      const s = row.part_status;
+      if (current === undefined || (!isFinal(current) && s !== null) || (isFinal(s) && DELIVERED.has(s) && !DELIVERED.has(current as number))) {
+        list[row.part_index] = s;
+      }
+      out.set(id, list);
+    }
+  }
+  return out;
+}
+
+/**
+ * Applies pending receipts whose carrier message id is now known (the submit_sm_resp was recorded after the
+ * receipt arrived); looks only at receipts younger than `maxAgeMs`. Returns how many were applied.
+ */
+export async function rematchPending(db: Queryable, dialect: Dialect, now: number, maxAgeMs: number, limit = 2000): Promise<number> {
+  const rows = await db.selectFrom('pending_receipts as p')
+    .innerJoin('carrier_message_ids as c', (j) => j.onRef('c.carrier', '=', 'p.carrier').onRef('c.carrier_message_id', '=', 'p.carrier_message_id'))
+    .select(['p.id', 'p.carrier', 'p.carrier_message_id', 'p.state', 'p.err', 'p.at'])
+    .where('p.created_at', '>=', now - maxAgeMs)
+    .orderBy('p.id').limit(limit).execute();
+  if (rows.length === 0) return 0;
+  await applyReceipts(db, dialect, rows.map((r) => ({
+    carrier: r.carrier, carrierMessageId: r.carrier_message_id, state: r.state, err: r.err ?? undefined, at: Number(r.at),
+  })), now);
+  const ids = rows.map((r) => Number(r.id));
+  for (let i = 0; i < ids.length; i += CHUNK) await db.deleteFrom('pending_receipts').where('id', 'in', ids.slice(i, i + CHUNK)).execute();
+  return rows.length;
+}
+
+/** Whether any pending receipt younger than `maxAgeMs` waits (cheap check before a rematch). */
+export async function hasRecentPending(db: Queryable, now: number, maxAgeMs: number): Promise<boolean> {
+  const row = await db.selectFrom('pending_receipts').select('id').where('created_at', '>=', now - maxAgeMs).limit(1).executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Drops pending receipts older than `maxAgeMs` (their message can no longer be recorded); returns how many. */
+export async function expirePending(db: Queryable, now: number, maxAgeMs: number): Promise<number> {
+  const res = await db.deleteFrom('pending_receipts').where('created_at', '<', now - maxAgeMs).executeTakeFirst();
+  return Number(res.numDeletedRows);
+}
+
+/** Gives status 2 to up to `limit` submitted messages whose receipt window ended; returns how many. */
+export async function sweepUnconfirmed(db: Queryable, dialect: Dialect, now: number, limit: number): Promise<number> {
+  const rows = await db
+    .updateTable('messages')
+    .set({ state: 'done', status: TIMEOUT_STATUS, status_at: now })
+    .where('id', 'in', (eb) => {
+      const due = eb.selectFrom('messages').select('id').where('state', '=', 'submitted').where('next_attempt_at', '<=', now)
+        .orderBy('next_attempt_at').orderBy('id').limit(limit);
+      return dialect === 'postgres' ? due.forUpdate().skipLocked() : due;
+    })
+    .where('state', '=', 'submitted')
+    .returning(['id', 'account_id', 'campaign_id', 'external_id', 'phone', 'carrier'])
+    .execute();
+  await recordStatusEvents(db, rows.map((r) => ({
+    messageId: Number(r.id), accountId: Number(r.account_id), campaignId: Number(r.campaign_id), externalId: r.external_id,
+    phone: r.phone, carrier: r.carrier, status: TIMEOUT_STATUS, at: now,
+  })), now);
+  return rows.length;
+}

@@ -1,0 +1,103 @@
+// Delivery status changes of messages: the rows they touch and the `dlr` push event each one records, in
+// the caller's transaction. Shared by the dispatcher (failed, blocked), receipts and the sweeper.
+import { CompiledQuery } from 'kysely';
+import { dlrFields } from '../domain/push-fields.ts';
+import type { Dialect, Queryable } from './db.ts';
+import { recordPushEvents, type PushEventInput } from './push.ts';
+import type { MessageState } from './schema-sending.ts';
+
+/** One message's status changed (what a `dlr` push event says about it). */
+export interface StatusChange {
+  messageId: number;
+  accountId: number;
+  campaignId: number;
+  externalId: string | null;
+  phone: string;
+  carrier: string | null;
+  status: number;
+  /** When the status happened. */
+  at: number;
+}
+
+/** The columns a status change reads from a message. */
+export interface MessageForUpdate {
+  id: number;
+  account_id: number;
+  campaign_id: number;
+  external_id: string | null;
+  phone: string;
+  carrier: string | null;
+  state: MessageState;
+  status: number | null;
+  parts: number;
+}
+
+const CHUNK = 500;
+
+/** Records a `dlr` push event per change (nothing is stored for accounts without a dlr URL). */
+export async function recordStatusEvents(db: Queryable, changes: StatusChange[], now: number): Promise<void> {
+  if (changes.length === 0) return;
+  const zones = await timeZones(db, [...new Set(changes.map((c) => c.accountId))]);
+  const events: PushEventInput[] = changes.map((c) => ({
+    accountId: c.accountId,
+    type: 'dlr',
+    orderKey: String(c.messageId),
+    now,
+    fields: dlrFields({
+      externalId: c.externalId, status: c.status, date: c.at, phone: c.phone, operator: c.carrier,
+      shipmentId: c.campaignId, timeZone: zones.get(c.accountId) ?? 'Asia/Jerusalem',
+    }),
+  }));
+  await recordPushEvents(db, events);
+}
+
+/** The time zone of each account. */
+export async function timeZones(db: Queryable, accountIds: number[]): Promise<Map<number, string>> {
+  const out = new Map<number, string>();
+  for (let i = 0; i < accountIds.length; i += CHUNK) {
+    const rows = await db.selectFrom('accounts').select(['id', 'time_zone']).where('id', 'in', accountIds.slice(i, i + CHUNK)).execute();
+    for (const r of rows) out.set(Number(r.id), r.time_zone);
+  }
+  return out;
+}
+
+/** Reads messages about to change status (locked FOR UPDATE on PostgreSQL, in id order), by id. */
+export async function loadMessagesForUpdate(db: Queryable, dialect: Dialect, ids: number[]): Promise<MessageForUpdate[]> {
+  const sorted = [...ids].sort((a, b) => a - b);
+  const out: MessageForUpdate[] = [];
+  for (let i = 0; i < sorted.length; i += CHUNK) {
+    let q = db.selectFrom('messages')
+      .select(['id', 'account_id', 'campaign_id', 'external_id', 'phone', 'carrier', 'state', 'status', 'parts'])
+      .where('id', 'in', sorted.slice(i, i + CHUNK))
+      .orderBy('id');
+    if (dialect === 'postgres') q = q.forUpdate();
+    for (const r of await q.execute()) {
+      out.push({
+        ...r, id: Number(r.id), account_id: Number(r.account_id), campaign_id: Number(r.campaign_id),
+        status: r.status === null ? null : Number(r.status), parts: Number(r.parts),
+      });
+    }
+  }
+  return out;
+}
+
+/** Sets status, status time and state of many messages (one statement per chunk on PostgreSQL). */
+export async function updateMessageStatuses(
+  db: Queryable, dialect: Dialect, rows: Array<{ id: number; status: number; at: number; state: MessageState }>,
+): Promise<void> {
+  if (rows.length === 0) return;
+  if (dialect === 'postgres') {
+    for (let i = 0; i < rows.length; i += 5000) {
+      const chunk = rows.slice(i, i + 5000);
+      await db.executeQuery(CompiledQuery.raw(
+        'update messages m set status = v.status, status_at = v.at, state = v.state from (select unnest($1::bigint[]) as id, ' +
+        'unnest($2::int[]) as status, unnest($3::bigint[]) as at, unnest($4::text[]) as state) v where m.id = v.id',
+        [chunk.map((r) => r.id), chunk.map((r) => r.status), chunk.map((r) => r.at), chunk.map((r) => r.state)],
+      ));
+    }
+    return;
+  }
+  for (const r of rows) {
+    await db.executeQuery(CompiledQuery.raw('update messages set status = ?, status_at = ?, state = ? where id = ?', [r.status, r.at, r.state, r.id]));
+  }
+}

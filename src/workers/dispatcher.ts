@@ -1,0 +1,165 @@
+// The dispatcher: claims due messages in batches under a lease, drops blocked recipients (201, refunded),
+// routes each message to a carrier by destination prefix, submits them concurrently (the connector's windows
+// bound what is in flight), and records the outcomes in one transaction per batch: submitted (-1), retried
+// with exponential backoff, or failed (refunded). Wakes on the 'dispatch' signal and polls otherwise.
+import type { Router } from '../carriers/config.ts';
+import type { Carrier, SubmitResult } from '../carriers/types.ts';
+import type { Logger } from '../logger.ts';
+import type { LocalSignals } from '../signals.ts';
+import type { Store } from '../store/db.ts';
+import {
+  claimDueMessages, finishCampaigns, recordOutcomes, suppressBlocked, type ClaimedMessage, type DispatchOutcome,
+} from '../store/dispatch.ts';
+import type { DeliverySettings } from './delivery-settings.ts';
+
+/** What the dispatcher needs from the service. */
+export interface DispatcherDeps {
+  store: Store;
+  logger: Logger;
+  signals: LocalSignals;
+  clock: () => number;
+  carriers: Map<string, Carrier>;
+  router: Router;
+  settings: DeliverySettings;
+  /** Called after each batch's outcomes are committed (receipts that came early can now match). */
+  recorded?: () => void;
+  /** Take back messages left 'submitting' by a previous run at once (single-process SQLite). */
+  reclaimOnStart?: boolean;
+}
+
+/** Counters since start. */
+export interface DispatcherStats {
+  batches: number;
+  claimed: number;
+  submitted: number;
+  retried: number;
+  failed: number;
+  blocked: number;
+}
+
+const ILLEGAL_MESSAGE = 18;
+const FAILED = 1;
+
+/** Delivery status of a message the carrier refused for good: 18 for a malformed message, else 1. */
+export function failureStatus(result: Extract<SubmitResult, { ok: false }>): number {
+  if (result.commandStatus === 0x01 || result.commandStatus === 0x104 || /cannot encode/.test(result.error)) return ILLEGAL_MESSAGE;
+  return FAILED;
+}
+
+/** Runs `settings.lanes` claim-submit-record loops until stopped. */
+export class Dispatcher {
+  readonly stats: DispatcherStats = { batches: 0, claimed: 0, submitted: 0, retried: 0, failed: 0, blocked: 0 };
+  private stopped = true;
+  private lanes: Promise<void>[] = [];
+  private wakers: Array<() => void> = [];
+  private unsubscribe: (() => void) | undefined;
+  private lastLease = 0;
+
+  constructor(private readonly deps: DispatcherDeps) {}
+
+  /** Starts the loops. */
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.unsubscribe = this.deps.signals.subscribe('dispatch', () => this.wake());
+    const reclaim = this.deps.reclaimOnStart ? this.reclaimAbandoned() : Promise.resolve();
+    for (let i = 0; i < this.deps.settings.lanes; i++) this.lanes.push(reclaim.then(() => this.loop(i)));
+  }
+
+  /** Stops claiming, lets batches in flight finish and record, then resolves. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.unsubscribe?.();
+    this.wake();
+    await Promise.all(this.lanes);
+    this.lanes = [];
+  }
+
+  /** Wakes idle lanes (new messages are due). */
+  wake(): void {
+    for (const w of this.wakers.splice(0)) w();
+  }
+
+  private async reclaimAbandoned(): Promise<void> {
+    const { db } = this.deps.store;
+    const res = await db.updateTable('messages').set({ next_attempt_at: 0 }).where('state', '=', 'submitting').executeTakeFirst();
+    const n = Number(res.numUpdatedRows);
+    if (n > 0) this.deps.logger.warn({ messages: n }, 'dispatcher: taking back messages a previous run left mid-submit (they may be sent twice)');
+  }
+
+  private async loop(lane: number): Promise<void> {
+    while (!this.stopped) {
+      let worked = 0;
+      try {
+        worked = await this.runBatch();
+      } catch (err) {
+        this.deps.logger.error({ err, lane }, 'dispatcher: batch failed');
+      }
+      if (worked === 0 && !this.stopped) await this.idle(this.deps.settings.pollMs);
+    }
+  }
+
+  private idle(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        this.wakers = this.wakers.filter((w) => w !== done);
+        resolve();
+      }, ms);
+      this.wakers.push(done);
+    });
+  }
+
+  /** Claims, submits and records one batch; returns how many messages it handled (0: nothing due). */
+  async runBatch(): Promise<number> {
+    const { store, clock, settings } = this.deps;
+    const now = clock();
+    const lease = Math.max(now + settings.leaseMs, this.lastLease + 1);
+    this.lastLease = lease;
+    const { claimed, toSend } = await store.db.transaction().execute(async (trx) => {
+      const claimed = await claimDueMessages(trx, store.dialect, now, lease, settings.batchSize);
+      return { claimed, toSend: claimed.length ? await suppressBlocked(trx, claimed, now) : [] };
+    });
+    if (claimed.length === 0) return 0;
+    this.stats.batches++;
+    this.stats.claimed += claimed.length;
+    this.stats.blocked += claimed.length - toSend.length;
+    const outcomes = await Promise.all(toSend.map((m) => this.submit(m)));
+    const done = clock();
+    await store.db.transaction().execute(async (trx) => {
+      await recordOutcomes(trx, outcomes, lease, done, settings.receiptWindowMs);
+      await finishCampaigns(trx, [...new Set(claimed.map((m) => m.campaign_id))], done);
+    });
+    for (const o of outcomes) {
+      if (o.kind === 'submitted') this.stats.submitted++;
+      else if (o.kind === 'retry') this.stats.retried++;
+      else this.stats.failed++;
+    }
+    if (claimed.length !== toSend.length || outcomes.some((o) => o.kind === 'failed')) this.deps.signals.notify('push');
+    this.deps.recorded?.();
+    return claimed.length;
+  }
+
+  private async submit(message: ClaimedMessage): Promise<DispatchOutcome> {
+    const name = this.deps.router.pick(message.phone);
+    const carrier = name === undefined ? undefined : this.deps.carriers.get(name);
+    if (!carrier) return { kind: 'failed', message, carrier: null, status: FAILED, error: 'no carrier routes this destination' };
+    let result: SubmitResult;
+    try {
+      result = await carrier.submit({ messageId: message.id, source: message.source, destination: message.phone, text: message.text });
+    } catch (err) {
+      result = { ok: false, transient: true, error: `carrier error: ${(err as Error).message}` };
+    }
+    if (result.ok) return { kind: 'submitted', message, carrier: carrier.name, carrierMessageIds: result.carrierMessageIds };
+    const { settings } = this.deps;
+    if (!result.transient) return { kind: 'failed', message, carrier: carrier.name, status: failureStatus(result), error: result.error };
+    if (message.attempts >= settings.maxAttempts) {
+      return { kind: 'failed', message, carrier: carrier.name, status: FAILED, error: `gave up after ${message.attempts} attempts: ${result.error}` };
+    }
+    const delay = Math.min(settings.retryMaxMs, settings.retryBaseMs * 2 ** Math.min(message.attempts - 1, 20));
+    return { kind: 'retry', message, carrier: carrier.name, at: this.deps.clock() + delay, error: result.error };
+  }
+}
