@@ -6,6 +6,7 @@ import { Kysely, PostgresDialect, SqliteDialect, type Compilable, type CompiledQ
 import pg from 'pg';
 import type { Database } from './schema.ts';
 import { migrateToLatest } from './migrations/index.ts';
+import { groupCommitSqliteDialect } from './group-commit.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 export type Db = Kysely<Database>;
@@ -44,7 +45,7 @@ function openSqlite(dataDir: string): Store {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  const db = new Kysely<Database>({ dialect: groupCommitSqliteDialect(withStatementCache(sqlite)) });
   return { db, dialect: 'sqlite', close: () => db.destroy() };
 }
 

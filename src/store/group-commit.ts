@@ -1,0 +1,157 @@
+// Group commit for the embedded store. A SQLite commit costs far more than the statements of one send
+// (each commit writes every touched page to the WAL), so concurrent transactions share one: each runs as a
+// SAVEPOINT inside an outer transaction, and the outer COMMIT runs once the transactions queued behind the
+// first have run. A transaction's promise resolves only after that COMMIT (a reply never precedes durability),
+// and rejects if it fails; a failing transaction rolls back to its own savepoint, leaving the others intact.
+import type SqliteDatabase from 'better-sqlite3';
+import {
+  CompiledQuery, SelectQueryNode, SqliteAdapter, SqliteDialect, SqliteIntrospector, SqliteQueryCompiler,
+  type DatabaseConnection, type Dialect, type Driver, type Kysely, type QueryCompiler, type QueryResult,
+} from 'kysely';
+
+/** A lock handed out in request order (Kysely's own mutex wakes every waiter at once). */
+class FifoLock {
+  private held = false;
+  private readonly waiters: Array<() => void> = [];
+
+  acquire(): Promise<void> {
+    if (!this.held) {
+      this.held = true;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  release(): void {
+    const next = this.waiters.shift();
+    if (next) next();
+    else this.held = false;
+  }
+}
+
+const TX_SAVEPOINT = 'yona_group_tx';
+
+/** Counters for tuning and metrics: transactions run and the commits they shared. */
+export const groupCommitStats = { transactions: 0, commits: 0 };
+
+/** One acquisition of the single connection; remembers whether its work must wait for the group commit. */
+class GroupConnection implements DatabaseConnection {
+  inTransaction = false;
+  awaitsCommit = false;
+
+  constructor(private readonly driver: GroupCommitSqliteDriver, private readonly db: SqliteDatabase.Database) {}
+
+  async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
+    const stmt = this.db.prepare(compiled.sql);
+    if (stmt.reader) return { rows: stmt.all(compiled.parameters as unknown[]) as R[] };
+    const { changes, lastInsertRowid } = stmt.run(compiled.parameters as unknown[]);
+    // A write outside a transaction while a group is open becomes part of it: it is durable at the group's commit.
+    if (!this.inTransaction && this.driver.groupOpen) this.awaitsCommit = true;
+    return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
+  }
+
+  async *streamQuery<R>(compiled: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
+    if (!SelectQueryNode.is(compiled.query)) throw new Error('Sqlite driver only supports streaming of select queries');
+    for (const row of this.db.prepare(compiled.sql).iterate(compiled.parameters as unknown[])) yield { rows: [row as R] };
+  }
+}
+
+/** A Kysely driver over one better-sqlite3 connection that commits concurrent transactions together. */
+export class GroupCommitSqliteDriver implements Driver {
+  private readonly lock = new FifoLock();
+  private commit: Promise<void> | undefined;
+  groupOpen = false;
+
+  constructor(private readonly db: SqliteDatabase.Database) {}
+
+  async init(): Promise<void> {}
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    await this.lock.acquire();
+    return new GroupConnection(this, this.db);
+  }
+
+  async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    const c = connection as GroupConnection;
+    if (!this.groupOpen) this.openGroup();
+    this.db.exec(`savepoint ${TX_SAVEPOINT}`);
+    groupCommitStats.transactions++;
+    c.inTransaction = true;
+    c.awaitsCommit = true;
+  }
+
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    this.db.exec(`release ${TX_SAVEPOINT}`);
+    (connection as GroupConnection).inTransaction = false;
+  }
+
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    const c = connection as GroupConnection;
+    if (!c.inTransaction) return;
+    this.db.exec(`rollback to ${TX_SAVEPOINT}`);
+    this.db.exec(`release ${TX_SAVEPOINT}`);
+    c.inTransaction = false;
+    c.awaitsCommit = false;
+  }
+
+  async savepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw(`savepoint ${quoteName(name)}`));
+    void compile;
+  }
+
+  async rollbackToSavepoint(connection: DatabaseConnection, name: string): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw(`rollback to ${quoteName(name)}`));
+  }
+
+  async releaseSavepoint(connection: DatabaseConnection, name: string): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw(`release ${quoteName(name)}`));
+  }
+
+  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    const c = connection as GroupConnection;
+    const commit = c.awaitsCommit ? this.commit : undefined;
+    this.lock.release();
+    if (commit) await commit;
+  }
+
+  async destroy(): Promise<void> {
+    await this.commit?.catch(() => {});
+    this.db.close();
+  }
+
+  // Opens the outer transaction and queues its COMMIT behind everyone already waiting for the connection.
+  private openGroup(): void {
+    this.db.exec('begin');
+    this.groupOpen = true;
+    const committed = this.lock.acquire().then(() => {
+      try {
+        this.db.exec('commit');
+        groupCommitStats.commits++;
+      } catch (err) {
+        if (this.db.inTransaction) this.db.exec('rollback');
+        throw err;
+      } finally {
+        this.groupOpen = false;
+        this.commit = undefined;
+        this.lock.release();
+      }
+    });
+    committed.catch(() => {});
+    this.commit = committed;
+  }
+}
+
+function quoteName(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+/** A Kysely dialect for SQLite with group commit (same SQL as Kysely's SqliteDialect); YONA_SQLITE_GROUP_COMMIT=0 turns it off. */
+export function groupCommitSqliteDialect(db: SqliteDatabase.Database, env: NodeJS.ProcessEnv = process.env): Dialect {
+  if (env.YONA_SQLITE_GROUP_COMMIT === '0') return new SqliteDialect({ database: db });
+  return {
+    createAdapter: () => new SqliteAdapter(),
+    createDriver: () => new GroupCommitSqliteDriver(db),
+    createIntrospector: (k: Kysely<any>) => new SqliteIntrospector(k),
+    createQueryCompiler: () => new SqliteQueryCompiler(),
+  };
+}

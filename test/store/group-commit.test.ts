@@ -1,0 +1,78 @@
+// Group commit on the embedded store: concurrent transactions share commits, each resolves only once its
+// data is committed (seen from a second connection), a failing one rolls back alone, and a plain write made
+// while a group is open is durable when it resolves.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, sql } from 'kysely';
+import { groupCommitSqliteDialect, groupCommitStats } from '../../src/store/group-commit.ts';
+
+interface Schema {
+  items: { id: number; name: string };
+}
+
+describe('SQLite group commit', () => {
+  let dir: string;
+  let db: Kysely<Schema>;
+  let observer: SqliteDatabase.Database;
+  const committed = () => (observer.prepare('select name from items order by id').all() as Array<{ name: string }>).map((r) => r.name);
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'yona-gc-'));
+    const file = join(dir, 'db.sqlite');
+    const sqlite = new SqliteDatabase(file);
+    sqlite.pragma('journal_mode = WAL');
+    db = new Kysely<Schema>({ dialect: groupCommitSqliteDialect(sqlite, {}) });
+    await sql`create table items (id integer primary key, name text not null unique)`.execute(db);
+    observer = new SqliteDatabase(file, { readonly: true });
+  });
+  after(async () => {
+    observer.close();
+    await db.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('runs concurrent transactions under shared commits, each visible to others once it resolves', async () => {
+    const before = { ...groupCommitStats };
+    await Promise.all(Array.from({ length: 40 }, (_, i) => db.transaction().execute(async (trx) => {
+      await trx.insertInto('items').values({ name: `a${i}` }).execute();
+      await trx.insertInto('items').values({ name: `b${i}` }).execute();
+    }).then(() => assert.ok(committed().includes(`b${i}`), `b${i} is committed when its transaction resolves`))));
+    assert.equal(committed().length, 80);
+    const transactions = groupCommitStats.transactions - before.transactions;
+    const commits = groupCommitStats.commits - before.commits;
+    assert.equal(transactions, 40);
+    assert.ok(commits < transactions / 4, `${commits} commits for ${transactions} transactions`);
+  });
+
+  it('a failing transaction rolls back alone; the others in its group commit', async () => {
+    const results = await Promise.allSettled([
+      db.transaction().execute((trx) => trx.insertInto('items').values({ name: 'ok1' }).execute()),
+      db.transaction().execute(async (trx) => {
+        await trx.insertInto('items').values({ name: 'doomed' }).execute();
+        await trx.insertInto('items').values({ name: 'a0' }).execute(); // unique violation
+      }),
+      db.transaction().execute((trx) => trx.insertInto('items').values({ name: 'ok2' }).execute()),
+    ]);
+    assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
+    const names = committed();
+    assert.ok(names.includes('ok1') && names.includes('ok2'));
+    assert.ok(!names.includes('doomed'));
+  });
+
+  it('a plain write made while a group is open resolves only once committed; reads see the group', async () => {
+    let plainDone = false;
+    const tx = db.transaction().execute((trx) => trx.insertInto('items').values({ name: 'in-tx' }).execute());
+    const plain = db.insertInto('items').values({ name: 'plain' }).execute().then(() => {
+      plainDone = true;
+      assert.ok(committed().includes('plain'));
+    });
+    await Promise.all([tx, plain]);
+    assert.ok(plainDone);
+    const rows = await db.selectFrom('items').select('name').where('name', 'in', ['in-tx', 'plain']).execute();
+    assert.equal(rows.length, 2);
+  });
+});
