@@ -1,0 +1,57 @@
+// `npm run bench -- accept [--store postgres] [--seconds N] [--connections N]`: single-recipient `sms`
+// accepted per second over keep-alive HTTP (load from a second process), then the time to accept one `sms`
+// with 100,000 phone destinations. Targets: >= 10,000/s on SQLite; 100k in < 2 s (SQLite) / < 4 s (PostgreSQL).
+import { request } from 'undici';
+import { runLoad } from './lib/load.ts';
+import { benchStore, peakRssMb, startBenchService } from './lib/service.ts';
+
+const arg = (name: string, fallback: number) => {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+};
+const seconds = arg('--seconds', 10);
+const connections = arg('--connections', 50);
+const BULK_RECIPIENTS = 100_000;
+const store = benchStore();
+const bench = await startBenchService(store);
+
+async function count(table: 'campaigns' | 'messages'): Promise<number> {
+  const row = await bench.service.store.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+try {
+  await bench.admin('create-account', 'bench', '--password', 'bench-password', '--credits', '100000000');
+  await bench.admin('verify-sender', 'bench', 'Yona');
+  const token = (await bench.admin('create-token', 'bench')).at(-1)!;
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+  const single = JSON.stringify({ sms: { user: { username: 'bench' }, source: 'Yona', destinations: { phone: '0501234567' }, message: 'Your code is 123456' } });
+
+  const probe = await request(`${bench.httpUrl}/api`, { method: 'POST', headers, body: single });
+  const probeReply = (await probe.body.json()) as { status: number };
+  if (probeReply.status !== 0) throw new Error(`probe send failed: ${JSON.stringify(probeReply)}`);
+
+  const campaignsBefore = await count('campaigns');
+  const load = await runLoad({ url: `${bench.httpUrl}/api`, body: single, headers, connections, durationSeconds: seconds });
+  const accepted = (await count('campaigns')) - campaignsBefore;
+
+  const phones = Array.from({ length: BULK_RECIPIENTS }, (_, i) => `05${String(20_000_000 + i).padStart(8, '0')}`);
+  const big = JSON.stringify({ sms: { user: { username: 'bench' }, source: 'Yona', destinations: { phone: phones }, message: 'Big sale today only' } });
+  const messagesBefore = await count('messages');
+  const started = process.hrtime.bigint();
+  const res = await request(`${bench.httpUrl}/api`, { method: 'POST', headers, body: big });
+  const bigReply = (await res.body.json()) as { status: number; recipients?: number };
+  const bulkSeconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const bulkWritten = (await count('messages')) - messagesBefore;
+
+  console.log(JSON.stringify({
+    bench: 'accept', store, seconds, connections,
+    accepts_per_s: load.requests_per_s, p50_ms: load.p50_ms, p99_ms: load.p99_ms, requests: load.total, accepted_campaigns: accepted,
+    non_2xx: load.non_2xx, errors: load.errors,
+    bulk_100k_s: Math.round(bulkSeconds * 1000) / 1000, bulk_status: bigReply.status, bulk_recipients: bigReply.recipients, bulk_rows_written: bulkWritten,
+    target_accepts_per_s: 10_000, target_bulk_100k_s: store === 'postgres' ? 4 : 2,
+    peak_rss_mb: await peakRssMb(),
+  }));
+} finally {
+  await bench.close();
+}
