@@ -1,7 +1,7 @@
 // Campaign rows: creation, lookup by id and name (always scoped to the account), and the guarded state
 // changes cancel and the scheduler make (UPDATE ... WHERE state = 'scheduled', safe across processes).
 import type { Selectable } from 'kysely';
-import type { Queryable } from './db.ts';
+import { runPrepared, type Queryable } from './db.ts';
 import type { CampaignState, CampaignTable } from './schema-sending.ts';
 
 export type Campaign = Selectable<CampaignTable>;
@@ -21,27 +21,23 @@ export interface NewCampaign {
   now: number;
 }
 
-/** Inserts a campaign; returns its id. */
+/** Inserts a campaign; returns its id (a prepared statement: it runs on every send). */
 export async function insertCampaign(db: Queryable, c: NewCampaign): Promise<number> {
-  const row = await db
+  const [row] = await runPrepared(db, insertCampaignQuery, [
+    c.accountId, c.name, c.kind, c.source, c.state, c.scheduledAt, c.recipients, c.creditsCharged, c.agorotCharged,
+    JSON.stringify(c.options), c.now, c.state === 'queued' ? c.now : null,
+  ]);
+  return Number(row.id);
+}
+
+function insertCampaignQuery(db: Queryable) {
+  return db
     .insertInto('campaigns')
     .values({
-      account_id: c.accountId,
-      name: c.name,
-      kind: c.kind,
-      source: c.source,
-      state: c.state,
-      scheduled_at: c.scheduledAt,
-      recipients: c.recipients,
-      credits_charged: c.creditsCharged,
-      agorot_charged: c.agorotCharged,
-      options: JSON.stringify(c.options),
-      created_at: c.now,
-      released_at: c.state === 'queued' ? c.now : null,
+      account_id: 0, name: '', kind: '', source: '', state: 'queued', scheduled_at: 0, recipients: 0, credits_charged: 0,
+      agorot_charged: 0, options: '', created_at: 0, released_at: 0,
     })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  return Number(row.id);
+    .returning('id');
 }
 
 /** Records what a campaign cost (set after its messages were priced). */

@@ -1,5 +1,5 @@
 // Verified senders (`source` values an account may send from).
-import type { Queryable } from './db.ts';
+import { runPrepared, type Queryable } from './db.ts';
 
 /** Marks a source as verified for the account (idempotent). */
 export async function addVerifiedSender(db: Queryable, accountId: number, source: string, method: string, now: number): Promise<void> {
@@ -10,15 +10,14 @@ export async function addVerifiedSender(db: Queryable, accountId: number, source
     .execute();
 }
 
-/** True when the source is verified for the account. */
+/** True when the source is verified for the account (a prepared query: it runs on every send). */
 export async function isVerifiedSender(db: Queryable, accountId: number, source: string): Promise<boolean> {
-  const row = await db
-    .selectFrom('verified_senders')
-    .select('id')
-    .where('account_id', '=', accountId)
-    .where('source', '=', source)
-    .executeTakeFirst();
-  return row !== undefined;
+  const rows = await runPrepared(db, verifiedSenderQuery, [accountId, source]);
+  return rows.length > 0;
+}
+
+function verifiedSenderQuery(db: Queryable) {
+  return db.selectFrom('verified_senders').select('id').where('account_id', '=', 0).where('source', '=', '');
 }
 
 /** Verified senders of the account (and, with `withSubs`, of its sub-accounts), ordered by source. */

@@ -7,11 +7,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, sql } from 'kysely';
+import { Kysely, sql, type Generated } from 'kysely';
 import { groupCommitSqliteDialect, groupCommitStats } from '../../src/store/group-commit.ts';
 
 interface Schema {
-  items: { id: number; name: string };
+  items: { id: Generated<number>; name: string };
 }
 
 describe('SQLite group commit', () => {
