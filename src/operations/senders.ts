@@ -6,11 +6,15 @@ import { newPublicCode } from '../domain/codes.ts';
 import { ApiError } from '../domain/errors.ts';
 import { normalizePhone, toNational } from '../domain/phone.ts';
 import { sendingSettings, verifyUrl } from '../domain/sending.ts';
-import { isVerifiedSender, insertSenderVerification, listVerifiedSenders } from '../store/senders.ts';
+import { countRecentVerifications, isVerifiedSender, insertSenderVerification, listVerifiedSenders } from '../store/senders.ts';
 import { acceptCampaign } from './send/accept.ts';
 import type { Recipient } from './send/destinations.ts';
 import { asList, optText, textOf } from './fields.ts';
 import { defineOperation } from './types.ts';
+
+/** Verification requests per number and account in 24 hours (each mobile one is a free SMS to someone). */
+export const MAX_VERIFICATIONS_PER_DAY = 3;
+const DAY_MS = 24 * 3600_000;
 
 export const verifyPhone = defineOperation({
   names: ['verify_phone'],
@@ -32,6 +36,10 @@ export const verifyPhone = defineOperation({
       accepted++;
       if (await isVerifiedSender(ctx.db, ctx.account.id, source)) {
         messages.push(`${source} is already a verified sender`);
+        continue;
+      }
+      if ((await countRecentVerifications(ctx.db, ctx.account.id, n.e164, ctx.now - DAY_MS)) >= MAX_VERIFICATIONS_PER_DAY) {
+        messages.push(`${source}: too many verification requests in the last 24 hours; try again later`);
         continue;
       }
       const expiresAt = ctx.now + settings.verifyTtlMs;

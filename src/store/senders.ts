@@ -54,6 +54,18 @@ export async function insertSenderVerification(db: Queryable, v: NewSenderVerifi
     .execute();
 }
 
+/** How many verifications the account asked for this number since `since` (to limit repeats). */
+export async function countRecentVerifications(db: Queryable, accountId: number, phone: string, since: number): Promise<number> {
+  const row = await db
+    .selectFrom('sender_verifications')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('account_id', '=', accountId)
+    .where('phone', '=', phone)
+    .where('created_at', '>=', since)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 /** A pending verification by its link code. */
 export async function findSenderVerification(db: Queryable, code: string): Promise<{ id: number; account_id: number; source: string; expires_at: number; verified_at: number | null } | undefined> {
   return db

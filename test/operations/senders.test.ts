@@ -77,6 +77,15 @@ for (const target of targets) {
       assert.match(xml.text, /<verify_message><verify_message>[^<]*0561234567[^<]*<\/verify_message><verify_message>[^<]*0571234567/);
     });
 
+    it('at most three verification requests per number a day', async () => {
+      for (let i = 0; i < 3; i++) assert.match((await s.call('verify_phone', { phone: '0591234567' })).verify_message[0], /sent by SMS/);
+      const fourth = await s.call('verify_phone', { phone: '0591234567' });
+      assert.equal(fourth.status, 0);
+      assert.match(fourth.verify_message[0], /too many verification requests/);
+      now += 25 * 3600_000;
+      assert.match((await s.call('verify_phone', { phone: '0591234567' })).verify_message[0], /sent by SMS/);
+    });
+
     it('no phone is 510; only unusable numbers is 933; /api/test queues nothing', async () => {
       assert.equal((await s.call('verify_phone', {})).status, 510);
       assert.equal((await s.call('verify_phone', { phone: [] })).status, 510);
