@@ -1,5 +1,6 @@
 // Shared setup for the delivery suites: an SMSC simulator in the test process, a service whose carriers
 // component binds to it, accounts with a verified sender, report windows and polling with a deadline.
+import pg from 'pg';
 import { SmscSimulator, type SimulatorOptions } from '../../src/carriers/simulator/index.ts';
 import { CARRIER_TIMER_DEFAULTS, type CarrierSetup } from '../../src/carriers/config.ts';
 import type { SmppCarrierConfig } from '../../src/carriers/smpp/connector.ts';
@@ -38,6 +39,7 @@ export async function startDelivery(
   const setup = options.setup ? options.setup(port) : { carriers: [simCarrier(port, options.carrier)], routes: [] };
   const component = carriersComponent({ setup, settings: { pollMs: 20, ...options.settings }, env: {} });
   const t = await startTestService(target, { components: [component], clock: options.clock });
+  settleOnClose(t);
   return {
     t,
     simulator,
@@ -47,6 +49,39 @@ export async function startDelivery(
       await simulator.stop();
     },
   };
+}
+
+/**
+ * pg's pool resolves end() before its sockets are closed; the harness then drops the database WITH (FORCE),
+ * and a backend still exiting is killed, which surfaces as an uncaught 'terminating connection' error. So
+ * closing the store here also waits until the server shows no backend on the test database.
+ */
+export function settleOnClose(t: TestService): void {
+  const url = t.config.databaseUrl;
+  if (!url) return;
+  const store = t.service.store;
+  const close = store.close.bind(store);
+  store.close = async () => {
+    await close();
+    await waitForNoBackends(url);
+  };
+}
+
+/** Waits (up to 2 s) until PostgreSQL shows no backend connected to the database of `url`. */
+export async function waitForNoBackends(url: string | undefined): Promise<void> {
+  if (!url) return;
+  const admin = new pg.Client({ connectionString: url.replace(/\/[^/]*$/, '/postgres') });
+  await admin.connect();
+  try {
+    const name = new URL(url).pathname.slice(1);
+    for (let i = 0; i < 100; i++) {
+      const { rows } = await admin.query('select count(*)::int as n from pg_stat_activity where datname = $1', [name]);
+      if (rows[0].n === 0) return;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  } finally {
+    await admin.end();
+  }
 }
 
 /** A dd/mm/yy hh:mm window around now (one hour each side), as from/to fields. */

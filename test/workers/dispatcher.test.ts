@@ -11,7 +11,7 @@ import { deliverySettings } from '../../src/workers/delivery-settings.ts';
 import { Dispatcher } from '../../src/workers/dispatcher.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { storeTargets } from '../helpers/stores.ts';
-import { newSender, simCarrier, stateCounts, type Sender } from './delivery-helpers.ts';
+import { newSender, settleOnClose, simCarrier, stateCounts, type Sender } from './delivery-helpers.ts';
 
 const targets = await storeTargets();
 for (const target of targets) {
@@ -30,6 +30,7 @@ for (const target of targets) {
 
     before(async () => {
       t = await startTestService(target, { clock: () => now });
+      settleOnClose(t);
       s = await newSender(t, 'dispatch1', 1000);
       for (const name of ['a', 'b']) {
         const sim = new SmscSimulator({ systemId: 'yona', password: 'secret', receiptDelayMs: 5 });

@@ -10,7 +10,7 @@ import {
 } from '../../src/store/receipts.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { storeTargets } from '../helpers/stores.ts';
-import { newSender, type Sender } from './delivery-helpers.ts';
+import { newSender, settleOnClose, type Sender } from './delivery-helpers.ts';
 
 describe('receipt rules', () => {
   it('a part keeps its first final status; intermediate only fills an empty slot', () => {
@@ -47,6 +47,7 @@ for (const target of targets) {
 
     before(async () => {
       t = await startTestService(target, { clock: () => now });
+      settleOnClose(t);
       s = await newSender(t, 'receipts1', 1000);
       await insertPushRegistration(t.service.store.db, { accountId: await accountId(), type: 'dlr', url: 'https://push.example.com/dlr', now });
     });
