@@ -2,7 +2,7 @@
 // and international money through the ledger, and write the campaign, its short links and its message rows,
 // all in the handler's transaction (not enough credit -> 4, not enough money -> 12, nothing created).
 import { PUBLIC_CODE_LENGTH, newPublicCodes } from '../../domain/codes.ts';
-import { countParts, type Encoding, type PartCount } from '../../domain/encoding.ts';
+import { countParts, detectEncoding, type Encoding } from '../../domain/encoding.ts';
 import { ApiError } from '../../domain/errors.ts';
 import { sendingSettings, UNSUBSCRIBE_LINK_PREFIX, unsubscribeUrl, type UnsubscribeMode } from '../../domain/sending.ts';
 import { insertCampaign } from '../../store/campaigns.ts';
@@ -39,14 +39,21 @@ export interface Acceptance {
   agorot: number;
 }
 
+/** Parts and alphabet of a text. */
+export interface Measured {
+  parts: number;
+  encoding: Encoding;
+}
+
 /** Counts parts with a cache: identical texts are measured once. */
 export class PartsCache {
-  private readonly cache = new Map<string, PartCount>();
+  private readonly cache = new Map<string, Measured>();
 
-  count(text: string): PartCount {
+  count(text: string): Measured {
     let c = this.cache.get(text);
     if (!c) {
-      c = countParts(text);
+      // Up to 70 UTF-16 units is one part in either alphabet (even if every character took two GSM septets).
+      c = text.length <= 70 ? { parts: 1, encoding: detectEncoding(text) } : countParts(text);
       if (this.cache.size < 10_000) this.cache.set(text, c);
     }
     return c;
