@@ -4,10 +4,11 @@ import { startService, type Component } from '../service.ts';
 import { schedulerComponent } from '../workers/scheduler.ts';
 import { publicPagesComponent } from '../http/public-pages.ts';
 import { carriersComponent } from '../workers/carriers.ts';
+import { createPusher } from '../workers/pusher.ts';
 
 /** Components `serve` runs besides the API (workers and the bundled simulator are added by their issues). */
 export function defaultComponents(): Component[] {
-  return [schedulerComponent(), publicPagesComponent(), carriersComponent()];
+  return [schedulerComponent(), publicPagesComponent(), carriersComponent(), createPusher()];
 }
 
 /** Starts the service and waits for a signal. */

@@ -1,0 +1,296 @@
+// The pusher: delivers push events to registered URLs, one form POST per event. A scan finds registrations
+// with due events; each gets a lane that claims its events under a lease and keeps up to `concurrency`
+// requests in flight (1 while it is failing), so a slow receiver never holds up another. Results are
+// recorded in batches; a failure halts the lane until the registration's backoff ends (see store/push-queue.ts).
+import type dns from 'node:dns';
+import type { Agent } from 'undici';
+import { encodeForm } from '../domain/push-fields.ts';
+import { bindPushSettings, parsePushSettings, type PushSettings } from '../domain/push-settings.ts';
+import { signPush } from '../domain/push-sign.ts';
+import type { Component, Service } from '../service.ts';
+import {
+  claimPushEvents, prunePushData, readyRegistrations, recordPushResults, type ClaimedPushEvent, type PushResult, type PushTarget,
+} from '../store/push-queue.ts';
+import { createPushAgent, postForm, prepareTarget, type PreparedTarget } from './push-http.ts';
+
+export interface PusherOptions {
+  /** YONA_PUSH_* overrides on top of process.env (tests pass the service's env here). */
+  env?: Record<string, string | undefined>;
+  /** The resolver behind the public-only lookup (tests simulate a name resolving to loopback). */
+  resolve?: typeof dns.lookup;
+}
+
+interface Lane {
+  target: PushTarget;
+  prepared: PreparedTarget;
+  queue: ClaimedPushEvent[];
+  inFlight: number;
+  claiming: boolean;
+  /** The last claim came back short: wait for the next scan. */
+  drained: boolean;
+  /** Sequence number of the failure that halted the lane, until a flush has recorded it; 0 when running. */
+  haltSeq: number;
+}
+
+const MAX_BUFFERED = 4096;
+const FLUSH_BATCH = 256;
+
+class Pusher implements Component {
+  readonly name = 'pusher';
+  private service!: Service;
+  private settings!: PushSettings;
+  private agent!: Agent;
+  private readonly lanes = new Map<number, Lane>();
+  private results: (PushResult & { seq: number })[] = [];
+  private seq = 0;
+  private buffered = 0;
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly stopping = new AbortController();
+  private stopped = false;
+  private scanning: Promise<void> | undefined;
+  private scanQueued = false;
+  private flushing: Promise<void> | undefined;
+  private flushTimer: NodeJS.Timeout | undefined;
+  private wakeTimer: NodeJS.Timeout | undefined;
+  private nextWake = Infinity;
+  private readonly timers: NodeJS.Timeout[] = [];
+  private unsubscribe: (() => void) | undefined;
+
+  constructor(private readonly options: PusherOptions) {}
+
+  async start(service: Service): Promise<void> {
+    this.service = service;
+    this.settings = parsePushSettings({ ...process.env, ...this.options.env });
+    bindPushSettings(service.config, this.settings);
+    this.agent = createPushAgent(this.settings, this.options.resolve);
+    this.unsubscribe = service.signals.subscribe('push', () => this.requestScan());
+    this.timers.push(setInterval(() => this.requestScan(), this.settings.pollMs));
+    this.timers.push(setInterval(() => void this.prune(), 60_000));
+    this.requestScan();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.unsubscribe?.();
+    for (const t of this.timers) clearInterval(t);
+    clearTimeout(this.wakeTimer);
+    await this.scanning;
+    const grace = setTimeout(() => this.stopping.abort(), 1000);
+    while (this.inFlight.size > 0 || [...this.lanes.values()].some((l) => l.claiming)) {
+      await Promise.allSettled([...this.inFlight]);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    clearTimeout(grace);
+    for (const lane of this.lanes.values()) this.releaseQueue(lane);
+    clearTimeout(this.flushTimer);
+    await this.flushing;
+    while (this.results.length > 0) await this.flush();
+    await this.agent.close().catch(() => {});
+  }
+
+  private get db() {
+    return this.service.store.db;
+  }
+
+  /** Looks for registrations with due events now (coalesced: one scan at a time, one queued). */
+  private requestScan(): void {
+    if (this.stopped) return;
+    if (this.scanning) {
+      this.scanQueued = true;
+      return;
+    }
+    this.scanning = this.scan().finally(() => {
+      this.scanning = undefined;
+      if (this.scanQueued && !this.stopped) {
+        this.scanQueued = false;
+        setImmediate(() => this.requestScan());
+      }
+    });
+  }
+
+  private async scan(): Promise<void> {
+    try {
+      const ready = await readyRegistrations(this.db, this.service.clock());
+      const seen = new Set<number>();
+      for (const target of ready) {
+        seen.add(target.id);
+        let lane = this.lanes.get(target.id);
+        if (!lane) {
+          lane = { target, prepared: prepareTarget(target.url, this.settings.allowPrivate), queue: [], inFlight: 0, claiming: false, drained: false, haltSeq: 0 };
+          this.lanes.set(target.id, lane);
+        } else if (!lane.haltSeq) {
+          lane.target = target;
+        }
+        lane.drained = false;
+        this.pump(lane);
+      }
+      for (const [id, lane] of this.lanes) {
+        if (!seen.has(id) && lane.drained && !lane.haltSeq && !lane.claiming && lane.inFlight === 0 && lane.queue.length === 0) this.lanes.delete(id);
+      }
+    } catch (err) {
+      this.service.logger.error({ err }, 'push scan failed');
+    }
+  }
+
+  /** Sends what the lane may send now and claims more when it runs low. */
+  private pump(lane: Lane): void {
+    if (this.stopped || lane.haltSeq) return;
+    const failing = lane.target.consecutiveFailures > 0;
+    const cap = failing ? 1 : this.settings.concurrency;
+    while (lane.inFlight < cap && lane.queue.length > 0) this.send(lane, lane.queue.shift()!);
+    const want = (failing ? 1 : cap * 4) - lane.queue.length - lane.inFlight;
+    if (want > 0 && !lane.claiming && !lane.drained && this.buffered < MAX_BUFFERED) void this.claim(lane, want);
+  }
+
+  private async claim(lane: Lane, want: number): Promise<void> {
+    lane.claiming = true;
+    try {
+      const now = this.service.clock();
+      const lease = now + Math.max(60_000, this.settings.requestTimeoutMs * 6);
+      const events = await claimPushEvents(this.db, this.service.store.dialect, lane.target.id, want, now, lease);
+      this.buffered += events.length;
+      lane.queue.push(...events);
+      if (events.length < want) lane.drained = true;
+      if (lane.haltSeq || this.stopped) this.releaseQueue(lane);
+    } catch (err) {
+      lane.drained = true;
+      this.service.logger.error({ err, registration: lane.target.id }, 'push claim failed');
+    } finally {
+      lane.claiming = false;
+    }
+    this.pump(lane);
+  }
+
+  private send(lane: Lane, event: ClaimedPushEvent): void {
+    lane.inFlight++;
+    const done: Promise<void> = this.deliver(lane, event).finally(() => {
+      lane.inFlight--;
+      this.buffered--;
+      this.inFlight.delete(done);
+      this.pump(lane);
+    });
+    this.inFlight.add(done);
+  }
+
+  private async deliver(lane: Lane, event: ClaimedPushEvent): Promise<void> {
+    const startedAt = this.service.clock();
+    const t0 = performance.now();
+    const body = encodeForm(JSON.parse(event.payload) as Record<string, string>);
+    const headers: Record<string, string> = {
+      'Content-Type': 'application/x-www-form-urlencoded',
+      'User-Agent': 'Yona-Push/1.0',
+      'X-Yona-Event-Id': String(event.id),
+    };
+    if (lane.target.secret) {
+      const timestamp = Math.floor(Date.now() / 1000);
+      headers['X-Yona-Timestamp'] = String(timestamp);
+      headers['X-Yona-Signature'] = signPush(lane.target.secret, timestamp, body);
+    }
+    const outcome = await postForm(this.agent, lane.prepared, body, headers, this.settings.requestTimeoutMs, this.stopping.signal);
+    const ok = outcome.status === 200;
+    const kind = ok ? 'delivered' : this.stopping.signal.aborted && outcome.status === null ? 'released' : 'failed';
+    const seq = this.addResult({
+      eventId: event.id, registrationId: lane.target.id, kind, startedAt, finishedAt: this.service.clock(),
+      httpStatus: outcome.status, latencyMs: Math.round(performance.now() - t0), error: outcome.error,
+    });
+    if (ok) {
+      lane.target.consecutiveFailures = 0;
+    } else if (kind === 'failed' && !lane.haltSeq) {
+      lane.haltSeq = seq;
+      this.releaseQueue(lane);
+    }
+  }
+
+  /** Gives the lane's unsent events back (recorded as released with the next flush). */
+  private releaseQueue(lane: Lane): void {
+    const now = this.service.clock();
+    for (const e of lane.queue.splice(0)) {
+      this.buffered--;
+      this.addResult({ eventId: e.id, registrationId: lane.target.id, kind: 'released', startedAt: now, finishedAt: now, httpStatus: null, latencyMs: 0, error: null });
+    }
+  }
+
+  private addResult(result: PushResult): number {
+    const seq = ++this.seq;
+    this.results.push({ ...result, seq });
+    if (this.results.length >= FLUSH_BATCH) void this.flush();
+    else if (!this.flushTimer) this.flushTimer = setTimeout(() => void this.flush(), 2);
+    return seq;
+  }
+
+  /** Records buffered results (one flush at a time); lanes resume or back off from what it decided. */
+  private async flush(): Promise<void> {
+    clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    if (this.flushing) return this.flushing.then(() => (this.results.length ? this.flush() : undefined));
+    if (this.results.length === 0) return;
+    const batch = this.results;
+    this.results = [];
+    this.flushing = this.record(batch).finally(() => {
+      this.flushing = undefined;
+      if (this.results.length > 0 && !this.flushTimer) this.flushTimer = setTimeout(() => void this.flush(), 1);
+    });
+    return this.flushing;
+  }
+
+  private async record(batch: (PushResult & { seq: number })[]): Promise<void> {
+    const now = this.service.clock();
+    let outcomes;
+    try {
+      outcomes = await recordPushResults(this.db, this.service.store.dialect, batch, this.settings, now);
+    } catch (err) {
+      this.service.logger.error({ err, results: batch.length }, 'recording push results failed; retrying');
+      // Unrecorded results are not lost work: their events stay leased and are pushed again after the lease.
+      if (this.stopped) return;
+      this.results = batch.concat(this.results);
+      if (!this.stopped) await new Promise((r) => setTimeout(r, 1000));
+      return;
+    }
+    const maxSeq = batch[batch.length - 1].seq;
+    const touched = new Set(batch.map((r) => r.registrationId));
+    for (const [regId, outcome] of outcomes) {
+      const lane = this.lanes.get(regId);
+      if (lane) lane.target.consecutiveFailures = outcome.consecutiveFailures;
+      if (outcome.state === 'registered' && outcome.retryAt > now) this.wakeAt(outcome.retryAt);
+      if (outcome.state === 'disabled') {
+        this.service.logger.warn({ registration: regId, failures: outcome.consecutiveFailures }, 'push registration disabled after repeated failures');
+      }
+    }
+    for (const regId of touched) {
+      const lane = this.lanes.get(regId);
+      if (!lane) continue;
+      if (lane.haltSeq && lane.haltSeq <= maxSeq) {
+        lane.haltSeq = 0;
+        lane.drained = true; // resumes when a scan finds its events due again (after the backoff)
+        if ((outcomes.get(regId)?.retryAt ?? 0) <= now) this.requestScan();
+      } else if (batch.some((r) => r.registrationId === regId && r.kind === 'delivered')) {
+        lane.drained = false; // events queued behind a delivered one (same order key) may be claimable now
+      }
+      this.pump(lane);
+    }
+  }
+
+  /** Schedules a scan at `at` (the earliest pending backoff end). */
+  private wakeAt(at: number): void {
+    if (this.stopped || at >= this.nextWake) return;
+    clearTimeout(this.wakeTimer);
+    this.nextWake = at;
+    this.wakeTimer = setTimeout(() => {
+      this.nextWake = Infinity;
+      this.requestScan();
+    }, Math.max(1, at - this.service.clock() + 2)); // +2: timers may fire a little early
+  }
+
+  private async prune(): Promise<void> {
+    try {
+      await prunePushData(this.db, this.service.clock() - this.settings.retentionMs);
+    } catch (err) {
+      this.service.logger.error({ err }, 'push pruning failed');
+    }
+  }
+}
+
+/** The pusher component (`yona serve` runs one; several processes may share a PostgreSQL store). */
+export function createPusher(options: PusherOptions = {}): Component {
+  return new Pusher(options);
+}

@@ -1,0 +1,273 @@
+// The pusher end to end on every store, against real HTTP receivers on 127.0.0.1: exact form POSTs, event
+// ids and signatures, retries and disabling, recovery after an outage, ordering per message, isolation of a
+// slow receiver, and the connect-time refusal of a name that resolves to loopback.
+import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
+import dns from 'node:dns';
+import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
+import { blacklistFields, dlrFields, incomingFields } from '../../src/domain/push-fields.ts';
+import { verifyPushSignature } from '../../src/domain/push-sign.ts';
+import { findAccountByUsername } from '../../src/store/accounts.ts';
+import { recordPushEvent, type PushEventInput } from '../../src/store/push.ts';
+import { createPusher } from '../../src/workers/pusher.ts';
+import { startPushReceiver, waitFor, type PushReceiver, type Responder } from '../helpers/push-receiver.ts';
+import { startTestService, type TestService } from '../helpers/service.ts';
+import { storeTargets, type StoreTarget } from '../helpers/stores.ts';
+
+const ENV = { YONA_PUSH_ALLOW_PRIVATE: '1', YONA_PUSH_RETRY_BASE_MS: '20', YONA_PUSH_MAX_FAILURES: '3', YONA_PUSH_POLL_MS: '20' };
+const ZONE = 'Asia/Jerusalem';
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const dlr = (externalId: string, status: number, date = Date.UTC(2025, 0, 2, 8, 30, 15)) =>
+  dlrFields({ externalId, status, date, phone: '972501234567', operator: 'Cellcom', shipmentId: 42, timeZone: ZONE });
+
+interface Customer {
+  username: string;
+  token: string;
+  accountId: number;
+  receiver: PushReceiver;
+  record(type: PushEventInput['type'], fields: Record<string, string>, orderKey?: string): Promise<number>;
+  status(): Promise<any>;
+}
+
+// pg-pool's end() resolves before its sockets have closed; if the harness drops the database (WITH FORCE) in
+// that moment, an ending client gets an error the pool re-emits with no listener (uncaught). The pusher uses
+// several connections at once, which makes that likelier: wait until the database has no sessions left.
+const settled = (target: StoreTarget): StoreTarget => ({
+  ...target,
+  async create() {
+    const created = await target.create();
+    const url = created.env.DATABASE_URL;
+    return {
+      env: created.env,
+      async cleanup() {
+        if (url) await waitFor(async () => (await sessionsOf(url)) === 0, 'the store pool to close', 3000).catch(() => {});
+        await created.cleanup();
+      },
+    };
+  },
+});
+
+async function sessionsOf(url: string): Promise<number> {
+  const client = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test' });
+  await client.connect();
+  try {
+    const r = await client.query('select count(*)::int as n from pg_stat_activity where datname = $1', [new URL(url).pathname.slice(1)]);
+    return r.rows[0].n;
+  } finally {
+    await client.end();
+  }
+}
+
+async function service(target: StoreTarget, env: Record<string, string>, resolve?: typeof dns.lookup): Promise<TestService> {
+  return startTestService(settled(target), { env, components: [createPusher({ env, resolve })] });
+}
+
+async function customer(t: TestService, username: string, respond?: Responder, types: string[] = ['dlr'], url?: (r: PushReceiver) => string): Promise<Customer> {
+  const { token } = await t.account(username);
+  const receiver = await startPushReceiver(respond);
+  for (const type of types) {
+    const reply = await t.api('push_url', { user: { username }, type, url: url ? url(receiver) : receiver.url }, { token });
+    assert.equal(reply.status, 0, JSON.stringify(reply));
+  }
+  const accountId = (await findAccountByUsername(t.service.store.db, username))!.id;
+  return {
+    username, token, accountId, receiver,
+    async record(type, fields, orderKey) {
+      const id = await t.service.store.db.transaction().execute((trx) => recordPushEvent(trx, { accountId, type, fields, orderKey, now: Date.now() }));
+      assert.ok(id !== null);
+      t.service.signals.notify('push');
+      return id;
+    },
+    async status() {
+      const reply = await t.api('push_url', { user: { username }, action: 'status' }, { token });
+      return reply.registrations;
+    },
+  };
+}
+
+const eventStates = async (t: TestService, accountId: number) =>
+  t.service.store.db.selectFrom('push_events').select(['id', 'state']).where('account_id', '=', accountId).orderBy('id').execute();
+const allDelivered = (t: TestService, accountId: number, n: number) => async () => {
+  const rows = await eventStates(t, accountId);
+  return rows.length === n && rows.every((r) => r.state === 'delivered');
+};
+
+const targets = await storeTargets();
+for (const target of targets) {
+  describe(`pusher (${target.name})`, () => {
+    let t: TestService;
+    const receivers: PushReceiver[] = [];
+    const track = (c: Customer) => (receivers.push(c.receiver), c);
+
+    before(async () => {
+      t = await service(target, ENV);
+    });
+    after(async () => {
+      await t.close();
+      for (const r of receivers) await r.close();
+    });
+
+    it('POSTs one event per request: exact Content-Type, a Content-Length, both operator spellings, an event id', async () => {
+      const c = track(await customer(t, 'pformat', undefined, ['dlr', 'incoming_sms', 'blacklist']));
+      const date = Date.UTC(2025, 0, 2, 8, 30, 15);
+      const dlrId = await c.record('dlr', dlr('ext-1', 102), 'msg-1');
+      await waitFor(() => c.receiver.received.length === 1, 'the dlr push');
+      const push = c.receiver.received[0];
+      assert.equal(push.method, 'POST');
+      assert.equal(push.path, '/hook');
+      assert.equal(push.headers['content-type'], 'application/x-www-form-urlencoded');
+      assert.equal(push.headers['content-length'], String(Buffer.byteLength(push.body)));
+      assert.equal(push.headers['transfer-encoding'], undefined);
+      assert.equal(push.headers['x-yona-event-id'], String(dlrId));
+      assert.equal(push.headers['x-yona-signature'], undefined);
+      assert.deepEqual(Object.entries(push.fields), [
+        ['external_id', 'ext-1'], ['status', '102'], ['he_message', 'הגיע ליעד'], ['en_message', 'Delivered'],
+        ['date', '02/01/25 10:30:15'], ['phone', '972501234567'], ['operaor', 'Cellcom'], ['operator', 'Cellcom'], ['shipment_id', '42'],
+      ]);
+      assert.match(push.body, /^external_id=ext-1&status=102&he_message=%D7%94%D7%92/);
+
+      await c.record('incoming_sms', incomingFields({ phone: '972529876543', dest: '0501234567', message: 'STOP please & thanks', date, timeZone: ZONE }));
+      await c.record('blacklist', blacklistFields({ dest: '972529876543', date, timeZone: ZONE }));
+      await waitFor(() => c.receiver.received.length === 3, 'incoming and blacklist pushes');
+      const byKeys = c.receiver.received.slice(1).map((p) => p.fields).sort((a, b) => Object.keys(a).length - Object.keys(b).length || (a.dest < b.dest ? -1 : 1));
+      assert.deepEqual(byKeys.find((f) => 'phone' in f), { phone: '972529876543', dest: '0501234567', message: 'STOP please & thanks', date: '02/01/25 10:30:15' });
+      assert.deepEqual(byKeys.find((f) => !('phone' in f)), { dest: '972529876543', message: 'המספר הוסר מרשימת התפוצה', date: '02/01/25 10:30:15' });
+      await waitFor(allDelivered(t, c.accountId, 3), 'events marked delivered');
+      const log = await t.admin('push', 'log', 'pformat', 'dlr');
+      assert.match(log[0], new RegExp(`event=${dlrId} http=200 \\d+ms$`));
+    });
+
+    it('retries a receiver answering 500, disables it after 3 failures, pushes nothing more; enable delivers the kept events', async () => {
+      const c = track(await customer(t, 'pfail', () => 500));
+      const first = await c.record('dlr', dlr('f-1', 102));
+      await waitFor(async () => (await c.status())[0].state === 'disabled', 'the registration to be disabled');
+      const [reg] = await c.status();
+      assert.equal(reg.consecutive_failures, 3);
+      assert.match(reg.disabled_reason, /^3 consecutive failed deliveries; last: HTTP 500$/);
+      assert.match(reg.disabled_at, /^\d\d\/\d\d\/\d\d \d\d:\d\d:\d\d$/);
+      assert.equal(reg.last_http_status, 500);
+      assert.deepEqual(c.receiver.received.map((p) => p.headers['x-yona-event-id']), [String(first), String(first), String(first)]);
+      const gaps = c.receiver.received.slice(1).map((p, i) => p.at - c.receiver.received[i].at);
+      assert.ok(gaps[0] >= 20 && gaps[1] >= 40, `backoff of 20 then 40 ms at least (base 20, doubling), got gaps ${gaps}`);
+      const later = [await c.record('dlr', dlr('f-2', 102)), await c.record('dlr', dlr('f-3', 102))];
+      await sleep(200); // ten poll intervals and more than the backoff: a disabled registration stays silent
+      assert.equal(c.receiver.received.length, 3);
+      assert.equal((await c.status())[0].pending_events, 3);
+
+      c.receiver.respond = () => 200;
+      assert.match((await t.admin('push', 'enable', 'pfail', 'dlr')).join(''), /kept events are delivered/);
+      await waitFor(allDelivered(t, c.accountId, 3), 'kept events delivered after enable');
+      const delivered = new Set(c.receiver.received.slice(3).map((p) => p.headers['x-yona-event-id']));
+      assert.deepEqual([...delivered].sort(), [first, ...later].map(String).sort());
+      const [after] = await c.status();
+      assert.deepEqual([after.state, after.consecutive_failures, after.disabled_reason, after.pending_events], ['registered', 0, null, 0]);
+    });
+
+    it('delivers each message\'s events in order; an intermediate status after a final one is never pushed', async () => {
+      let n = 0;
+      const c = track(await customer(t, 'porder', async (push) => {
+        // The first report of msg-2 fails once: msg-2's later reports must wait for its retry.
+        const failIt = push.fields.external_id === 'msg-2' && !c.receiver.received.some((p) => p !== push && p.fields.external_id === 'msg-2');
+        await sleep((n++ * 7) % 5);
+        return failIt ? 500 : 200;
+      }));
+      const keys = ['msg-1', 'msg-2', 'msg-3', 'msg-4', 'msg-5'];
+      const ids = await t.service.store.db.transaction().execute(async (trx) => {
+        const out: (number | null)[] = [];
+        const rec = (key: string, status: number) => recordPushEvent(trx, { accountId: c.accountId, type: 'dlr', fields: dlr(key, status), orderKey: key, now: Date.now() });
+        for (const key of keys) out.push(await rec(key, -1));
+        for (const key of keys) out.push(await rec(key, key === 'msg-4' ? 103 : 102));
+        out.push(await rec('msg-2', -1)); // late intermediate: superseded
+        return out;
+      });
+      t.service.signals.notify('push');
+      await waitFor(async () => (await eventStates(t, c.accountId)).filter((r) => r.state === 'delivered').length === 10, '10 delivered');
+      const states = await eventStates(t, c.accountId);
+      assert.equal(states.find((r) => r.id === ids[10])!.state, 'superseded');
+      for (const key of keys) {
+        const arrivals = c.receiver.received.filter((p) => p.fields.external_id === key).map((p) => Number(p.headers['x-yona-event-id']));
+        assert.deepEqual([...arrivals].sort((a, b) => a - b), arrivals, `${key} arrived in order: ${arrivals}`);
+        const statuses = c.receiver.received.filter((p) => p.fields.external_id === key).map((p) => p.fields.status);
+        assert.equal(statuses.at(-1), key === 'msg-4' ? '103' : '102');
+        assert.ok(!statuses.slice(statuses.findIndex((s) => s !== '-1')).includes('-1'), `${key}: no intermediate after a final`);
+      }
+      assert.equal(c.receiver.received.filter((p) => p.fields.external_id === 'msg-2').length, 3); // failed once, retried, then the final
+    });
+
+    it('signs pushes when the account has a secret', async () => {
+      const c = track(await customer(t, 'psign'));
+      const [, secret] = await t.admin('push', 'secret', 'psign');
+      await c.record('dlr', dlr('s-1', 102));
+      await waitFor(() => c.receiver.received.length === 1, 'a signed push');
+      const push = c.receiver.received[0];
+      const ts = push.headers['x-yona-timestamp'] as string;
+      assert.ok(Math.abs(Number(ts) - Date.now() / 1000) < 5);
+      const expected = `v1=${createHmac('sha256', secret).update(`${ts}.${push.body}`).digest('hex')}`;
+      assert.equal(push.headers['x-yona-signature'], expected);
+      assert.equal(verifyPushSignature(secret, { timestamp: ts, signature: expected }, push.body), true);
+      assert.equal(verifyPushSignature(secret, { timestamp: ts, signature: expected }, `${push.body}x`), false);
+      assert.equal(verifyPushSignature('whsec_other', { timestamp: ts, signature: expected }, push.body), false);
+    });
+
+    it('a slow receiver does not hold up another registration', async () => {
+      let release!: () => void;
+      const released = new Promise<void>((r) => (release = r));
+      const slow = track(await customer(t, 'pslow', async () => (await released, 200)));
+      const fast = track(await customer(t, 'pfast'));
+      for (let i = 0; i < 30; i++) await slow.record('dlr', dlr(`slow-${i}`, 102));
+      for (let i = 0; i < 10; i++) await fast.record('dlr', dlr(`fast-${i}`, 102));
+      await waitFor(allDelivered(t, fast.accountId, 10), 'the fast receiver served while the slow one hangs');
+      assert.ok(slow.receiver.received.length <= 8, `at most 8 requests in flight to one URL, saw ${slow.receiver.received.length}`);
+      release();
+      await waitFor(allDelivered(t, slow.accountId, 30), 'the slow receiver catching up');
+      assert.equal(new Set(slow.receiver.received.map((p) => p.headers['x-yona-event-id'])).size, 30);
+    });
+
+    it('a receiver down for a while gets every event once it is back (repeats carry the same event id)', async () => {
+      const env = { ...ENV, YONA_PUSH_MAX_FAILURES: '50', YONA_PUSH_RETRY_MAX_MS: '80' };
+      const t2 = await service(target, env);
+      try {
+        const c = track(await customer(t2, 'pdown'));
+        const ids = [];
+        for (let i = 0; i < 5; i++) ids.push(await c.record('dlr', dlr(`d-${i}`, 102)));
+        await waitFor(() => c.receiver.received.length === 5, 'first deliveries');
+        await c.receiver.down();
+        for (let i = 5; i < 15; i++) ids.push(await c.record('dlr', dlr(`d-${i}`, 102), `key-${i % 3}`));
+        await waitFor(async () => (await c.status())[0].consecutive_failures >= 3, 'three failed rounds');
+        for (let i = 15; i < 20; i++) ids.push(await c.record('dlr', dlr(`d-${i}`, 102)));
+        await c.receiver.up();
+        await waitFor(allDelivered(t2, c.accountId, 20), 'every event delivered after recovery');
+        const bodies = new Map<string, string>();
+        for (const p of c.receiver.received) {
+          const id = p.headers['x-yona-event-id'] as string;
+          if (bodies.has(id)) assert.equal(bodies.get(id), p.body, 'a repeat carries the same body');
+          bodies.set(id, p.body);
+        }
+        assert.deepEqual([...bodies.keys()].sort(), ids.map(String).sort());
+        assert.equal((await c.status())[0].state, 'registered');
+        assert.equal((await c.status())[0].consecutive_failures, 0);
+      } finally {
+        await t2.close();
+      }
+    });
+
+    it('refuses at connect time a name that resolves to 127.0.0.1 (DNS cannot point a push back inside)', async () => {
+      const env = { ...ENV, YONA_PUSH_ALLOW_PRIVATE: '0' };
+      const resolve = ((hostname: string, options: dns.LookupAllOptions, cb: (e: Error | null, a: dns.LookupAddress[]) => void) =>
+        hostname === 'hooks.rebind.example' ? cb(null, [{ address: '127.0.0.1', family: 4 }]) : dns.lookup(hostname, options, cb)) as unknown as typeof dns.lookup;
+      const t3 = await service(target, env, resolve);
+      try {
+        const c = track(await customer(t3, 'prebind', undefined, ['dlr'], (r) => `http://hooks.rebind.example:${r.port}/hook`));
+        await c.record('dlr', dlr('r-1', 102));
+        await waitFor(async () => (await c.status())[0].state === 'disabled', 'disabled after refused connects');
+        const [reg] = await c.status();
+        assert.match(reg.last_error, /hooks.rebind.example resolves to a non-public address \(loopback address 127.0.0.1\); push refused/);
+        assert.equal(reg.last_http_status, null);
+        assert.equal(c.receiver.received.length, 0);
+      } finally {
+        await t3.close();
+      }
+    });
+  });
+}
