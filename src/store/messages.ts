@@ -44,22 +44,54 @@ function sqliteInsert(rows: number): string {
   return text;
 }
 
-const POSTGRES_INSERT =
-  `insert into messages (${COLUMN_LIST}) select $1, $2, $3, $4, $5, u.* from unnest(` +
-  '$6::text[], $7::text[], $8::text[], $9::text[], $10::int[], $11::bigint[], $12::bigint[], $13::text[]) as u';
+// PostgreSQL: one statement per 10,000 rows over unnest(); a column with the same value in every row (the
+// text of an sms, its source, its price) is sent once as a scalar instead of an array of copies.
+const PG_ROW_COLUMNS: Array<{ name: string; type: string; value: (m: NewMessage) => unknown }> = [
+  { name: 'external_id', type: 'text', value: (m) => m.externalId },
+  { name: 'phone', type: 'text', value: (m) => m.phone },
+  { name: 'source', type: 'text', value: (m) => m.source },
+  { name: 'text', type: 'text', value: (m) => m.text },
+  { name: 'parts', type: 'int', value: (m) => m.parts },
+  { name: 'cost_credits', type: 'bigint', value: (m) => m.costCredits },
+  { name: 'cost_agorot', type: 'bigint', value: (m) => m.costAgorot },
+  { name: 'unsubscribe_code', type: 'text', value: (m) => m.unsubscribeCode },
+];
+const pgStatements = new Map<string, string>();
+
+function postgresInsert(rows: NewMessage[]): { sql: string; params: unknown[] } {
+  const params: unknown[] = [];
+  const exprs: string[] = [];
+  const arrays: string[] = [];
+  let shape = '';
+  for (const column of PG_ROW_COLUMNS) {
+    const first = column.value(rows[0]);
+    const constant = column.name !== 'phone' && rows.every((r) => column.value(r) === first);
+    shape += constant ? 's' : 'a';
+    if (constant) {
+      params.push(first);
+      exprs.push(`$${SHARED_COLUMNS.length + params.length}::${column.type}`);
+    } else {
+      params.push(rows.map(column.value));
+      arrays.push(`$${SHARED_COLUMNS.length + params.length}::${column.type}[]`);
+      exprs.push(`u.c${arrays.length}`);
+    }
+  }
+  let sql = pgStatements.get(shape);
+  if (!sql) {
+    const names = arrays.map((_, i) => `c${i + 1}`).join(', ');
+    sql = `insert into messages (${COLUMN_LIST}) select $1, $2, $3, $4, $5, ${exprs.join(', ')} from unnest(${arrays.join(', ')}) as u(${names})`;
+    pgStatements.set(shape, sql);
+  }
+  return { sql, params };
+}
 
 /** Inserts message rows in multi-row statements (unnest on PostgreSQL); ids are not returned. */
 export async function insertMessages(db: Queryable, dialect: Dialect, common: MessageBatchCommon, rows: NewMessage[]): Promise<void> {
   const shared = [common.campaignId, common.accountId, common.state, common.nextAttemptAt, common.now];
   if (dialect === 'postgres') {
     for (let i = 0; i < rows.length; i += POSTGRES_CHUNK) {
-      const chunk = rows.slice(i, i + POSTGRES_CHUNK);
-      const params = [
-        ...shared,
-        chunk.map((r) => r.externalId), chunk.map((r) => r.phone), chunk.map((r) => r.source), chunk.map((r) => r.text),
-        chunk.map((r) => r.parts), chunk.map((r) => r.costCredits), chunk.map((r) => r.costAgorot), chunk.map((r) => r.unsubscribeCode),
-      ];
-      await db.executeQuery(CompiledQuery.raw(POSTGRES_INSERT, params));
+      const { sql: text, params } = postgresInsert(rows.slice(i, i + POSTGRES_CHUNK));
+      await db.executeQuery(CompiledQuery.raw(text, [...shared, ...params]));
     }
     return;
   }
