@@ -1,6 +1,6 @@
 // Campaign rows: creation, lookup by id and name (always scoped to the account), and the guarded state
 // changes cancel and the scheduler make (UPDATE ... WHERE state = 'scheduled', safe across processes).
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import { runPrepared, type Queryable } from './db.ts';
 import type { CampaignState, CampaignTable } from './schema-sending.ts';
 
@@ -82,7 +82,8 @@ export async function dueCampaignIds(db: Queryable, now: number, limit: number):
   const rows = await db
     .selectFrom('campaigns')
     .select('id')
-    .where('state', '=', 'scheduled')
+    // A literal, not a parameter, so the planner can use the partial index campaigns_due.
+    .where('state', '=', sql.lit('scheduled'))
     .where('scheduled_at', '<=', now)
     .orderBy('scheduled_at')
     .orderBy('id')

@@ -22,7 +22,8 @@ export async function up(db: Kysely<any>, dialect: Dialect): Promise<void> {
     .addColumn('cancelled_at', 'bigint')
     .execute();
   await db.schema.createIndex('campaigns_account_name').on('campaigns').columns(['account_id', 'name']).execute();
-  await db.schema.createIndex('campaigns_due').on('campaigns').columns(['state', 'scheduled_at']).execute();
+  // Only scheduled campaigns are looked up by time (the scheduler); the rest stay out of this index.
+  await db.schema.createIndex('campaigns_due').on('campaigns').column('scheduled_at').where(sql.ref('state'), '=', sql.lit('scheduled')).execute();
 
   await withId(db.schema.createTable('messages'), dialect)
     .addColumn('campaign_id', 'bigint', (c) => c.notNull().references('campaigns.id').onDelete('cascade'))
@@ -50,7 +51,6 @@ export async function up(db: Kysely<any>, dialect: Dialect): Promise<void> {
   await db.schema.createIndex('messages_campaign').on('messages').columns(['campaign_id', 'state']).execute();
   await db.schema.createIndex('messages_external').on('messages').columns(['account_id', 'external_id']).execute();
   await db.schema.createIndex('messages_phone_time').on('messages').columns(['account_id', 'phone', 'created_at']).execute();
-  await db.schema.createIndex('messages_account_time').on('messages').columns(['account_id', 'created_at']).execute();
   await db.schema
     .createIndex('messages_unsubscribe_code').on('messages').column('unsubscribe_code').unique()
     .where(sql.ref('unsubscribe_code'), 'is not', null)
