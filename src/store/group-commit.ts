@@ -1,8 +1,8 @@
 // Group commit for the embedded store. A SQLite commit costs far more than the statements of one send
 // (each commit writes every touched page to the WAL), so concurrent transactions share one: each runs as a
-// SAVEPOINT inside an outer transaction, and the outer COMMIT runs once the transactions queued behind the
-// first have run. A transaction's promise resolves only after that COMMIT (a reply never precedes durability),
-// and rejects if it fails; a failing transaction rolls back to its own savepoint, leaving the others intact.
+// SAVEPOINT inside an outer transaction, whose COMMIT runs after one turn of the event loop, once the
+// transactions queued by then have run. A transaction's promise resolves only after that COMMIT (a reply
+// never precedes durability) and rejects if it fails; a failing transaction rolls back to its own savepoint.
 import type SqliteDatabase from 'better-sqlite3';
 import {
   CompiledQuery, SelectQueryNode, SqliteAdapter, SqliteDialect, SqliteIntrospector, SqliteQueryCompiler,
@@ -119,11 +119,13 @@ export class GroupCommitSqliteDriver implements Driver {
     this.db.close();
   }
 
-  // Opens the outer transaction and queues its COMMIT behind everyone already waiting for the connection.
+  // Opens the outer transaction. Its COMMIT waits one turn of the event loop (so requests that arrived
+  // meanwhile get to run their transactions in this group), then queues behind everyone waiting then.
   private openGroup(): void {
     this.db.exec('begin');
     this.groupOpen = true;
-    const committed = this.lock.acquire().then(() => {
+    const turn = new Promise<void>((resolve) => setImmediate(resolve));
+    const committed = turn.then(() => this.lock.acquire()).then(() => {
       try {
         this.db.exec('commit');
         groupCommitStats.commits++;
