@@ -1,6 +1,7 @@
 // `npm run bench -- accept [--store postgres] [--seconds N] [--connections N]`: single-recipient `sms`
 // accepted per second over keep-alive HTTP (load from a second process), then the time to accept one `sms`
 // with 100,000 phone destinations. Targets: >= 10,000/s on SQLite; 100k in < 2 s (SQLite) / < 4 s (PostgreSQL).
+import { loadavg } from 'node:os';
 import { request } from 'undici';
 import { runLoad } from './lib/load.ts';
 import { benchStore, peakRssMb, startBenchService } from './lib/service.ts';
@@ -32,7 +33,10 @@ try {
   if (probeReply.status !== 0) throw new Error(`probe send failed: ${JSON.stringify(probeReply)}`);
 
   const campaignsBefore = await count('campaigns');
+  const loadBefore = loadavg()[0];
+  const cpuBefore = process.cpuUsage();
   const load = await runLoad({ url: `${bench.httpUrl}/api`, body: single, headers, connections, durationSeconds: seconds });
+  const cpu = process.cpuUsage(cpuBefore);
   const accepted = (await count('campaigns')) - campaignsBefore;
 
   const phones = Array.from({ length: BULK_RECIPIENTS }, (_, i) => `05${String(20_000_000 + i).padStart(8, '0')}`);
@@ -48,6 +52,8 @@ try {
     bench: 'accept', store, seconds, connections,
     accepts_per_s: load.requests_per_s, p50_ms: load.p50_ms, p99_ms: load.p99_ms, requests: load.total, accepted_campaigns: accepted,
     non_2xx: load.non_2xx, errors: load.errors,
+    // The service's own CPU per accepted send (load generator excluded), and what else the machine was doing.
+    server_cpu_us_per_accept: Math.round((cpu.user + cpu.system) / Math.max(accepted, 1)), load_avg_1m_before: Math.round(loadBefore * 100) / 100,
     bulk_100k_s: Math.round(bulkSeconds * 1000) / 1000, bulk_status: bigReply.status, bulk_recipients: bigReply.recipients, bulk_rows_written: bulkWritten,
     target_accepts_per_s: 10_000, target_bulk_100k_s: store === 'postgres' ? 4 : 2,
     peak_rss_mb: await peakRssMb(),
