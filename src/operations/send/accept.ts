@@ -60,6 +60,14 @@ export class PartsCache {
   }
 }
 
+function notEnoughCredit(credits: number): ApiError {
+  return new ApiError(4, `Not enough credit: this send needs ${credits} credits`);
+}
+
+function notEnoughMoney(agorot: number): ApiError {
+  return new ApiError(12, `Not enough money for the international destinations: this send needs ${(agorot / 100).toFixed(2)} shekels`);
+}
+
 /** Prices, debits and writes a campaign with its messages; throws 4 or 12 when the balance is short. */
 export async function acceptCampaign(ctx: OperationContext, draft: CampaignDraft): Promise<Acceptance> {
   const { account, now, config } = ctx;
@@ -87,22 +95,23 @@ export async function acceptCampaign(ctx: OperationContext, draft: CampaignDraft
       phone: r.phone, externalId: r.externalId, source: r.source, text, parts: measured.parts, costCredits, costAgorot, unsubscribeCode: code,
     };
   }
+  // Fail fast on the balance read at authentication; the guarded debit below is what decides.
+  if (credits > Number(account.credits)) throw notEnoughCredit(credits);
+  if (agorot > Number(account.intl_agorot)) throw notEnoughMoney(agorot);
   const scheduled = draft.scheduledAt !== null;
   const campaignId = await insertCampaign(ctx.db, {
     accountId: account.id, name: draft.name, kind: draft.kind, source: draft.source, state: scheduled ? 'scheduled' : 'queued',
     scheduledAt: draft.scheduledAt, recipients: rows.length, creditsCharged: credits, agorotCharged: agorot, options: draft.options, now,
   });
-  const debit = { accountId: account.id, reason: `send: campaign ${campaignId}`, refType: 'campaign', refId: campaignId, now };
-  if (!(await applyLedgerChange(ctx.db, { ...debit, currency: 'credits', amount: -credits }))) {
-    throw new ApiError(4, `Not enough credit: this send needs ${credits} credits`);
-  }
-  if (!(await applyLedgerChange(ctx.db, { ...debit, currency: 'international', amount: -agorot }))) {
-    throw new ApiError(12, `Not enough money for the international destinations: this send needs ${(agorot / 100).toFixed(2)} shekels`);
-  }
   await insertShortLinks(ctx.db, draft.links.map((l) => ({ code: l.code, accountId: account.id, campaignId, linkKey: l.key, target: l.target, now })));
   await insertMessages(ctx.db, ctx.dialect, {
     campaignId, accountId: account.id, state: scheduled ? 'scheduled' : 'queued', nextAttemptAt: draft.scheduledAt ?? now, now,
   }, rows);
+  // The debit comes last: on PostgreSQL it locks the account row until commit, so sends of one account
+  // wait for each other only for the debit and the commit, not for each other's message inserts.
+  const debit = { accountId: account.id, reason: `send: campaign ${campaignId}`, refType: 'campaign', refId: campaignId, now };
+  if (!(await applyLedgerChange(ctx.db, { ...debit, currency: 'credits', amount: -credits }))) throw notEnoughCredit(credits);
+  if (!(await applyLedgerChange(ctx.db, { ...debit, currency: 'international', amount: -agorot }))) throw notEnoughMoney(agorot);
   ctx.signals.notify(scheduled ? 'schedule' : 'dispatch');
   return { campaignId, recipients: rows.length, parts: maxParts, encoding, credits, agorot };
 }
