@@ -3,6 +3,8 @@
 // a `dlr` push event for every change in the same transaction. Also the receipt-window sweeper (status 2).
 //
 // Part rule: a part's first final status sticks; an intermediate receipt (-1) never replaces a final one.
+// Part statuses are stored (carrier_message_ids.part_status) for messages of several parts; for a one-part
+// message the message's own status is its part's status.
 // Message rule: final only when every part is final; then 102 when every part was delivered, else the
 // status of the lowest-numbered part that failed. A final status is never replaced, except the sweeper's 2
 // ("no confirmation within the window"), which a later final receipt does replace (it is better information).
@@ -97,7 +99,6 @@ export async function applyReceipts(db: Queryable, dialect: Dialect, receipts: I
     }))).execute();
   }
   if (changedParts.size === 0) return { matched: receipts.length - unmatched.length, pending: unmatched.length, changed: 0 };
-  await updatePartStatuses(db, dialect, [...changedParts.values()]);
 
   const atByMessage = new Map<number, number>();
   for (const r of receipts) {
@@ -105,7 +106,10 @@ export async function applyReceipts(db: Queryable, dialect: Dialect, receipts: I
     if (part) atByMessage.set(part.message_id, Math.max(atByMessage.get(part.message_id) ?? 0, r.at));
   }
   const messages = await loadMessagesForUpdate(db, dialect, [...atByMessage.keys()]);
-  const statusesOf = await partStatuses(db, messages.filter((m) => m.parts > 1).map((m) => m.id));
+  // Part statuses are kept for messages of several parts; a one-part message's status is its part's.
+  const multiPart = new Set(messages.filter((m) => m.parts > 1).map((m) => m.id));
+  await updatePartStatuses(db, dialect, [...changedParts.values()].filter((p) => multiPart.has(p.message_id)));
+  const statusesOf = await partStatuses(db, [...multiPart]);
   const changes: StatusChange[] = [];
   const updates: Array<{ id: number; status: number; at: number }> = [];
   const changedOf = new Map<number, PartRow>();
@@ -130,6 +134,7 @@ function changeOf(m: MessageForUpdate, status: number, at: number): StatusChange
 }
 
 async function updatePartStatuses(db: Queryable, dialect: Dialect, rows: PartRow[]): Promise<void> {
+  if (rows.length === 0) return;
   if (dialect === 'postgres') {
     for (let i = 0; i < rows.length; i += 5000) {
       const chunk = rows.slice(i, i + 5000);
@@ -172,19 +177,19 @@ async function partStatuses(db: Queryable, messageIds: number[]): Promise<Map<nu
  * Applies pending receipts whose carrier message id is now known (the submit_sm_resp was recorded after the
  * receipt arrived); looks only at receipts younger than `maxAgeMs`. Returns how many were applied.
  */
-export async function rematchPending(db: Queryable, dialect: Dialect, now: number, maxAgeMs: number, limit = 2000): Promise<number> {
+export async function rematchPending(db: Queryable, dialect: Dialect, now: number, maxAgeMs: number, limit = 2000): Promise<{ applied: number; changed: number }> {
   const rows = await db.selectFrom('pending_receipts as p')
     .innerJoin('carrier_message_ids as c', (j) => j.onRef('c.carrier', '=', 'p.carrier').onRef('c.carrier_message_id', '=', 'p.carrier_message_id'))
     .select(['p.id', 'p.carrier', 'p.carrier_message_id', 'p.state', 'p.err', 'p.at'])
     .where('p.created_at', '>=', now - maxAgeMs)
     .orderBy('p.id').limit(limit).execute();
-  if (rows.length === 0) return 0;
-  await applyReceipts(db, dialect, rows.map((r) => ({
+  if (rows.length === 0) return { applied: 0, changed: 0 };
+  const { changed } = await applyReceipts(db, dialect, rows.map((r) => ({
     carrier: r.carrier, carrierMessageId: r.carrier_message_id, state: r.state, err: r.err ?? undefined, at: Number(r.at),
   })), now);
   const ids = rows.map((r) => Number(r.id));
   for (let i = 0; i < ids.length; i += CHUNK) await db.deleteFrom('pending_receipts').where('id', 'in', ids.slice(i, i + CHUNK)).execute();
-  return rows.length;
+  return { applied: rows.length, changed };
 }
 
 /** Whether any pending receipt younger than `maxAgeMs` waits (cheap check before a rematch). */

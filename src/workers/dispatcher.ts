@@ -30,6 +30,8 @@ export interface DispatcherDeps {
 /** Counters since start. */
 export interface DispatcherStats {
   batches: number;
+  /** Messages the carrier accepted (every part answered OK), counted as the answers arrive. */
+  accepted: number;
   claimed: number;
   submitted: number;
   retried: number;
@@ -48,7 +50,7 @@ export function failureStatus(result: Extract<SubmitResult, { ok: false }>): num
 
 /** Runs `settings.lanes` claim-submit-record loops until stopped. */
 export class Dispatcher {
-  readonly stats: DispatcherStats = { batches: 0, claimed: 0, submitted: 0, retried: 0, failed: 0, blocked: 0 };
+  readonly stats: DispatcherStats = { batches: 0, accepted: 0, claimed: 0, submitted: 0, retried: 0, failed: 0, blocked: 0 };
   private stopped = true;
   private lanes: Promise<void>[] = [];
   private wakers: Array<() => void> = [];
@@ -153,6 +155,7 @@ export class Dispatcher {
     } catch (err) {
       result = { ok: false, transient: true, error: `carrier error: ${(err as Error).message}` };
     }
+    if (result.ok) this.stats.accepted++;
     if (result.ok) return { kind: 'submitted', message, carrier: carrier.name, carrierMessageIds: result.carrierMessageIds };
     const { settings } = this.deps;
     if (!result.transient) return { kind: 'failed', message, carrier: carrier.name, status: failureStatus(result), error: result.error };

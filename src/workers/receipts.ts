@@ -29,6 +29,7 @@ const SWEEP_BATCH = 1000;
 // Only receipts this young are re-matched: a submit_sm_resp cannot be recorded later than a batch takes.
 const REMATCH_AGE_MS = 15 * 60_000;
 const REMATCH_EVERY_MS = 1000;
+const REMATCH_BATCH = 2000;
 
 /** Batches receipts into the store; see the file comment. */
 export class ReceiptWorker {
@@ -124,9 +125,11 @@ export class ReceiptWorker {
       do {
         this.rematchWanted = false;
         if (!(await hasRecentPending(store.db, clock(), REMATCH_AGE_MS))) continue;
-        const n = await store.db.transaction().execute((trx) => rematchPending(trx, store.dialect, clock(), REMATCH_AGE_MS));
-        this.stats.rematched += n;
-        if (n > 0) this.deps.signals.notify('push');
+        const r = await store.db.transaction().execute((trx) => rematchPending(trx, store.dialect, clock(), REMATCH_AGE_MS, REMATCH_BATCH));
+        this.stats.rematched += r.applied;
+        this.stats.changed += r.changed;
+        if (r.changed > 0) this.deps.signals.notify('push');
+        if (r.applied >= REMATCH_BATCH) this.rematchWanted = true;
       } while (this.rematchWanted && !this.stopped);
     })().finally(() => (this.rematching = undefined));
     return this.rematching;

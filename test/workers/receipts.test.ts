@@ -117,10 +117,10 @@ for (const target of targets) {
       const m = await submitted('early receipt', true);
       assert.deepEqual(await apply([{ carrierMessageId: m.cids[0], state: 'UNDELIV', err: '015' }]), { matched: 0, pending: 1, changed: 0 });
       const { db, dialect } = t.service.store;
-      assert.equal(await db.transaction().execute((trx) => rematchPending(trx, dialect, now, 60_000)), 0, 'nothing to match yet');
+      assert.deepEqual(await db.transaction().execute((trx) => rematchPending(trx, dialect, now, 60_000)), { applied: 0, changed: 0 }, 'nothing to match yet');
       await m.record();
       assert.equal((await message(m.id)).status, -1);
-      assert.equal(await db.transaction().execute((trx) => rematchPending(trx, dialect, now, 60_000)), 1);
+      assert.deepEqual(await db.transaction().execute((trx) => rematchPending(trx, dialect, now, 60_000)), { applied: 1, changed: 1 });
       assert.deepEqual([(await message(m.id)).status, await events(m.id)], [15, ['15']]);
       assert.equal((await db.selectFrom('pending_receipts').selectAll().execute()).length, 0);
     });

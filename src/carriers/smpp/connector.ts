@@ -59,6 +59,7 @@ export class SmppCarrier implements Carrier {
   private readonly receiptHandlers: Array<(r: Receipt) => void | Promise<void>> = [];
   private readonly inboundHandlers: Array<(s: InboundSms) => void | Promise<void>> = [];
   private readonly inboundParts = new Reassembler<string>();
+  private readonly singlePart = new Map<string, ReturnType<typeof encodeForSmpp>>();
   private readonly log: SmppLogger;
   private ref = Math.floor(Math.random() * 256);
   private stopped = false;
@@ -107,11 +108,18 @@ export class SmppCarrier implements Carrier {
 
   /** Submits every part; ok only when each part got submit_sm_resp with status 0. */
   async submit(sms: OutboundSms): Promise<SubmitResult> {
-    let payload: ReturnType<typeof encodeForSmpp>;
-    try {
-      payload = encodeForSmpp(sms.text, this.nextRef());
-    } catch (err) {
-      return { ok: false, transient: false, error: `cannot encode message: ${(err as Error).message}` };
+    let payload = this.singlePart.get(sms.text);
+    if (!payload) {
+      try {
+        payload = encodeForSmpp(sms.text, this.nextRef());
+      } catch (err) {
+        return { ok: false, transient: false, error: `cannot encode message: ${(err as Error).message}` };
+      }
+      // A one-part payload does not depend on the reference number: a campaign's texts are encoded once.
+      if (payload.parts.length === 1) {
+        if (this.singlePart.size >= 256) this.singlePart.clear();
+        this.singlePart.set(sms.text, payload);
+      }
     }
     const fields: smpp.PduFields = {
       service_type: '',

@@ -1,0 +1,109 @@
+// `npm run bench -- dispatch [--store postgres] [--recipients N] [--binds N] [--window N] [--sink kannel]`:
+// one HTTP sms to N recipients (100,000), dispatched over SMPP to an SMSC in a second process (`yona smsc-sim`,
+// receipts after 200 ms; or the Kannel comparison's smsc-sink.js with --sink kannel), until the last receipt
+// is stored. Prints one JSON line: submit_sm/s (first to last submit; target >= 10,000/s), end to end from the
+// first HTTP request to the last receipt stored (target >= 5,000 messages/s), peak RSS (target < 400 MB).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CARRIER_TIMER_DEFAULTS } from '../src/carriers/config.ts';
+import { carriersComponent } from '../src/workers/carriers.ts';
+import { benchStore, peakRssMb, startBenchService } from './lib/service.ts';
+
+const arg = (name: string, fallback: string) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : fallback;
+};
+const recipients = Number(arg('recipients', '100000'));
+const binds = Number(arg('binds', '2'));
+const windowSize = Number(arg('window', '200'));
+const sink = arg('sink', 'yona') === 'kannel' ? 'kannel' : 'yona';
+const store = benchStore();
+const root = join(import.meta.dirname, '..');
+
+// Starts the SMSC in a second process; resolves with its SMPP port once it listens.
+async function startSink(dir: string): Promise<{ child: ChildProcess; port: number }> {
+  const port = 21000 + Math.floor(Math.random() * 20000);
+  const child = sink === 'kannel'
+    ? spawn(process.execPath, [join(root, '../shared/bench/kannel/smsc-sink.js'), '--port', String(port), '--dlr', '1', '--dlr-delay-ms', '200', '--quiet', '1'],
+      { env: { ...process.env, NODE_PATH: join(root, 'node_modules') }, stdio: ['ignore', 'pipe', 'inherit'] })
+    : spawn(process.execPath, [join(root, 'bin/yona.js'), 'smsc-sim', '--port', String(port), '--receipt-delay', '200'],
+      { env: { ...process.env, YONA_DATA_DIR: dir }, stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  const deadline = Date.now() + 20_000;
+  while (sink === 'yona' ? !out.includes('SMPP on') : Date.now() < deadline - 19_000) {
+    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`the SMSC did not start: ${out}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return { child, port };
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'yona-bench-sink-'));
+const smsc = await startSink(dir);
+const component = carriersComponent({
+  env: {},
+  setup: {
+    carriers: [{
+      ...CARRIER_TIMER_DEFAULTS, name: 'sink', host: '127.0.0.1', port: smsc.port, systemId: 'yona', password: 'bench',
+      bindMode: 'transceiver', binds, windowSize, maxSubmitsPerSecond: 0, tls: false,
+    }],
+    routes: [],
+  },
+});
+const bench = await startBenchService(store, [component]);
+try {
+  await bench.admin('create-account', 'bench', '--password', 'bench-password', '--credits', String(recipients));
+  const token = (await bench.admin('create-token', 'bench')).at(-1)!;
+  await bench.admin('verify-sender', 'bench', 'Yona');
+  const runtime = component.runtime()!;
+  // Numbers ending in 9: no simulator outcome rule applies, so every one is delivered with a receipt.
+  const phones = Array.from({ length: recipients }, (_, i) => `05${20_000_009 + i * 10}`);
+  const body = JSON.stringify({ sms: { user: { username: 'bench' }, source: 'Yona', destinations: { phone: phones }, message: 'Your code is 123456. Yona dispatch benchmark.' } });
+
+  let firstSubmit = 0;
+  let lastSubmit = 0;
+  let lastReceipt = 0;
+  const sampler = setInterval(() => {
+    const t = performance.now();
+    const submitted = runtime.dispatcher.stats.accepted;
+    if (!firstSubmit && submitted > 0) firstSubmit = t;
+    if (!lastSubmit && submitted >= recipients) lastSubmit = t;
+  }, 5);
+  const t0 = performance.now();
+  const res = await fetch(`${bench.httpUrl}/api`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body });
+  const reply = (await res.json()) as { status: number; message: string };
+  const accepted = performance.now();
+  if (reply.status !== 0) throw new Error(`sms answered ${reply.status}: ${reply.message}`);
+  const deadline = Date.now() + 300_000;
+  while (runtime.receipts.stats.changed < recipients) {
+    if (process.env.BENCH_DEBUG) console.error(JSON.stringify({ d: runtime.dispatcher.stats, r: runtime.receipts.stats }));
+    if (Date.now() > deadline) throw new Error(`timed out: ${JSON.stringify({ dispatcher: runtime.dispatcher.stats, receipts: runtime.receipts.stats })}`);
+    await new Promise((r) => setTimeout(r, process.env.BENCH_DEBUG ? 1000 : 5));
+  }
+  lastReceipt = performance.now();
+  clearInterval(sampler);
+  const submitSeconds = (lastSubmit - firstSubmit) / 1000;
+  const e2eSeconds = (lastReceipt - t0) / 1000;
+  const figures = {
+    bench: 'dispatch', store, sink: sink === 'kannel' ? 'kannel smsc-sink.js (second process)' : 'yona smsc-sim (second process)', recipients, binds, window: windowSize,
+    accept_ms: Math.round(accepted - t0),
+    submit_sm_per_s: Math.round(recipients / submitSeconds),
+    submit_seconds: +submitSeconds.toFixed(2),
+    e2e_messages_per_s: Math.round(recipients / e2eSeconds),
+    e2e_seconds: +e2eSeconds.toFixed(2),
+    peak_rss_mb: await peakRssMb(),
+    dispatcher: runtime.dispatcher.stats,
+    receipts: { ...runtime.receipts.stats },
+    targets: { submit_sm_per_s: 10_000, e2e_messages_per_s: 5_000, peak_rss_mb: 400 },
+  };
+  console.log(JSON.stringify({
+    ...figures,
+    meets_targets: figures.submit_sm_per_s >= 10_000 && figures.e2e_messages_per_s >= 5_000 && figures.peak_rss_mb < 400,
+  }));
+} finally {
+  await bench.close();
+  smsc.child.kill('SIGTERM');
+  rmSync(dir, { recursive: true, force: true });
+}
