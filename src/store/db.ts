@@ -77,6 +77,8 @@ function withStatementCache(sqlite: SqliteDatabase.Database, limit = 500): Sqlit
 
 function openPostgres(url: string): Store {
   const pool = new pg.Pool({ connectionString: url, max: Number(process.env.YONA_PG_POOL ?? 10) });
+  // An idle client that loses its connection (server restart, DROP DATABASE) is discarded by the pool; unhandled, its error would crash the process.
+  pool.on('error', () => {});
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return { db, dialect: 'postgres', close: () => db.destroy() };
 }
