@@ -14,7 +14,7 @@ import type { Recipient } from './destinations.ts';
 
 /** A campaign ready to be written. */
 export interface CampaignDraft {
-  kind: 'sms' | 'bulk' | 'tts' | 'verify';
+  kind: 'sms' | 'bulk' | 'tts' | 'verify' | 'birthday';
   name: string | null;
   source: string;
   scheduledAt: number | null;

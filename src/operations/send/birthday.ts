@@ -1,0 +1,50 @@
+// The send path for the birthday worker (src/workers/birthdays.ts): a greeting goes out as a campaign of kind
+// 'birthday' in the worker's transaction, charged like any send, skipping blocked and non-Israeli numbers.
+import type { Config } from '../../config.ts';
+import { ApiError } from '../../domain/errors.ts';
+import { findAccountById } from '../../store/accounts.ts';
+import type { Dialect } from '../../store/db.ts';
+import type { BirthdaySender } from '../../workers/birthdays.ts';
+import type { OperationContext, Signals } from '../types.ts';
+import { acceptCampaign } from './accept.ts';
+import { requireVerifiedSender } from './compose.ts';
+import { isIsraeliE164, type Recipient } from './destinations.ts';
+import { suppressRecipients } from './suppress.ts';
+
+/** What a send outside a request needs from the running service. */
+export interface SendDeps {
+  dialect: Dialect;
+  config: Config;
+  signals: Signals;
+  clock: () => number;
+}
+
+/**
+ * A BirthdaySender over the normal send path. `deps` is read at each send (a component gets the service only
+ * when it starts). Throws (so the worker rolls back and retries) on an unverified source or too little credit;
+ * a greeting whose every number is blocked is simply not sent.
+ */
+export function createBirthdaySender(deps: () => SendDeps): BirthdaySender {
+  return async (db, send) => {
+    const { dialect, config, signals, clock } = deps();
+    const account = await findAccountById(db, send.accountId);
+    if (!account) throw new Error(`birthday send: account ${send.accountId} does not exist`);
+    const ctx: OperationContext = { db, dialect, account, caller: account, now: clock(), dryRun: false, config, signals };
+    await requireVerifiedSender(ctx, send.source);
+    const recipients: Recipient[] = [...new Set(send.phones)]
+      .filter(isIsraeliE164)
+      .map((phone) => ({ phone, international: false, externalId: null, source: send.source, text: send.message }));
+    if (recipients.length === 0) return undefined;
+    let kept: Recipient[];
+    try {
+      kept = await suppressRecipients(ctx, recipients, null, []);
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 8) return undefined;
+      throw err;
+    }
+    return acceptCampaign(ctx, {
+      kind: 'birthday', name: send.campaignName, source: send.source, scheduledAt: null, recipients: kept, unsubscribe: 'none', links: [],
+      options: { birthday_campaign_id: send.birthdayCampaignId },
+    });
+  };
+}
