@@ -1,10 +1,11 @@
-// `npm run bench -- dispatch [--store postgres] [--recipients N] [--binds N] [--window N] [--sink kannel]`:
+// `npm run bench -- dispatch [--store postgres] [--recipients N] [--binds N] [--window N] [--lanes N] [--batch N] [--sink kannel]`:
 // one HTTP sms to N recipients (100,000), dispatched over SMPP to an SMSC in a second process (`yona smsc-sim`,
 // receipts after 200 ms; or the Kannel comparison's smsc-sink.js with --sink kannel), until the last receipt
 // is stored. Prints one JSON line: submit_sm/s (first to last submit; target >= 10,000/s), end to end from the
 // first HTTP request to the last receipt stored (target >= 5,000 messages/s), peak RSS (target < 400 MB).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CARRIER_TIMER_DEFAULTS } from '../src/carriers/config.ts';
@@ -18,6 +19,8 @@ const arg = (name: string, fallback: string) => {
 const recipients = Number(arg('recipients', '100000'));
 const binds = Number(arg('binds', '2'));
 const windowSize = Number(arg('window', '200'));
+const lanes = Number(arg('lanes', '2'));
+const batch = Number(arg('batch', '1000'));
 const sink = arg('sink', 'yona') === 'kannel' ? 'kannel' : 'yona';
 const store = benchStore();
 const root = join(import.meta.dirname, '..');
@@ -40,10 +43,27 @@ async function startSink(dir: string): Promise<{ child: ChildProcess; port: numb
   return { child, port };
 }
 
+// Machine-wide busy CPU seconds so far (other work on the machine skews the figures; it is reported).
+function machineBusySeconds(): number {
+  const [, user, nice, system, , , irq, softirq] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).map(Number);
+  return (user + nice + system + irq + softirq) / 100;
+}
+
+// Waits (up to 60 s) for the machine to be nearly idle (< 15% busy over a second), like the Kannel runner.
+async function waitIdle(): Promise<boolean> {
+  for (let i = 0; i < 60; i++) {
+    const before = machineBusySeconds();
+    await new Promise((r) => setTimeout(r, 1000));
+    if ((machineBusySeconds() - before) / cpus().length < 0.15) return true;
+  }
+  return false;
+}
+
 const dir = mkdtempSync(join(tmpdir(), 'yona-bench-sink-'));
 const smsc = await startSink(dir);
 const component = carriersComponent({
   env: {},
+  settings: { lanes, batchSize: batch },
   setup: {
     carriers: [{
       ...CARRIER_TIMER_DEFAULTS, name: 'sink', host: '127.0.0.1', port: smsc.port, systemId: 'yona', password: 'bench',
@@ -71,6 +91,9 @@ try {
     if (!firstSubmit && submitted > 0) firstSubmit = t;
     if (!lastSubmit && submitted >= recipients) lastSubmit = t;
   }, 5);
+  const idle = await waitIdle();
+  const busy0 = machineBusySeconds();
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   const res = await fetch(`${bench.httpUrl}/api`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body });
   const reply = (await res.json()) as { status: number; message: string };
@@ -84,16 +107,19 @@ try {
   }
   lastReceipt = performance.now();
   clearInterval(sampler);
+  const cpu = process.cpuUsage(cpu0);
+  const machineBusy = machineBusySeconds() - busy0;
   const submitSeconds = (lastSubmit - firstSubmit) / 1000;
   const e2eSeconds = (lastReceipt - t0) / 1000;
   const figures = {
-    bench: 'dispatch', store, sink: sink === 'kannel' ? 'kannel smsc-sink.js (second process)' : 'yona smsc-sim (second process)', recipients, binds, window: windowSize,
+    bench: 'dispatch', store, sink: sink === 'kannel' ? 'kannel smsc-sink.js (second process)' : 'yona smsc-sim (second process)', recipients, binds, window: windowSize, lanes, batch,
     accept_ms: Math.round(accepted - t0),
     submit_sm_per_s: Math.round(recipients / submitSeconds),
     submit_seconds: +submitSeconds.toFixed(2),
     e2e_messages_per_s: Math.round(recipients / e2eSeconds),
     e2e_seconds: +e2eSeconds.toFixed(2),
     peak_rss_mb: await peakRssMb(),
+    cpu_s: { service: +((cpu.user + cpu.system) / 1e6).toFixed(2), machine_busy: +machineBusy.toFixed(2), cores: cpus().length, idle_before_start: idle },
     dispatcher: runtime.dispatcher.stats,
     receipts: { ...runtime.receipts.stats },
     targets: { submit_sm_per_s: 10_000, e2e_messages_per_s: 5_000, peak_rss_mb: 400 },

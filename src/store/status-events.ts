@@ -113,7 +113,15 @@ export async function updateMessageStatuses(
     }
     return;
   }
-  for (const r of rows) {
-    await db.executeQuery(CompiledQuery.raw('update messages set status = ?, status_at = ?, state = ? where id = ?', [r.status, r.at, r.state, r.id]));
+  // SQLite: one UPDATE ... FROM (VALUES ...) per 300 rows (4 bound values each).
+  for (let i = 0; i < rows.length; i += 300) {
+    const chunk = rows.slice(i, i + 300);
+    const params: unknown[] = [];
+    for (const r of chunk) params.push(r.id, r.status, r.at, r.state);
+    await db.executeQuery(CompiledQuery.raw(
+      `with v(id, status, at, state) as (values ${new Array(chunk.length).fill('(?, ?, ?, ?)').join(', ')}) ` +
+      'update messages set status = v.status, status_at = v.at, state = v.state from v where messages.id = v.id',
+      params,
+    ));
   }
 }
