@@ -1,6 +1,7 @@
 // The pusher's HTTP side: an undici Agent (connect and request timeouts, connections per origin) whose DNS
 // lookup keeps only public addresses, so a name cannot point a push back inside; and one form POST.
 import dns from 'node:dns';
+import { EventEmitter } from 'node:events';
 import type { LookupFunction } from 'node:net';
 import { Agent } from 'undici';
 import type { PushSettings } from '../domain/push-settings.ts';
@@ -68,22 +69,30 @@ export function prepareTarget(url: string, allowPrivate: boolean): PreparedTarge
   return target;
 }
 
-function describeError(err: unknown, timeoutMs: number): string {
+function describeError(err: unknown): string {
   const e = err as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
-  if (e?.name === 'TimeoutError') return `timeout: no complete answer within ${timeoutMs} ms`;
-  if (e?.name === 'AbortError') return 'aborted';
   const code = e?.code ?? e?.cause?.code;
   const message = e?.message ?? String(err);
   const text = code && !message.includes(code) ? `${code}: ${message}` : message;
   return text.length > 300 ? `${text.slice(0, 297)}...` : text;
 }
 
-/** POSTs one form body; never throws. Only the status is read; the answer's body is discarded. */
+/**
+ * POSTs one form body; never throws. Only the status is read; the answer's body is discarded. The whole
+ * request (connect, send, answer) has `timeoutMs`; `inFlight` holds an abort handle per request so a
+ * shutdown can cut them all (a plain emitter and timer: AbortSignal.timeout costs more than the push).
+ */
 export async function postForm(
-  agent: Agent, target: PreparedTarget, body: string, headers: Record<string, string>, timeoutMs: number, stop: AbortSignal,
+  agent: Agent, target: PreparedTarget, body: string, headers: Record<string, string>, timeoutMs: number, inFlight: Set<EventEmitter>,
 ): Promise<PostOutcome> {
   if (target.blocked) return { status: null, error: target.blocked };
-  const signal = AbortSignal.any([AbortSignal.timeout(timeoutMs), stop]);
+  const signal = new EventEmitter();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    signal.emit('abort');
+  }, timeoutMs);
+  inFlight.add(signal);
   try {
     const res = await agent.request({
       origin: target.origin, path: target.path, method: 'POST', body, signal,
@@ -92,6 +101,9 @@ export async function postForm(
     await res.body.dump({ limit: 64 * 1024 }).catch(() => {});
     return { status: res.statusCode, error: res.statusCode === 200 ? null : `HTTP ${res.statusCode}` };
   } catch (err) {
-    return { status: null, error: describeError(signal.reason ?? err, timeoutMs) };
+    return { status: null, error: timedOut ? `timeout: no complete answer within ${timeoutMs} ms` : describeError(err) };
+  } finally {
+    clearTimeout(timer);
+    inFlight.delete(signal);
   }
 }

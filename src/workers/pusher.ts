@@ -3,6 +3,7 @@
 // requests in flight (1 while it is failing), so a slow receiver never holds up another. Results are
 // recorded in batches; a failure halts the lane until the registration's backoff ends (see store/push-queue.ts).
 import type dns from 'node:dns';
+import type { EventEmitter } from 'node:events';
 import type { Agent } from 'undici';
 import { encodeForm } from '../domain/push-fields.ts';
 import { bindPushSettings, parsePushSettings, type PushSettings } from '../domain/push-settings.ts';
@@ -32,8 +33,13 @@ interface Lane {
   haltSeq: number;
 }
 
+/** Events claimed but not yet sent, across lanes. */
 const MAX_BUFFERED = 4096;
+/** A healthy lane claims up to concurrency x this many events at once. */
+const CLAIM_BATCHES = 16;
+/** Results are recorded when this many wait, or FLUSH_DELAY_MS after the first. */
 const FLUSH_BATCH = 256;
+const FLUSH_DELAY_MS = 5;
 
 class Pusher implements Component {
   readonly name = 'pusher';
@@ -45,7 +51,8 @@ class Pusher implements Component {
   private seq = 0;
   private buffered = 0;
   private readonly inFlight = new Set<Promise<void>>();
-  private readonly stopping = new AbortController();
+  /** Abort handles of the requests in flight (a shutdown cuts them after a grace period). */
+  private readonly requests = new Set<EventEmitter>();
   private stopped = false;
   private scanning: Promise<void> | undefined;
   private scanQueued = false;
@@ -75,7 +82,9 @@ class Pusher implements Component {
     for (const t of this.timers) clearInterval(t);
     clearTimeout(this.wakeTimer);
     await this.scanning;
-    const grace = setTimeout(() => this.stopping.abort(), 1000);
+    const grace = setTimeout(() => {
+      for (const r of this.requests) r.emit('abort');
+    }, 1000);
     while (this.inFlight.size > 0 || [...this.lanes.values()].some((l) => l.claiming)) {
       await Promise.allSettled([...this.inFlight]);
       await new Promise((r) => setTimeout(r, 5));
@@ -138,15 +147,18 @@ class Pusher implements Component {
     const failing = lane.target.consecutiveFailures > 0;
     const cap = failing ? 1 : this.settings.concurrency;
     while (lane.inFlight < cap && lane.queue.length > 0) this.send(lane, lane.queue.shift()!);
-    const want = (failing ? 1 : cap * 4) - lane.queue.length - lane.inFlight;
-    if (want > 0 && !lane.claiming && !lane.drained && this.buffered < MAX_BUFFERED) void this.claim(lane, want);
+    // Refill when the queue runs low, in batches (a claim per event costs more than the push it feeds).
+    if (lane.queue.length >= cap || lane.claiming || lane.drained || this.buffered >= MAX_BUFFERED) return;
+    const want = (failing ? 1 : cap * CLAIM_BATCHES) - lane.queue.length - lane.inFlight;
+    if (want > 0) void this.claim(lane, want);
   }
 
   private async claim(lane: Lane, want: number): Promise<void> {
     lane.claiming = true;
     try {
       const now = this.service.clock();
-      const lease = now + Math.max(60_000, this.settings.requestTimeoutMs * 6);
+      // Long enough for the whole batch to go out at `concurrency` requests that each take the full timeout.
+      const lease = now + this.settings.requestTimeoutMs * (Math.ceil(want / this.settings.concurrency) + 2);
       const events = await claimPushEvents(this.db, this.service.store.dialect, lane.target.id, want, now, lease);
       this.buffered += events.length;
       lane.queue.push(...events);
@@ -186,9 +198,9 @@ class Pusher implements Component {
       headers['X-Yona-Timestamp'] = String(timestamp);
       headers['X-Yona-Signature'] = signPush(lane.target.secret, timestamp, body);
     }
-    const outcome = await postForm(this.agent, lane.prepared, body, headers, this.settings.requestTimeoutMs, this.stopping.signal);
+    const outcome = await postForm(this.agent, lane.prepared, body, headers, this.settings.requestTimeoutMs, this.requests);
     const ok = outcome.status === 200;
-    const kind = ok ? 'delivered' : this.stopping.signal.aborted && outcome.status === null ? 'released' : 'failed';
+    const kind = ok ? 'delivered' : this.stopped && outcome.status === null ? 'released' : 'failed';
     const seq = this.addResult({
       eventId: event.id, registrationId: lane.target.id, kind, startedAt, finishedAt: this.service.clock(),
       httpStatus: outcome.status, latencyMs: Math.round(performance.now() - t0), error: outcome.error,
@@ -214,7 +226,7 @@ class Pusher implements Component {
     const seq = ++this.seq;
     this.results.push({ ...result, seq });
     if (this.results.length >= FLUSH_BATCH) void this.flush();
-    else if (!this.flushTimer) this.flushTimer = setTimeout(() => void this.flush(), 2);
+    else if (!this.flushTimer) this.flushTimer = setTimeout(() => void this.flush(), FLUSH_DELAY_MS);
     return seq;
   }
 
