@@ -3,6 +3,7 @@
 import type { Selectable } from 'kysely';
 import type { Queryable } from './db.ts';
 import type { BlocklistTable } from './schema-audience.ts';
+import { recordBlocklistPushes } from './push.ts';
 
 /** A blocked number with its source and time. */
 export type BlocklistEntry = Selectable<BlocklistTable>;
@@ -44,6 +45,7 @@ export async function addToBlocklist(
     const inserted = new Set(rows.map((r) => r.phone));
     for (const phone of part) if (inserted.has(phone)) added.push(phone);
   }
+  await recordBlocklistPushes(db, accountId, added, now);
   return added;
 }
 

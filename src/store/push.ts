@@ -2,7 +2,8 @@
 // that records the fact (receipt, inbound message, blocklist addition): it queues an event only when the
 // account has a live registration of that type. Events of a disabled registration are kept, held until enable.
 import { sql, type Selectable } from 'kysely';
-import { isIntermediateDlrStatus, type PushFields } from '../domain/push-fields.ts';
+import { DEFAULT_TIME_ZONE } from '../domain/dates.ts';
+import { blacklistFields, isIntermediateDlrStatus, type PushFields } from '../domain/push-fields.ts';
 import { runPrepared, type Queryable } from './db.ts';
 import type { PushRegistrationTable, PushType } from './schema-push.ts';
 
@@ -80,6 +81,17 @@ export async function recordPushEvents(db: Queryable, events: PushEventInput[]):
   const inserted = await insertRows(db, rows.map((r) => r.values));
   rows.forEach((r, i) => (ids[r.index] = inserted[i]));
   return ids;
+}
+
+/** Queues a `blacklist` push per newly blocked number (addToBlocklist calls it in its transaction). */
+export async function recordBlocklistPushes(db: Queryable, accountId: number, phonesE164: string[], now: number): Promise<void> {
+  if (phonesE164.length === 0) return;
+  if ((await runPrepared(db, liveRegistrationQuery, [accountId, 'blacklist', 'deleted'])).length === 0) return;
+  const account = await db.selectFrom('accounts').select('time_zone').where('id', '=', accountId).executeTakeFirst();
+  const timeZone = account?.time_zone ?? DEFAULT_TIME_ZONE;
+  await recordPushEvents(db, phonesE164.map((phone) => ({
+    accountId, type: 'blacklist' as const, fields: blacklistFields({ dest: phone, date: now, timeZone }), now,
+  })));
 }
 
 type EventRow = {

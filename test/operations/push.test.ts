@@ -140,10 +140,29 @@ for (const target of targets) {
       assert.equal((await eventsOf('incoming_sms')).length, 0);
     });
 
+    it('addNumBL queues one blacklist event per newly blocked number, in the same transaction', async () => {
+      assert.equal((await call({ type: 'blacklist', url: 'https://hooks.example.com/bl' })).status, 0);
+      const add = (phones: string[], dryRun = false) => t.api('addNumBL', { user: { username: 'pushop' }, phones: { phone: phones } }, { token, dryRun });
+      assert.equal((await add(['0521111111'], true)).status, 946);
+      assert.equal((await eventsOf('blacklist')).length, 0, 'dry-run queues nothing');
+      assert.equal((await add(['0521111111', '0522222222'])).status, 946);
+      assert.equal((await add(['0521111111', '0523333333'])).status, 946);
+      const rows = await t.service.store.db.selectFrom('push_events').select(['payload', 'state']).where('type', '=', 'blacklist')
+        .where('account_id', '=', await accountId('pushop')).orderBy('id').execute();
+      assert.deepEqual(rows.map((r) => JSON.parse(r.payload).dest), ['972521111111', '972522222222', '972523333333']);
+      const fields = JSON.parse(rows[0].payload);
+      assert.deepEqual(Object.keys(fields), ['dest', 'message', 'date']);
+      assert.equal(fields.message, 'המספר הוסר מרשימת התפוצה');
+      assert.match(fields.date, /^\d\d\/\d\d\/\d\d \d\d:\d\d:\d\d$/);
+      const other = await t.api('addNumBL', { user: { username: 'pushother' }, phones: { phone: ['0524444444'] } }, { token: otherToken });
+      assert.equal(other.status, 946);
+      assert.equal((await t.service.store.db.selectFrom('push_events').select('id').where('type', '=', 'blacklist').execute()).length, 3, 'no registration, nothing stored');
+    });
+
     it('admin push list, delete (then a new URL may be registered), enable and secret', async () => {
       const listed = await t.admin('push', 'list', 'pushop');
       assert.match(listed.join('\n'), /^dlr registered https:\/\/hooks.example.com\/dlr failures=0 pending=2/m);
-      await assert.rejects(t.admin('push', 'enable', 'pushop', 'blacklist'), /no blacklist push registration/);
+      await assert.rejects(t.admin('push', 'enable', 'pushop', 'incoming_whatsapp'), /no incoming_whatsapp push registration/);
       assert.match((await t.admin('push', 'enable', 'pushop', 'dlr')).join(''), /already registered/);
       assert.match((await t.admin('push', 'delete', 'pushop', 'dlr')).join(''), /deleted the dlr push registration/);
       assert.deepEqual((await eventsOf('dlr')).map((r) => r.state), ['dead', 'dead', 'superseded']);

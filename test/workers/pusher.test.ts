@@ -195,6 +195,18 @@ for (const target of targets) {
       assert.equal(c.receiver.received.filter((p) => p.fields.external_id === 'msg-2').length, 3); // failed once, retried, then the final
     });
 
+    it('a number blocked through addNumBL is pushed to the blacklist URL', async () => {
+      const c = track(await customer(t, 'pblock', undefined, ['blacklist']));
+      const reply = await t.api('addNumBL', { user: { username: 'pblock' }, phones: { phone: ['0541234567'] } }, { token: c.token });
+      assert.equal(reply.status, 946);
+      await waitFor(() => c.receiver.received.length === 1, 'the blacklist push');
+      const { fields, headers } = c.receiver.received[0];
+      assert.deepEqual(Object.keys(fields), ['dest', 'message', 'date']);
+      assert.equal(fields.dest, '972541234567');
+      assert.equal(fields.message, 'המספר הוסר מרשימת התפוצה');
+      assert.equal(headers['content-type'], 'application/x-www-form-urlencoded');
+    });
+
     it('signs pushes when the account has a secret', async () => {
       const c = track(await customer(t, 'psign'));
       const [, secret] = await t.admin('push', 'secret', 'psign');
