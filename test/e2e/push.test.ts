@@ -1,0 +1,99 @@
+// Push end to end on every store: HTTP sms -> SMPP simulator -> receipt -> exactly one dlr push per message;
+// `yona sim mo` -> an incoming_sms push; an unsubscribe-link confirmation -> a blacklist push. Real
+// receivers on 127.0.0.1, the bundled carriers and public pages components, and the pusher.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { SmscSimulator } from '../../src/carriers/simulator/index.ts';
+import { runSim } from '../../src/cli/sim.ts';
+import { publicPagesComponent } from '../../src/http/public-pages.ts';
+import { carriersComponent } from '../../src/workers/carriers.ts';
+import { createPusher } from '../../src/workers/pusher.ts';
+import { startPushReceiver, waitFor, type PushReceiver } from '../helpers/push-receiver.ts';
+import { startTestService, type TestService } from '../helpers/service.ts';
+import { storeTargets } from '../helpers/stores.ts';
+import { dlrById, newSender, settleOnClose, simCarrier, windowAroundNow, type Sender } from '../workers/delivery-helpers.ts';
+
+const ENV = { YONA_PUSH_ALLOW_PRIVATE: '1', YONA_PUSH_RETRY_BASE_MS: '20', YONA_PUSH_MAX_FAILURES: '3', YONA_PUSH_POLL_MS: '20' };
+const EVENT_DATE = /^\d\d\/\d\d\/\d\d \d\d:\d\d:\d\d$/;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+const targets = await storeTargets();
+for (const target of targets) {
+  describe(`push end to end (${target.name})`, () => {
+    let t: TestService;
+    let simulator: SmscSimulator;
+    let s: Sender;
+    const receivers: PushReceiver[] = [];
+    const register = async (type: string) => {
+      const receiver = await startPushReceiver();
+      receivers.push(receiver);
+      const reply = await s.call('push_url', { type, url: receiver.url });
+      assert.equal(reply.status, 0, JSON.stringify(reply));
+      return receiver;
+    };
+
+    before(async () => {
+      simulator = new SmscSimulator({ systemId: 'yona', password: 'secret', receiptDelayMs: 20, controlPort: 0 });
+      const port = await simulator.start(0);
+      const carriers = carriersComponent({ setup: { carriers: [simCarrier(port)], routes: [] }, settings: { pollMs: 20 }, env: {} });
+      t = await startTestService(target, { env: ENV, components: [publicPagesComponent(), carriers, createPusher({ env: ENV })] });
+      settleOnClose(t);
+      s = await newSender(t, 'pushe2e', 1000);
+    });
+    after(async () => {
+      await t.close();
+      await simulator.stop();
+      for (const r of receivers) await r.close();
+    });
+
+    it('a send to the simulator produces exactly one dlr push per message, with the fields dlr polling shows', async () => {
+      const receiver = await register('dlr');
+      const phones: Record<string, string> = { '0521111234': '102', '0521110015': '15', '0521110108': '108' };
+      const reply = await s.sms({ destinations: { phone: Object.keys(phones).map((p) => ({ $: { id: `e2e-${p}` }, _: p })) }, message: 'push me' });
+      assert.equal(reply.status, 0, JSON.stringify(reply));
+      await waitFor(() => receiver.received.length >= 3, 'three dlr pushes');
+      await sleep(300); // receipts are all in: anything more would be a second push for a message
+      assert.equal(receiver.received.length, 3, JSON.stringify(receiver.received.map((p) => p.fields)));
+      const polled = await dlrById(s, Object.keys(phones).map((p) => `e2e-${p}`), windowAroundNow());
+      for (const [phone, status] of Object.entries(phones)) {
+        const push = receiver.received.find((p) => p.fields.external_id === `e2e-${phone}`);
+        assert.ok(push, `a push for ${phone}`);
+        assert.equal(push.headers['content-type'], 'application/x-www-form-urlencoded');
+        assert.deepEqual(Object.keys(push.fields), ['external_id', 'status', 'he_message', 'en_message', 'date', 'phone', 'operaor', 'operator', 'shipment_id']);
+        assert.equal(push.fields.status, status);
+        assert.equal(push.fields.phone, `972${phone.slice(1)}`);
+        assert.equal(push.fields.shipment_id, String(reply.campaign_id));
+        assert.equal(push.fields.operaor, push.fields.operator);
+        assert.match(push.fields.date, EVENT_DATE);
+        const report = polled.get(`e2e-${phone}`)!;
+        for (const field of ['status', 'he_message', 'en_message', 'date', 'phone', 'operator', 'shipment_id']) {
+          assert.equal(push.fields[field], report[field], `${phone} ${field}`);
+        }
+      }
+    });
+
+    it('`yona sim mo` produces an incoming_sms push', async () => {
+      const receiver = await register('incoming_sms');
+      await t.admin('add-number', 'pushe2e', '0559990001');
+      await runSim(['mo', '--from', '0527770001', '--to', '0559990001', '--text', 'שלום & hi', '--control', `http://127.0.0.1:${simulator.controlPort()}`], () => {});
+      await waitFor(() => receiver.received.length === 1, 'the incoming_sms push');
+      const { fields } = receiver.received[0];
+      assert.deepEqual(Object.keys(fields), ['phone', 'dest', 'message', 'date']);
+      assert.deepEqual([fields.phone, fields.dest, fields.message], ['972527770001', '972559990001', 'שלום & hi']);
+      assert.match(fields.date, EVENT_DATE);
+    });
+
+    it('an unsubscribe-link confirmation produces a blacklist push', async () => {
+      const receiver = await register('blacklist');
+      const reply = await s.sms({ destinations: { phone: ['0528881234'] }, message: 'Promo', add_unsubscribe: '3' });
+      assert.equal(reply.status, 0);
+      const row = await t.service.store.db.selectFrom('messages').select('unsubscribe_code').where('campaign_id', '=', reply.campaign_id).executeTakeFirstOrThrow();
+      const res = await fetch(`${t.httpUrl}/u/${row.unsubscribe_code}`, { method: 'POST' });
+      assert.equal(res.status, 200);
+      await waitFor(() => receiver.received.length === 1, 'the blacklist push');
+      const { fields } = receiver.received[0];
+      assert.deepEqual([fields.dest, fields.message], ['972528881234', 'המספר הוסר מרשימת התפוצה']);
+      assert.match(fields.date, EVENT_DATE);
+    });
+  });
+}
