@@ -39,6 +39,9 @@ async function claimInState(db: Queryable, dialect: Dialect, state: MessageState
     .set({ state: 'submitting', lease_until: leaseUntil, next_attempt_at: leaseUntil, attempts: sql`attempts + 1` })
     .where('id', 'in', (eb) => {
       const due = eb.selectFrom('messages').select('id').where('state', '=', state).where('next_attempt_at', '<=', now)
+        // Voice sends (kind 'tts') are routed by the voice worker, not texted here.
+        .where(({ not, exists, selectFrom }) => not(exists(selectFrom('campaigns').select('campaigns.id')
+          .whereRef('campaigns.id', '=', 'messages.campaign_id').where('campaigns.kind', '=', 'tts'))))
         .orderBy('next_attempt_at').orderBy('id').limit(limit);
       return dialect === 'postgres' ? due.forUpdate().skipLocked() : due;
     })

@@ -129,6 +129,14 @@ for (const target of targets) {
       assert.equal(await campaignState(flaky.campaign_id), 'sent');
     });
 
+    it('leaves voice sends (tts) to the voice worker', async () => {
+      const reply = await s.sms({ destinations: { phone: ['0521230119'] }, message: 'spoken', tts: { type: 4 } });
+      assert.equal(reply.status, 0);
+      assert.equal(await dispatcher.runBatch(), 0);
+      assert.deepEqual(await stateCounts(t, reply.campaign_id), { queued: 1 });
+      assert.equal(sims[0].messages({ to: '972521230119' }).length, 0);
+    });
+
     it('a claim holds its messages until the lease expires; then they are claimed again', async () => {
       const reply = await s.sms({ destinations: { phone: ['0521230099', '0521230109'] }, message: 'leased' });
       const { db } = t.service.store;

@@ -54,6 +54,8 @@ interface Bound extends DeliveryTarget {
 
 type Part = { text: string; id: string };
 
+const RECEIPT_TICK_MS = 5;
+
 /** SMSC simulator speaking SMPP 3.4 on 127.0.0.1; see SimulatorOptions and the test controls below. */
 export class SmscSimulator {
   private readonly server: smpp.Server;
@@ -62,6 +64,7 @@ export class SmscSimulator {
   private readonly parts = new Reassembler<Part>();
   private readonly log: MessageLog;
   private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly ticks = new Map<number, Array<() => void>>();
   private readonly rules: OutcomeRule[];
   private readonly idPrefix = randomBytes(3).toString('hex');
   private idCounter = 0;
@@ -109,6 +112,7 @@ export class SmscSimulator {
   async stop(): Promise<void> {
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
+    this.ticks.clear();
     this.deliveries.clear();
     this.disconnectAll();
     const closing = [new Promise<void>((resolve) => this.server.close(() => resolve()))];
@@ -240,9 +244,26 @@ export class SmscSimulator {
     const outcome = outcomeFor(String(pdu.destination_addr), this.rules);
     if (outcome.receipt === false) return;
     const submitAt = Date.now();
-    this.later(this.receiptDelayMs, () => {
+    this.atTick(submitAt + this.receiptDelayMs, () => {
       this.counters.receiptsSent++;
       void this.deliveries.push(receiptFields(pdu, id, outcome, submitAt, text), bound.systemId);
+    });
+  }
+
+  // Runs `fn` at `at` (rounded up to RECEIPT_TICK_MS): receipts due together share one timer, so their
+  // deliver_sm leave in one socket write instead of one write each.
+  private atTick(at: number, fn: () => void): void {
+    const due = Math.ceil(at / RECEIPT_TICK_MS) * RECEIPT_TICK_MS;
+    const bucket = this.ticks.get(due);
+    if (bucket) {
+      bucket.push(fn);
+      return;
+    }
+    this.ticks.set(due, [fn]);
+    this.later(Math.max(0, due - Date.now()), () => {
+      const fns = this.ticks.get(due) ?? [];
+      this.ticks.delete(due);
+      for (const f of fns) f();
     });
   }
 
