@@ -57,6 +57,7 @@ function reportReply(rows: ReportRow[], timeZone: string): Reply {
   return reply;
 }
 
+/** dlr: reports of messages by the caller's external ids. */
 export const dlr = defineOperation({
   names: ['dlr'],
   input: z.object({ transactions: z.unknown().optional(), external_id: z.unknown().optional(), from: text(), to: text() }),
@@ -69,6 +70,7 @@ export const dlr = defineOperation({
   },
 });
 
+/** dlrByDate (also dlrbyDate): reports whose status dates from the window. */
 export const dlrByDate = defineOperation({
   names: ['dlrByDate', 'dlrbyDate'],
   input: z.object({ from: text(), to: text() }),
@@ -80,6 +82,7 @@ export const dlrByDate = defineOperation({
   },
 });
 
+/** incoming: SMS received on the account's numbers. */
 export const incoming = defineOperation({
   names: ['incoming'],
   input: z.object({ from: text(), to: text() }),

@@ -3,6 +3,7 @@ import type { Selectable } from 'kysely';
 import type { Queryable } from './db.ts';
 import type { CarrierTable } from './schema-carriers.ts';
 
+/** A carrier row as stored. */
 export type CarrierRow = Selectable<CarrierTable>;
 
 /** A carrier as the operator adds it (`yona admin add-carrier`). */

@@ -13,6 +13,7 @@ import { mapReceiptToStatus } from '../carriers/smpp/receipt.ts';
 import type { Dialect, Queryable } from './db.ts';
 import { loadMessagesForUpdate, recordStatusEvents, updateMessageStatuses, type MessageForUpdate, type StatusChange } from './status-events.ts';
 
+/** Re-exported for callers that record status changes along with receipts. */
 export { recordStatusEvents, type StatusChange } from './status-events.ts';
 
 /** A receipt as the carrier gave it, tagged with the carrier it came from. */

@@ -2,6 +2,7 @@
 // of submitted parts (how receipts find their message), receipts not matched yet, and inbound messages.
 import type { Generated } from 'kysely';
 
+/** An SMPP carrier the operator added. */
 export interface CarrierTable {
   id: Generated<number>;
   name: string;
@@ -21,6 +22,7 @@ export interface CarrierTable {
   created_at: number;
 }
 
+/** A destination prefix and the carrier it goes to. */
 export interface CarrierRouteTable {
   id: Generated<number>;
   /** Destination prefix in international digits ('97250'); '' is the default route. */
@@ -29,6 +31,7 @@ export interface CarrierRouteTable {
   created_at: number;
 }
 
+/** An inbound number owned by an account. */
 export interface AccountNumberTable {
   id: Generated<number>;
   account_id: number;
@@ -37,6 +40,7 @@ export interface AccountNumberTable {
   created_at: number;
 }
 
+/** One submitted part: the carrier's message id, and the status its receipt gave. */
 export interface CarrierMessageIdTable {
   carrier: string;
   carrier_message_id: string;
@@ -48,6 +52,7 @@ export interface CarrierMessageIdTable {
   created_at: number;
 }
 
+/** A receipt whose carrier message id was not known yet. */
 export interface PendingReceiptTable {
   id: Generated<number>;
   carrier: string;
@@ -60,6 +65,7 @@ export interface PendingReceiptTable {
   created_at: number;
 }
 
+/** An inbound SMS routed to an account (what `incoming` lists). */
 export interface InboundMessageTable {
   id: Generated<number>;
   account_id: number;
@@ -72,6 +78,7 @@ export interface InboundMessageTable {
   received_at: number;
 }
 
+/** An inbound SMS to a number no account owns. */
 export interface UnroutedInboundTable {
   id: Generated<number>;
   phone: string;
@@ -82,6 +89,7 @@ export interface UnroutedInboundTable {
   received_at: number;
 }
 
+/** The tables of this issue, merged into the Database type. */
 export interface CarriersTables {
   carriers: CarrierTable;
   carrier_routes: CarrierRouteTable;

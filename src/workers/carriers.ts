@@ -14,6 +14,7 @@ import { Dispatcher } from './dispatcher.ts';
 import { InboundHandler } from './inbound.ts';
 import { ReceiptWorker } from './receipts.ts';
 
+/** Options of the carriers component (tests and benchmarks pass their own carriers and settings). */
 export interface CarriersOptions {
   /** Carriers and routes to use instead of YONA_CARRIERS_FILE and the store. */
   setup?: CarrierSetup;

@@ -3,6 +3,7 @@
 // YONA_DISPATCH_MAX_ATTEMPTS, YONA_RECEIPT_WINDOW_MS, YONA_REMOVAL_KEYWORDS, YONA_SIM_RECEIPT_DELAY_MS.
 import { ConfigError } from '../config.ts';
 
+/** The delivery workers' settings (see the file comment for the variables). */
 export interface DeliverySettings {
   /** Messages claimed per dispatcher batch (1000). */
   batchSize: number;
