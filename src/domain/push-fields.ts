@@ -12,6 +12,7 @@ export const BLACKLIST_NOTE = 'המספר הוסר מרשימת התפוצה';
 /** Form fields of one push, in wire order. */
 export type PushFields = Record<string, string>;
 
+/** What a dlr push says about one message's status. */
 export interface DlrInput {
   /** The caller's id from `phone id="..."` (blank when none was given). */
   externalId: string | null | undefined;
@@ -47,6 +48,7 @@ export function dlrFields(input: DlrInput): PushFields {
   };
 }
 
+/** What an incoming_sms push says about one inbound SMS. */
 export interface IncomingInput {
   /** The sender, international digits. */
   phone: string;

@@ -3,6 +3,7 @@
 import type { Config } from '../config.ts';
 import { parseDuration } from './token.ts';
 
+/** How the pusher delivers, and which URLs push_url accepts. */
 export interface PushSettings {
   /** YONA_PUSH_ALLOW_PRIVATE=1: accept loopback/private URLs (tests, intranets). */
   allowPrivate: boolean;
@@ -24,6 +25,7 @@ export interface PushSettings {
   retentionMs: number;
 }
 
+/** A YONA_PUSH_* variable with a value we cannot use. */
 export class PushSettingsError extends Error {}
 
 function int(env: Record<string, string | undefined>, name: string, fallback: number, min = 0): number {

@@ -5,6 +5,7 @@ import ipaddr from 'ipaddr.js';
 /** Longest URL we store. */
 export const MAX_PUSH_URL_LENGTH = 2000;
 
+/** The parsed URL when acceptable, else why not. */
 export type PushUrlCheck = { ok: true; url: URL } | { ok: false; reason: string };
 
 const RANGE_NAMES: Record<string, string> = {

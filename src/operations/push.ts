@@ -58,6 +58,7 @@ async function status(ctx: OperationContext, typeText: string | undefined): Prom
   };
 }
 
+/** push_url: `add` (default) registers a URL for a type; `status` reads the registrations. */
 export const pushUrl = defineOperation({
   names: ['push_url'],
   input: z.object({ type: optText(), url: optText(), action: optText() }),

@@ -7,11 +7,13 @@ import { blacklistFields, isIntermediateDlrStatus, type PushFields } from '../do
 import { runPrepared, type Queryable } from './db.ts';
 import type { PushRegistrationTable, PushType } from './schema-push.ts';
 
+/** A push_registrations row. */
 export type PushRegistration = Selectable<PushRegistrationTable>;
 
 /** next_attempt_at of events held for a disabled registration (never due until it is enabled). */
 export const HELD = Number.MAX_SAFE_INTEGER;
 
+/** One event to queue (see recordPushEvent). */
 export interface PushEventInput {
   accountId: number;
   type: PushType;

@@ -11,6 +11,7 @@ export type PushRegistrationState = 'registered' | 'disabled' | 'deleted';
 /** pending -> delivered; superseded (an intermediate dlr recorded after a final one); dead (registration deleted). */
 export type PushEventState = 'pending' | 'delivered' | 'superseded' | 'dead';
 
+/** One URL per account and type (at most one not deleted). */
 export interface PushRegistrationTable {
   id: Generated<number>;
   account_id: number;
@@ -29,6 +30,7 @@ export interface PushRegistrationTable {
   deleted_at: number | null;
 }
 
+/** The queue: one row per event to push. */
 export interface PushEventTable {
   id: Generated<number>;
   registration_id: number;
@@ -51,6 +53,7 @@ export interface PushEventTable {
   delivered_at: number | null;
 }
 
+/** The delivery log: one row per attempt. */
 export interface PushAttemptTable {
   id: Generated<number>;
   registration_id: number;
@@ -63,6 +66,7 @@ export interface PushAttemptTable {
   error: string | null;
 }
 
+/** An account's signing secret. */
 export interface PushSecretTable {
   id: Generated<number>;
   account_id: number;
@@ -71,6 +75,7 @@ export interface PushSecretTable {
   created_at: number;
 }
 
+/** The push tables, merged into Database. */
 export interface PushTables {
   push_registrations: PushRegistrationTable;
   push_events: PushEventTable;

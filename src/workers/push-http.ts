@@ -5,6 +5,7 @@ import { EventEmitter } from 'node:events';
 import type { LookupFunction } from 'node:net';
 import { Agent } from 'undici';
 import type { PushSettings } from '../domain/push-settings.ts';
+import { signPush } from '../domain/push-sign.ts';
 import { checkPushUrl, nonPublicReason } from '../domain/push-url.ts';
 
 /** A push URL split for the dispatcher, or why it may not be called. */
@@ -67,6 +68,21 @@ export function prepareTarget(url: string, allowPrivate: boolean): PreparedTarge
     target.authorization = `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`;
   }
   return target;
+}
+
+/** The headers of one push: the exact form content type, the event id, and the signature when the account has a secret. */
+export function pushHeaders(eventId: number, body: string, secret: string | null): Record<string, string> {
+  const headers: Record<string, string> = {
+    'Content-Type': 'application/x-www-form-urlencoded',
+    'User-Agent': 'Yona-Push/1.0',
+    'X-Yona-Event-Id': String(eventId),
+  };
+  if (secret) {
+    const timestamp = Math.floor(Date.now() / 1000);
+    headers['X-Yona-Timestamp'] = String(timestamp);
+    headers['X-Yona-Signature'] = signPush(secret, timestamp, body);
+  }
+  return headers;
 }
 
 function describeError(err: unknown): string {

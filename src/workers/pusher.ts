@@ -7,13 +7,13 @@ import type { EventEmitter } from 'node:events';
 import type { Agent } from 'undici';
 import { encodeForm } from '../domain/push-fields.ts';
 import { bindPushSettings, parsePushSettings, type PushSettings } from '../domain/push-settings.ts';
-import { signPush } from '../domain/push-sign.ts';
 import type { Component, Service } from '../service.ts';
 import {
   claimPushEvents, prunePushData, readyRegistrations, recordPushResults, type ClaimedPushEvent, type PushResult, type PushTarget,
 } from '../store/push-queue.ts';
-import { createPushAgent, postForm, prepareTarget, type PreparedTarget } from './push-http.ts';
+import { createPushAgent, postForm, prepareTarget, pushHeaders, type PreparedTarget } from './push-http.ts';
 
+/** Options of createPusher (tests and embedders). */
 export interface PusherOptions {
   /** YONA_PUSH_* overrides on top of process.env (tests pass the service's env here). */
   env?: Record<string, string | undefined>;
@@ -188,16 +188,7 @@ class Pusher implements Component {
     const startedAt = this.service.clock();
     const t0 = performance.now();
     const body = encodeForm(JSON.parse(event.payload) as Record<string, string>);
-    const headers: Record<string, string> = {
-      'Content-Type': 'application/x-www-form-urlencoded',
-      'User-Agent': 'Yona-Push/1.0',
-      'X-Yona-Event-Id': String(event.id),
-    };
-    if (lane.target.secret) {
-      const timestamp = Math.floor(Date.now() / 1000);
-      headers['X-Yona-Timestamp'] = String(timestamp);
-      headers['X-Yona-Signature'] = signPush(lane.target.secret, timestamp, body);
-    }
+    const headers = pushHeaders(event.id, body, lane.target.secret);
     const outcome = await postForm(this.agent, lane.prepared, body, headers, this.settings.requestTimeoutMs, this.requests);
     const ok = outcome.status === 200;
     const kind = ok ? 'delivered' : this.stopped && outcome.status === null ? 'released' : 'failed';
