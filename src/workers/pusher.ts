@@ -35,8 +35,9 @@ interface Lane {
 
 /** Events claimed but not yet sent, across lanes. */
 const MAX_BUFFERED = 4096;
-/** A healthy lane claims up to concurrency x this many events at once. */
+/** A healthy lane claims up to concurrency x this many events at once, when fewer than concurrency x REFILL_BELOW wait. */
 const CLAIM_BATCHES = 16;
+const REFILL_BELOW = 4;
 /** Results are recorded when this many wait, or FLUSH_DELAY_MS after the first. */
 const FLUSH_BATCH = 256;
 const FLUSH_DELAY_MS = 5;
@@ -148,7 +149,7 @@ class Pusher implements Component {
     const cap = failing ? 1 : this.settings.concurrency;
     while (lane.inFlight < cap && lane.queue.length > 0) this.send(lane, lane.queue.shift()!);
     // Refill when the queue runs low, in batches (a claim per event costs more than the push it feeds).
-    if (lane.queue.length >= cap || lane.claiming || lane.drained || this.buffered >= MAX_BUFFERED) return;
+    if (lane.queue.length >= cap * REFILL_BELOW || lane.claiming || lane.drained || this.buffered >= MAX_BUFFERED) return;
     const want = (failing ? 1 : cap * CLAIM_BATCHES) - lane.queue.length - lane.inFlight;
     if (want > 0) void this.claim(lane, want);
   }
