@@ -68,6 +68,7 @@ export const addNumBL = defineOperation({
   async handler(ctx, input) {
     const phones = readPhones(input.phones, input.phone);
     const added = await addToBlocklist(ctx.db, ctx.account.id, phones, 'api', ctx.now);
+    if (added.length) ctx.signals.notify('push'); // blacklist events were queued with the additions
     return { status: 946, message: statusMessage(946), added: added.length, already_listed: phones.length - added.length };
   },
 });
