@@ -41,6 +41,7 @@ export class ReceiptWorker {
   private timers: NodeJS.Timeout[] = [];
   private rematching: Promise<void> | undefined;
   private rematchWanted = false;
+  private sweeping: Promise<number> | undefined;
   private stopped = false;
 
   constructor(private readonly deps: ReceiptDeps) {}
@@ -70,7 +71,7 @@ export class ReceiptWorker {
       this.timers.push(t);
     };
     every(REMATCH_EVERY_MS, () => this.rematch());
-    every(this.deps.settings.sweepMs, () => this.sweep());
+    every(this.deps.settings.sweepMs, () => (this.sweeping ??= this.sweep().finally(() => (this.sweeping = undefined))));
   }
 
   /** Applies what is queued and stops the timers. */
@@ -80,6 +81,7 @@ export class ReceiptWorker {
     this.timers = [];
     while (this.queue.length > 0 || this.flushing) await this.flush();
     await this.rematching;
+    await this.sweeping;
   }
 
   /** Asks for a re-match of early receipts soon (after the dispatcher recorded a batch). */
