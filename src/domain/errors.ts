@@ -9,7 +9,11 @@ export class ApiError extends Error {
     /** Extra reply fields (e.g. rejected recipients) carried with the error. */
     readonly extra: Record<string, unknown> = {},
   ) {
+    // An expected outcome, not a fault: no stack trace (capturing one cost more than answering the request).
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(detail ?? statusMessage(status));
+    Error.stackTraceLimit = limit;
   }
 }
 
