@@ -2,12 +2,11 @@
 // campaign; timing, temp_bl, campaign_name (and includes_international) apply to the whole batch.
 import { z } from 'zod';
 import { ApiError } from '../domain/errors.ts';
-import { acceptCampaign } from './send/accept.ts';
+import { acceptCampaign, inBatches } from './send/accept.ts';
 import { requireVerifiedSender } from './send/compose.ts';
-import { noValidDestinationStatus, normaliseGivenPhones, readDestinations, type NormalisedDestinations } from './send/destinations.ts';
+import { normaliseGivenPhones, readDestinations, type NormalisedDestinations } from './send/destinations.ts';
 import { checkCampaignName, checkMessage, checkSource, parseIncludesInternational, parseTempBl, parseTiming } from './send/options.ts';
 import { acceptedReply } from './send/reply.ts';
-import { suppressRecipients } from './send/suppress.ts';
 import { asList, optText, textOf } from './fields.ts';
 import { defineOperation } from './types.ts';
 
@@ -67,13 +66,9 @@ export const bulk = defineOperation({
       if (!seen) seenPerText.set(message, (seen = new Set()));
       normaliseGivenPhones(given.phones, { allowInternational, source, text: message, seen }, found);
     }
-    if (found.accepted.length === 0) {
-      const status = noValidDestinationStatus(found.rejected);
-      throw new ApiError(status, status === 9 ? undefined : 'Invalid phone number: no destination can be sent to', { rejected: found.rejected });
-    }
-    const recipients = await suppressRecipients(ctx, found.accepted, tempBl, found.rejected);
     const acceptance = await acceptCampaign(ctx, {
-      kind: 'bulk', name, source: recipients[0].source, scheduledAt, recipients, unsubscribe: 'none', links: [],
+      kind: 'bulk', name, source: found.accepted[0]?.source ?? '', scheduledAt, recipients: inBatches(found.accepted),
+      suppress: { tempBlDays: tempBl }, rejected: found.rejected, unsubscribe: 'none', links: [],
       options: { temp_bl: tempBl, includes_international: allowInternational, items: items.length },
     });
     return acceptedReply(acceptance, found.rejected, scheduledAt, ctx.account.time_zone);

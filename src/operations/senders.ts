@@ -57,7 +57,7 @@ export const verifyPhone = defineOperation({
     if (accepted === 0) throw new ApiError(933, 'Invalid phone number: none of the numbers can be verified', { verify_message: messages });
     if (sms.length > 0) {
       await acceptCampaign(ctx, {
-        kind: 'verify', name: null, source: settings.verifySource, scheduledAt: null, recipients: sms, unsubscribe: 'none', links: [], free: true, options: {},
+        kind: 'verify', name: null, source: settings.verifySource, scheduledAt: null, recipients: [sms], rejected: [], unsubscribe: 'none', links: [], free: true, options: {},
       });
     }
     return { status: 0, message: 'Accepted for verification', verify_message: messages };

@@ -2,15 +2,14 @@
 // stored for the voice worker). Field rules in send/options.ts; the writing in send/accept.ts.
 import { z } from 'zod';
 import { ApiError } from '../domain/errors.ts';
-import { acceptCampaign } from './send/accept.ts';
+import { acceptCampaign, concatBatches, inBatches } from './send/accept.ts';
 import { codeLinks, composeText, requireVerifiedSender } from './send/compose.ts';
-import { noValidDestinationStatus, normaliseGivenPhones, readDestinations, type NormalisedDestinations } from './send/destinations.ts';
-import { expandLists, resolveLists } from './send/lists.ts';
+import { normaliseGivenPhones, readDestinations, type NormalisedDestinations } from './send/destinations.ts';
+import { listRecipients, resolveLists } from './send/lists.ts';
 import {
   checkCampaignName, checkMessage, checkSource, parseIncludesInternational, parseLinks, parseTempBl, parseTiming, parseTts, parseUnsubscribeField,
 } from './send/options.ts';
 import { acceptedReply } from './send/reply.ts';
-import { suppressRecipients } from './send/suppress.ts';
 import { optText, rawText, text, textOf } from './fields.ts';
 import { defineOperation } from './types.ts';
 
@@ -55,22 +54,19 @@ export const sms = defineOperation({
 
     const textToSend = composeText({ tag: input.tag, message, links, unsubscribe, publicUrl: ctx.config.publicUrl });
     const found: NormalisedDestinations = { accepted: [], rejected: [] };
-    const seen = new Set<string>();
-    normaliseGivenPhones(given.phones, { allowInternational, source, text: textToSend, seen }, found);
-    await expandLists(ctx, listIds, { allowInternational, source, text: textToSend, dynamic, seen }, found);
-    if (found.accepted.length === 0) {
-      if (found.rejected.length === 0) throw new ApiError(2, 'Missing required field: destinations (the contact lists hold no contacts)');
-      const status = noValidDestinationStatus(found.rejected);
-      throw new ApiError(status, status === 9 ? undefined : 'Invalid phone number: no destination can be sent to', { rejected: found.rejected });
-    }
-    const recipients = await suppressRecipients(ctx, found.accepted, tempBl, found.rejected);
+    // A number is sent once per send; one list alone has no repeats (a list holds a number once).
+    const seen = given.phones.length > 0 || listIds.length > 1 ? new Set<string>() : undefined;
+    normaliseGivenPhones(given.phones, { allowInternational, source, text: textToSend, seen: seen ?? new Set() }, found);
+    const fromLists = listRecipients(ctx, listIds, { allowInternational, source, text: textToSend, dynamic, seen }, found.rejected);
 
     const acceptance = await acceptCampaign(ctx, {
       kind: tts ? 'tts' : 'sms',
       name,
       source,
       scheduledAt,
-      recipients,
+      recipients: concatBatches(inBatches(found.accepted), fromLists),
+      suppress: { tempBlDays: tempBl },
+      rejected: found.rejected,
       unsubscribe,
       links,
       options: {

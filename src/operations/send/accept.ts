@@ -5,12 +5,26 @@ import { PUBLIC_CODE_LENGTH, newPublicCodes } from '../../domain/codes.ts';
 import { countParts, detectEncoding, type Encoding } from '../../domain/encoding.ts';
 import { ApiError } from '../../domain/errors.ts';
 import { sendingSettings, UNSUBSCRIBE_LINK_PREFIX, unsubscribeUrl, type UnsubscribeMode } from '../../domain/sending.ts';
-import { insertCampaign } from '../../store/campaigns.ts';
+import { insertCampaign, setCampaignCharges } from '../../store/campaigns.ts';
 import { applyLedgerChange } from '../../store/ledger.ts';
 import { insertShortLinks } from '../../store/links.ts';
 import { insertMessages, type NewMessage } from '../../store/messages.ts';
 import type { OperationContext } from '../types.ts';
-import type { Recipient } from './destinations.ts';
+import type { Recipient, Rejected } from './destinations.ts';
+import { newTally, nothingToSendError, suppressBatch } from './suppress.ts';
+
+/** Recipients as they come: an array for small sends, pages streamed from contact lists for large ones. */
+export type RecipientBatches = Iterable<Recipient[]> | AsyncIterable<Recipient[]>;
+
+/** Pages of at most `size` recipients of an array (a send's own phones). */
+export function* inBatches(recipients: Recipient[], size = 5000): Iterable<Recipient[]> {
+  for (let i = 0; i < recipients.length; i += size) yield recipients.slice(i, i + size);
+}
+
+/** The batches of several sources, one source after the other. */
+export async function* concatBatches(...sources: RecipientBatches[]): AsyncIterable<Recipient[]> {
+  for (const source of sources) yield* source;
+}
 
 /** A campaign ready to be written. */
 export interface CampaignDraft {
@@ -19,7 +33,11 @@ export interface CampaignDraft {
   source: string;
   scheduledAt: number | null;
   options: Record<string, unknown>;
-  recipients: Recipient[];
+  recipients: RecipientBatches;
+  /** Blocklist (and temp_bl) suppression per batch; absent for operator messages (sender verification). */
+  suppress?: { tempBlDays: number | null };
+  /** Destinations left out so far; suppression adds to it, and it is the `rejected` of the reply. */
+  rejected: Rejected[];
   /** 'link' appends a per-recipient removal link (the reply line is already in the texts). */
   unsubscribe: UnsubscribeMode;
   /** Short links placed in the texts, with their codes. */
@@ -60,58 +78,77 @@ export class PartsCache {
   }
 }
 
-function notEnoughCredit(credits: number): ApiError {
-  return new ApiError(4, `Not enough credit: this send needs ${credits} credits`);
+// `atLeast`: the send was stopped part way, so it needs at least this much.
+function notEnoughCredit(credits: number, atLeast = false): ApiError {
+  return new ApiError(4, `Not enough credit: this send needs ${atLeast ? 'at least ' : ''}${credits} credits`);
 }
 
-function notEnoughMoney(agorot: number): ApiError {
-  return new ApiError(12, `Not enough money for the international destinations: this send needs ${(agorot / 100).toFixed(2)} shekels`);
+function notEnoughMoney(agorot: number, atLeast = false): ApiError {
+  return new ApiError(12, `Not enough money for the international destinations: this send needs ${atLeast ? 'at least ' : ''}${(agorot / 100).toFixed(2)} shekels`);
 }
 
-/** Prices, debits and writes a campaign with its messages; throws 4 or 12 when the balance is short. */
+/** Prices, debits and writes a campaign with its messages, a batch at a time; throws 4 or 12 when the balance is short. */
 export async function acceptCampaign(ctx: OperationContext, draft: CampaignDraft): Promise<Acceptance> {
   const { account, now, config } = ctx;
   const priceAgorot = sendingSettings().intlPriceAgorot;
   const linkSuffix = draft.unsubscribe === 'link' ? UNSUBSCRIBE_LINK_PREFIX + unsubscribeUrl(config.publicUrl, 'x'.repeat(PUBLIC_CODE_LENGTH)) : '';
-  const codes = draft.unsubscribe === 'link' ? newPublicCodes(draft.recipients.length) : undefined;
-  const parts = new PartsCache();
-  const rows: NewMessage[] = new Array(draft.recipients.length);
-  let credits = 0;
-  let agorot = 0;
-  let maxParts = 0;
-  let encoding: Encoding = 'gsm7';
-  for (let i = 0; i < draft.recipients.length; i++) {
-    const r = draft.recipients[i];
-    const measured = parts.count(r.text + linkSuffix);
-    const code = codes ? codes[i] : null;
-    const text = code ? r.text + UNSUBSCRIBE_LINK_PREFIX + unsubscribeUrl(config.publicUrl, code) : r.text;
-    const costCredits = draft.free || r.international ? 0 : measured.parts;
-    const costAgorot = draft.free || !r.international ? 0 : measured.parts * priceAgorot;
-    credits += costCredits;
-    agorot += costAgorot;
-    if (measured.parts > maxParts) maxParts = measured.parts;
-    if (measured.encoding === 'ucs2') encoding = 'ucs2';
-    rows[i] = {
-      phone: r.phone, externalId: r.externalId, source: r.source, text, parts: measured.parts, costCredits, costAgorot, unsubscribeCode: code,
-    };
-  }
-  // Fail fast on the balance read at authentication; the guarded debit below is what decides.
-  if (credits > Number(account.credits)) throw notEnoughCredit(credits);
-  if (agorot > Number(account.intl_agorot)) throw notEnoughMoney(agorot);
   const scheduled = draft.scheduledAt !== null;
-  const campaignId = await insertCampaign(ctx.db, {
-    accountId: account.id, name: draft.name, kind: draft.kind, source: draft.source, state: scheduled ? 'scheduled' : 'queued',
-    scheduledAt: draft.scheduledAt, recipients: rows.length, creditsCharged: credits, agorotCharged: agorot, options: draft.options, now,
-  });
-  await insertShortLinks(ctx.db, draft.links.map((l) => ({ code: l.code, accountId: account.id, campaignId, linkKey: l.key, target: l.target, now })));
-  await insertMessages(ctx.db, ctx.dialect, {
-    campaignId, accountId: account.id, state: scheduled ? 'scheduled' : 'queued', nextAttemptAt: draft.scheduledAt ?? now, now,
-  }, rows);
+  const parts = new PartsCache();
+  const tally = newTally();
+  const total = { recipients: 0, credits: 0, agorot: 0, maxParts: 0, encoding: 'gsm7' as Encoding };
+  // The campaign row is written with the first batch that keeps anyone, so a send that keeps no one writes nothing.
+  let campaignId: number | undefined;
+  let batchesWritten = 0;
+  for await (const batch of draft.recipients) {
+    const kept = draft.suppress ? await suppressBatch(ctx, batch, draft.suppress.tempBlDays, tally, draft.rejected) : batch;
+    tally.offered += draft.suppress ? 0 : batch.length;
+    if (kept.length === 0) continue;
+    const codes = draft.unsubscribe === 'link' ? newPublicCodes(kept.length) : undefined;
+    const rows: NewMessage[] = new Array(kept.length);
+    for (let i = 0; i < kept.length; i++) {
+      const r = kept[i];
+      const measured = parts.count(r.text + linkSuffix);
+      const code = codes ? codes[i] : null;
+      const text = code ? r.text + UNSUBSCRIBE_LINK_PREFIX + unsubscribeUrl(config.publicUrl, code) : r.text;
+      const costCredits = draft.free || r.international ? 0 : measured.parts;
+      const costAgorot = draft.free || !r.international ? 0 : measured.parts * priceAgorot;
+      total.credits += costCredits;
+      total.agorot += costAgorot;
+      if (measured.parts > total.maxParts) total.maxParts = measured.parts;
+      if (measured.encoding === 'ucs2') total.encoding = 'ucs2';
+      rows[i] = {
+        phone: r.phone, externalId: r.externalId, source: r.source, text, parts: measured.parts, costCredits, costAgorot, unsubscribeCode: code,
+      };
+    }
+    total.recipients += rows.length;
+    // Fail fast on the balance read at authentication; the guarded debit below is what decides.
+    if (total.credits > Number(account.credits)) throw notEnoughCredit(total.credits, true);
+    if (total.agorot > Number(account.intl_agorot)) throw notEnoughMoney(total.agorot, true);
+    campaignId ??= await writeCampaign(ctx, draft, rows.length, total.credits, total.agorot);
+    batchesWritten++;
+    await insertMessages(ctx.db, ctx.dialect, {
+      campaignId, accountId: account.id, state: scheduled ? 'scheduled' : 'queued', nextAttemptAt: draft.scheduledAt ?? now, now,
+    }, rows);
+  }
+  if (campaignId === undefined) throw nothingToSendError(tally, draft.rejected, draft.suppress?.tempBlDays ?? null);
+  // A send of one batch wrote its figures with the campaign row; a longer one records its totals now.
+  if (batchesWritten > 1) await setCampaignCharges(ctx.db, campaignId, total.recipients, total.credits, total.agorot);
   // The debit comes last: on PostgreSQL it locks the account row until commit, so sends of one account
   // wait for each other only for the debit and the commit, not for each other's message inserts.
   const debit = { accountId: account.id, reason: `send: campaign ${campaignId}`, refType: 'campaign', refId: campaignId, now };
-  if (!(await applyLedgerChange(ctx.db, { ...debit, currency: 'credits', amount: -credits }))) throw notEnoughCredit(credits);
-  if (!(await applyLedgerChange(ctx.db, { ...debit, currency: 'international', amount: -agorot }))) throw notEnoughMoney(agorot);
+  if (!(await applyLedgerChange(ctx.db, { ...debit, currency: 'credits', amount: -total.credits }))) throw notEnoughCredit(total.credits);
+  if (!(await applyLedgerChange(ctx.db, { ...debit, currency: 'international', amount: -total.agorot }))) throw notEnoughMoney(total.agorot);
   ctx.signals.notify(scheduled ? 'schedule' : 'dispatch');
-  return { campaignId, recipients: rows.length, parts: maxParts, encoding, credits, agorot };
+  return { campaignId, recipients: total.recipients, parts: total.maxParts, encoding: total.encoding, credits: total.credits, agorot: total.agorot };
+}
+
+// Writes the campaign row (with the figures of its first batch) and its short links; returns its id.
+async function writeCampaign(ctx: OperationContext, draft: CampaignDraft, recipients: number, credits: number, agorot: number): Promise<number> {
+  const { account, now } = ctx;
+  const campaignId = await insertCampaign(ctx.db, {
+    accountId: account.id, name: draft.name, kind: draft.kind, source: draft.source, state: draft.scheduledAt !== null ? 'scheduled' : 'queued',
+    scheduledAt: draft.scheduledAt, recipients, creditsCharged: credits, agorotCharged: agorot, options: draft.options, now,
+  });
+  await insertShortLinks(ctx.db, draft.links.map((l) => ({ code: l.code, accountId: account.id, campaignId, linkKey: l.key, target: l.target, now })));
+  return campaignId;
 }

@@ -1,5 +1,5 @@
 // The send path for the birthday worker (src/workers/birthdays.ts): a greeting goes out as a campaign of kind
-// 'birthday' in the worker's transaction, charged like any send, skipping blocked and non-Israeli numbers.
+// 'birthday' in the worker's transaction, charged like any send, skipping blocked numbers and numbers that are not Israeli mobiles.
 import type { Config } from '../../config.ts';
 import { ApiError } from '../../domain/errors.ts';
 import { findAccountById } from '../../store/accounts.ts';
@@ -8,8 +8,8 @@ import type { BirthdaySender } from '../../workers/birthdays.ts';
 import type { OperationContext, Signals } from '../types.ts';
 import { acceptCampaign } from './accept.ts';
 import { requireVerifiedSender } from './compose.ts';
-import { isIsraeliE164, type Recipient } from './destinations.ts';
-import { suppressRecipients } from './suppress.ts';
+import { isIsraeliMobile } from '../../domain/phone.ts';
+import type { Recipient } from './destinations.ts';
 
 /** What a send outside a request needs from the running service. */
 export interface SendDeps {
@@ -32,19 +32,18 @@ export function createBirthdaySender(deps: () => SendDeps): BirthdaySender {
     const ctx: OperationContext = { db, dialect, account, caller: account, now: clock(), dryRun: false, config, signals };
     await requireVerifiedSender(ctx, send.source);
     const recipients: Recipient[] = [...new Set(send.phones)]
-      .filter(isIsraeliE164)
+      .filter(isIsraeliMobile)
       .map((phone) => ({ phone, international: false, externalId: null, source: send.source, text: send.message }));
     if (recipients.length === 0) return undefined;
-    let kept: Recipient[];
     try {
-      kept = await suppressRecipients(ctx, recipients, null, []);
+      return await acceptCampaign(ctx, {
+        kind: 'birthday', name: send.campaignName, source: send.source, scheduledAt: null, recipients: [recipients],
+        suppress: { tempBlDays: null }, rejected: [], unsubscribe: 'none', links: [], options: { birthday_campaign_id: send.birthdayCampaignId },
+      });
     } catch (err) {
+      // Every number blocked: nothing was written, and there is nothing to send.
       if (err instanceof ApiError && err.status === 8) return undefined;
       throw err;
     }
-    return acceptCampaign(ctx, {
-      kind: 'birthday', name: send.campaignName, source: send.source, scheduledAt: null, recipients: kept, unsubscribe: 'none', links: [],
-      options: { birthday_campaign_id: send.birthdayCampaignId },
-    });
   };
 }

@@ -1,51 +1,62 @@
-// Send-time suppression: numbers on the account's blocklist (all blocked -> 8) and, with temp_bl, numbers
-// that got a message from the account in the last n days (all skipped -> 715). Looked up in chunks.
+// Send-time suppression, one batch of recipients at a time: numbers on the account's blocklist and, with
+// temp_bl, numbers that got a message from the account in the last n days. The tally decides the status of
+// a send that keeps no one (all blocked -> 8, the rest skipped by temp_bl -> 715).
 import { ApiError } from '../../domain/errors.ts';
 import { blockedAmong } from '../../store/blocklist.ts';
 import { recentlyMessagedPhones } from '../../store/messages.ts';
 import type { OperationContext } from '../types.ts';
-import { rejection, type Recipient, type Rejected } from './destinations.ts';
+import { noValidDestinationStatus, rejection, type Recipient, type Rejected } from './destinations.ts';
 
 const DAY_MS = 24 * 3600_000;
-const CHUNK = 1000;
 
-async function inChunks(phones: string[], lookup: (chunk: string[]) => Promise<Set<string>>): Promise<Set<string>> {
-  const found = new Set<string>();
-  for (let i = 0; i < phones.length; i += CHUNK) {
-    for (const p of await lookup(phones.slice(i, i + CHUNK))) found.add(p);
+/** Counts of a send's recipients as they pass suppression. */
+export interface SuppressionTally {
+  offered: number;
+  blocked: number;
+  recent: number;
+}
+
+/** An empty tally. */
+export function newTally(): SuppressionTally {
+  return { offered: 0, blocked: 0, recent: 0 };
+}
+
+function dropListed(recipients: Recipient[], listed: Set<string>, reason: 'blocked' | 'temp_bl', rejected: Rejected[]): Recipient[] {
+  if (listed.size === 0) return recipients;
+  const kept: Recipient[] = [];
+  for (const r of recipients) {
+    if (!listed.has(r.phone)) kept.push(r);
+    else rejected.push(rejection(r.phone, r.externalId, reason));
   }
-  return found;
+  return kept;
 }
 
-function distinctPhones(recipients: Recipient[]): string[] {
-  return [...new Set(recipients.map((r) => r.phone))];
-}
-
-/** Removes blocked and (with temp_bl) recently messaged recipients, listing them in `rejected`. */
-export async function suppressRecipients(
-  ctx: OperationContext, recipients: Recipient[], tempBlDays: number | null, rejected: Rejected[],
+/** Removes blocked and (with temp_bl) recently messaged recipients of one batch, listing them in `rejected`. */
+export async function suppressBatch(
+  ctx: OperationContext, batch: Recipient[], tempBlDays: number | null, tally: SuppressionTally, rejected: Rejected[],
 ): Promise<Recipient[]> {
-  if (recipients.length === 0) return recipients;
+  tally.offered += batch.length;
+  if (batch.length === 0) return batch;
   const accountId = ctx.account.id;
-  const blocked = await inChunks(distinctPhones(recipients), (chunk) => blockedAmong(ctx.db, accountId, chunk));
-  let kept = recipients;
-  if (blocked.size > 0) {
-    kept = [];
-    for (const r of recipients) {
-      if (!blocked.has(r.phone)) kept.push(r);
-      else rejected.push(rejection(r.phone, r.externalId, 'blocked'));
-    }
-    if (kept.length === 0) throw new ApiError(8, 'All numbers are on a blocked list', { rejected });
-  }
-  if (tempBlDays === null) return kept;
+  const kept = dropListed(batch, await blockedAmong(ctx.db, accountId, batch.map((r) => r.phone)), 'blocked', rejected);
+  tally.blocked += batch.length - kept.length;
+  if (tempBlDays === null || kept.length === 0) return kept;
   const since = ctx.now - tempBlDays * DAY_MS;
-  const recent = await inChunks(distinctPhones(kept), (chunk) => recentlyMessagedPhones(ctx.db, accountId, chunk, since));
-  if (recent.size === 0) return kept;
-  const fresh: Recipient[] = [];
-  for (const r of kept) {
-    if (!recent.has(r.phone)) fresh.push(r);
-    else rejected.push(rejection(r.phone, r.externalId, 'temp_bl'));
-  }
-  if (fresh.length === 0) throw new ApiError(715, `All numbers have been temporarily blocked (temp_bl ${tempBlDays} days)`, { rejected });
+  const fresh = dropListed(kept, await recentlyMessagedPhones(ctx.db, accountId, kept.map((r) => r.phone), since), 'temp_bl', rejected);
+  tally.recent += kept.length - fresh.length;
   return fresh;
+}
+
+/**
+ * The error for a send that kept no recipient: 2 when there was no destination at all, 9 or 933 when none was
+ * valid, 8 when every valid one is blocked, else 715 (the rest were skipped by temp_bl).
+ */
+export function nothingToSendError(tally: SuppressionTally, rejected: Rejected[], tempBlDays: number | null): ApiError {
+  if (tally.offered === 0) {
+    if (rejected.length === 0) return new ApiError(2, 'Missing required field: destinations (the contact lists hold no contacts)');
+    const status = noValidDestinationStatus(rejected);
+    return new ApiError(status, status === 9 ? undefined : 'Invalid phone number: no destination can be sent to', { rejected });
+  }
+  if (tally.blocked === tally.offered) return new ApiError(8, 'All numbers are on a blocked list', { rejected });
+  return new ApiError(715, `All numbers have been temporarily blocked (temp_bl ${tempBlDays} days)`, { rejected });
 }
