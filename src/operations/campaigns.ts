@@ -5,11 +5,20 @@ import { z } from 'zod';
 import { ApiError } from '../domain/errors.ts';
 import { findCampaign, findCampaignsByName, markCampaignCancelled, type Campaign } from '../store/campaigns.ts';
 import type { Queryable } from '../store/db.ts';
+import { formatShekels } from '../domain/money.ts';
+import { recordCampaignStatusEvents } from '../store/status-events.ts';
 import { campaignCostInState, campaignStateCounts, moveCampaignMessages, refundAmounts } from '../store/messages.ts';
 import { optInt, optText } from './fields.ts';
 import { defineOperation } from './types.ts';
 
 const UNSENT_STATES = new Set(['scheduled', 'cancelled', 'skipped']);
+/** Delivery status of a cancelled message ("deleted"). */
+const CANCELLED_STATUS = 104;
+
+/** The refund figures of a cancel's reply: credits, and international money when there was any. */
+function refundFields(credits: number, agorot: number): Record<string, unknown> {
+  return agorot > 0 ? { refunded_credits: credits, refunded_international: formatShekels(agorot) } : { refunded_credits: credits };
+}
 
 /** Cancels one scheduled campaign and refunds its unsent messages; false when it stopped being scheduled. */
 export async function cancelScheduledCampaign(db: Queryable, campaign: Pick<Campaign, 'id' | 'account_id'>, now: number): Promise<{ cancelled: boolean; credits: number; agorot: number }> {
@@ -21,7 +30,8 @@ export async function cancelScheduledCampaign(db: Queryable, campaign: Pick<Camp
     }
   }
   const cost = await campaignCostInState(db, campaign.id, 'scheduled');
-  await moveCampaignMessages(db, campaign.id, 'scheduled', 'cancelled', { zeroCost: true, status: 104, statusAt: now });
+  await moveCampaignMessages(db, campaign.id, 'scheduled', 'cancelled', { zeroCost: true, status: CANCELLED_STATUS, statusAt: now });
+  await recordCampaignStatusEvents(db, { id: campaign.id, accountId: campaign.account_id }, 'cancelled', CANCELLED_STATUS, now);
   await refundAmounts(db, campaign.account_id, cost.credits, cost.agorot, `cancel: campaign ${campaign.id}`, { type: 'campaign', id: campaign.id }, now);
   return { cancelled: true, ...cost };
 }
@@ -45,7 +55,7 @@ export const cancel = defineOperation({
         throw now ? stateError(now.state, campaign.id) : new ApiError(970);
       }
       return {
-        status: 0, message: `Campaign ${campaign.id} cancelled`, campaign_id: campaign.id, cancelled: 1, refunded_credits: done.credits,
+        status: 0, message: `Campaign ${campaign.id} cancelled`, campaign_id: campaign.id, cancelled: 1, ...refundFields(done.credits, done.agorot),
       };
     }
     if (input.campaign_name === undefined) throw new ApiError(2, 'Missing required field: campaign_id (or campaign_name)');
@@ -58,14 +68,16 @@ export const cancel = defineOperation({
     }
     let cancelled = 0;
     let credits = 0;
+    let agorot = 0;
     for (const m of scheduled) {
       const done = await cancelScheduledCampaign(ctx.db, { id: Number(m.id), account_id: ctx.account.id }, ctx.now);
       if (done.cancelled) cancelled++;
       credits += done.credits;
+      agorot += done.agorot;
     }
     if (cancelled === 0) throw new ApiError(966, `Campaign already sent: no scheduled campaign is named "${input.campaign_name}"`);
     return {
-      status: 0, message: `${cancelled} campaign${cancelled === 1 ? '' : 's'} named "${input.campaign_name}" cancelled`, cancelled, refunded_credits: credits,
+      status: 0, message: `${cancelled} campaign${cancelled === 1 ? '' : 's'} named "${input.campaign_name}" cancelled`, cancelled, ...refundFields(credits, agorot),
     };
   },
 });

@@ -132,6 +132,7 @@ export interface ChargedMessage {
   id: number;
   account_id: number;
   campaign_id: number;
+  external_id: string | null;
   phone: string;
   cost_credits: number;
   cost_agorot: number;
@@ -141,7 +142,7 @@ export interface ChargedMessage {
 export async function campaignMessagesInState(db: Queryable, campaignId: number, state: MessageState, afterId: number, limit: number): Promise<ChargedMessage[]> {
   return db
     .selectFrom('messages')
-    .select(['id', 'account_id', 'campaign_id', 'phone', 'cost_credits', 'cost_agorot'])
+    .select(['id', 'account_id', 'campaign_id', 'external_id', 'phone', 'cost_credits', 'cost_agorot'])
     .where('campaign_id', '=', campaignId)
     .where('state', '=', state)
     .where('id', '>', afterId)

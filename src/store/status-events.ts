@@ -56,6 +56,26 @@ export async function recordStatusEvents(db: Queryable, changes: StatusChange[],
   await recordPushEvents(db, events);
 }
 
+/**
+ * Records a `dlr` push event for each of a campaign's messages in `state`, for statuses set on a whole
+ * campaign at once (a cancel's 104). Reads nothing when the account has no dlr URL.
+ */
+export async function recordCampaignStatusEvents(
+  db: Queryable, campaign: { id: number; accountId: number }, state: MessageState, status: number, now: number,
+): Promise<void> {
+  if ((await accountsWithDlrUrl(db, [campaign.accountId])).size === 0) return;
+  for (let after = 0; ;) {
+    const page = await db.selectFrom('messages').select(['id', 'external_id', 'phone', 'carrier'])
+      .where('campaign_id', '=', campaign.id).where('state', '=', state).where('id', '>', after).orderBy('id').limit(CHUNK).execute();
+    if (page.length === 0) return;
+    after = Number(page[page.length - 1].id);
+    await recordStatusEvents(db, page.map((m) => ({
+      messageId: Number(m.id), accountId: campaign.accountId, campaignId: campaign.id, externalId: m.external_id, phone: m.phone,
+      carrier: m.carrier, status, at: now,
+    })), now);
+  }
+}
+
 /** The accounts among these with a live (registered or disabled) dlr push registration. */
 async function accountsWithDlrUrl(db: Queryable, accountIds: number[]): Promise<Set<number>> {
   const out = new Set<number>();

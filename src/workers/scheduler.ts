@@ -1,11 +1,12 @@
 // The scheduler: releases scheduled campaigns whose time has come (campaign scheduled -> queued, messages
-// scheduled -> queued, re-checking the blocklist so a number blocked since acceptance is skipped and refunded).
+// scheduled -> queued, re-checking the blocklist so a number blocked since acceptance is skipped, refunded and reported as 201).
 // State lives in the database, so a restart loses nothing and releases everything overdue at once; the
 // guarded UPDATE lets several processes run it against one PostgreSQL without releasing a campaign twice.
 import type { Component, Service } from '../service.ts';
 import { blockedAmong } from '../store/blocklist.ts';
 import { claimCampaignRelease, dueCampaignIds, markCampaignSent } from '../store/campaigns.ts';
 import type { Db, Queryable } from '../store/db.ts';
+import { recordStatusEvents } from '../store/status-events.ts';
 import { campaignMessagesInState, moveCampaignMessages, refundAmounts, skipMessages } from '../store/messages.ts';
 
 const PAGE = 1000;
@@ -32,6 +33,9 @@ export async function releaseCampaign(db: Queryable, campaignId: number, now: nu
       agorot += Number(m.cost_agorot);
     }
     await skipMessages(db, suppressed.map((m) => m.id), BLOCKED_STATUS, 'blocked', now);
+    await recordStatusEvents(db, suppressed.map((m) => ({
+      messageId: m.id, accountId, campaignId, externalId: m.external_id, phone: m.phone, carrier: null, status: BLOCKED_STATUS, at: now,
+    })), now);
     skipped += suppressed.length;
   }
   await refundAmounts(db, accountId, credits, agorot, `blocked at release: campaign ${campaignId}`, { type: 'campaign', id: campaignId }, now);

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { fromZoned } from '../../src/domain/dates.ts';
+import { insertPushRegistration } from '../../src/store/push.ts';
 import { releaseDueCampaigns, schedulerComponent } from '../../src/workers/scheduler.ts';
 import type { TestService } from '../helpers/service.ts';
 import { storeTargets } from '../helpers/stores.ts';
@@ -43,8 +44,10 @@ for (const target of targets) {
       assert.equal((await s.call('cancel', { campaign_id: sent.campaign_id })).status, 966);
     });
 
-    it('skips and refunds numbers blocked after the send was accepted; all blocked finishes the campaign', async () => {
-      const mixed = await schedule('01/07/26 12:00', ['0531110001', '0531110002']);
+    it('skips and refunds numbers blocked after the send was accepted, with a 201 dlr event; all blocked finishes the campaign', async () => {
+      const account = await t.service.store.db.selectFrom('accounts').select('id').where('username', '=', 'planner').executeTakeFirstOrThrow();
+      await insertPushRegistration(t.service.store.db, { accountId: Number(account.id), type: 'dlr', url: 'https://push.example.com/dlr', now });
+      const mixed = await s.sms({ destinations: { phone: [{ $: { id: 'ext-blocked' }, _: '0531110001' }, '0531110002'] }, timing: '01/07/26 12:00' });
       const allBlocked = await schedule('01/07/26 12:00', ['0531110001']);
       assert.equal((await s.call('addNumBL', { phones: { phone: '0531110001' } })).status, 946);
       const credits = (await s.balance()).credits;
@@ -55,6 +58,11 @@ for (const target of targets) {
       ]);
       assert.equal((await campaignRow(t, allBlocked.campaign_id)).state, 'sent');
       assert.equal((await s.balance()).credits, credits + 2);
+      const events = await t.service.store.db.selectFrom('push_events').select('payload').where('type', '=', 'dlr').orderBy('id').execute();
+      const reports = events.map((e) => JSON.parse(e.payload) as Record<string, string>);
+      assert.deepEqual(reports.map((r) => [r.external_id, r.phone, r.status, r.shipment_id]), [
+        ['ext-blocked', '972531110001', '201', String(mixed.campaign_id)], ['', '972531110001', '201', String(allBlocked.campaign_id)],
+      ]);
     });
 
     it('a started scheduler releases everything overdue at once, and wakes on the schedule signal', async () => {
