@@ -4,6 +4,7 @@
 import { loadavg } from 'node:os';
 import { request } from 'undici';
 import { runLoad } from './lib/load.ts';
+import { groupCommitStats } from '../src/store/group-commit.ts';
 import { benchStore, peakRssMb, startBenchService } from './lib/service.ts';
 
 const arg = (name: string, fallback: number) => {
@@ -35,8 +36,11 @@ try {
   const campaignsBefore = await count('campaigns');
   const loadBefore = loadavg()[0];
   const cpuBefore = process.cpuUsage();
+  const groupBefore = { ...groupCommitStats };
   const load = await runLoad({ url: `${bench.httpUrl}/api`, body: single, headers, connections, durationSeconds: seconds });
   const cpu = process.cpuUsage(cpuBefore);
+  const commits = groupCommitStats.commits - groupBefore.commits;
+  const transactionsPerCommit = commits > 0 ? Math.round(((groupCommitStats.transactions - groupBefore.transactions) / commits) * 10) / 10 : null;
   const accepted = (await count('campaigns')) - campaignsBefore;
 
   const phones = Array.from({ length: BULK_RECIPIENTS }, (_, i) => `05${String(20_000_000 + i).padStart(8, '0')}`);
@@ -54,6 +58,7 @@ try {
     non_2xx: load.non_2xx, errors: load.errors,
     // The service's own CPU per accepted send (load generator excluded), and what else the machine was doing.
     server_cpu_us_per_accept: Math.round((cpu.user + cpu.system) / Math.max(accepted, 1)), load_avg_1m_before: Math.round(loadBefore * 100) / 100,
+    ...(store === 'sqlite' ? { transactions_per_commit: transactionsPerCommit } : {}),
     bulk_100k_s: Math.round(bulkSeconds * 1000) / 1000, bulk_status: bigReply.status, bulk_recipients: bigReply.recipients, bulk_rows_written: bulkWritten,
     target_accepts_per_s: 10_000, target_bulk_100k_s: store === 'postgres' ? 4 : 2,
     peak_rss_mb: await peakRssMb(),

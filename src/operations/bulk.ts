@@ -71,6 +71,6 @@ export const bulk = defineOperation({
       suppress: { tempBlDays: tempBl }, rejected: found.rejected, unsubscribe: 'none', links: [],
       options: { temp_bl: tempBl, includes_international: allowInternational, items: items.length },
     });
-    return acceptedReply(acceptance, found.rejected, scheduledAt, ctx.account.time_zone);
+    return acceptedReply(acceptance, found.rejected, scheduledAt, ctx.account.time_zone, ctx.dryRun);
   },
 });

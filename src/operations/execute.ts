@@ -60,7 +60,8 @@ async function execute(app: AppContext, req: ApiRequest): Promise<Reply> {
 }
 
 function parseInput(op: Operation, doc: Record<string, unknown>): unknown {
-  const parsed = op.input.safeParse(doc);
+  // reportInput: zod 4 leaves the offending value out of issues otherwise, and it tells missing from invalid.
+  const parsed = op.input.safeParse(doc, { reportInput: true });
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   const field = issue.path.join('.') || 'body';

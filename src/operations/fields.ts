@@ -42,8 +42,22 @@ export const optText = () =>
     return t === '' ? undefined : t;
   }, z.string().optional());
 
-/** Text kept exactly as sent (message bodies keep their spaces). */
-export const rawText = () => z.preprocess((v) => textOf(v), z.string().min(1));
+/**
+ * Text kept exactly as sent (message bodies keep their spaces); blank counts as missing, and an element
+ * holding other elements (XML markup inside a message) is refused rather than silently cut to its text.
+ */
+export const rawText = () =>
+  z.preprocess((v) => {
+    if (hasChildElements(v)) return v;
+    const t = textOf(v);
+    return t === undefined || t.trim() === '' ? undefined : t;
+  }, z.string());
+
+// True for an XML element with child elements (xml2js: keys besides `_` text and `$` attributes).
+function hasChildElements(value: unknown): boolean {
+  const v = Array.isArray(value) ? value[0] : value;
+  return v !== null && typeof v === 'object' && Object.keys(v).some((k) => k !== '_' && k !== '$');
+}
 
 /** An integer given as a number or numeric string. */
 export const int = () =>

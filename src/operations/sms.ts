@@ -74,6 +74,6 @@ export const sms = defineOperation({
         cl_ids: listIds, tag: input.tag ?? null, links: links.map((l) => ({ id: l.key, target: l.target, code: l.code })), ...(tts ? { tts } : {}),
       },
     });
-    return acceptedReply(acceptance, found.rejected, scheduledAt, ctx.account.time_zone);
+    return acceptedReply(acceptance, found.rejected, scheduledAt, ctx.account.time_zone, ctx.dryRun);
   },
 });

@@ -66,7 +66,7 @@ for (const target of targets) {
       const reply = await s.sms({ destinations: { phone: ['0501234567', '0501234567', '12', '0521234567'] }, message: 'ש'.repeat(71), campaign_name: 'dry' }, { dryRun: true });
       assert.equal(reply.status, 0);
       assert.equal(reply.message, 'SMS will be sent');
-      assert.equal(typeof reply.shipment_id, 'string');
+      assert.deepEqual([reply.shipment_id, reply.campaign_id], ['0', 0], 'a dry run names no campaign (its id would be the next real one\'s)');
       assert.deepEqual([reply.recipients, reply.parts, reply.encoding, reply.credits], [2, 2, 'ucs2', 4]);
       assert.deepEqual(reply.rejected, [{ phone: '12', reason: 'too_short', status: 9 }]);
       const xml = await t.post('<sms><user><username>payer</username></user><source>Yona</source><destinations><phone>0501234567</phone></destinations>' +

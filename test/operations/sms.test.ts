@@ -75,6 +75,18 @@ for (const target of targets) {
       const noDest = await call({ source: 'Yona', message: 'x' });
       assert.deepEqual([noDest.status, /destinations/.test(noDest.message)], [2, true]);
       assert.equal((await call({ source: 'Yona', message: 'x', destinations: {} })).status, 2);
+      const blank = await call({ source: 'Yona', destinations: { phone: '0501234567' }, message: '   ' });
+      assert.deepEqual([blank.status, blank.message], [2, 'Missing required field: message']);
+    });
+
+    it('a field given with a value of the wrong kind is 2 "Invalid value", not "Missing"; XML markup inside message is refused', async () => {
+      const cancel = await s.call('cancel', { campaign_id: 'abc' });
+      assert.equal(cancel.status, 2);
+      assert.match(cancel.message, /^Invalid value for field campaign_id/);
+      const xml = await t.post('<sms><user><username>sender1</username></user><source>Yona</source><destinations><phone>0501234567</phone></destinations>' +
+        '<message>Hi <b>there</b> you</message></sms>', { contentType: 'application/xml', token: s.token });
+      assert.equal(xmlStatus(xml.text), 2);
+      assert.match(xmlField(xml.text, 'message') ?? '', /^Invalid value for field message/);
     });
 
     it('destinations: valid ones are sent, invalid ones listed; all too short/long is 9; all invalid is 933', async () => {

@@ -6,13 +6,17 @@ import type { Reply } from '../types.ts';
 import type { Acceptance } from './accept.ts';
 import type { Rejected } from './destinations.ts';
 
-/** The success reply of a send. */
-export function acceptedReply(a: Acceptance, rejected: Rejected[], scheduledAt: number | null, timeZone: string): Reply {
+/**
+ * The success reply of a send. A dry run (/api/test) answers campaign id 0: its campaign was rolled back, and
+ * the embedded store would hand the same id to the next real campaign.
+ */
+export function acceptedReply(a: Acceptance, rejected: Rejected[], scheduledAt: number | null, timeZone: string, dryRun: boolean): Reply {
+  const campaignId = dryRun ? 0 : a.campaignId;
   const reply: Reply = {
     status: 0,
     message: 'SMS will be sent',
-    shipment_id: String(a.campaignId),
-    campaign_id: a.campaignId,
+    shipment_id: String(campaignId),
+    campaign_id: campaignId,
     recipients: a.recipients,
     parts: a.parts,
     encoding: a.encoding,
