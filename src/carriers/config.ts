@@ -1,12 +1,15 @@
 // Which carriers Yona binds and where each destination goes: read from YONA_CARRIERS_FILE (JSON) and from the
 // store (`yona admin add-carrier` / `add-route`), merged; routing by longest destination prefix.
 import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { ConfigError } from '../config.ts';
 import { normalizePhone } from '../domain/phone.ts';
 import type { Queryable } from '../store/db.ts';
 import { listCarriers, listRoutes } from '../store/carriers.ts';
 import type { SmppCarrierConfig } from './smpp/connector.ts';
+import { LONG_MESSAGE_MODES } from './smpp/payload.ts';
+import { readCaBundle } from './smpp/tls.ts';
 
 /** Timers used when a carrier's settings do not name them. */
 export const CARRIER_TIMER_DEFAULTS = { enquireLinkMs: 30_000, responseTimeoutMs: 10_000, reconnectBaseMs: 500, reconnectMaxMs: 30_000 };
@@ -36,12 +39,15 @@ const fileCarrier = z.object({
   windowSize: positive.default(10),
   maxSubmitsPerSecond: z.number().int().min(0).default(0),
   tls: z.boolean().default(false),
+  tlsCa: z.string().min(1).optional(),
+  tlsServername: z.string().min(1).optional(),
+  longMessages: z.enum(LONG_MESSAGE_MODES).default('udh'),
   enquireLinkMs: positive.optional(),
   responseTimeoutMs: positive.optional(),
   reconnectBaseMs: positive.optional(),
   reconnectMaxMs: positive.optional(),
   queueTimeoutMs: positive.optional(),
-});
+}).strict();
 const fileSchema = z.object({
   carriers: z.array(fileCarrier).default([]),
   /** prefix -> carrier name; "" or "default" is the default route. */
@@ -59,11 +65,29 @@ export function readCarriersFile(path: string): CarrierSetup {
   const parsed = fileSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new ConfigError(`YONA_CARRIERS_FILE ${path}: ${issue.path.join('.') || 'file'}: ${issue.message}`);
+    const keys = issue.code === 'unrecognized_keys' ? issue.keys : [];
+    const hint = keys.some((k) => k.includes('_')) ? ' (keys are camelCase, e.g. tlsCa, tlsServername, longMessages)' : '';
+    throw new ConfigError(`YONA_CARRIERS_FILE ${path}: ${issue.path.join('.') || 'file'}: ${issue.message}${hint}`);
   }
-  const carriers = parsed.data.carriers.map((c) => ({ ...CARRIER_TIMER_DEFAULTS, ...dropUndefined(c) }) as SmppCarrierConfig);
+  // A relative tlsCa is relative to the carriers file.
+  const carriers = parsed.data.carriers.map((c) => checkTls({
+    ...CARRIER_TIMER_DEFAULTS, ...dropUndefined(c), ...(c.tlsCa ? { tlsCa: resolve(dirname(path), c.tlsCa) } : {}),
+  } as SmppCarrierConfig, `YONA_CARRIERS_FILE ${path}: carrier "${c.name}"`));
   const routes = Object.entries(parsed.data.routes).map(([prefix, carrier]) => ({ prefix: routePrefix(prefix), carrier }));
   return { carriers, routes };
+}
+
+/** Checks a carrier's TLS settings: tlsCa/tlsServername only with tls, and a readable PEM CA bundle. */
+export function checkTls<T extends Pick<SmppCarrierConfig, 'tls' | 'tlsCa' | 'tlsServername'>>(carrier: T, where: string): T {
+  if (!carrier.tls && (carrier.tlsCa || carrier.tlsServername)) throw new ConfigError(`${where}: tlsCa and tlsServername need tls on`);
+  if (carrier.tlsCa) {
+    try {
+      readCaBundle(carrier.tlsCa);
+    } catch (err) {
+      throw new ConfigError(`${where}: ${(err as Error).message}`);
+    }
+  }
+  return carrier;
 }
 
 function dropUndefined<T extends object>(o: T): T {
@@ -87,12 +111,14 @@ export function normalizeNumber(input: string): string {
 /** The carriers of the file (when YONA_CARRIERS_FILE is set) and of the store, with their routes. */
 export async function loadCarrierSetup(db: Queryable, env: NodeJS.ProcessEnv = process.env): Promise<CarrierSetup> {
   const fromFile = env.YONA_CARRIERS_FILE ? readCarriersFile(env.YONA_CARRIERS_FILE) : { carriers: [], routes: [] };
-  const stored = (await listCarriers(db)).map((row): SmppCarrierConfig => ({
+  const stored = (await listCarriers(db)).map((row): SmppCarrierConfig => checkTls({
     ...CARRIER_TIMER_DEFAULTS,
     name: row.name, host: row.host, port: Number(row.port), systemId: row.system_id, password: row.password,
     systemType: row.system_type || undefined, bindMode: row.bind_mode === 'tx+rx' ? 'tx+rx' : 'transceiver',
     binds: Number(row.binds), windowSize: Number(row.window_size), maxSubmitsPerSecond: Number(row.max_tps), tls: Number(row.tls) === 1,
-  }));
+    tlsCa: row.tls_ca ?? undefined, tlsServername: row.tls_servername ?? undefined,
+    longMessages: row.long_messages === 'payload' ? 'payload' : 'udh',
+  }, `carrier "${row.name}" (yona admin add-carrier)`));
   const carriers = [...fromFile.carriers];
   for (const c of stored) {
     if (carriers.some((f) => f.name === c.name)) throw new ConfigError(`carrier "${c.name}" is defined both in YONA_CARRIERS_FILE and in the store`);

@@ -1,8 +1,10 @@
 // `yona admin add-carrier | add-route | add-number | carriers`: the operator's carrier settings in the store.
 // Carrier passwords are stored in clear (the connector sends them in bind_*) and never printed or logged.
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { Config } from '../config.ts';
-import { loadCarrierSetup, normalizeNumber, routePrefix } from '../carriers/config.ts';
+import { ConfigError, type Config } from '../config.ts';
+import { checkTls, loadCarrierSetup, normalizeNumber, routePrefix } from '../carriers/config.ts';
+import { LONG_MESSAGE_MODES, type LongMessageMode } from '../carriers/smpp/payload.ts';
 import { findAccountByUsername } from '../store/accounts.ts';
 import { addAccountNumber, setRoute, upsertCarrier } from '../store/carriers.ts';
 import type { Store } from '../store/db.ts';
@@ -20,7 +22,8 @@ function whole(text: string | undefined, what: string, min: number, max = Number
 }
 
 const ADD_CARRIER_USAGE = 'usage: yona admin add-carrier NAME --host H --port P --system-id S --password PW [--system-type T] ' +
-  '[--bind transceiver|tx+rx] [--binds N] [--window N] [--max-tps N] [--tls]';
+  '[--bind transceiver|tx+rx] [--binds N] [--window N] [--max-tps N] [--tls [--tls-ca CA.pem] [--tls-servername NAME]] ' +
+  '[--long-messages udh|payload]';
 
 /** Adds (or updates) an SMPP carrier; `yona serve` binds it on its next start. */
 export async function addCarrier(store: Store, _config: Config, args: string[], out: Out): Promise<void> {
@@ -29,7 +32,8 @@ export async function addCarrier(store: Store, _config: Config, args: string[], 
     options: {
       host: { type: 'string' }, port: { type: 'string' }, 'system-id': { type: 'string' }, password: { type: 'string' },
       'system-type': { type: 'string' }, bind: { type: 'string' }, binds: { type: 'string' }, window: { type: 'string' },
-      'max-tps': { type: 'string' }, tls: { type: 'boolean', default: false },
+      'max-tps': { type: 'string' }, tls: { type: 'boolean', default: false }, 'tls-ca': { type: 'string' },
+      'tls-servername': { type: 'string' }, 'long-messages': { type: 'string' },
     },
   });
   const [name] = positionals;
@@ -39,20 +43,40 @@ export async function addCarrier(store: Store, _config: Config, args: string[], 
   if (bind !== 'transceiver' && bind !== 'tx+rx') fail(`--bind must be transceiver or tx+rx, got "${bind}"`);
   if (values['system-id'].length > 15) fail('--system-id may be at most 15 characters (SMPP 3.4)');
   if (values.password.length > 8) out('note: SMPP 3.4 passwords are at most 8 characters; this carrier may refuse a longer one');
+  const longMessages = values['long-messages'] ?? 'udh';
+  if (!LONG_MESSAGE_MODES.includes(longMessages as LongMessageMode)) fail(`--long-messages must be udh or payload, got "${longMessages}"`);
+  if (!values.tls && (values['tls-ca'] !== undefined || values['tls-servername'] !== undefined)) fail('--tls-ca and --tls-servername need --tls');
+  // Kept as an absolute path: yona serve may start in another directory.
+  const tlsCa = values['tls-ca'] === undefined ? null : resolve(values['tls-ca']);
+  const tlsServername = values['tls-servername'] || null;
+  try {
+    checkTls({ tls: values.tls!, tlsCa: tlsCa ?? undefined }, '--tls-ca');
+  } catch (err) {
+    if (err instanceof ConfigError) fail(err.message);
+    throw err;
+  }
   const carrier = {
     name, host: values.host, port: whole(values.port, '--port', 1, 65535), systemId: values['system-id'], password: values.password,
     systemType: values['system-type'] ?? '', bindMode: bind as 'transceiver' | 'tx+rx',
     binds: values.binds === undefined ? 1 : whole(values.binds, '--binds', 1, 64),
     windowSize: values.window === undefined ? 10 : whole(values.window, '--window', 1, 10_000),
     maxTps: values['max-tps'] === undefined ? 0 : whole(values['max-tps'], '--max-tps', 0), tls: values.tls!,
+    tlsCa, tlsServername, longMessages: longMessages as LongMessageMode,
   };
   const created = await upsertCarrier(store.db, carrier, Date.now());
   out(`${created ? 'added' : 'updated'} carrier ${name}: ${describe(carrier)}; restart yona serve to bind it`);
 }
 
-function describe(c: { host: string; port: number; systemId: string; bindMode: string; binds: number; windowSize: number; maxTps: number; tls: boolean }): string {
-  return `${c.host}:${c.port}${c.tls ? ' (TLS)' : ''}, system_id ${c.systemId}, ${c.bindMode} x${c.binds}, window ${c.windowSize}, ` +
-    `${c.maxTps > 0 ? `${c.maxTps} submits/s` : 'no rate limit'}`;
+interface Described {
+  host: string; port: number; systemId: string; bindMode: string; binds: number; windowSize: number; maxTps: number; tls: boolean;
+  tlsCa?: string | null; tlsServername?: string | null; longMessages?: LongMessageMode;
+}
+
+function describe(c: Described): string {
+  const tls = !c.tls ? '' : ` (TLS${c.tlsCa ? `, CA ${c.tlsCa}` : ''}${c.tlsServername ? `, certificate name ${c.tlsServername}` : ''})`;
+  return `${c.host}:${c.port}${tls}, system_id ${c.systemId}, ${c.bindMode} x${c.binds}, window ${c.windowSize}, ` +
+    `${c.maxTps > 0 ? `${c.maxTps} submits/s` : 'no rate limit'}` +
+    `${c.longMessages === 'payload' ? ', long messages in message_payload' : ''}`;
 }
 
 /** Routes destinations starting with PREFIX ('default' for all others) to a configured carrier. */

@@ -1,9 +1,10 @@
 // `yona smsc-sim` (a standalone SMSC simulator) and `yona sim mo | messages` (talk to a running simulator
 // through its control channel, found in ${YONA_DATA_DIR}/simulator.json or given with --control URL).
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { SimulatorClient, SmscSimulator } from '../carriers/simulator/index.ts';
+import { readSimulatorTls, selfSignedSimulatorTls, type SimulatorTls } from '../carriers/simulator/tls.ts';
 import { normalizePhone } from '../domain/phone.ts';
 import { simulatorInfoPath } from '../workers/carriers.ts';
 import { UsageError } from './admin.ts';
@@ -22,35 +23,67 @@ function port(text: string | undefined, what: string, fallback: number): number 
 
 const dataDir = () => resolve(process.env.YONA_DATA_DIR ?? './data');
 
-/** Runs the simulator until SIGINT/SIGTERM; prints where it listens. */
-export async function runSmscSim(args: string[], out: Out = console.log): Promise<void> {
+const SMSC_SIM_USAGE = 'usage: yona smsc-sim --port N [--control-port N] [--receipt-delay MS] [--system-id ID --password PW] ' +
+  '[--tls | --tls-cert CERT.pem --tls-key KEY.pem]';
+
+// --tls-cert/--tls-key: the operator's pair; --tls alone: a self-signed certificate kept in the data dir.
+async function tlsFromArgs(values: { tls?: boolean; 'tls-cert'?: string; 'tls-key'?: string }): Promise<SimulatorTls | undefined> {
+  const cert = values['tls-cert'];
+  const key = values['tls-key'];
+  if ((cert === undefined) !== (key === undefined)) fail('--tls-cert and --tls-key go together');
+  if (cert !== undefined && key !== undefined) {
+    try {
+      return readSimulatorTls(resolve(cert), resolve(key));
+    } catch (err) {
+      fail(`cannot read --tls-cert/--tls-key: ${(err as Error).message}`);
+    }
+  }
+  return values.tls ? selfSignedSimulatorTls(join(dataDir(), 'tls')) : undefined;
+}
+
+/** Runs the simulator until SIGINT/SIGTERM (or `until` resolves); prints where it listens and, with TLS, the certificate. */
+export async function runSmscSim(args: string[], out: Out = console.log, until?: Promise<void>): Promise<void> {
   const { values } = parseArgs({
     args,
     options: {
       port: { type: 'string' }, 'control-port': { type: 'string' }, 'receipt-delay': { type: 'string' },
       'system-id': { type: 'string' }, password: { type: 'string' },
+      tls: { type: 'boolean', default: false }, 'tls-cert': { type: 'string' }, 'tls-key': { type: 'string' },
     },
   });
-  if (values.port === undefined) fail('usage: yona smsc-sim --port N [--control-port N] [--receipt-delay MS] [--system-id ID --password PW]');
+  if (values.port === undefined) fail(SMSC_SIM_USAGE);
   const delay = values['receipt-delay'];
   if (delay !== undefined && !/^\d+$/.test(delay)) fail(`--receipt-delay must be milliseconds, got "${delay}"`);
+  const tls = await tlsFromArgs(values);
   const simulator = new SmscSimulator({
     systemId: values['system-id'], password: values.password, receiptDelayMs: delay === undefined ? 200 : Number(delay),
-    controlPort: port(values['control-port'], '--control-port', 0),
+    controlPort: port(values['control-port'], '--control-port', 0), tls: tls && { key: tls.key, cert: tls.cert },
   });
   const smppPort = await simulator.start(port(values.port, '--port', 0));
   const controlUrl = `http://127.0.0.1:${simulator.controlPort()}`;
   const infoFile = simulatorInfoPath(dataDir());
   mkdirSync(dataDir(), { recursive: true });
-  writeFileSync(infoFile, `${JSON.stringify({ smppPort, controlUrl, pid: process.pid, startedAt: new Date().toISOString() })}\n`);
-  out(`smsc simulator: SMPP on 127.0.0.1:${smppPort}, control ${controlUrl} (written to ${infoFile})`);
+  const info = { smppPort, controlUrl, pid: process.pid, startedAt: new Date().toISOString(), ...(tls ? { tls: true, tlsCert: tls.certPath } : {}) };
+  writeFileSync(infoFile, `${JSON.stringify(info)}\n`);
+  out(`smsc simulator: SMPP${tls ? ' over TLS' : ''} on 127.0.0.1:${smppPort}, control ${controlUrl} (written to ${infoFile})`);
+  if (tls) out(`TLS certificate${tls.selfSigned ? ' (self-signed)' : ''}: ${tls.certPath}; a carrier trusts it with "tls": true, "tlsCa": "${tls.certPath}"`);
   await new Promise<void>((done) => {
-    const stop = () => void simulator.stop().finally(() => {
-      rmSync(infoFile, { force: true });
-      done();
-    });
+    let stopping = false;
+    const stop = () => {
+      if (stopping) return;
+      stopping = true;
+      void simulator.stop().finally(() => {
+        rmSync(infoFile, { force: true });
+        done();
+      });
+    };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
+    void until?.then(() => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      stop();
+    }); // tests stop an in-process simulator this way
   });
 }
 
@@ -95,7 +128,7 @@ export async function runSim(args: string[], out: Out = console.log): Promise<vo
     if (messages.length === 0) out('no messages');
     for (const m of messages) {
       out(`${new Date(m.receivedAt).toISOString()}  to ${m.destination}  from ${m.source}  ${m.parts} part${m.parts === 1 ? '' : 's'}` +
-        `${m.dataCoding === 8 ? ' UCS-2' : ''}\n  ${m.text.replace(/\n/g, '\n  ')}`);
+        `${m.messagePayload ? ' (message_payload)' : ''}${m.dataCoding === 8 ? ' UCS-2' : ''}\n  ${m.text.replace(/\n/g, '\n  ')}`);
     }
     return;
   }

@@ -19,6 +19,9 @@ export interface NewCarrier {
   windowSize: number;
   maxTps: number;
   tls: boolean;
+  longMessages: 'udh' | 'payload';
+  tlsCa: string | null;
+  tlsServername: string | null;
 }
 
 /** Adds a carrier, or replaces the settings of the one with that name; returns true when it was new. */
@@ -26,6 +29,7 @@ export async function upsertCarrier(db: Queryable, c: NewCarrier, now: number): 
   const values = {
     host: c.host, port: c.port, system_id: c.systemId, password: c.password, system_type: c.systemType,
     bind_mode: c.bindMode, binds: c.binds, window_size: c.windowSize, max_tps: c.maxTps, tls: c.tls ? 1 : 0,
+    long_messages: c.longMessages, tls_ca: c.tlsCa, tls_servername: c.tlsServername,
   };
   const existing = await db.selectFrom('carriers').select('id').where('name', '=', c.name).executeTakeFirst();
   if (existing) {

@@ -5,6 +5,8 @@
 // Part rule: a part's first final status sticks; an intermediate receipt (-1) never replaces a final one.
 // Part statuses are stored (carrier_message_ids.part_status) for messages of several parts; for a one-part
 // message the message's own status is its part's status.
+// A message's parts are the submit_sm it was submitted in (its carrier ids): messages.parts for UDH parts, one
+// for a carrier taking long messages in message_payload.
 // Message rule: final only when every part is final; then 102 when every part was delivered, else the
 // status of the lowest-numbered part that failed. A final status is never replaced, except the sweeper's 2
 // ("no confirmation within the window"), which a later final receipt does replace (it is better information).
@@ -117,8 +119,10 @@ export async function applyReceipts(db: Queryable, dialect: Dialect, receipts: I
   for (const p of changedParts.values()) changedOf.set(p.message_id, p);
   for (const m of messages) {
     if (!UPDATABLE.has(m.state)) continue;
+    // Every part's id is recorded in one transaction, so the parts known are the parts submitted.
+    const submitted = statusesOf.get(m.id) ?? [];
     const derived = m.parts > 1
-      ? deriveMessageStatus(statusesOf.get(m.id) ?? [], m.parts)
+      ? deriveMessageStatus(submitted, Math.max(1, submitted.length))
       : deriveMessageStatus([changedOf.get(m.id)?.part_status], 1);
     if (derived === undefined || !mayReplace(m.status, derived)) continue;
     const at = atByMessage.get(m.id)!;

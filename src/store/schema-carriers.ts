@@ -19,6 +19,12 @@ export interface CarrierTable {
   /** Submits per second across all binds; 0 is unlimited. */
   max_tps: number;
   tls: number;
+  /** Long messages as 'udh' parts or one 'payload' (message_payload) submit_sm. */
+  long_messages: string;
+  /** Path of a PEM CA bundle trusted instead of the system CAs; null: system CAs. */
+  tls_ca: string | null;
+  /** Name the carrier's certificate is checked against; null: the host. */
+  tls_servername: string | null;
   created_at: number;
 }
 

@@ -9,6 +9,8 @@ export interface ReceivedMessage {
   dataCoding: number;
   messageIds: string[];
   receivedAt: number;
+  /** Set when the text came whole in one submit_sm's message_payload TLV. */
+  messagePayload?: true;
 }
 
 /** Bounded message log; the oldest entries go first once `max` is reached. */

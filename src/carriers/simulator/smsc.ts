@@ -55,6 +55,10 @@ interface Bound extends DeliveryTarget {
 type Part = { text: string; id: string };
 
 const RECEIPT_TICK_MS = 5;
+const ESME_RINVTLVVAL = 0xc4;
+// A message_payload TLV holds up to 64 KiB; the package refuses PDUs over 16 KiB unless told otherwise.
+const MAX_PDU_LENGTH = 16 + 0xffff + 1024;
+if (smpp.PDU.maxLength < MAX_PDU_LENGTH) smpp.PDU.maxLength = MAX_PDU_LENGTH;
 
 /** SMSC simulator speaking SMPP 3.4 on 127.0.0.1; see SimulatorOptions and the test controls below. */
 export class SmscSimulator {
@@ -207,6 +211,9 @@ export class SmscSimulator {
     if (!source) return reply({ command_status: STATUS.INVSRCADR });
     const esmClass = typeof pdu.esm_class === 'number' ? pdu.esm_class : 0;
     const dataCoding = typeof pdu.data_coding === 'number' ? pdu.data_coding : 0;
+    // The whole text in message_payload (SMPP 3.4 5.3.2.32) needs an empty short_message.
+    const viaPayload = rawPayload({ message_payload: pdu.message_payload }).length > 0;
+    if (viaPayload && rawPayload({ short_message: pdu.short_message }).length > 0) return reply({ command_status: ESME_RINVTLVVAL });
     let decoded: ReturnType<typeof decodeFromSmpp>;
     try {
       decoded = decodeFromSmpp(rawPayload(pdu), dataCoding, (esmClass & 0x40) !== 0);
@@ -224,7 +231,9 @@ export class SmscSimulator {
           messageIds: group.parts.map((p) => p.id), receivedAt: Date.now() });
       }
     } else {
-      this.log.record({ destination, source, text: decoded.text, parts: 1, dataCoding, messageIds: [id], receivedAt: Date.now() });
+      this.log.record({
+        destination, source, text: decoded.text, parts: 1, dataCoding, messageIds: [id], receivedAt: Date.now(), ...(viaPayload ? { messagePayload: true } : {}),
+      });
     }
     const registered = typeof pdu.registered_delivery === 'number' ? pdu.registered_delivery : 0;
     if (registered & 0x03) this.scheduleReceipt(bound, pdu, id, decoded.text);

@@ -1,43 +1,17 @@
 // The SMPP carrier: N binds to one SMSC, windowed and rate-limited submit_sm, receipts and inbound SMS.
 import type smpp from 'smpp';
-import type { ConnectionOptions } from 'node:tls';
 import type { Carrier, InboundSms, OutboundSms, Receipt, SubmitResult } from '../types.ts';
-import { decodeFromSmpp, encodeForSmpp } from '../../domain/encoding.ts';
+import { decodeFromSmpp } from '../../domain/encoding.ts';
 import { Reassembler } from './concat.ts';
+import type { SmppCarrierConfig } from './carrier-config.ts';
+import { submitBodies, type SubmitBodies } from './payload.ts';
 import { isBackpressureStatus, isTransientStatus, normalizeAddress, rawPayload, sourceAddress, statusName } from './pdu.ts';
 import { receiptFromPdu } from './receipt.ts';
-import { SmppSession, type SmppLogger } from './session.ts';
+import { SmppSession, type SessionConfig, type SmppLogger } from './session.ts';
+import { tlsConnectOptions } from './tls.ts';
 import { sleep, TokenBucket } from './window.ts';
 
-/** Settings of one SMPP carrier account. */
-export interface SmppCarrierConfig {
-  name: string;
-  host: string;
-  port: number;
-  systemId: string;
-  password: string;
-  systemType?: string;
-  /** One bind_transceiver per bind, or a bind_transmitter + bind_receiver pair per bind. */
-  bindMode: 'transceiver' | 'tx+rx';
-  binds: number;
-  /** Unanswered submit_sm allowed per session. */
-  windowSize: number;
-  /** Token-bucket rate across all sessions; 0 means unlimited. */
-  maxSubmitsPerSecond: number;
-  tls: boolean;
-  tlsOptions?: Omit<ConnectionOptions, 'socket'>;
-  enquireLinkMs: number;
-  responseTimeoutMs: number;
-  reconnectBaseMs: number;
-  reconnectMaxMs: number;
-  /** How long a submit may wait for a bound session with a free slot before failing transiently (30 s). */
-  queueTimeoutMs?: number;
-  /** Retries of one PDU answered ESME_RTHROTTLED / ESME_RMSGQFUL before giving up transiently (10). */
-  throttleRetries?: number;
-  /** First pause after a throttle answer, doubled per retry up to 5 s (100 ms). */
-  throttlePauseMs?: number;
-  logger?: SmppLogger;
-}
+export type { SmppCarrierConfig } from './carrier-config.ts';
 
 type PartOutcome = { ok: true; id: string } | { ok: false; transient: boolean; error: string; commandStatus?: number };
 
@@ -59,16 +33,19 @@ export class SmppCarrier implements Carrier {
   private readonly receiptHandlers: Array<(r: Receipt) => void | Promise<void>> = [];
   private readonly inboundHandlers: Array<(s: InboundSms) => void | Promise<void>> = [];
   private readonly inboundParts = new Reassembler<string>();
-  private readonly singlePart = new Map<string, ReturnType<typeof encodeForSmpp>>();
+  private readonly oneSubmit = new Map<string, SubmitBodies>();
   private readonly log: SmppLogger;
+  private readonly sessionConfig: SessionConfig;
   private ref = Math.floor(Math.random() * 256);
   private stopped = false;
   private boundWaiters: Array<() => void> = [];
 
+  /** Reads the carrier's CA bundle (tlsCa) now; throws when it cannot be read. */
   constructor(private readonly config: SmppCarrierConfig) {
     this.name = config.name;
     this.log = config.logger ?? silent;
     this.bucket = new TokenBucket(config.maxSubmitsPerSecond);
+    this.sessionConfig = { ...config, tlsOptions: tlsConnectOptions(config) };
   }
 
   /** Opens every bind; resolves once one can submit, or after 2 x responseTimeoutMs (binds keep retrying). */
@@ -83,7 +60,7 @@ export class SmppCarrier implements Carrier {
     };
     for (let i = 0; i < Math.max(1, this.config.binds); i++) {
       for (const kind of kinds) {
-        this.sessions.push(new SmppSession(`${this.name}#${i}:${kind}`, kind, this.config, hooks, this.log));
+        this.sessions.push(new SmppSession(`${this.name}#${i}:${kind}`, kind, this.sessionConfig, hooks, this.log));
       }
     }
     for (const session of this.sessions) session.start();
@@ -106,19 +83,22 @@ export class SmppCarrier implements Carrier {
     });
   }
 
-  /** Submits every part; ok only when each part got submit_sm_resp with status 0. */
+  /**
+   * Submits every part (one submit_sm for a message_payload carrier); ok only when each got submit_sm_resp
+   * with status 0. carrierMessageIds holds one id per submit_sm, in part order.
+   */
   async submit(sms: OutboundSms): Promise<SubmitResult> {
-    let payload = this.singlePart.get(sms.text);
+    let payload = this.oneSubmit.get(sms.text);
     if (!payload) {
       try {
-        payload = encodeForSmpp(sms.text, this.nextRef());
+        payload = submitBodies(sms.text, this.config.longMessages ?? 'udh', this.nextRef());
       } catch (err) {
         return { ok: false, transient: false, error: `cannot encode message: ${(err as Error).message}` };
       }
-      // A one-part payload does not depend on the reference number: a campaign's texts are encoded once.
-      if (payload.parts.length === 1) {
-        if (this.singlePart.size >= 256) this.singlePart.clear();
-        this.singlePart.set(sms.text, payload);
+      // A single submit_sm does not depend on the reference number: a campaign's texts are encoded once.
+      if (payload.bodies.length === 1) {
+        if (this.oneSubmit.size >= 256) this.oneSubmit.clear();
+        this.oneSubmit.set(sms.text, payload);
       }
     }
     const fields: smpp.PduFields = {
@@ -131,12 +111,12 @@ export class SmppCarrier implements Carrier {
       registered_delivery: 1,
       data_coding: payload.dataCoding,
     };
-    const outcomes = await Promise.all(payload.parts.map((part) => this.submitPart({ ...fields, short_message: part })));
+    const outcomes = await Promise.all(payload.bodies.map((body) => this.submitPart({ ...fields, ...body })));
     const failures = outcomes.filter((o): o is Extract<PartOutcome, { ok: false }> => !o.ok);
     if (failures.length === 0) return { ok: true, carrierMessageIds: outcomes.map((o) => (o as { id: string }).id) };
     // One permanent part failure makes the message permanent; otherwise the dispatcher retries all parts.
     const failure = failures.find((f) => !f.transient) ?? failures[0];
-    const partNote = payload.parts.length > 1 ? ` (${failures.length}/${payload.parts.length} parts failed)` : '';
+    const partNote = payload.bodies.length > 1 ? ` (${failures.length}/${payload.bodies.length} parts failed)` : '';
     return { ...failure, error: failure.error + partNote };
   }
 
@@ -148,6 +128,7 @@ export class SmppCarrier implements Carrier {
       if (this.stopped) return { ok: false, transient: true, error: 'carrier stopped' };
       const session = await this.acquire();
       if (!session) return { ok: false, transient: true, error: 'no bound SMPP session with a free window slot' };
+      const sentAt = performance.now();
       const result = await session.submit(fields);
       if ('error' in result) {
         const error = `submit_sm ${result.error}${result.detail ? `: ${result.detail}` : ''}`;
@@ -160,7 +141,9 @@ export class SmppCarrier implements Carrier {
       }
       if (isBackpressureStatus(status) && attempt < retries && !this.stopped) {
         this.log.debug({ carrier: this.name, status: statusName(status), pause }, 'smsc pushed back; retrying part');
-        this.bucket.throttled(pause);
+        if (this.bucket.throttled(pause, sentAt)) {
+          this.log.info({ carrier: this.name, status: statusName(status), rate: this.bucket.currentRate }, 'smsc pushed back; submit rate halved');
+        }
         await sleep(pause);
         pause = Math.min(pause * 2, 5000);
         continue;

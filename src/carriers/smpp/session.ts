@@ -3,6 +3,7 @@
 import smpp from 'smpp';
 import type { ConnectionOptions } from 'node:tls';
 import { sendPdu, STATUS, statusName } from './pdu.ts';
+import { describeTlsFailure } from './tls.ts';
 import { backoffDelay } from './window.ts';
 
 /** Minimal logger (pino-compatible). */
@@ -21,6 +22,9 @@ export interface SessionConfig {
   password: string;
   systemType?: string;
   tls: boolean;
+  /** Where tlsOptions.ca came from (named in the log when the certificate is not trusted). */
+  tlsCa?: string;
+  /** Complete options for tls.connect (CA, servername); see tlsConnectOptions. */
   tlsOptions?: Omit<ConnectionOptions, 'socket'>;
   enquireLinkMs: number;
   responseTimeoutMs: number;
@@ -91,8 +95,13 @@ export class SmppSession {
     this.conn = conn;
     conn.socket.setNoDelay(true); // Nagle cost 3-4x throughput on loopback
     // A PDU parse error leaves the package's reader stuck, so any error ends this connection.
-    conn.on('error', (err: Error) => {
-      this.log.warn({ session: this.label, err: err.message }, 'smpp connection error');
+    conn.on('error', (err: NodeJS.ErrnoException) => {
+      const tlsFailure = tls ? describeTlsFailure(err, this.config) : undefined;
+      if (tlsFailure) {
+        this.log.error({ session: this.label, address: `${host}:${port}`, ...tlsFailure, err: err.message }, 'smpp TLS handshake failed; not bound, retrying with backoff');
+      } else {
+        this.log.warn({ session: this.label, err: err.message }, 'smpp connection error');
+      }
       conn.destroy();
     });
     conn.on('close', () => this.closed(conn));

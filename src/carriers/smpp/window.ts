@@ -14,13 +14,16 @@ export function backoffDelay(attempt: number, baseMs: number, maxMs: number): nu
 /**
  * Token bucket shared by every session of a carrier. `take()` resolves in FIFO order at most `rate` times
  * per second (rate <= 0 or Infinity means unlimited). On ESME_RTHROTTLED the carrier calls `throttled()`:
- * the bucket pauses and halves its rate; each later success adds back 2% of the configured rate (AIMD).
+ * the bucket pauses and halves its rate, once per throttle episode (a window of throttled answers to
+ * submits already in flight cuts it once, not once per answer); each later success adds back 2% of the
+ * configured rate (AIMD).
  */
 export class TokenBucket {
   private rate: number;
   private tokens: number;
   private last = performance.now();
   private pausedUntil = 0;
+  private lastCutAt = -Infinity;
   private readonly waiters: Array<() => void> = [];
   private timer: NodeJS.Timeout | undefined;
 
@@ -60,12 +63,22 @@ export class TokenBucket {
     });
   }
 
-  /** The SMSC said slow down: pause everyone for `pauseMs` and halve the rate (when limited). */
-  throttled(pauseMs: number): void {
-    this.pausedUntil = Math.max(this.pausedUntil, performance.now() + pauseMs);
+  /**
+   * The SMSC said slow down to a submit sent at `sentAt` (performance.now()): pause everyone for `pauseMs`,
+   * and halve the rate (when limited) unless that submit was sent before the last cut, i.e. it was already
+   * in flight then and its answer belongs to the episode that cut. Returns whether the rate was cut.
+   */
+  throttled(pauseMs: number, sentAt = performance.now()): boolean {
+    const now = performance.now();
+    this.pausedUntil = Math.max(this.pausedUntil, now + pauseMs);
     this.tokens = 0;
-    if (this.limited) this.rate = Math.max(1, this.rate / 2);
+    const cut = this.limited && sentAt > this.lastCutAt;
+    if (cut) {
+      this.rate = Math.max(1, this.rate / 2);
+      this.lastCutAt = now;
+    }
     this.schedule();
+    return cut;
   }
 
   /** A submit was accepted: creep back towards the configured rate. */
