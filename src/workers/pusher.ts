@@ -19,6 +19,8 @@ export interface PusherOptions {
   env?: Record<string, string | undefined>;
   /** The resolver behind the public-only lookup (tests simulate a name resolving to loopback). */
   resolve?: typeof dns.lookup;
+  /** Events claimed ahead of sending, across lanes (default 4096). */
+  maxBuffered?: number;
 }
 
 interface Lane {
@@ -33,7 +35,7 @@ interface Lane {
   haltSeq: number;
 }
 
-/** Events claimed but not yet sent, across lanes. */
+/** Events claimed but not yet sent, across lanes: bounds the read-ahead, never a lane's first `concurrency` events. */
 const MAX_BUFFERED = 4096;
 /** A healthy lane claims up to concurrency x this many events at once, when fewer than concurrency x REFILL_BELOW wait. */
 const CLAIM_BATCHES = 16;
@@ -148,9 +150,12 @@ class Pusher implements Component {
     const failing = lane.target.consecutiveFailures > 0;
     const cap = failing ? 1 : this.settings.concurrency;
     while (lane.inFlight < cap && lane.queue.length > 0) this.send(lane, lane.queue.shift()!);
-    // Refill when the queue runs low, in batches (a claim per event costs more than the push it feeds).
-    if (lane.queue.length >= cap * REFILL_BELOW || lane.claiming || lane.drained || this.buffered >= MAX_BUFFERED) return;
-    const want = (failing ? 1 : cap * CLAIM_BATCHES) - lane.queue.length - lane.inFlight;
+    // Refill when the queue runs low, in batches (a claim per event costs more than the push it feeds). Past the
+    // global read-ahead bound a lane still claims enough to fill its own requests, so slow receivers holding
+    // their claimed events never starve another registration.
+    if (lane.queue.length >= cap * REFILL_BELOW || lane.claiming || lane.drained) return;
+    const readAhead = this.buffered >= (this.options.maxBuffered ?? MAX_BUFFERED) ? 1 : CLAIM_BATCHES;
+    const want = (failing ? 1 : cap * readAhead) - lane.queue.length - lane.inFlight;
     if (want > 0) void this.claim(lane, want);
   }
 

@@ -236,6 +236,32 @@ for (const target of targets) {
       assert.equal(new Set(slow.receiver.received.map((p) => p.headers['x-yona-event-id'])).size, 30);
     });
 
+    it('slow receivers that fill the read-ahead bound never starve another registration', async () => {
+      const bounded = await startTestService(settled(target), { env: ENV, components: [createPusher({ env: ENV, maxBuffered: 16 })] });
+      let release!: () => void;
+      const released = new Promise<void>((r) => (release = r));
+      const extra: PushReceiver[] = [];
+      try {
+        const slow = [];
+        for (const name of ['bslow1', 'bslow2', 'bslow3']) {
+          const c = await customer(bounded, name, async () => (await released, 200));
+          extra.push(c.receiver);
+          slow.push(c);
+          for (let i = 0; i < 30; i++) await c.record('dlr', dlr(`${name}-${i}`, 102));
+        }
+        const fast = await customer(bounded, 'bfast');
+        extra.push(fast.receiver);
+        for (let i = 0; i < 10; i++) await fast.record('dlr', dlr(`bfast-${i}`, 102));
+        await waitFor(allDelivered(bounded, fast.accountId, 10), 'the fast receiver served while three slow ones hold their claims', 3000);
+        release();
+        for (const c of slow) await waitFor(allDelivered(bounded, c.accountId, 30), `${c.username} catching up`);
+      } finally {
+        release();
+        await bounded.close();
+        for (const r of extra) await r.close();
+      }
+    });
+
     it('a receiver down for a while gets every event once it is back (repeats carry the same event id)', async () => {
       const env = { ...ENV, YONA_PUSH_MAX_FAILURES: '50', YONA_PUSH_RETRY_MAX_MS: '80' };
       const t2 = await service(target, env);
