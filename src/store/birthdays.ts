@@ -108,7 +108,7 @@ export async function birthdayCandidates(
           .select('s.id')
           .where('s.campaign_id', '=', campaign.id)
           .where('s.year', '=', year)
-          .whereRef('s.contact_id', '=', 'c.id'),
+          .whereRef('s.phone', '=', 'c.phone'),
       )),
     )
     .orderBy('c.id')
@@ -122,8 +122,9 @@ function datePatterns(day: number, month: number): string[] {
 }
 
 /**
- * Records greetings for these contacts in `year`; returns the ids actually recorded. A contact already
- * greeted (by an earlier or a concurrent run) is skipped: the unique row is what prevents a second send.
+ * Records greetings for these contacts in `year`; returns the ids actually recorded. A number already greeted
+ * by this campaign this year (by an earlier or a concurrent run, or as a contact since removed and added again)
+ * is skipped: the unique row per campaign, phone and year is what prevents a second send.
  */
 export async function recordBirthdaySends(
   db: Queryable,
@@ -137,7 +138,7 @@ export async function recordBirthdaySends(
     const rows = await db
       .insertInto('birthday_sends')
       .values(contacts.slice(i, i + 1000).map((c) => ({ campaign_id: campaignId, contact_id: c.id, year, phone: c.phone, sent_at: now })))
-      .onConflict((oc) => oc.columns(['campaign_id', 'contact_id', 'year']).doNothing())
+      .onConflict((oc) => oc.columns(['campaign_id', 'phone', 'year']).doNothing())
       .returning('contact_id')
       .execute();
     for (const r of rows) recorded.add(Number(r.contact_id));

@@ -156,6 +156,9 @@ for (const target of targets) {
       assert.equal((await call('addNumCL', { cl: { id: listId }, destinations: { destination: { phone: '0501000008', df1: 'Mor', df2: '14/03/2001' } } })).status, 0);
       now = il(3, 14, 11, 0);
       assert.deepEqual(await run(), [['Happy birthday Mor!', ['972501000008']]]);
+      // Removed and added again (a new contact row): already greeted this year, not greeted twice.
+      assert.equal((await call('rmNumCL', { cl: { id: listId }, destinations: { destination: { phone: '0501000001' } } })).status, 0);
+      assert.equal((await call('addNumCL', { cl: { id: listId }, destinations: { destination: { phone: '0501000001', df1: 'Dana', df2: '14/03' } } })).status, 0);
       now = il(3, 14, 23, 59);
       assert.deepEqual(await run(), []);
       now = il(3, 15, 9, 0);
