@@ -1,7 +1,7 @@
 // The per-account blocklist. Every addition goes through addToBlocklist, which keeps `source` and
 // `created_at` on the row: the one place the push feed hooks to emit `blacklist` events in the same transaction.
 import type { Selectable } from 'kysely';
-import type { Queryable } from './db.ts';
+import { runPrepared, type Queryable } from './db.ts';
 import type { BlocklistTable } from './schema-audience.ts';
 import { recordBlocklistPushes } from './push.ts';
 
@@ -84,6 +84,11 @@ export async function removeFromBlocklist(
 /** The subset of these numbers the account has blocked (IN lists of 500 per query). */
 export async function blockedAmong(db: Queryable, accountId: number, phonesE164: string[]): Promise<Set<string>> {
   const blocked = new Set<string>();
+  // One number (a send to one phone, the common case) is a prepared lookup; building the query cost more.
+  if (phonesE164.length === 1) {
+    if (await isBlocked(db, accountId, phonesE164[0])) blocked.add(phonesE164[0]);
+    return blocked;
+  }
   for (const part of chunks([...new Set(phonesE164)])) {
     const rows = await db
       .selectFrom('blocklist')
@@ -96,15 +101,13 @@ export async function blockedAmong(db: Queryable, accountId: number, phonesE164:
   return blocked;
 }
 
-/** True when the account has blocked this number (international form). */
+function blockedPhoneQuery(db: Queryable) {
+  return db.selectFrom('blocklist').select('phone').where('account_id', '=', 0).where('phone', '=', '');
+}
+
+/** True when the account has blocked this number (international form); a prepared lookup. */
 export async function isBlocked(db: Queryable, accountId: number, phoneE164: string): Promise<boolean> {
-  const row = await db
-    .selectFrom('blocklist')
-    .select('id')
-    .where('account_id', '=', accountId)
-    .where('phone', '=', phoneE164)
-    .executeTakeFirst();
-  return row !== undefined;
+  return (await runPrepared(db, blockedPhoneQuery, [accountId, phoneE164])).length > 0;
 }
 
 /** The account's entries blocked within [from, to] (epoch ms, inclusive), oldest first. */

@@ -61,8 +61,16 @@ export class GroupCommitSqliteDriver implements Driver {
   private readonly lock = new FifoLock();
   private commit: Promise<void> | undefined;
   groupOpen = false;
+  // Every transaction runs these: prepared once instead of parsed by exec() each time.
+  private readonly savepointTx: SqliteDatabase.Statement;
+  private readonly releaseTx: SqliteDatabase.Statement;
+  private readonly rollbackTx: SqliteDatabase.Statement;
 
-  constructor(private readonly db: SqliteDatabase.Database) {}
+  constructor(private readonly db: SqliteDatabase.Database) {
+    this.savepointTx = db.prepare(`savepoint ${TX_SAVEPOINT}`);
+    this.releaseTx = db.prepare(`release ${TX_SAVEPOINT}`);
+    this.rollbackTx = db.prepare(`rollback to ${TX_SAVEPOINT}`);
+  }
 
   async init(): Promise<void> {}
 
@@ -74,22 +82,22 @@ export class GroupCommitSqliteDriver implements Driver {
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
     const c = connection as GroupConnection;
     if (!this.groupOpen) this.openGroup();
-    this.db.exec(`savepoint ${TX_SAVEPOINT}`);
+    this.savepointTx.run();
     groupCommitStats.transactions++;
     c.inTransaction = true;
     c.awaitsCommit = true;
   }
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
-    this.db.exec(`release ${TX_SAVEPOINT}`);
+    this.releaseTx.run();
     (connection as GroupConnection).inTransaction = false;
   }
 
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
     const c = connection as GroupConnection;
     if (!c.inTransaction) return;
-    this.db.exec(`rollback to ${TX_SAVEPOINT}`);
-    this.db.exec(`release ${TX_SAVEPOINT}`);
+    this.rollbackTx.run();
+    this.releaseTx.run();
     c.inTransaction = false;
     c.awaitsCommit = false;
   }

@@ -1,6 +1,6 @@
 // The credit ledger: every balance change is a row in the same transaction as its cause.
 import { sql } from 'kysely';
-import type { Queryable } from './db.ts';
+import { runPrepared, type Queryable } from './db.ts';
 
 export type Currency = 'credits' | 'international';
 
@@ -23,25 +23,33 @@ export interface LedgerChange {
  */
 export async function applyLedgerChange(db: Queryable, change: LedgerChange): Promise<boolean> {
   if (change.amount === 0) return true;
-  const column = COLUMN[change.currency];
-  const res = await db
-    .updateTable('accounts')
-    .set({ [column]: sql`${sql.ref(column)} + ${change.amount}` })
-    .where('id', '=', change.accountId)
-    .where(sql.ref(column), '>=', change.amount < 0 ? -change.amount : 0)
-    .executeTakeFirst();
-  if (Number(res.numUpdatedRows) === 0) return false;
-  await db
-    .insertInto('ledger_entries')
-    .values({
-      account_id: change.accountId,
-      currency: change.currency,
-      amount: change.amount,
-      reason: change.reason,
-      ref_type: change.refType ?? null,
-      ref_id: change.refId ?? null,
-      created_at: change.now,
-    })
-    .execute();
+  // Prepared per currency: every send runs this, and building the query cost more than running it.
+  const guard = change.amount < 0 ? -change.amount : 0;
+  const updated = await runPrepared(db, UPDATE_BALANCE[change.currency], [change.amount, change.accountId, guard]);
+  if (updated.length === 0) return false;
+  await runPrepared(db, insertEntryQuery, [
+    change.accountId, change.currency, change.amount, change.reason, change.refType ?? null, change.refId ?? null, change.now,
+  ]);
   return true;
+}
+
+// UPDATE accounts SET column = column + $amount WHERE id = $id AND column >= $guard RETURNING id.
+function updateBalanceQuery(column: 'credits' | 'intl_agorot') {
+  return (db: Queryable) => db
+    .updateTable('accounts')
+    .set({ [column]: sql`${sql.ref(column)} + ${0}` })
+    .where('id', '=', 0)
+    .where(sql.ref(column), '>=', 0)
+    .returning('id');
+}
+
+const UPDATE_BALANCE: Record<Currency, ReturnType<typeof updateBalanceQuery>> = {
+  credits: updateBalanceQuery(COLUMN.credits),
+  international: updateBalanceQuery(COLUMN.international),
+};
+
+function insertEntryQuery(db: Queryable) {
+  return db.insertInto('ledger_entries').values({
+    account_id: 0, currency: 'credits', amount: 0, reason: '', ref_type: null, ref_id: null, created_at: 0,
+  });
 }
