@@ -1,5 +1,5 @@
 // `yona admin ...`: operator commands on the same store the server uses (safe while it runs).
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { loadConfig, type Config } from '../config.ts';
 import { passwordProblem, sourceProblem, usernameProblem } from '../domain/accounts.ts';
 import { isValidTimeZone } from '../domain/dates.ts';
@@ -15,12 +15,40 @@ import { openStore, type Store } from '../store/db.ts';
 import { applyLedgerChange } from '../store/ledger.ts';
 import { addVerifiedSender } from '../store/senders.ts';
 
+/** A mistake on the command line: printed as one line, exit code 2. */
 export class UsageError extends Error {}
 
 type Command = (store: Store, config: Config, args: string[], out: (line: string) => void) => Promise<void>;
 
 function fail(message: string): never {
   throw new UsageError(message);
+}
+
+/** A one-line UsageError for an argument error of node:util parseArgs (whose messages span lines), else undefined. */
+export function parseArgsProblem(err: unknown): UsageError | undefined {
+  const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown };
+  if (typeof code !== 'string' || !code.startsWith('ERR_PARSE_ARGS_') || typeof message !== 'string') return undefined;
+  const option = /'(-{1,2}[^'\s=]+)/.exec(message)?.[1] ?? 'an option';
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return new UsageError(`unknown option ${option}`);
+  if (message.includes('argument missing')) return new UsageError(`${option} needs a value`);
+  if (message.includes('ambiguous')) return new UsageError(`${option} needs a value; write ${option}=VALUE for a value starting with "-"`);
+  return new UsageError(message.split('\n')[0]);
+}
+
+/** Parses a command's options; argument errors become one-line UsageErrors. */
+function options<T extends ParseArgsConfig['options']>(args: string[], spec: T) {
+  try {
+    return parseArgs({ args, allowPositionals: true, options: spec });
+  } catch (err) {
+    throw parseArgsProblem(err) ?? err;
+  }
+}
+
+/** The arguments of a command that takes no options: any `--flag` is an error. */
+function positionals(args: string[], usage: string): string[] {
+  const flag = args.find((a) => a.startsWith('--'));
+  if (flag) fail(`unknown option ${flag.split('=')[0]}; usage: ${usage}`);
+  return args;
 }
 
 async function account(store: Store, username: string | undefined): Promise<Account> {
@@ -30,31 +58,41 @@ async function account(store: Store, username: string | undefined): Promise<Acco
   return found;
 }
 
-function positiveInt(text: string | undefined, what: string): number {
-  if (text === undefined || !/^\d+$/.test(text)) fail(`${what} must be a whole number, got "${text ?? ''}"`);
-  return Number(text);
+/** The most credits one command may grant (an opening balance or one add-credits). */
+export const MAX_CREDITS_PER_COMMAND = 1_000_000_000_000;
+/** The longest token lifetime `--expires-in` accepts. */
+const MAX_EXPIRES_IN_MS = 100 * 365 * 86_400_000;
+
+function creditAmount(text: string | undefined, what: string): number {
+  const range = `a whole number from 0 to ${MAX_CREDITS_PER_COMMAND}`;
+  if (text === undefined || !/^\d+$/.test(text)) fail(`${what} must be ${range}, got "${text ?? ''}"`);
+  const amount = Number(text);
+  if (amount > MAX_CREDITS_PER_COMMAND) fail(`${what} must be ${range}, got ${text}`);
+  return amount;
+}
+
+function tokenLifetime(text: string): number {
+  const ms = parseDuration(text);
+  if (ms === null) fail(`--expires-in must look like 90d, 12h or 2s, got "${text}"`);
+  if (ms <= 0 || ms > MAX_EXPIRES_IN_MS) fail(`--expires-in must be more than 0 and at most 100y, got "${text}"`);
+  return ms;
 }
 
 const createAccount: Command = async (store, config, args, out) => {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: {
-      password: { type: 'string' },
-      name: { type: 'string' },
-      credits: { type: 'string' },
-      international: { type: 'string' },
-      reseller: { type: 'boolean', default: false },
-      parent: { type: 'string' },
-      'time-zone': { type: 'string' },
-      'allow-ip': { type: 'string', multiple: true },
-    },
+  const { values, positionals: [username] } = options(args, {
+    password: { type: 'string' },
+    name: { type: 'string' },
+    credits: { type: 'string' },
+    international: { type: 'string' },
+    reseller: { type: 'boolean', default: false },
+    parent: { type: 'string' },
+    'time-zone': { type: 'string' },
+    'allow-ip': { type: 'string', multiple: true },
   });
-  const [username] = positionals;
   if (!username) fail('usage: yona admin create-account USERNAME --password PW [--name N] [--credits N] [--international SHEKELS] [--reseller] [--parent USERNAME] [--time-zone TZ] [--allow-ip CIDR]...');
   const problem = usernameProblem(username) ?? (values.password === undefined ? 'missing --password' : passwordProblem(values.password));
   if (problem) fail(problem);
-  const credits = values.credits === undefined ? 0 : positiveInt(values.credits, '--credits');
+  const credits = values.credits === undefined ? 0 : creditAmount(values.credits, '--credits');
   const agorot = values.international === undefined ? 0 : parseShekels(values.international);
   if (agorot === null) fail(`--international must be shekels like 12.50, got "${values.international}"`);
   const timeZone = values['time-zone'] ?? config.defaultTimeZone;
@@ -77,28 +115,27 @@ const createAccount: Command = async (store, config, args, out) => {
 };
 
 const createToken: Command = async (store, config, args, out) => {
-  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { 'expires-in': { type: 'string' } } });
-  const target = await account(store, positionals[0]);
-  let ttl = config.tokenTtlMs;
-  if (values['expires-in'] !== undefined) {
-    ttl = parseDuration(values['expires-in']) ?? fail(`--expires-in must look like 90d, 12h or 2s, got "${values['expires-in']}"`);
-  }
+  const { values, positionals: [username] } = options(args, { 'expires-in': { type: 'string' } });
+  const target = await account(store, username);
+  const ttl = values['expires-in'] === undefined ? config.tokenTtlMs : tokenLifetime(values['expires-in']);
   const now = Date.now();
   const minted = await store.db.transaction().execute((trx) => mintToken(trx, target, now, ttl));
   out(`token "${minted.name}" for ${target.username}, expires ${formatLong(minted.expiresAt, target.time_zone)}; shown once, store it now:`);
   out(minted.token);
 };
 
-const allowIpCommand: Command = async (store, _config, args, out) => {
+const allowIpCommand: Command = async (store, _config, all, out) => {
+  const args = positionals(all, 'yona admin allow-ip USERNAME CIDR');
   const target = await account(store, args[0]);
   const cidr = parseCidr(args[1] ?? '') ?? fail(`usage: yona admin allow-ip USERNAME CIDR (got "${args[1] ?? ''}")`);
   await allowIp(store.db, target.id, cidr, Date.now());
   out(`${target.username} may now call from ${cidr} (IP check on)`);
 };
 
-const addCredits: Command = async (store, _config, args, out) => {
+const addCredits: Command = async (store, _config, all, out) => {
+  const args = positionals(all, `yona admin add-credits USERNAME N (N at most ${MAX_CREDITS_PER_COMMAND})`);
   const target = await account(store, args[0]);
-  const amount = positiveInt(args[1], 'N');
+  const amount = creditAmount(args[1], 'N');
   await store.db.transaction().execute((trx) =>
     applyLedgerChange(trx, { accountId: target.id, currency: 'credits', amount, reason: 'operator: add-credits', now: Date.now() }),
   );
@@ -106,7 +143,8 @@ const addCredits: Command = async (store, _config, args, out) => {
   out(`${target.username} now has ${after.credits} credits`);
 };
 
-const verifySender: Command = async (store, _config, args, out) => {
+const verifySender: Command = async (store, _config, all, out) => {
+  const args = positionals(all, 'yona admin verify-sender USERNAME SOURCE');
   const target = await account(store, args[0]);
   const source = args[1] ?? fail('usage: yona admin verify-sender USERNAME SOURCE');
   const problem = sourceProblem(source);
@@ -115,14 +153,16 @@ const verifySender: Command = async (store, _config, args, out) => {
   out(`${source} is a verified sender of ${target.username}`);
 };
 
-const ipCheck: Command = async (store, _config, args, out) => {
+const ipCheck: Command = async (store, _config, all, out) => {
+  const args = positionals(all, 'yona admin ip-check USERNAME on|off');
   const target = await account(store, args[0]);
   if (args[1] !== 'on' && args[1] !== 'off') fail('usage: yona admin ip-check USERNAME on|off');
   await setIpCheck(store.db, target.id, args[1] === 'on');
   out(`IP check for ${target.username} is ${args[1]}`);
 };
 
-const deleteTokenCommand: Command = async (store, _config, args, out) => {
+const deleteTokenCommand: Command = async (store, _config, all, out) => {
+  const args = positionals(all, 'yona admin delete-token USERNAME "TOKEN NAME"');
   const target = await account(store, args[0]);
   const name = args[1] ?? fail('usage: yona admin delete-token USERNAME "TOKEN NAME"');
   if (!(await deleteToken(store.db, target.id, name))) fail(`${target.username} has no token named "${name}"`);

@@ -1,6 +1,6 @@
 // The `yona` command line: serve, admin, smsc-sim, sim.
 import { ConfigError } from '../config.ts';
-import { runAdmin, UsageError } from './admin.ts';
+import { parseArgsProblem, runAdmin, UsageError } from './admin.ts';
 import { runServe } from './serve.ts';
 
 type Runner = (args: string[]) => Promise<void>;
@@ -20,13 +20,28 @@ async function main(argv: string[]): Promise<void> {
   await run(rest);
 }
 
+// The message, or what an AggregateError (a refused connection to every address of a host) holds instead.
+function describe(err: unknown): string {
+  const e = err as { message?: string; code?: string; errors?: unknown[] } | undefined;
+  if (e?.message) return e.message;
+  if (e?.errors?.length) return describe(e.errors[0]);
+  return e?.code ?? String(err);
+}
+
+/** Every error is one line on stderr; the stack only at YONA_LOG_LEVEL=debug or trace. */
+function report(err: unknown): never {
+  const problem = err instanceof UsageError || err instanceof ConfigError ? err : parseArgsProblem(err);
+  if (problem) {
+    process.stderr.write(`yona: ${problem.message}\n`);
+    process.exit(2);
+  }
+  process.stderr.write(`yona: ${describe(err).replace(/\s*\n\s*/g, ' ')}\n`);
+  if (/^(debug|trace)$/.test(process.env.YONA_LOG_LEVEL ?? '')) process.stderr.write(`${(err as Error).stack ?? ''}\n`);
+  process.exit(1);
+}
+
 try {
   await main(process.argv.slice(2));
 } catch (err) {
-  if (err instanceof UsageError || err instanceof ConfigError) {
-    process.stderr.write(`yona: ${err.message}\n`);
-    process.exit(2);
-  }
-  process.stderr.write(`yona: ${(err as Error).stack ?? err}\n`);
-  process.exit(1);
+  report(err);
 }

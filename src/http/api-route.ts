@@ -1,10 +1,27 @@
 // POST /api and POST /api/test: decode the body, run the operation, reply in the request's encoding.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { findOperation } from '../operations/index.ts';
 import { executeRequest, type AppContext } from '../operations/execute.ts';
 import { bearerToken } from './auth.ts';
-import { decodeBody, detectEncoding, encodeReply, replyContentType, type Encoding, type Reply } from './codec.ts';
+import { bodyText, decodeBody, detectEncoding, encodeReply, parseProblem, replyContentType, type Encoding, type Reply } from './codec.ts';
 import type { Metrics } from './metrics.ts';
+
+// The Content-Type header as the client sent it (fastify refuses empty and malformed ones before any parser runs).
+const sentContentType = new WeakMap<FastifyRequest, string | undefined>();
+const NEUTRAL_CONTENT_TYPE = 'application/octet-stream';
+const EMPTY = Buffer.alloc(0);
+
+/** Keeps the client's Content-Type for the codec and gives fastify one it always accepts (we sniff instead). */
+const keepContentType: onRequestHookHandler = (request, _reply, done) => {
+  const headers = request.raw.headers;
+  sentContentType.set(request, headers['content-type']);
+  if (headers['content-type'] !== undefined) headers['content-type'] = NEUTRAL_CONTENT_TYPE;
+  done();
+};
+
+function contentTypeOf(request: FastifyRequest): string | undefined {
+  return sentContentType.has(request) ? sentContentType.get(request) : request.headers['content-type'];
+}
 
 function send(reply: FastifyReply, root: string, body: Reply, encoding: Encoding): FastifyReply {
   return reply.code(200).header('content-type', replyContentType(encoding)).send(encodeReply(root, body, encoding));
@@ -14,9 +31,11 @@ function send(reply: FastifyReply, root: string, body: Reply, encoding: Encoding
 export function registerApiRoutes(app: FastifyInstance, ctx: AppContext, metrics: Metrics): void {
   const handle = (dryRun: boolean) => async (request: FastifyRequest, reply: FastifyReply) => {
     const started = process.hrtime.bigint();
-    const body = typeof request.body === 'string' ? request.body : '';
-    const encoding = detectEncoding(request.headers['content-type'], body);
-    const decoded = await decodeBody(body, encoding);
+    const raw = Buffer.isBuffer(request.body) ? request.body : EMPTY;
+    const contentType = contentTypeOf(request);
+    const text = bodyText(raw, contentType);
+    const encoding = detectEncoding(contentType, text.ok ? text.text : raw.toString('latin1'));
+    const decoded = text.ok ? await decodeBody(text.text, encoding) : text;
     let root = 'response';
     let result: Reply;
     if (!decoded.ok) {
@@ -36,15 +55,13 @@ export function registerApiRoutes(app: FastifyInstance, ctx: AppContext, metrics
     metrics.apiDuration.observe({ operation: label }, Number(process.hrtime.bigint() - started) / 1e9);
     return send(reply, root, result, encoding);
   };
-  app.post('/api', handle(false));
-  app.post('/api/test', handle(true));
+  app.post('/api', { onRequest: keepContentType }, handle(false));
+  app.post('/api/test', { onRequest: keepContentType }, handle(true));
 }
 
 /** Errors raised before the handler (body too large, aborted upload) still answer HTTP 200 with a status. */
 export function apiErrorReply(request: FastifyRequest, reply: FastifyReply, error: { statusCode?: number; message: string }, bodyLimit: number): FastifyReply {
-  const encoding = detectEncoding(request.headers['content-type'], '');
-  const message = error.statusCode === 413
-    ? `There was a problem parsing your XML/JSON: body larger than ${bodyLimit} bytes`
-    : `There was a problem parsing your XML/JSON: ${error.message}`;
+  const encoding = detectEncoding(contentTypeOf(request), '');
+  const message = error.statusCode === 413 ? parseProblem(`body larger than ${bodyLimit} bytes`) : parseProblem(error.message);
   return send(reply, 'response', { status: 1, message }, encoding);
 }

@@ -1,6 +1,7 @@
 // The wire codec: JSON and XML bodies decode into one document model (xml2js shape); replies encode back
 // in the request's encoding. No DTDs or entities: a body declaring them is refused.
 import xml2js from 'xml2js';
+import { statusMessage } from '../domain/status.ts';
 
 export type Encoding = 'json' | 'xml';
 
@@ -8,13 +9,47 @@ export type Decoded =
   | { ok: true; root: string; doc: Record<string, unknown> }
   | { ok: false; status: 1 | 997; reason: string };
 
-/** Picks the encoding from the content type, sniffing the first non-blank byte when it says neither. */
+export type BodyText = { ok: true; text: string } | { ok: false; status: 1; reason: string };
+
+/** A status-1 message: the catalogue text, then what was wrong. */
+export function parseProblem(detail: string): string {
+  return `${statusMessage(1)}: ${detail}`;
+}
+
+/** The media type of a Content-Type header, lower case ('' when missing or empty). */
+function mediaType(contentType: string | undefined): string {
+  return (contentType ?? '').split(';')[0].trim().toLowerCase();
+}
+
+/** Picks the encoding from the content type; a missing, empty or unknown one is sniffed (`<` XML, else JSON). */
 export function detectEncoding(contentType: string | undefined, body: string): Encoding {
-  const type = (contentType ?? '').split(';')[0].trim().toLowerCase();
+  const type = mediaType(contentType);
   if (type === 'application/json' || type.endsWith('+json')) return 'json';
   if (type === 'application/xml' || type === 'text/xml' || type.endsWith('+xml')) return 'xml';
-  const first = /\S/.exec(body)?.[0];
+  const first = /[^\s\uFEFF]/.exec(body)?.[0];
   return first === '<' ? 'xml' : 'json';
+}
+
+/** The `charset` parameter of a Content-Type header, lower case, or undefined. */
+export function charsetOf(contentType: string | undefined): string | undefined {
+  const m = /;\s*charset\s*=\s*"?([^";\s]*)"?/i.exec(contentType ?? '');
+  return m ? m[1].toLowerCase() : undefined;
+}
+
+/** The body as text in its declared charset (UTF-8 when none); a leading byte order mark is dropped. */
+export function bodyText(raw: Buffer, contentType: string | undefined): BodyText {
+  const charset = charsetOf(contentType);
+  if (charset === undefined || charset === 'utf-8' || charset === 'utf8') {
+    const text = raw.toString('utf8');
+    return { ok: true, text: text.charCodeAt(0) === 0xfeff ? text.slice(1) : text };
+  }
+  let decoder: TextDecoder;
+  try {
+    decoder = new TextDecoder(charset);
+  } catch {
+    return { ok: false, status: 1, reason: parseProblem(`unknown charset "${charset}" in the Content-Type header`) };
+  }
+  return { ok: true, text: decoder.decode(raw) };
 }
 
 // A parser per request: an xml2js parser is left in a bad state by a parse error.
@@ -30,27 +65,27 @@ const XML_OPTIONS: xml2js.ParserOptions = {
 
 /** Decodes a request body into its root element name and document. */
 export async function decodeBody(body: string, encoding: Encoding): Promise<Decoded> {
-  if (body.trim() === '') return { ok: false, status: 1, reason: 'Empty body' };
+  if (body.trim() === '') return { ok: false, status: 1, reason: parseProblem('empty body') };
   let parsed: unknown;
   if (encoding === 'json') {
     try {
       parsed = JSON.parse(body);
     } catch (e) {
-      return { ok: false, status: 1, reason: `Invalid JSON: ${(e as Error).message}` };
+      return { ok: false, status: 1, reason: parseProblem(`invalid JSON: ${(e as Error).message}`) };
     }
   } else {
-    if (/<!DOCTYPE|<!ENTITY/i.test(body)) return { ok: false, status: 1, reason: 'DOCTYPE and entity declarations are not accepted' };
+    if (/<!DOCTYPE|<!ENTITY/i.test(body)) return { ok: false, status: 1, reason: parseProblem('DOCTYPE and entity declarations are not accepted') };
     try {
       // Wrapped so that several root elements are seen (xml2js alone stops after the first).
       const wrapped = await new xml2js.Parser(XML_OPTIONS).parseStringPromise(`<yona-body>${stripXmlDeclaration(body)}</yona-body>`);
       const children = wrapped['yona-body'];
       if (children !== null && typeof children === 'object' && '_' in children) {
-        return { ok: false, status: 1, reason: 'Invalid XML: text outside the root element' };
+        return { ok: false, status: 1, reason: parseProblem('invalid XML: text outside the root element') };
       }
       parsed = typeof children === 'object' && children !== null ? spreadRepeatedRoots(children) : {};
     } catch (e) {
       const message = (e as Error).message ?? String(e);
-      return { ok: false, status: 1, reason: `Invalid XML: ${message.split('\n')[0]}` };
+      return { ok: false, status: 1, reason: parseProblem(`invalid XML: ${message.split('\n')[0]}`) };
     }
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {

@@ -1,7 +1,7 @@
 // The HTTP side: one fastify app served over HTTPS (TLS >= 1.2) and over plain HTTP (loopback by default).
 import http from 'node:http';
 import https from 'node:https';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Logger } from '../logger.ts';
 import type { AppContext } from '../operations/execute.ts';
@@ -29,10 +29,20 @@ function isLoopback(address: string | undefined): boolean {
   return !!address && (address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.'));
 }
 
+/** Whether a request came through a proxy (which may be relaying an outside caller to the loopback listener). */
+function isProxied(headers: http.IncomingHttpHeaders): boolean {
+  return headers['x-forwarded-for'] !== undefined || headers.forwarded !== undefined;
+}
+
 /** Builds the app and listens on both ports. */
 export async function startHttp(deps: HttpDeps): Promise<RunningHttp> {
   const { config } = deps.ctx;
   let handler: http.RequestListener | undefined;
+  const drain = new Drain();
+  const listener: http.RequestListener = (req, res) => {
+    if (drain.closing) res.setHeader('connection', 'close');
+    handler!(req, res);
+  };
   const httpsServer = https.createServer({ key: deps.tls.key, cert: deps.tls.cert, minVersion: 'TLSv1.2' });
   const app = Fastify({
     loggerInstance: deps.logger,
@@ -41,12 +51,13 @@ export async function startHttp(deps: HttpDeps): Promise<RunningHttp> {
     trustProxy: config.trustProxy.length ? config.trustProxy : false,
     serverFactory: (h) => {
       handler = h;
-      httpsServer.on('request', h);
+      httpsServer.on('request', listener);
       return httpsServer;
     },
   }) as unknown as FastifyInstance;
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
+  // Bodies stay bytes: the API codec decodes them in the charset the request names.
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
 
   app.setErrorHandler((error: { statusCode?: number; message: string }, request, reply) => {
     if (request.url.startsWith('/api')) return apiErrorReply(request, reply, error, config.bodyLimit);
@@ -59,18 +70,22 @@ export async function startHttp(deps: HttpDeps): Promise<RunningHttp> {
     await deps.ctx.store.db.selectFrom('yona_migrations' as any).select('name').limit(1).execute();
     return reply.send({ status: 'ok', store: deps.ctx.store.dialect });
   });
-  // Metrics only on the plain loopback listener: never over the public HTTPS port.
+  // Metrics only on the plain loopback listener, and never relayed by a proxy: not over the public HTTPS port.
   app.get('/metrics', async (request, reply) => {
     const encrypted = (request.raw.socket as { encrypted?: boolean }).encrypted === true;
-    if (encrypted || !isLoopback(request.raw.socket.remoteAddress)) return reply.code(404).send({ error: 'Not Found' });
+    if (encrypted || !isLoopback(request.raw.socket.remoteAddress) || isProxied(request.headers)) {
+      return reply.code(404).send({ error: 'Not Found' });
+    }
     return reply.header('content-type', deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
   });
   for (const register of deps.routes ?? []) register(app);
 
-  await app.listen({ port: config.httpsPort, host: config.httpsHost });
-  const httpServer = http.createServer(handler!);
+  const httpServer = http.createServer(listener);
   httpServer.keepAliveTimeout = 65_000;
   httpsServer.keepAliveTimeout = 65_000;
+  drain.track(httpServer, 'connection');
+  drain.track(httpsServer, 'secureConnection');
+  await app.listen({ port: config.httpsPort, host: config.httpsHost });
   await new Promise<void>((resolve, reject) => {
     httpServer.once('error', reject);
     httpServer.listen(config.httpPort, config.httpHost, () => resolve());
@@ -79,12 +94,56 @@ export async function startHttp(deps: HttpDeps): Promise<RunningHttp> {
     app,
     httpsPort: (httpsServer.address() as AddressInfo).port,
     httpPort: (httpServer.address() as AddressInfo).port,
+    /** Stops accepting, lets requests in flight on both listeners finish, closes keep-alive connections. */
     async close() {
-      const closed = new Promise<void>((resolve) => httpServer.close(() => resolve()));
-      httpServer.closeIdleConnections();
-      await app.close();
-      httpServer.closeAllConnections();
-      await closed;
+      drain.start();
+      const httpClosed = new Promise<void>((resolve) => httpServer.close(() => resolve()));
+      try {
+        await Promise.all([httpClosed, app.close()]);
+      } finally {
+        drain.stop();
+      }
     },
   };
+}
+
+const IDLE_SWEEP_MS = 100;
+
+/**
+ * Graceful close of both listeners: in-flight requests finish and their replies carry `Connection: close`,
+ * idle keep-alive connections close at once (and any that turn idle later, on the next sweep).
+ */
+class Drain {
+  closing = false;
+  private readonly sockets = new Set<Socket>();
+  private readonly servers: http.Server[] = [];
+  private sweep: NodeJS.Timeout | undefined;
+
+  /** Remembers the server's open connections (`secureConnection` for TLS: the socket HTTP runs on). */
+  track(server: http.Server, event: 'connection' | 'secureConnection'): void {
+    this.servers.push(server);
+    server.on(event, (socket: Socket) => {
+      this.sockets.add(socket);
+      socket.once('close', () => this.sockets.delete(socket));
+    });
+  }
+
+  /** Marks replies in progress as their connection's last, and closes idle connections now and every sweep. */
+  start(): void {
+    this.closing = true;
+    for (const socket of this.sockets) {
+      // The reply being answered on this connection (what node:http itself keeps there).
+      const reply = (socket as Socket & { _httpMessage?: http.ServerResponse })._httpMessage;
+      if (reply && !reply.headersSent) reply.setHeader('connection', 'close');
+    }
+    const closeIdle = () => this.servers.forEach((s) => s.closeIdleConnections());
+    closeIdle();
+    this.sweep = setInterval(closeIdle, IDLE_SWEEP_MS);
+    this.sweep.unref();
+  }
+
+  /** Ends the sweep once both servers closed. */
+  stop(): void {
+    clearInterval(this.sweep);
+  }
 }

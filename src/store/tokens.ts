@@ -1,5 +1,5 @@
 // API token rows: stored as SHA-256 only; at most MAX_ACTIVE_TOKENS active per account.
-import type { Selectable } from 'kysely';
+import { PostgresAdapter, type Selectable } from 'kysely';
 import { runPrepared, type Queryable } from './db.ts';
 import type { AccountTable, ApiTokenTable } from './schema.ts';
 import { MAX_ACTIVE_TOKENS } from '../domain/token.ts';
@@ -49,10 +49,21 @@ export interface NewToken {
 }
 
 /**
+ * Holds the account row until the transaction ends, so mints for one account run one at a time (on PostgreSQL;
+ * SQLite has one writer). NO KEY UPDATE: other mints wait, inserts referencing the account do not.
+ */
+async function serializeMints(db: Queryable, accountId: number): Promise<void> {
+  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return;
+  await db.selectFrom('accounts').select('id').where('id', '=', accountId).forNoKeyUpdate().execute();
+}
+
+/**
  * Stores a token; when the account already has MAX_ACTIVE_TOKENS active ones, the oldest is superseded
- * (it then answers status 11, "a newer token should be used"). Names are unique per account.
+ * (it then answers status 11, "a newer token should be used"). Names are unique per account. Run it in a
+ * transaction: concurrent mints for one account wait for each other there.
  */
 export async function insertToken(db: Queryable, t: NewToken): Promise<{ id: number; name: string }> {
+  await serializeMints(db, t.accountId);
   const active = await listActiveTokens(db, t.accountId, t.now);
   const excess = active.length - (MAX_ACTIVE_TOKENS - 1);
   if (excess > 0) {

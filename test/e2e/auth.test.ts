@@ -1,7 +1,9 @@
 // Authentication end to end: tokens (3, 10, 11), the account acted for (11, 503), getApiToken (502, 504),
-// the IP allowlist (511), token limits, expiry and deletion, on every store.
+// the IP allowlist (511), token limits (also under concurrent minting), expiry and deletion, on every store.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { findAccountByUsername } from '../../src/store/accounts.ts';
+import { listActiveTokens } from '../../src/store/tokens.ts';
 import { storeTargets } from '../helpers/stores.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 
@@ -71,6 +73,21 @@ for (const target of await storeTargets()) {
       assert.equal(oldest.status, 11);
       assert.match(oldest.message, /newer token/);
       for (const token of minted.slice(1)) assert.equal((await balanceOf('minter', token)).status, 0);
+    });
+
+    it('10 concurrent getApiToken new for one account: all status 0, unique names, exactly 5 active after', async () => {
+      const reseller = await t.account('racer-parent', ['--reseller']);
+      await t.admin('create-account', 'racer', '--password', 'secret-pw', '--parent', 'racer-parent');
+      // The reseller's own token mints for its sub-account, so no mint supersedes the token doing the minting.
+      const replies = await Promise.all(Array.from({ length: 10 }, () =>
+        t.api('getApiToken', { user: { username: 'racer-parent' }, username: 'racer', action: 'new' }, { token: reseller.token })));
+      for (const reply of replies) assert.equal(reply.status, 0, JSON.stringify(reply));
+      assert.equal(new Set(replies.map((r) => r.name)).size, 10, JSON.stringify(replies.map((r) => r.name)));
+      const racer = await findAccountByUsername(t.service.store.db, 'racer');
+      assert.equal((await listActiveTokens(t.service.store.db, racer!.id, Date.now())).length, 5);
+      const working = [];
+      for (const r of replies) if ((await balanceOf('racer', r.message)).status === 0) working.push(r.message);
+      assert.equal(working.length, 5);
     });
 
     it('expiration_date is a year out by default and fixed: a new token does not extend an old one', async () => {

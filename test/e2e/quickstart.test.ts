@@ -1,5 +1,6 @@
 // The newcomer's path with real processes: `yona serve`, `yona admin create-account/create-token`, then
-// balance over HTTPS and loopback HTTP in JSON and XML; SIGTERM stops the server cleanly; CLI errors exit non-zero.
+// balance over HTTPS and loopback HTTP in JSON and XML; SIGTERM stops the server cleanly; CLI errors are one
+// line on stderr and exit non-zero.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -72,6 +73,29 @@ describe('quick start (real processes, embedded store)', () => {
     const noCommand = cli('frobnicate');
     assert.notEqual(noCommand.status, 0);
     assert.match(noCommand.stderr, /usage/);
+  });
+
+  it('answers bad flags and values with one line on stderr, no stack trace, and a non-zero exit', () => {
+    for (const [args, expected] of [
+      [['admin', 'create-account', 'flagged', '--password', 'correct-horse', '--bogus'], /unknown option --bogus/],
+      [['admin', 'create-token', 'newcomer', '--expires-in'], /--expires-in needs a value/],
+      [['admin', 'create-account', 'flagged', '--password'], /--password needs a value/],
+      [['admin', 'create-account', 'flagged', '--password', 'correct-horse', '--credits', '-5'], /--credits/],
+      [['admin', 'create-account', 'flagged', '--password', 'correct-horse', '--credits=-5'], /--credits must be a whole number/],
+      [['admin', 'add-credits', 'newcomer', '1000000000001'], /at most|from 0 to 1000000000000/],
+      [['admin', 'add-credits', 'newcomer', '1e13'], /whole number/],
+      [['admin', 'add-credits', 'newcomer', '5', '--bogus'], /unknown option --bogus/],
+      [['admin', 'create-token', 'newcomer', '--expires-in', '0s'], /--expires-in must be more than 0/],
+    ] as const) {
+      const run = cli(...args);
+      assert.notEqual(run.status, 0, args.join(' '));
+      assert.match(run.stderr, expected, args.join(' '));
+      assert.equal(run.stderr.trimEnd().split('\n').length, 1, `one line for ${args.join(' ')}: ${run.stderr}`);
+      assert.doesNotMatch(run.stderr, /\n\s+at /);
+    }
+    const balance = cli('admin', 'add-credits', 'newcomer', '0');
+    assert.equal(balance.status, 0, balance.stderr);
+    assert.match(balance.stdout, /newcomer now has 42 credits/);
   });
 
   it('shuts down gracefully on SIGTERM', async () => {

@@ -1,6 +1,8 @@
-// The wire protocol end to end: both encodings, the leniency rules of compatibility.md, statuses 1 and 997,
-// HTTP 200 always, body limit, DTD refusal, metrics, health, HTTPS with TLS >= 1.2 only.
+// The wire protocol end to end: both encodings, content-type sniffing, charsets and byte order marks, the leniency
+// rules of compatibility.md, statuses 1 and 997, HTTP 200 always, body limit, DTD refusal, metrics (loopback,
+// never through a proxy), health, HTTPS with TLS >= 1.2 only.
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import tls from 'node:tls';
 import { after, before, describe, it } from 'node:test';
 import { request } from 'undici';
@@ -9,6 +11,32 @@ import { startTestService, type TestService } from '../helpers/service.ts';
 
 const xmlStatus = (text: string) => Number(/<status>(-?\d+)<\/status>/.exec(text)?.[1]);
 const xmlField = (text: string, name: string) => new RegExp(`<${name}>([^<]*)</${name}>`).exec(text)?.[1];
+const PARSE_PROBLEM = /^There was a problem parsing your XML\/JSON: \S/;
+
+/** POSTs raw bytes with exactly the Content-Type given (null: no header at all; '' an empty one). */
+function rawPost(base: string, body: Buffer | string, contentType: string | null, token: string, path = '/api'): Promise<string> {
+  const headers: http.OutgoingHttpHeaders = { authorization: `Bearer ${token}`, 'content-length': Buffer.byteLength(body) };
+  if (contentType !== null) headers['content-type'] = contentType;
+  return new Promise((resolve, reject) => {
+    const req = http.request(`${base}${path}`, { method: 'POST', headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** Hebrew letters and ASCII in windows-1255 / ISO-8859-8 (both put alef..tav at 0xE0..0xFA). */
+function hebrewSingleByte(text: string): Buffer {
+  return Buffer.from([...text].map((ch) => {
+    const code = ch.codePointAt(0)!;
+    if (code >= 0x5d0 && code <= 0x5ea) return 0xe0 + (code - 0x5d0);
+    assert.ok(code < 0x80, `not encodable: ${ch}`);
+    return code;
+  }));
+}
 
 for (const target of await storeTargets()) {
   describe(`wire protocol (${target.name})`, () => {
@@ -43,20 +71,58 @@ for (const target of await storeTargets()) {
       assert.equal(xmlField(res.text, 'interantional_balance'), '12.50');
     });
 
-    it('accepts text/xml, charset parameters, and sniffs bodies with no or unknown content type', async () => {
+    it('accepts text/xml, charset parameters, and sniffs bodies with no, an empty or an unknown content type', async () => {
       const xml = '<balance><user><username>wire</username></user></balance>';
       const json = '{"balance":{"user":{"username":"wire"}}}';
       for (const [body, type, kind] of [
         [xml, 'text/xml; charset=utf-8', 'xml'],
         [json, 'application/json; charset=UTF-8', 'json'],
-        [`  \n${xml}`, undefined, 'xml'],
+        [`  \n${xml}`, null, 'xml'],
+        [json, null, 'json'],
+        [xml, '', 'xml'],
+        [json, '', 'json'],
+        [xml, 'xml', 'xml'],
+        [json, 'xml', 'json'],
         [json, 'application/x-www-form-urlencoded', 'json'],
+        [xml, 'application/x-www-form-urlencoded', 'xml'],
         [xml, 'text/plain', 'xml'],
+        [`\n ${json}`, 'text/plain; charset=utf-8', 'json'],
       ] as const) {
-        const res = await t.post(body, { token, contentType: type });
-        const status = kind === 'xml' ? xmlStatus(res.text) : JSON.parse(res.text).status;
-        assert.equal(status, 0, `${type}: ${res.text}`);
+        const text = await rawPost(t.httpUrl, body, type, token);
+        const status = kind === 'xml' ? xmlStatus(text) : JSON.parse(text).status;
+        assert.equal(status, 0, `${JSON.stringify(type)}: ${text}`);
       }
+    });
+
+    it('accepts a UTF-8 byte order mark before JSON or XML', async () => {
+      const bom = '\uFEFF';
+      const json = `${bom}{"balance":{"user":{"username":"wire"}}}`;
+      const xml = `${bom}<?xml version="1.0" encoding="UTF-8"?><balance><user><username>wire</username></user></balance>`;
+      assert.equal(JSON.parse(await rawPost(t.httpUrl, json, 'application/json', token)).status, 0);
+      assert.equal(JSON.parse(await rawPost(t.httpUrl, json, null, token)).status, 0);
+      assert.equal(xmlStatus(await rawPost(t.httpUrl, xml, 'application/xml; charset=utf-8', token)), 0);
+      assert.equal(xmlStatus(await rawPost(t.httpUrl, xml, null, token)), 0);
+    });
+
+    it('decodes the charset the content type names, so Hebrew in windows-1255 or ISO-8859-8 arrives intact', async () => {
+      const name = 'לקוחות ותיקים';
+      const json = hebrewSingleByte(JSON.stringify({ newCL: { user: { username: 'wire' }, cl: { name } } }));
+      const fromJson = JSON.parse(await rawPost(t.httpUrl, json, 'application/json; charset=windows-1255', token, '/api/test'));
+      assert.equal(fromJson.status, 0, JSON.stringify(fromJson));
+      assert.equal(fromJson.lists[0].name, name);
+      const xml = hebrewSingleByte(`<?xml version="1.0" encoding="ISO-8859-8"?><newCL><user><username>wire</username></user><cl><name>${name}</name></cl></newCL>`);
+      const fromXml = await rawPost(t.httpUrl, xml, 'text/xml; charset="iso-8859-8"', token, '/api/test');
+      assert.equal(xmlStatus(fromXml), 0, fromXml);
+      assert.equal(xmlField(fromXml, 'name'), name);
+    });
+
+    it('answers 1 naming an unknown charset', async () => {
+      const reply = JSON.parse(await rawPost(t.httpUrl, '{"balance":{"user":{"username":"wire"}}}', 'application/json; charset=klingon-8', token));
+      assert.equal(reply.status, 1);
+      assert.match(reply.message, PARSE_PROBLEM);
+      assert.match(reply.message, /unknown charset "klingon-8"/);
+      const xml = await rawPost(t.httpUrl, '<balance/>', 'application/xml; charset=nope', token);
+      assert.equal(xmlStatus(xml), 1);
     });
 
     it('is lenient with JSON shapes real clients send', async () => {
@@ -70,8 +136,15 @@ for (const target of await storeTargets()) {
         const res = await t.post(JSON.stringify(doc), { token, contentType: 'application/json' });
         assert.equal(JSON.parse(res.text).status, 0, JSON.stringify(doc));
       }
-      const numericString = await t.api('getApiToken', { user: { username: 'wire' }, username: 'wire', action: ['current'] }, { token });
-      assert.equal(numericString.status, 0);
+      const arrayWrapped = await t.api('getApiToken', { user: { username: 'wire' }, username: 'wire', action: ['current'] }, { token });
+      assert.equal(arrayWrapped.status, 0);
+      // A numeric string where a number is expected: read as the number (977, no such campaign), not refused (2).
+      const numericString = await t.api('cancel', { user: { username: 'wire' }, campaign_id: '987654' }, { token });
+      assert.equal(numericString.status, 977, JSON.stringify(numericString));
+      const number = await t.api('cancel', { user: { username: 'wire' }, campaign_id: 987654 }, { token });
+      assert.equal(number.status, 977);
+      const notNumeric = await t.api('cancel', { user: { username: 'wire' }, campaign_id: 'abc' }, { token });
+      assert.equal(notNumeric.status, 2);
     });
 
     it('answers 1 for bodies that do not parse, always with HTTP 200', async () => {
@@ -83,8 +156,11 @@ for (const target of await storeTargets()) {
       ]) {
         const res = await t.post(body, { token, contentType: type });
         assert.equal(res.httpStatus, 200);
-        const status = type.includes('xml') ? xmlStatus(res.text) : JSON.parse(res.text).status;
-        assert.equal(status, 1, `${body}: ${res.text}`);
+        const reply = type.includes('xml')
+          ? { status: xmlStatus(res.text), message: xmlField(res.text, 'message') ?? '' }
+          : JSON.parse(res.text);
+        assert.equal(reply.status, 1, `${body}: ${res.text}`);
+        assert.match(reply.message, PARSE_PROBLEM);
       }
     });
 
@@ -143,8 +219,9 @@ for (const target of await storeTargets()) {
           });
           socket.on('error', reject);
         });
-      await assert.rejects(handshake('TLSv1.1', 'TLSv1'));
-      await assert.rejects(handshake('TLSv1', 'TLSv1'));
+      // The server's protocol_version alert (not a client-side refusal to offer the old version).
+      await assert.rejects(handshake('TLSv1.1', 'TLSv1'), { code: 'ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION' });
+      await assert.rejects(handshake('TLSv1', 'TLSv1'), { code: 'ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION' });
       assert.equal(await handshake('TLSv1.2', 'TLSv1.2'), 'TLSv1.2');
       assert.equal(await handshake('TLSv1.3', 'TLSv1.3'), 'TLSv1.3');
     });
@@ -161,6 +238,14 @@ for (const target of await storeTargets()) {
       });
       assert.equal(overHttps.statusCode, 404);
       await overHttps.body.dump();
+    });
+
+    it('refuses /metrics relayed by a local proxy (X-Forwarded-For or Forwarded), even on loopback', async () => {
+      for (const headers of [{ 'x-forwarded-for': '203.0.113.9' }, { forwarded: 'for=203.0.113.9;proto=https' }, { 'x-forwarded-for': '127.0.0.1' }]) {
+        const proxied = await request(`${t.httpUrl}/metrics`, { headers });
+        assert.equal(proxied.statusCode, 404, JSON.stringify(headers));
+        assert.doesNotMatch(await proxied.body.text(), /yona_api_requests_total/);
+      }
     });
   });
 }
