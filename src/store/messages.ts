@@ -109,7 +109,7 @@ export async function insertMessages(db: Queryable, dialect: Dialect, common: Me
 const RECEIVED_STATES: MessageState[] = ['queued', 'submitting', 'submitted', 'done'];
 const PHONE_CHUNK = 500;
 
-/** The phones among `phones` that got a message from the account since `since` (temp_bl). */
+/** The phones among `phones` that got a message from the account since `since` (temp_bl): sent or due since then. */
 export async function recentlyMessagedPhones(db: Queryable, accountId: number, phones: string[], since: number): Promise<Set<string>> {
   const found = new Set<string>();
   for (let i = 0; i < phones.length; i += PHONE_CHUNK) {
@@ -119,7 +119,8 @@ export async function recentlyMessagedPhones(db: Queryable, accountId: number, p
       .distinct()
       .where('account_id', '=', accountId)
       .where('phone', 'in', phones.slice(i, i + PHONE_CHUNK))
-      .where('created_at', '>=', since)
+      // When it went out (a scheduled send goes out long after it was accepted): submitted, else due.
+      .where((eb) => eb(eb.fn.coalesce('submitted_at', 'next_attempt_at'), '>=', since))
       .where('state', 'in', RECEIVED_STATES)
       .execute();
     for (const r of rows) found.add(r.phone);

@@ -3,7 +3,8 @@
 // add_unsubscribe 986, temp_bl 714/715, the blocklist 8, includes_international, tts).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { fromZoned } from '../../src/domain/dates.ts';
+import { formatShort, fromZoned } from '../../src/domain/dates.ts';
+import { releaseDueCampaigns } from '../../src/workers/scheduler.ts';
 import type { TestService } from '../helpers/service.ts';
 import { storeTargets } from '../helpers/stores.ts';
 import { campaignRow, messagesOf, newSender, startSendingService, xmlField, xmlStatus, type Sender } from './send-helpers.ts';
@@ -160,6 +161,13 @@ for (const target of targets) {
       const all = await s.sms({ destinations: { phone: first }, temp_bl: '3' });
       assert.equal(all.status, 715);
       assert.equal((await s.sms({ destinations: { phone: first }, temp_bl: '1' })).status, 0, 'two days ago is outside a 1-day window');
+      // A campaign accepted long ago that went out today counts from when it went out.
+      const later = '0531110003';
+      const scheduled = await s.sms({ destinations: { phone: later }, timing: formatShort(now + 10 * 24 * 3600_000, ZONE) });
+      assert.equal(scheduled.status, 0);
+      now += 10 * 24 * 3600_000 + 60_000;
+      await releaseDueCampaigns(t.service.store.db, now);
+      assert.equal((await s.sms({ destinations: { phone: later }, temp_bl: '1' })).status, 715, 'released a minute ago');
     });
 
     it('the blocklist: blocked numbers are skipped; all blocked is 8 and nothing is charged', async () => {
