@@ -54,8 +54,9 @@ export async function startService(config: Config, components: Component[] = [],
   const service: Service = {
     config, store, logger, metrics, signals, clock, http,
     async close() {
-      for (const c of [...components].reverse()) await c.stop().catch((err) => logger.error({ err }, `stopping ${c.name} failed`));
+      // Listeners first: no new work arrives while the workers finish theirs.
       await http.close();
+      for (const c of [...components].reverse()) await c.stop().catch((err) => logger.error({ err }, `stopping ${c.name} failed`));
       await store.close();
     },
   };
