@@ -178,3 +178,23 @@ test('a wrong password never binds: start returns, submits fail transiently afte
     await p.close();
   }
 });
+
+test('a long message sent again after a part failed keeps its UDH reference: the handset completes it from the parts it holds', async () => {
+  const p = await pair();
+  try {
+    const text = 'A long message whose second attempt must reuse the concatenation reference of the first one. '.repeat(3);
+    p.simulator.failNext(1, 0x08);
+    const first = await p.carrier.submit(sms('972501110077', text, 4242));
+    assert.ok(!first.ok && first.transient, JSON.stringify(first));
+    assert.deepEqual(p.simulator.messages({ to: '972501110077' }), [], 'incomplete: nothing shown yet');
+    const second = await p.carrier.submit(sms('972501110077', text, 4242));
+    assert.ok(second.ok && second.carrierMessageIds.length === 2, JSON.stringify(second));
+    const shown = p.simulator.messages({ to: '972501110077' });
+    assert.equal(shown.length, 1);
+    assert.equal(shown[0].text, text);
+    // The part that got through the first time completed the message: it was reassembled under the same reference.
+    assert.notDeepEqual(shown[0].messageIds, second.carrierMessageIds);
+  } finally {
+    await p.close();
+  }
+});

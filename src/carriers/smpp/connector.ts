@@ -36,7 +36,6 @@ export class SmppCarrier implements Carrier {
   private readonly oneSubmit = new Map<string, SubmitBodies>();
   private readonly log: SmppLogger;
   private readonly sessionConfig: SessionConfig;
-  private ref = Math.floor(Math.random() * 256);
   private stopped = false;
   private boundWaiters: Array<() => void> = [];
 
@@ -91,7 +90,7 @@ export class SmppCarrier implements Carrier {
     let payload = this.oneSubmit.get(sms.text);
     if (!payload) {
       try {
-        payload = submitBodies(sms.text, this.config.longMessages ?? 'udh', this.nextRef());
+        payload = submitBodies(sms.text, this.config.longMessages ?? 'udh', concatReference(sms.messageId));
       } catch (err) {
         return { ok: false, transient: false, error: `cannot encode message: ${(err as Error).message}` };
       }
@@ -195,10 +194,6 @@ export class SmppCarrier implements Carrier {
     this.pump();
   }
 
-  private nextRef(): number {
-    this.ref = (this.ref + 1) % 256;
-    return this.ref;
-  }
 
   /** Registers a receipt handler; a handler that throws makes us answer ESME_RX_T_APPN so the SMSC redelivers. */
   onReceipt(handler: (receipt: Receipt) => void | Promise<void>): void {
@@ -269,4 +264,13 @@ export class SmppCarrier implements Carrier {
     await Promise.all(this.sessions.map((s) => s.stop()));
     this.sessions.length = 0;
   }
+}
+
+/**
+ * The UDH reference of a message's parts, fixed by its id: when a part failed and the dispatcher sends the
+ * message again, the handset sees the same reference and drops the parts it already holds instead of showing
+ * the text twice.
+ */
+export function concatReference(messageId: number): number {
+  return messageId % 256;
 }
