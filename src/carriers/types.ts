@@ -35,6 +35,8 @@ export interface InboundSms {
   to: string;
   text: string;
   at: number;
+  /** Set when this is one part of a concatenated SMS (its text is the part's); the receiver reassembles. */
+  part?: { ref: number; total: number; seq: number };
 }
 
 export interface Carrier {

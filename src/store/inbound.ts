@@ -1,6 +1,7 @@
 // Inbound SMS: stored per account for `incoming` (or kept aside when no account owns the number), and the
 // look-up that tells whether a sender was sent a reply-to-remove campaign (add_unsubscribe 2) by the account.
-import type { Queryable } from './db.ts';
+import { sql } from 'kysely';
+import type { Dialect, Queryable } from './db.ts';
 
 /** An inbound message routed to an account. */
 export interface NewInbound {
@@ -26,6 +27,50 @@ export async function insertUnrouted(db: Queryable, m: Omit<NewInbound, 'account
   await db.insertInto('unrouted_inbound')
     .values({ phone: m.phone, dest: m.dest, text: m.text, carrier: m.carrier, received_at: m.receivedAt })
     .execute();
+}
+
+/** One part of a concatenated inbound SMS. */
+export interface NewInboundPart {
+  carrier: string;
+  phone: string;
+  dest: string;
+  ref: number;
+  total: number;
+  seq: number;
+  text: string;
+  receivedAt: number;
+}
+
+/**
+ * Keeps a part (a part the SMSC delivers twice is kept once) and, when its message is now whole, removes the
+ * message's parts and returns its text (parts in order) and the time its first part arrived.
+ */
+export async function addInboundPart(db: Queryable, dialect: Dialect, part: NewInboundPart): Promise<{ text: string; receivedAt: number } | undefined> {
+  if (dialect === 'postgres') {
+    // Parts of one message arriving at once on two binds: each would miss the other's uncommitted row.
+    const key = [part.carrier, part.phone, part.dest, part.ref, part.total].join('|');
+    await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(db);
+  }
+  await db.insertInto('inbound_parts')
+    .values({
+      carrier: part.carrier, phone: part.phone, dest: part.dest, ref: part.ref, total: part.total, seq: part.seq, text: part.text,
+      received_at: part.receivedAt,
+    })
+    .onConflict((oc) => oc.columns(['carrier', 'phone', 'dest', 'ref', 'total', 'seq']).doNothing())
+    .execute();
+  const group = db.selectFrom('inbound_parts')
+    .where('carrier', '=', part.carrier).where('phone', '=', part.phone).where('dest', '=', part.dest)
+    .where('ref', '=', part.ref).where('total', '=', part.total);
+  const parts = await group.select(['id', 'seq', 'text', 'received_at']).orderBy('seq').execute();
+  if (parts.length < part.total) return undefined;
+  await db.deleteFrom('inbound_parts').where('id', 'in', parts.map((p) => p.id)).execute();
+  return { text: parts.map((p) => p.text).join(''), receivedAt: Math.min(...parts.map((p) => Number(p.received_at))) };
+}
+
+/** Drops parts of messages that never completed (received before `before`); returns how many. */
+export async function pruneInboundParts(db: Queryable, before: number): Promise<number> {
+  const res = await db.deleteFrom('inbound_parts').where('received_at', '<', before).executeTakeFirst();
+  return Number(res.numDeletedRows);
 }
 
 /** One row of `incoming`. */

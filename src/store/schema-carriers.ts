@@ -84,6 +84,20 @@ export interface InboundMessageTable {
   received_at: number;
 }
 
+/** One part of a concatenated inbound SMS whose other parts have not all arrived. */
+export interface InboundPartTable {
+  id: Generated<number>;
+  carrier: string;
+  phone: string;
+  dest: string;
+  /** The UDH concatenation reference, part count and this part's number (from 1). */
+  ref: number;
+  total: number;
+  seq: number;
+  text: string;
+  received_at: number;
+}
+
 /** An inbound SMS to a number no account owns. */
 export interface UnroutedInboundTable {
   id: Generated<number>;
@@ -104,4 +118,5 @@ export interface CarriersTables {
   pending_receipts: PendingReceiptTable;
   inbound_messages: InboundMessageTable;
   unrouted_inbound: UnroutedInboundTable;
+  inbound_parts: InboundPartTable;
 }

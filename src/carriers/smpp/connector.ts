@@ -2,7 +2,6 @@
 import type smpp from 'smpp';
 import type { Carrier, InboundSms, OutboundSms, Receipt, SubmitResult } from '../types.ts';
 import { decodeFromSmpp } from '../../domain/encoding.ts';
-import { Reassembler } from './concat.ts';
 import type { SmppCarrierConfig } from './carrier-config.ts';
 import { submitBodies, type SubmitBodies } from './payload.ts';
 import { isBackpressureStatus, isTransientStatus, normalizeAddress, rawPayload, sourceAddress, statusName } from './pdu.ts';
@@ -32,7 +31,6 @@ export class SmppCarrier implements Carrier {
   private readonly bucket: TokenBucket;
   private readonly receiptHandlers: Array<(r: Receipt) => void | Promise<void>> = [];
   private readonly inboundHandlers: Array<(s: InboundSms) => void | Promise<void>> = [];
-  private readonly inboundParts = new Reassembler<string>();
   private readonly oneSubmit = new Map<string, SubmitBodies>();
   private readonly log: SmppLogger;
   private readonly sessionConfig: SessionConfig;
@@ -227,18 +225,10 @@ export class SmppCarrier implements Carrier {
       this.log.warn({ carrier: this.name, dataCoding, err: (err as Error).message }, 'inbound payload not decodable');
       decoded = { text: rawPayload(pdu).toString('latin1') };
     }
-    let text = decoded.text;
-    let groupKey: string | undefined;
-    if (decoded.udh && decoded.udh.total > 1) {
-      const { ref, total, seq } = decoded.udh;
-      const group = this.inboundParts.add(`${from}|${to}|${ref}|${total}`, total, seq, decoded.text);
-      if (!group) return 0;
-      text = group.parts.join('');
-      groupKey = group.key;
-    }
-    const sms: InboundSms = { from, to, text, at: Date.now() };
+    // A part of a concatenated SMS goes on as a part: the receiver keeps it durably before it is acknowledged.
+    const udh = decoded.udh && decoded.udh.total > 1 ? decoded.udh : undefined;
+    const sms: InboundSms = { from, to, text: decoded.text, at: Date.now(), ...(udh ? { part: { ref: udh.ref, total: udh.total, seq: udh.seq } } : {}) };
     for (const handler of this.inboundHandlers) await handler(sms);
-    if (groupKey) this.inboundParts.forget(groupKey);
     return 0;
   }
 

@@ -8,6 +8,7 @@ import * as m0004 from './0004_carriers.ts';
 import * as m0005 from './0005_push.ts';
 import * as m0006 from './0006_carrier_options.ts';
 import * as m0007 from './0007_birthday_once_per_phone.ts';
+import * as m0008 from './0008_inbound_parts.ts';
 
 type VersionedMigration = { up(db: Kysely<any>, dialect: Dialect): Promise<void> };
 
@@ -19,6 +20,7 @@ const MIGRATIONS: Record<string, VersionedMigration> = {
   '0005_push': m0005,
   '0006_carrier_options': m0006,
   '0007_birthday_once_per_phone': m0007,
+  '0008_inbound_parts': m0008,
 };
 
 /** Applies every migration not yet applied; throws when one fails. */
