@@ -1,4 +1,5 @@
 // TLS material: the operator's certificate, or a self-signed one generated into the data dir on first start.
+import { X509Certificate } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generate } from 'selfsigned';
@@ -15,17 +16,28 @@ export async function loadTls(config: Config): Promise<TlsMaterial> {
   if (config.tlsCert && config.tlsKey) {
     return { cert: readFileSync(config.tlsCert, 'utf8'), key: readFileSync(config.tlsKey, 'utf8'), selfSigned: false };
   }
-  const dir = join(config.dataDir, 'tls');
-  const certPath = join(dir, 'self-signed.crt');
-  const keyPath = join(dir, 'self-signed.key');
+  const { cert, key } = await selfSignedCertificate(join(config.dataDir, 'tls'), 'self-signed');
+  return { cert, key, selfSigned: true };
+}
+
+const DAY_MS = 86400e3;
+
+/**
+ * A self-signed certificate for localhost, 127.0.0.1 and ::1, kept as `dir/NAME.crt` and `.key` and reused
+ * on later starts until it is within 30 days of expiring, then made anew.
+ */
+export async function selfSignedCertificate(dir: string, name: string): Promise<{ key: string; cert: string; certPath: string }> {
+  const certPath = join(dir, `${name}.crt`);
+  const keyPath = join(dir, `${name}.key`);
   if (existsSync(certPath) && existsSync(keyPath)) {
-    return { cert: readFileSync(certPath, 'utf8'), key: readFileSync(keyPath, 'utf8'), selfSigned: true };
+    const cert = readFileSync(certPath, 'utf8');
+    if (Date.parse(new X509Certificate(cert).validTo) - Date.now() > 30 * DAY_MS) return { cert, key: readFileSync(keyPath, 'utf8'), certPath };
   }
   const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
     keyType: 'ec',
     curve: 'P-256',
     algorithm: 'sha256',
-    notAfterDate: new Date(Date.now() + 825 * 86400e3),
+    notAfterDate: new Date(Date.now() + 825 * DAY_MS),
     extensions: [
       { name: 'basicConstraints', cA: false },
       { name: 'keyUsage', digitalSignature: true, keyEncipherment: true },
@@ -36,5 +48,5 @@ export async function loadTls(config: Config): Promise<TlsMaterial> {
   mkdirSync(dir, { recursive: true });
   writeFileSync(keyPath, pems.private, { mode: 0o600 });
   writeFileSync(certPath, pems.cert);
-  return { cert: pems.cert, key: pems.private, selfSigned: true };
+  return { cert: pems.cert, key: pems.private, certPath };
 }
