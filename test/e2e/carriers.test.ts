@@ -10,6 +10,8 @@ import { dlrById, eventually, newSender, startDelivery, stateCounts, windowAroun
 const OUTCOMES: Record<string, number> = {
   '0521110015': 15, '0521110101': 101, '0521110103': 103, '0521110108': 108, '0521110747': 747, '0521111234': 102,
 };
+/** The receipt window of this suite: long enough that a read right after submission is well inside it on a loaded machine. */
+const RECEIPT_WINDOW_MS = 4000;
 const HEBREW = 'שלום רב! זוהי הודעה ארוכה בעברית שנשלחת מקצה לקצה דרך השירות והסימולטור, כדי לוודא פיצול לחלקי UCS-2 והרכבה מחדש. ';
 
 const targets = await storeTargets();
@@ -25,7 +27,7 @@ for (const target of targets) {
     };
 
     before(async () => {
-      h = await startDelivery(target, { sim: { controlPort: 0 }, settings: { receiptWindowMs: 2500, sweepMs: 100 } });
+      h = await startDelivery(target, { sim: { controlPort: 0 }, settings: { receiptWindowMs: RECEIPT_WINDOW_MS, sweepMs: 100 } });
       control = `http://127.0.0.1:${h.simulator.controlPort()}`;
       s = await newSender(h.t, 'deliver1', 10_000);
     });
@@ -36,11 +38,22 @@ for (const target of targets) {
       const reply = await s.sms({ destinations: { phone: phones.map((p) => ({ $: { id: `o-${p}` }, _: p })) }, message: 'outcomes' });
       assert.equal(reply.status, 0);
       const ids = phones.map((p) => `o-${p}`);
+      const silentRow = () => h.t.service.store.db.selectFrom('messages').select(['status', 'status_at', 'submitted_at'])
+        .where('campaign_id', '=', reply.campaign_id).where('external_id', '=', 'o-0521110002').executeTakeFirstOrThrow();
+      // 0002 gets no receipt: read right after its submission (dlr lists a message once it has a status), it is
+      // -1, and that read happened inside its receipt window.
+      let readAt = 0;
+      const first = await eventually(async () => {
+        readAt = Date.now();
+        return (await dlrById(s, ['o-0521110002'])).get('o-0521110002');
+      }, 8000, 'the 0002 message submitted');
+      assert.equal(first.status, '-1', 'submitted, no receipt yet');
+      const { submitted_at: submittedAt } = await silentRow();
+      assert.ok(readAt < Number(submittedAt) + RECEIPT_WINDOW_MS, `read ${readAt - Number(submittedAt)} ms after submission, inside the ${RECEIPT_WINDOW_MS} ms window`);
       const reports = await eventually(async () => {
         const r = await dlrById(s, ids);
         return Object.entries(OUTCOMES).every(([p, st]) => r.get(`o-${p}`)?.status === String(st)) ? r : undefined;
       }, 8000, 'a receipt for every outcome');
-      assert.equal(reports.get('o-0521110002')?.status, '-1', 'accepted, no receipt yet');
       const delivered = reports.get('o-0521111234')!;
       assert.deepEqual(
         [delivered.he_message, delivered.en_message, delivered.phone, delivered.operator, delivered.operaor, delivered.shipment_id],
@@ -48,8 +61,12 @@ for (const target of targets) {
       );
       assert.match(delivered.date, /^\d{2}\/\d{2}\/\d{2} \d{2}:\d{2}:\d{2}$/);
       assert.equal(reports.get('o-0521110015')?.he_message, 'מספר כשר');
-      const timedOut = await eventually(async () => ((await dlrById(s, ['o-0521110002'])).get('o-0521110002')?.status === '2' ? true : undefined), 8000, 'status 2');
-      assert.ok(timedOut);
+      await eventually(async () => ((await dlrById(s, ['o-0521110002'])).get('o-0521110002')?.status === '2' ? true : undefined), RECEIPT_WINDOW_MS + 8000, 'status 2');
+      // ... and became 2 only when the window had ended, not before.
+      const timedOut = await silentRow();
+      assert.equal(timedOut.status, 2);
+      assert.ok(Number(timedOut.status_at) >= Number(submittedAt) + RECEIPT_WINDOW_MS,
+        `2 set ${Number(timedOut.status_at) - Number(submittedAt)} ms after submission, not before the ${RECEIPT_WINDOW_MS} ms window ended`);
       assert.deepEqual(await stateCounts(h.t, reply.campaign_id), { done: 7 });
       const campaign = await h.t.service.store.db.selectFrom('campaigns').select('state').where('id', '=', reply.campaign_id).executeTakeFirstOrThrow();
       assert.equal(campaign.state, 'sent');

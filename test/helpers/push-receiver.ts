@@ -1,7 +1,8 @@
 // A real HTTP receiver on 127.0.0.1 for push tests: records every request (headers, raw body, parsed
 // form fields, arrival time) and answers what the test's `respond` says; can go down and come back on its port.
+// Also a silent TCP listener (accepts, never says a word) for connect-timeout tests.
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 
 export interface ReceivedPush {
   method: string;
@@ -78,6 +79,40 @@ export async function startPushReceiver(respond: Responder = () => 200): Promise
     });
   await listen(0);
   return receiver;
+}
+
+/** A TCP listener on 127.0.0.1 that accepts connections and never writes a byte (a TLS handshake to it never completes). */
+export interface SilentServer {
+  port: number;
+  /** Connections accepted so far. */
+  connections: number;
+  /** Bytes received so far (a TLS client's ClientHello lands here). */
+  bytesReceived: number;
+  close(): Promise<void>;
+}
+
+export async function startSilentServer(): Promise<SilentServer> {
+  const sockets = new Set<Socket>();
+  const server = createTcpServer((socket) => {
+    silent.connections++;
+    sockets.add(socket);
+    socket.on('data', (d) => (silent.bytesReceived += d.length));
+    socket.on('error', () => {});
+    socket.on('close', () => sockets.delete(socket));
+  });
+  const silent: SilentServer = {
+    port: 0, connections: 0, bytesReceived: 0,
+    close: () => new Promise<void>((resolve) => {
+      for (const socket of sockets) socket.destroy();
+      server.close(() => resolve());
+    }),
+  };
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  silent.port = (server.address() as AddressInfo).port;
+  return silent;
 }
 
 /** Polls `condition` until true; fails with `what` after the deadline (no fixed sleeps in tests). */

@@ -1,6 +1,7 @@
 // The pusher end to end on every store, against real HTTP receivers on 127.0.0.1: exact form POSTs, event
-// ids and signatures, retries and disabling, recovery after an outage, ordering per message, isolation of a
-// slow receiver, and the connect-time refusal of a name that resolves to loopback.
+// ids and signatures, retries and disabling (other 2xx answers are failures too), recovery after an outage,
+// ordering per message, isolation of a slow receiver, the whole-request and connect timeouts, and the
+// connect-time refusal of a name that resolves to loopback.
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import dns from 'node:dns';
@@ -11,7 +12,7 @@ import { verifyPushSignature } from '../../src/domain/push-sign.ts';
 import { findAccountByUsername } from '../../src/store/accounts.ts';
 import { recordPushEvent, type PushEventInput } from '../../src/store/push.ts';
 import { createPusher } from '../../src/workers/pusher.ts';
-import { startPushReceiver, waitFor, type PushReceiver, type Responder } from '../helpers/push-receiver.ts';
+import { startPushReceiver, startSilentServer, waitFor, type PushReceiver, type Responder } from '../helpers/push-receiver.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { storeTargets, type StoreTarget } from '../helpers/stores.ts';
 
@@ -93,6 +94,20 @@ const allDelivered = (t: TestService, accountId: number, n: number) => async () 
   return rows.length === n && rows.every((r) => r.state === 'delivered');
 };
 
+/** One line of `yona admin push log`, parsed. */
+interface Attempt { event: string; http: string; latencyMs: number; error: string | null }
+
+/** The registration's delivery attempts, oldest first, as the operator's `push log` shows them. */
+async function attempts(t: TestService, username: string, type = 'dlr'): Promise<Attempt[]> {
+  const lines = await t.admin('push', 'log', username, type, '100');
+  if (lines.join('') === 'no delivery attempts yet') return [];
+  return lines.map((line) => {
+    const m = /^\d\d\/\d\d\/\d\d \d\d:\d\d:\d\d event=(\d+) http=(\S+) (\d+)ms(?: error="(.*)")?$/.exec(line);
+    assert.ok(m, `a push log line: ${line}`);
+    return { event: m[1], http: m[2], latencyMs: Number(m[3]), error: m[4] ?? null };
+  }).reverse();
+}
+
 const targets = await storeTargets();
 for (const target of targets) {
   describe(`pusher (${target.name})`, () => {
@@ -163,6 +178,25 @@ for (const target of targets) {
       const [after] = await c.status();
       assert.deepEqual([after.state, after.consecutive_failures, after.disabled_reason, after.pending_events], ['registered', 0, null, 0]);
     });
+
+    for (const code of [204, 201]) {
+      it(`counts HTTP ${code} as a failure (only 200 is success): retried with the same event id, logged as ${code}, disabled after 3`, async () => {
+        const c = track(await customer(t, `p${code}`, () => code));
+        const id = String(await c.record('dlr', dlr(`c-${code}`, 102)));
+        // Stop waiting at the first outcome either way: disabled, or (wrongly) nothing left to push.
+        await waitFor(async () => { const [r] = await c.status(); return r.state === 'disabled' || r.pending_events === 0; }, 'disabled or delivered');
+        const [reg] = await c.status();
+        assert.deepEqual(
+          [reg.state, reg.consecutive_failures, reg.last_http_status, reg.last_error, reg.disabled_reason, reg.pending_events],
+          ['disabled', 3, code, `HTTP ${code}`, `3 consecutive failed deliveries; last: HTTP ${code}`, 1],
+        );
+        assert.deepEqual(c.receiver.received.map((p) => p.headers['x-yona-event-id']), [id, id, id]);
+        assert.deepEqual((await attempts(t, c.username)).map((a) => [a.event, a.http, a.error]), [
+          [id, String(code), `HTTP ${code}`], [id, String(code), `HTTP ${code}`], [id, String(code), `HTTP ${code}`],
+        ]);
+        assert.deepEqual((await eventStates(t, c.accountId)).map((r) => r.state), ['pending'], 'the event is kept, not delivered');
+      });
+    }
 
     it('delivers each message\'s events in order; an intermediate status after a final one is never pushed', async () => {
       let n = 0;
@@ -287,6 +321,105 @@ for (const target of targets) {
         assert.equal((await c.status())[0].consecutive_failures, 0);
       } finally {
         await t2.close();
+      }
+    });
+
+    describe('the whole-request timeout (YONA_PUSH_TIMEOUT_MS 300)', () => {
+      const TIMEOUT_MS = 300;
+      let tt: TestService;
+      before(async () => {
+        tt = await service(target, { ...ENV, YONA_PUSH_TIMEOUT_MS: String(TIMEOUT_MS) });
+      });
+      after(async () => {
+        await tt.close();
+      });
+
+      it('a receiver that takes the request and never answers fails with a timeout, is retried, then disabled', async () => {
+        let release!: () => void;
+        const released = new Promise<number>((r) => (release = () => r(200)));
+        const c = await customer(tt, 'phang', () => released);
+        try {
+          const id = String(await c.record('dlr', dlr('h-1', 102)));
+          await waitFor(async () => (await c.status())[0].state === 'disabled', 'the registration to be disabled');
+          // Each attempt reached the receiver whole (the handler runs on the request's end): only the answer is missing.
+          assert.deepEqual(c.receiver.received.map((p) => [p.headers['x-yona-event-id'], p.fields.external_id]), [[id, 'h-1'], [id, 'h-1'], [id, 'h-1']]);
+          const [reg] = await c.status();
+          assert.equal(reg.consecutive_failures, 3);
+          assert.equal(reg.last_http_status, null);
+          assert.match(reg.last_error, /timeout/i);
+          assert.match(reg.disabled_reason, /^3 consecutive failed deliveries; last: .*timeout/i);
+          const log = await attempts(tt, c.username);
+          assert.deepEqual(log.map((a) => [a.event, a.http]), [[id, '-'], [id, '-'], [id, '-']]);
+          for (const a of log) {
+            assert.match(a.error ?? '', /timeout/i);
+            // Cut at the configured 300 ms, not at the 10 s default.
+            assert.ok(a.latencyMs >= TIMEOUT_MS - 5 && a.latencyMs < 5000, `attempt cut after about ${TIMEOUT_MS} ms, took ${a.latencyMs} ms`);
+          }
+          assert.deepEqual((await eventStates(tt, c.accountId)).map((r) => r.state), ['pending']);
+        } finally {
+          release();
+          await c.receiver.close();
+        }
+      });
+
+      it('a receiver too slow the first time and prompt the next gets the event again with the same event id', async () => {
+        let release!: () => void;
+        const released = new Promise<number>((r) => (release = () => r(200)));
+        // The first request is answered only after the event was delivered by a retry (its late 200 finds the
+        // connection already cut); every later one is answered at once.
+        const c = await customer(tt, 'pslowfast', (_push, n) => (n === 0 ? released : 200));
+        try {
+          const id = String(await c.record('dlr', dlr('sf-1', 102)));
+          await waitFor(allDelivered(tt, c.accountId, 1), 'the event delivered by a retry');
+          release();
+          const pushes = c.receiver.received;
+          assert.ok(pushes.length >= 2, `a first attempt and a retry, saw ${pushes.length}`);
+          assert.deepEqual(new Set(pushes.map((p) => p.headers['x-yona-event-id'])), new Set([id]));
+          assert.deepEqual(new Set(pushes.map((p) => p.body)), new Set([pushes[0].body]), 'a repeat carries the same body');
+          const log = await attempts(tt, c.username);
+          assert.equal(log[0].http, '-');
+          assert.match(log[0].error ?? '', /timeout/i);
+          assert.ok(log[0].latencyMs < 5000, `the first attempt cut by the 300 ms timeout, took ${log[0].latencyMs} ms`);
+          assert.deepEqual([log.at(-1)!.event, log.at(-1)!.http, log.at(-1)!.error], [id, '200', null]);
+          const [reg] = await c.status();
+          assert.deepEqual([reg.state, reg.consecutive_failures, reg.last_http_status, reg.pending_events], ['registered', 0, 200, 0]);
+        } finally {
+          release();
+          await c.receiver.close();
+        }
+      });
+    });
+
+    it('an https URL whose TLS handshake never completes fails on YONA_PUSH_CONNECT_TIMEOUT_MS, well before the request timeout', async () => {
+      // A loopback listener that accepts the TCP connection and never answers the ClientHello: the connect phase
+      // (TCP + TLS) stalls, which only the connect timeout (200 ms here) cuts; the request timeout stays 10 s.
+      // (A plain http URL cannot be made to hang in connect on loopback reliably: the kernel completes the TCP
+      // handshake itself, and a full accept backlog would need a listener that never accepts.)
+      const CONNECT_MS = 200;
+      const silent = await startSilentServer();
+      const tc = await service(target, { ...ENV, YONA_PUSH_CONNECT_TIMEOUT_MS: String(CONNECT_MS), YONA_PUSH_TIMEOUT_MS: '10000', YONA_PUSH_MAX_FAILURES: '2' });
+      try {
+        const c = await customer(tc, 'pconnect', undefined, ['dlr'], () => `https://127.0.0.1:${silent.port}/hook`);
+        await c.receiver.close(); // its own receiver is not the URL
+        const id = String(await c.record('dlr', dlr('ct-1', 102)));
+        await waitFor(async () => (await c.status())[0].state === 'disabled', 'disabled after two connect timeouts', 8000);
+        const [reg] = await c.status();
+        assert.equal(reg.last_http_status, null);
+        assert.match(reg.last_error, /connect timeout/i);
+        assert.match(reg.disabled_reason, /^2 consecutive failed deliveries; last: .*connect timeout/i);
+        const log = await attempts(tc, c.username);
+        assert.deepEqual(log.map((a) => [a.event, a.http]), [[id, '-'], [id, '-']]);
+        for (const a of log) {
+          assert.match(a.error ?? '', new RegExp(`connect timeout.*timeout: ${CONNECT_MS}ms`, 'i'));
+          // undici runs connect timeouts on its coarse timer (about 0.5 to 1 s resolution): well under the 10 s request timeout.
+          assert.ok(a.latencyMs >= CONNECT_MS - 5 && a.latencyMs < 5000, `cut by the connect timeout, took ${a.latencyMs} ms`);
+        }
+        // Every attempt got as far as the TLS handshake: a new TCP connection each, with a ClientHello sent.
+        assert.ok(silent.connections >= 2, `a connection per attempt, saw ${silent.connections}`);
+        assert.ok(silent.bytesReceived > 0, 'a ClientHello reached the listener');
+      } finally {
+        await tc.close();
+        await silent.close();
       }
     });
 
