@@ -115,6 +115,8 @@ export async function postForm(
       headers: target.authorization ? { ...headers, Authorization: target.authorization } : headers,
     });
     await res.body.dump({ limit: 64 * 1024 }).catch(() => {});
+    // dump() ends quietly when the timeout cuts the body: an answer that never completed is no delivery.
+    if (timedOut) return { status: null, error: `timeout: HTTP ${res.statusCode}, but the answer did not complete within ${timeoutMs} ms` };
     return { status: res.statusCode, error: res.statusCode === 200 ? null : `HTTP ${res.statusCode}` };
   } catch (err) {
     return { status: null, error: timedOut ? `timeout: no complete answer within ${timeoutMs} ms` : describeError(err) };

@@ -5,6 +5,8 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import dns from 'node:dns';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { blacklistFields, dlrFields, incomingFields } from '../../src/domain/push-fields.ts';
@@ -358,6 +360,30 @@ for (const target of targets) {
           assert.deepEqual((await eventStates(tt, c.accountId)).map((r) => r.state), ['pending']);
         } finally {
           release();
+          await c.receiver.close();
+        }
+      });
+
+      it('a 200 whose body never completes within the timeout is a failure, not a delivery', async () => {
+        const stalled = createServer((req, res) => {
+          req.resume();
+          req.on('end', () => {
+            res.writeHead(200, { 'content-length': '100' });
+            res.write('OK'); // 2 of the 100 bytes announced; the rest never comes
+          });
+        });
+        await new Promise<void>((r) => stalled.listen(0, '127.0.0.1', () => r()));
+        const port = (stalled.address() as AddressInfo).port;
+        const c = await customer(tt, 'pstall', undefined, ['dlr'], () => `http://127.0.0.1:${port}/hook`);
+        try {
+          await c.record('dlr', dlr('st-1', 102));
+          await waitFor(async () => (await c.status())[0].state === 'disabled', 'the registration to be disabled');
+          const [reg] = await c.status();
+          assert.match(reg.last_error, /timeout: HTTP 200, but the answer did not complete/);
+          assert.deepEqual((await eventStates(tt, c.accountId)).map((r) => r.state), ['pending']);
+        } finally {
+          stalled.closeAllConnections();
+          stalled.close();
           await c.receiver.close();
         }
       });
