@@ -42,14 +42,16 @@ for (const target of targets) {
       assert.equal(new Set(rows.map((r) => r.phone)).size, 10_501);
     });
 
-    it('finds the numbers messaged since a time, ignoring scheduled and cancelled messages', async () => {
+    it('finds the numbers messaged since a time (when sent, else when due), ignoring scheduled and cancelled messages', async () => {
       const campaignId = await campaign();
-      const common = { campaignId, accountId, nextAttemptAt: 0 };
-      await insertMessages(db(), t.service.store.dialect, { ...common, state: 'queued', now: 10_000 }, [row(1, { phone: '972531000001' })]);
-      await insertMessages(db(), t.service.store.dialect, { ...common, state: 'queued', now: 5_000 }, [row(2, { phone: '972531000002' })]);
-      await insertMessages(db(), t.service.store.dialect, { ...common, state: 'scheduled', now: 10_000 }, [row(3, { phone: '972531000003' })]);
-      const found = await recentlyMessagedPhones(db(), accountId, ['972531000001', '972531000002', '972531000003', '972531000004'], 9_000);
-      assert.deepEqual([...found], ['972531000001']);
+      const common = { campaignId, accountId, now: 1_000 };
+      await insertMessages(db(), t.service.store.dialect, { ...common, state: 'queued', nextAttemptAt: 10_000 }, [row(1, { phone: '972531000001' })]);
+      await insertMessages(db(), t.service.store.dialect, { ...common, state: 'queued', nextAttemptAt: 5_000 }, [row(2, { phone: '972531000002' })]);
+      await insertMessages(db(), t.service.store.dialect, { ...common, state: 'scheduled', nextAttemptAt: 10_000 }, [row(3, { phone: '972531000003' })]);
+      await insertMessages(db(), t.service.store.dialect, { ...common, state: 'queued', nextAttemptAt: 5_000 }, [row(5, { phone: '972531000005' })]);
+      await db().updateTable('messages').set({ state: 'submitted', submitted_at: 9_500 }).where('phone', '=', '972531000005').execute();
+      const found = await recentlyMessagedPhones(db(), accountId, ['972531000001', '972531000002', '972531000003', '972531000004', '972531000005'], 9_000);
+      assert.deepEqual([...found].sort(), ['972531000001', '972531000005']);
     });
 
     it('refundMessage credits a message back once, however often it is called', async () => {
