@@ -57,14 +57,17 @@ export const sms = defineOperation({
     // A number is sent once per send; one list alone has no repeats (a list holds a number once).
     const seen = given.phones.length > 0 || listIds.length > 1 ? new Set<string>() : undefined;
     normaliseGivenPhones(given.phones, { allowInternational, source, text: textToSend, seen: seen ?? new Set() }, found);
-    const fromLists = listRecipients(ctx, listIds, { allowInternational, source, text: textToSend, dynamic, seen }, found.rejected);
+    const phones = inBatches(found.accepted);
+    const recipients = listIds.length === 0
+      ? phones
+      : concatBatches(phones, listRecipients(ctx, listIds, { allowInternational, source, text: textToSend, dynamic, seen }, found.rejected));
 
     const acceptance = await acceptCampaign(ctx, {
       kind: tts ? 'tts' : 'sms',
       name,
       source,
       scheduledAt,
-      recipients: concatBatches(inBatches(found.accepted), fromLists),
+      recipients,
       suppress: { tempBlDays: tempBl },
       rejected: found.rejected,
       unsubscribe,

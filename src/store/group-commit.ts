@@ -65,8 +65,12 @@ export class GroupCommitSqliteDriver implements Driver {
   private readonly savepointTx: SqliteDatabase.Statement;
   private readonly releaseTx: SqliteDatabase.Statement;
   private readonly rollbackTx: SqliteDatabase.Statement;
+  private readonly beginGroup: SqliteDatabase.Statement;
+  private readonly commitGroup: SqliteDatabase.Statement;
 
   constructor(private readonly db: SqliteDatabase.Database) {
+    this.beginGroup = db.prepare('begin');
+    this.commitGroup = db.prepare('commit');
     this.savepointTx = db.prepare(`savepoint ${TX_SAVEPOINT}`);
     this.releaseTx = db.prepare(`release ${TX_SAVEPOINT}`);
     this.rollbackTx = db.prepare(`rollback to ${TX_SAVEPOINT}`);
@@ -130,12 +134,12 @@ export class GroupCommitSqliteDriver implements Driver {
   // Opens the outer transaction. Its COMMIT waits one turn of the event loop (so requests that arrived
   // meanwhile get to run their transactions in this group), then queues behind everyone waiting then.
   private openGroup(): void {
-    this.db.exec('begin');
+    this.beginGroup.run();
     this.groupOpen = true;
     const turn = new Promise<void>((resolve) => setImmediate(resolve));
     const committed = turn.then(() => this.lock.acquire()).then(() => {
       try {
-        this.db.exec('commit');
+        this.commitGroup.run();
         groupCommitStats.commits++;
       } catch (err) {
         if (this.db.inTransaction) this.db.exec('rollback');

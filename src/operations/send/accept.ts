@@ -87,40 +87,30 @@ function notEnoughMoney(agorot: number, atLeast = false): ApiError {
   return new ApiError(12, `Not enough money for the international destinations: this send needs ${atLeast ? 'at least ' : ''}${(agorot / 100).toFixed(2)} shekels`);
 }
 
+/** Running figures of a send. */
+interface Totals {
+  recipients: number;
+  credits: number;
+  agorot: number;
+  maxParts: number;
+  encoding: Encoding;
+}
+
 /** Prices, debits and writes a campaign with its messages, a batch at a time; throws 4 or 12 when the balance is short. */
 export async function acceptCampaign(ctx: OperationContext, draft: CampaignDraft): Promise<Acceptance> {
-  const { account, now, config } = ctx;
-  const priceAgorot = sendingSettings().intlPriceAgorot;
-  const linkSuffix = draft.unsubscribe === 'link' ? UNSUBSCRIBE_LINK_PREFIX + unsubscribeUrl(config.publicUrl, 'x'.repeat(PUBLIC_CODE_LENGTH)) : '';
+  const { account, now } = ctx;
   const scheduled = draft.scheduledAt !== null;
-  const parts = new PartsCache();
+  const pricing = newPricing(ctx, draft);
   const tally = newTally();
-  const total = { recipients: 0, credits: 0, agorot: 0, maxParts: 0, encoding: 'gsm7' as Encoding };
+  const total: Totals = { recipients: 0, credits: 0, agorot: 0, maxParts: 0, encoding: 'gsm7' };
   // The campaign row is written with the first batch that keeps anyone, so a send that keeps no one writes nothing.
   let campaignId: number | undefined;
   let batchesWritten = 0;
-  for await (const batch of draft.recipients) {
+  const take = async (batch: Recipient[]) => {
     const kept = draft.suppress ? await suppressBatch(ctx, batch, draft.suppress.tempBlDays, tally, draft.rejected) : batch;
-    tally.offered += draft.suppress ? 0 : batch.length;
-    if (kept.length === 0) continue;
-    const codes = draft.unsubscribe === 'link' ? newPublicCodes(kept.length) : undefined;
-    const rows: NewMessage[] = new Array(kept.length);
-    for (let i = 0; i < kept.length; i++) {
-      const r = kept[i];
-      const measured = parts.count(r.text + linkSuffix);
-      const code = codes ? codes[i] : null;
-      const text = code ? r.text + UNSUBSCRIBE_LINK_PREFIX + unsubscribeUrl(config.publicUrl, code) : r.text;
-      const costCredits = draft.free || r.international ? 0 : measured.parts;
-      const costAgorot = draft.free || !r.international ? 0 : measured.parts * priceAgorot;
-      total.credits += costCredits;
-      total.agorot += costAgorot;
-      if (measured.parts > total.maxParts) total.maxParts = measured.parts;
-      if (measured.encoding === 'ucs2') total.encoding = 'ucs2';
-      rows[i] = {
-        phone: r.phone, externalId: r.externalId, source: r.source, text, parts: measured.parts, costCredits, costAgorot, unsubscribeCode: code,
-      };
-    }
-    total.recipients += rows.length;
+    if (!draft.suppress) tally.offered += batch.length;
+    if (kept.length === 0) return;
+    const rows = priceRows(kept, pricing, total);
     // Fail fast on the balance read at authentication; the guarded debit below is what decides.
     if (total.credits > Number(account.credits)) throw notEnoughCredit(total.credits, true);
     if (total.agorot > Number(account.intl_agorot)) throw notEnoughMoney(total.agorot, true);
@@ -129,7 +119,10 @@ export async function acceptCampaign(ctx: OperationContext, draft: CampaignDraft
     await insertMessages(ctx.db, ctx.dialect, {
       campaignId, accountId: account.id, state: scheduled ? 'scheduled' : 'queued', nextAttemptAt: draft.scheduledAt ?? now, now,
     }, rows);
-  }
+  };
+  // Arrays and generators of a send's own phones are walked without the promise per step of `for await`.
+  if (Symbol.asyncIterator in draft.recipients) for await (const batch of draft.recipients) await take(batch);
+  else for (const batch of draft.recipients) await take(batch);
   if (campaignId === undefined) throw nothingToSendError(tally, draft.rejected, draft.suppress?.tempBlDays ?? null);
   // A send of one batch wrote its figures with the campaign row; a longer one records its totals now.
   if (batchesWritten > 1) await setCampaignCharges(ctx.db, campaignId, total.recipients, total.credits, total.agorot);
@@ -140,6 +133,47 @@ export async function acceptCampaign(ctx: OperationContext, draft: CampaignDraft
   if (!(await applyLedgerChange(ctx.db, { ...debit, currency: 'international', amount: -total.agorot }))) throw notEnoughMoney(total.agorot);
   ctx.signals.notify(scheduled ? 'schedule' : 'dispatch');
   return { campaignId, recipients: total.recipients, parts: total.maxParts, encoding: total.encoding, credits: total.credits, agorot: total.agorot };
+}
+
+/** What pricing a send's messages needs, worked out once per send. */
+interface Pricing {
+  parts: PartsCache;
+  priceAgorot: number;
+  free: boolean;
+  /** A removal link of the right length, to measure texts before each recipient's code exists. */
+  linkSuffix: string;
+  publicUrl: string;
+  withLinks: boolean;
+}
+
+function newPricing(ctx: OperationContext, draft: CampaignDraft): Pricing {
+  const withLinks = draft.unsubscribe === 'link';
+  const publicUrl = ctx.config.publicUrl;
+  return {
+    parts: new PartsCache(), priceAgorot: sendingSettings().intlPriceAgorot, free: draft.free === true, publicUrl, withLinks,
+    linkSuffix: withLinks ? UNSUBSCRIBE_LINK_PREFIX + unsubscribeUrl(publicUrl, 'x'.repeat(PUBLIC_CODE_LENGTH)) : '',
+  };
+}
+
+// The message rows of a batch: text (with its removal link), parts and cost; adds them to the totals.
+function priceRows(kept: Recipient[], p: Pricing, total: Totals): NewMessage[] {
+  const codes = p.withLinks ? newPublicCodes(kept.length) : undefined;
+  const rows: NewMessage[] = new Array(kept.length);
+  for (let i = 0; i < kept.length; i++) {
+    const r = kept[i];
+    const measured = p.parts.count(r.text + p.linkSuffix);
+    const code = codes ? codes[i] : null;
+    const text = code ? r.text + UNSUBSCRIBE_LINK_PREFIX + unsubscribeUrl(p.publicUrl, code) : r.text;
+    const costCredits = p.free || r.international ? 0 : measured.parts;
+    const costAgorot = p.free || !r.international ? 0 : measured.parts * p.priceAgorot;
+    total.credits += costCredits;
+    total.agorot += costAgorot;
+    if (measured.parts > total.maxParts) total.maxParts = measured.parts;
+    if (measured.encoding === 'ucs2') total.encoding = 'ucs2';
+    rows[i] = { phone: r.phone, externalId: r.externalId, source: r.source, text, parts: measured.parts, costCredits, costAgorot, unsubscribeCode: code };
+  }
+  total.recipients += rows.length;
+  return rows;
 }
 
 // Writes the campaign row (with the figures of its first batch) and its short links; returns its id.
