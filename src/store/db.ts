@@ -7,6 +7,7 @@ import pg from 'pg';
 import type { Database } from './schema.ts';
 import { migrateToLatest } from './migrations/index.ts';
 import { groupCommitSqliteDialect } from './group-commit.ts';
+import { withNamedStatements } from './pg-prepared.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 export type Db = Kysely<Database>;
@@ -83,7 +84,7 @@ function openPostgres(url: string): Store {
   const pool = new pg.Pool({ connectionString: url, max: Number(process.env.YONA_PG_POOL ?? 10) });
   // An idle client that loses its connection (server restart, DROP DATABASE) is discarded by the pool; unhandled, its error would crash the process.
   pool.on('error', () => {});
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: withNamedStatements(pool) }) });
   return { db, dialect: 'postgres', close: () => db.destroy() };
 }
 

@@ -169,10 +169,15 @@ export async function recordOutcomes(
   await recordStatusEvents(db, changes, now);
 }
 
-/** Marks finished every campaign among `campaignIds` with no message left scheduled, queued or submitting. */
-export async function finishCampaigns(db: Queryable, campaignIds: number[], now: number): Promise<number[]> {
+/**
+ * Marks finished every campaign among `campaignIds` with no message left scheduled, queued or submitting.
+ * On PostgreSQL the campaign row is locked first: two lanes finishing the last batches of one campaign at once
+ * would each still see the other's messages submitting, and neither would mark it sent.
+ */
+export async function finishCampaigns(db: Queryable, dialect: Dialect, campaignIds: number[], now: number): Promise<number[]> {
   const finished: number[] = [];
-  for (const id of campaignIds) {
+  for (const id of [...campaignIds].sort((a, b) => a - b)) {
+    if (dialect === 'postgres') await db.selectFrom('campaigns').select('id').where('id', '=', id).forUpdate().execute();
     const open = await db.selectFrom('messages').select('id')
       .where('campaign_id', '=', id).where('state', 'in', ['scheduled', 'queued', 'submitting']).limit(1).executeTakeFirst();
     if (open) continue;

@@ -133,7 +133,7 @@ export class Dispatcher {
     const done = clock();
     await store.db.transaction().execute(async (trx) => {
       await recordOutcomes(trx, outcomes, lease, done, settings.receiptWindowMs);
-      await finishCampaigns(trx, [...new Set(claimed.map((m) => m.campaign_id))], done);
+      await finishCampaigns(trx, store.dialect, [...new Set(claimed.map((m) => m.campaign_id))], done);
     });
     for (const o of outcomes) {
       if (o.kind === 'submitted') this.stats.submitted++;
