@@ -1,6 +1,6 @@
 // Polling: dlr (reports by external id), dlrByDate / dlrbyDate (reports by date) and incoming (inbound SMS).
 //
-// Replies: { status 0, message '', transactions: [...] } (XML: <transactions><transaction>...). A dlr report
+// Replies: { status 0, message 'N reports' (never empty: <message/> escapes clients' regexes), transactions: [...] } (XML: <transactions><transaction>...). A dlr report
 // carries the pushed fields (external_id, status, he_message, en_message, date dd/mm/yy hh:mm:ss, phone 9725...,
 // operator and operaor (the carrier), shipment_id); an incoming one { phone, dest, message, date }.
 // Windows: `from`/`to` are dd/mm/yy hh:mm in the account's zone, `to` includes its whole minute, at most one
@@ -52,9 +52,14 @@ function reportReply(rows: ReportRow[], timeZone: string): Reply {
   const transactions = rows.slice(0, MAX_REPORT_ROWS).map((r) => dlrFields({
     externalId: r.external_id, status: r.status, date: r.status_at, phone: r.phone, operator: r.carrier, shipmentId: r.campaign_id, timeZone,
   }));
-  const reply: Reply = { status: 0, message: '', transactions };
+  const reply: Reply = { status: 0, message: countMessage(transactions.length, 'delivery report'), transactions };
   if (rows.length > MAX_REPORT_ROWS) reply.truncated = 1;
   return reply;
+}
+
+// A reply's message: how many items it holds.
+function countMessage(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
 
 /** dlr: reports of messages by the caller's external ids. */
@@ -92,7 +97,7 @@ export const incoming = defineOperation({
     const { from, to } = parseReportWindow(input.from, input.to, zone);
     const rows = await listInbound(ctx.db, ctx.account.id, from, to, MAX_REPORT_ROWS + 1);
     const transactions = rows.slice(0, MAX_REPORT_ROWS).map((r) => incomingFields({ phone: r.phone, dest: r.dest, message: r.text, date: r.received_at, timeZone: zone }));
-    const reply: Reply = { status: 0, message: '', transactions };
+    const reply: Reply = { status: 0, message: countMessage(transactions.length, 'incoming message'), transactions };
     if (rows.length > MAX_REPORT_ROWS) reply.truncated = 1;
     return reply;
   },

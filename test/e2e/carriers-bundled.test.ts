@@ -55,9 +55,10 @@ for (const target of targets) {
         const window = windowAroundNow();
         const report = await eventually(async () => {
           const r = await api('dlr', { transactions: { external_id: 'otp-1' }, ...window });
-          return r.transactions?.[0]?.status === '102' ? r.transactions[0] : undefined;
+          return r.transactions?.[0]?.status === '102' ? r : undefined;
         }, 10_000, 'the delivery report');
-        assert.equal(report.operator, 'simulator');
+        assert.equal(report.message, '1 delivery report');
+        assert.equal(report.transactions[0].operator, 'simulator');
 
         const sim = (...args: string[]) => spawnSync(process.execPath, [bin, 'sim', ...args], { env, encoding: 'utf8' });
         const listed = sim('messages', '--to', '0501234569', '--json');

@@ -103,7 +103,7 @@ for (const target of targets) {
         const r = await s.call('incoming', windowAroundNow());
         return r.transactions.length === 2 ? r : undefined;
       }, 5000, 'two incoming messages');
-      assert.equal(reply.status, 0);
+      assert.deepEqual([reply.status, reply.message], [0, '2 incoming messages'], 'a reply message is never empty (<message/> escapes regex clients)');
       assert.deepEqual(reply.transactions.map((m: Record<string, string>) => [m.phone, m.dest, m.message]), [
         ['972527770001', '972559990000', 'שלום, מה נשמע?'],
         ['972527770002', '972559990000', 'x'.repeat(200)],
