@@ -1,4 +1,5 @@
 // Push end to end on every store: HTTP sms -> SMPP simulator -> receipt -> exactly one dlr push per message;
+// a receiver answering 500 is disabled and, once `yona admin push enable`d, gets each kept dlr once;
 // `yona sim mo` -> an incoming_sms push; an unsubscribe-link confirmation -> a blacklist push. Real
 // receivers on 127.0.0.1, the bundled carriers and public pages components, and the pusher.
 import assert from 'node:assert/strict';
@@ -6,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { SmscSimulator } from '../../src/carriers/simulator/index.ts';
 import { runSim } from '../../src/cli/sim.ts';
 import { publicPagesComponent } from '../../src/http/public-pages.ts';
+import { findAccountByUsername } from '../../src/store/accounts.ts';
 import { carriersComponent } from '../../src/workers/carriers.ts';
 import { createPusher } from '../../src/workers/pusher.ts';
 import { startPushReceiver, waitFor, type PushReceiver } from '../helpers/push-receiver.ts';
@@ -70,6 +72,41 @@ for (const target of targets) {
           assert.equal(push.fields[field], report[field], `${phone} ${field}`);
         }
       }
+    });
+
+    it('a dlr receiver answering 500 is disabled, gets nothing more, and after `push enable` each message\'s dlr once with 200', async () => {
+      const failing = await newSender(t, 'pushe2efail', 1000);
+      const receiver = await startPushReceiver(() => 500);
+      receivers.push(receiver);
+      assert.equal((await failing.call('push_url', { type: 'dlr', url: receiver.url })).status, 0);
+      const status = async () => (await failing.call('push_url', { action: 'status', type: 'dlr' })).registrations[0];
+      const send = async (phones: string[]) => {
+        const reply = await failing.sms({ destinations: { phone: phones.map((p) => ({ $: { id: `fail-${p}` }, _: p })) }, message: 'push me later' });
+        assert.equal(reply.status, 0, JSON.stringify(reply));
+      };
+      const accountId = (await findAccountByUsername(t.service.store.db, failing.username))!.id;
+      const queued = async () => Number((await t.service.store.db.selectFrom('push_events').select((eb) => eb.fn.countAll().as('n'))
+        .where('account_id', '=', accountId).executeTakeFirstOrThrow()).n);
+
+      await send(['0523331001', '0523331002']);
+      await waitFor(async () => (await status()).state === 'disabled', 'the registration disabled after 3 failed rounds');
+      const refused = receiver.received.length;
+      assert.ok(refused >= 3, `three failed rounds reached the receiver, got ${refused} requests`);
+      await send(['0523331003']); // its receipt comes while the registration is disabled: kept, not pushed
+      await waitFor(async () => (await queued()) === 3, 'three dlr events kept');
+      await sleep(300); // ten poll intervals, well past the backoff: a disabled registration stays silent
+      assert.equal(receiver.received.length, refused, 'nothing pushed after disabling');
+      assert.equal((await status()).pending_events, 3);
+
+      const answered: Record<string, string>[] = [];
+      receiver.respond = (push) => (answered.push(push.fields), 200);
+      assert.match((await t.admin('push', 'enable', 'pushe2efail', 'dlr')).join(''), /kept events are delivered/);
+      await waitFor(async () => (await status()).pending_events === 0 && answered.length >= 3, 'the kept events delivered');
+      await sleep(300); // any repeat would come now
+      assert.deepEqual(answered.map((f) => f.external_id).sort(), ['fail-0523331001', 'fail-0523331002', 'fail-0523331003']);
+      assert.ok(answered.every((f) => f.status === '102'), JSON.stringify(answered));
+      assert.equal(receiver.received.length, refused + 3, 'after enable, only the three kept events were pushed');
+      assert.equal((await status()).state, 'registered');
     });
 
     it('`yona sim mo` produces an incoming_sms push', async () => {
