@@ -41,6 +41,11 @@ export interface InboundSms {
 
 export interface Carrier {
   readonly name: string;
+  /**
+   * Submits this carrier can have unanswered at once (its windows). The dispatcher lets no more messages than
+   * this be submitted and not yet recorded, so a crash sends at most this many again.
+   */
+  readonly inFlightLimit: number;
   start(): Promise<void>;
   /** Submits one SMS (all its parts). Resolves when the carrier answered every part. */
   submit(sms: OutboundSms): Promise<SubmitResult>;

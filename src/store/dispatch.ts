@@ -100,6 +100,14 @@ function statusChange(m: ClaimedMessage, status: number, carrier: string | null,
   };
 }
 
+/** Moves the lease of claimed messages still held under `leaseUntil` to `renewedUntil` (a batch still submitting). */
+export async function renewLease(db: Queryable, ids: number[], leaseUntil: number, renewedUntil: number): Promise<void> {
+  for (const part of chunks(ids)) {
+    await db.updateTable('messages').set({ lease_until: renewedUntil, next_attempt_at: renewedUntil })
+      .where('id', 'in', part).where('state', '=', 'submitting').where('lease_until', '=', leaseUntil).execute();
+  }
+}
+
 /** What became of one claimed message. */
 export type DispatchOutcome =
   | { kind: 'submitted'; message: ClaimedMessage; carrier: string; carrierMessageIds: string[] }

@@ -8,26 +8,7 @@ import {
   CompiledQuery, SelectQueryNode, SqliteAdapter, SqliteDialect, SqliteIntrospector, SqliteQueryCompiler,
   type DatabaseConnection, type Dialect, type Driver, type Kysely, type QueryCompiler, type QueryResult,
 } from 'kysely';
-
-/** A lock handed out in request order (Kysely's own mutex wakes every waiter at once). */
-class FifoLock {
-  private held = false;
-  private readonly waiters: Array<() => void> = [];
-
-  acquire(): Promise<void> {
-    if (!this.held) {
-      this.held = true;
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => this.waiters.push(resolve));
-  }
-
-  release(): void {
-    const next = this.waiters.shift();
-    if (next) next();
-    else this.held = false;
-  }
-}
+import { FifoPermits } from '../permits.ts';
 
 const TX_SAVEPOINT = 'yona_group_tx';
 
@@ -58,7 +39,7 @@ class GroupConnection implements DatabaseConnection {
 
 /** A Kysely driver over one better-sqlite3 connection that commits concurrent transactions together. */
 export class GroupCommitSqliteDriver implements Driver {
-  private readonly lock = new FifoLock();
+  private readonly lock = new FifoPermits(1); // in request order
   private commit: Promise<void> | undefined;
   groupOpen = false;
   // Every transaction runs these: prepared once instead of parsed by exec() each time.

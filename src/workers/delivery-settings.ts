@@ -7,7 +7,7 @@ import { ConfigError } from '../config.ts';
 export interface DeliverySettings {
   /** Messages claimed per dispatcher batch (1000). */
   batchSize: number;
-  /** Batches in flight at once (2): one is recorded while the next submits. */
+  /** Batches in flight at once (2): while one finishes (its last answers, its campaigns), the next submits. */
   lanes: number;
   /** How long a claim holds its messages (120 s); an expired claim is taken again. */
   leaseMs: number;

@@ -1,15 +1,18 @@
 // The dispatcher: claims due messages in batches under a lease, drops blocked recipients (201, refunded),
 // routes each message to a carrier by destination prefix, submits them concurrently (the connector's windows
-// bound what is in flight), and records the outcomes in one transaction per batch: submitted (-1), retried
-// with exponential backoff, or failed (refunded). Wakes on the 'dispatch' signal and polls otherwise.
+// bound what is in flight), and records the outcomes as they arrive, in small groups (batch-recorder.ts):
+// submitted (-1), retried with exponential backoff, or failed (refunded). Wakes on the 'dispatch' signal and
+// polls otherwise.
 import type { Router } from '../carriers/config.ts';
 import type { Carrier, SubmitResult } from '../carriers/types.ts';
 import type { Logger } from '../logger.ts';
+import { FifoPermits } from '../permits.ts';
 import type { LocalSignals } from '../signals.ts';
 import type { Store } from '../store/db.ts';
 import {
-  claimDueMessages, finishCampaigns, recordOutcomes, suppressBlocked, type ClaimedMessage, type DispatchOutcome,
+  claimDueMessages, finishCampaigns, suppressBlocked, type ClaimedMessage, type DispatchOutcome,
 } from '../store/dispatch.ts';
+import { BatchRecorder } from './batch-recorder.ts';
 import type { DeliverySettings } from './delivery-settings.ts';
 
 /** What the dispatcher needs from the service. */
@@ -56,6 +59,8 @@ export class Dispatcher {
   private wakers: Array<() => void> = [];
   private unsubscribe: (() => void) | undefined;
   private lastLease = 0;
+  /** Per carrier: messages submitted and not yet recorded, at most its inFlightLimit. */
+  private readonly unrecorded = new Map<string, FifoPermits>();
 
   constructor(private readonly deps: DispatcherDeps) {}
 
@@ -115,12 +120,17 @@ export class Dispatcher {
     });
   }
 
+  /** A lease value later than now + leaseMs and than any this dispatcher handed out (it also names the claim). */
+  private nextLease(): number {
+    this.lastLease = Math.max(this.deps.clock() + this.deps.settings.leaseMs, this.lastLease + 1);
+    return this.lastLease;
+  }
+
   /** Claims, submits and records one batch; returns how many messages it handled (0: nothing due). */
   async runBatch(): Promise<number> {
-    const { store, clock, settings } = this.deps;
+    const { store, clock, settings, logger } = this.deps;
     const now = clock();
-    const lease = Math.max(now + settings.leaseMs, this.lastLease + 1);
-    this.lastLease = lease;
+    const lease = this.nextLease();
     const { claimed, toSend } = await store.db.transaction().execute(async (trx) => {
       const claimed = await claimDueMessages(trx, store.dialect, now, lease, settings.batchSize);
       return { claimed, toSend: claimed.length ? await suppressBlocked(trx, claimed, now) : [] };
@@ -129,26 +139,45 @@ export class Dispatcher {
     this.stats.batches++;
     this.stats.claimed += claimed.length;
     this.stats.blocked += claimed.length - toSend.length;
-    const outcomes = await Promise.all(toSend.map((m) => this.submit(m)));
-    const done = clock();
-    await store.db.transaction().execute(async (trx) => {
-      await recordOutcomes(trx, outcomes, lease, done, settings.receiptWindowMs);
-      await finishCampaigns(trx, store.dialect, [...new Set(claimed.map((m) => m.campaign_id))], done);
-    });
+    if (claimed.length !== toSend.length) this.deps.signals.notify('push');
+    const recorder = new BatchRecorder({
+      store, clock, leaseMs: settings.leaseMs, receiptWindowMs: settings.receiptWindowMs,
+      nextLease: () => this.nextLease(),
+      written: (outcomes, ok) => this.written(outcomes, ok),
+      failed: (err, what) => logger.error({ err, what }, 'dispatcher: writing a batch failed; its messages are claimed again when their lease ends'),
+    }, toSend.map((m) => m.id), lease);
+    await Promise.all(toSend.map(async (m) => recorder.add(await this.submit(m))));
+    await recorder.finish();
+    await store.db.transaction().execute((trx) =>
+      finishCampaigns(trx, store.dialect, [...new Set(claimed.map((m) => m.campaign_id))], clock()));
+    return claimed.length;
+  }
+
+  // After a group of outcomes is written (or failed to be): its carriers' permits go back; once committed,
+  // counters, pushes for failures, and early receipts may now match.
+  private written(outcomes: DispatchOutcome[], ok: boolean): void {
+    for (const o of outcomes) if (o.carrier !== null) this.unrecorded.get(o.carrier)?.release();
+    if (!ok) return;
     for (const o of outcomes) {
       if (o.kind === 'submitted') this.stats.submitted++;
       else if (o.kind === 'retry') this.stats.retried++;
       else this.stats.failed++;
     }
-    if (claimed.length !== toSend.length || outcomes.some((o) => o.kind === 'failed')) this.deps.signals.notify('push');
+    if (outcomes.some((o) => o.kind === 'failed')) this.deps.signals.notify('push');
     this.deps.recorded?.();
-    return claimed.length;
+  }
+
+  private permits(carrier: Carrier): FifoPermits {
+    let permits = this.unrecorded.get(carrier.name);
+    if (!permits) this.unrecorded.set(carrier.name, (permits = new FifoPermits(carrier.inFlightLimit)));
+    return permits;
   }
 
   private async submit(message: ClaimedMessage): Promise<DispatchOutcome> {
     const name = this.deps.router.pick(message.phone);
     const carrier = name === undefined ? undefined : this.deps.carriers.get(name);
     if (!carrier) return { kind: 'failed', message, carrier: null, status: FAILED, error: 'no carrier routes this destination' };
+    await this.permits(carrier).acquire(); // released when the outcome is written
     let result: SubmitResult;
     try {
       result = await carrier.submit({ messageId: message.id, source: message.source, destination: message.phone, text: message.text });

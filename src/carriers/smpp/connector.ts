@@ -26,6 +26,7 @@ const UDHI = 0x40;
 /** Carrier over SMPP 3.4 using the `smpp` package; see SmppCarrierConfig. */
 export class SmppCarrier implements Carrier {
   readonly name: string;
+  readonly inFlightLimit: number;
   private readonly sessions: SmppSession[] = [];
   private readonly waiters: SlotWaiter[] = [];
   private readonly bucket: TokenBucket;
@@ -40,6 +41,7 @@ export class SmppCarrier implements Carrier {
   /** Reads the carrier's CA bundle (tlsCa) now; throws when it cannot be read. */
   constructor(private readonly config: SmppCarrierConfig) {
     this.name = config.name;
+    this.inFlightLimit = config.windowSize * Math.max(1, config.binds);
     this.log = config.logger ?? silent;
     this.bucket = new TokenBucket(config.maxSubmitsPerSecond);
     this.sessionConfig = { ...config, tlsOptions: tlsConnectOptions(config) };
