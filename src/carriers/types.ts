@@ -21,9 +21,9 @@ export interface Receipt {
   carrierMessageId: string;
   /** SMPP state name: DELIVRD, EXPIRED, DELETED, UNDELIV, ACCEPTD, UNKNOWN, REJECTD, ENROUTE. */
   state: string;
-  /** Network error code from `err:` (as text, e.g. '000'), when given. */
+  /** Network error code from `err:` or the network_error_code TLV (as text, e.g. '015'), when given. */
   error?: string;
-  /** When the carrier says it happened (ms since epoch), else when we received it. */
+  /** When we received it (ms since epoch). */
   at: number;
 }
 

@@ -55,15 +55,6 @@ export function parseReceiptText(body: string): ReceiptText {
   return out;
 }
 
-/** Parses YYMMDDhhmm[ss] as UTC ms; undefined when malformed. */
-export function parseReceiptDate(value: string | undefined): number | undefined {
-  const m = /^(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})?$/.exec(value ?? '');
-  if (!m) return undefined;
-  const [, yy, mo, dd, hh, mi, ss] = m;
-  const at = Date.UTC(2000 + Number(yy), Number(mo) - 1, Number(dd), Number(hh), Number(mi), Number(ss ?? 0));
-  return Number.isNaN(at) ? undefined : at;
-}
-
 /** Formats a time as the receipt text's YYMMDDhhmm (UTC). */
 export function formatReceiptDate(at: number): string {
   const d = new Date(at);
@@ -79,20 +70,24 @@ export function formatReceiptText(r: { id: string; stat: string; err: string; su
 }
 
 /**
- * Reads a receipt from a deliver_sm: the receipted_message_id / message_state TLVs win for id and state,
- * the text fills what they lack and gives `err`. `done date` is read as UTC; a missing, malformed or
- * future date (carrier clock in local time), or one within the current minute, falls back to `now`.
+ * Reads a receipt from a deliver_sm: the receipted_message_id / message_state TLVs win for id and state, the
+ * text fills what they lack; `err` comes from the text, else from the network_error_code TLV (its last two
+ * bytes). The receipt is timed by its arrival, not the carrier's `done date`: a receipt that comes late must
+ * not land in a dlrByDate window a client has already polled (and carrier clocks are often local time).
  */
 export function receiptFromPdu(pdu: smpp.PduFields, now = Date.now()): Receipt | undefined {
   const text = parseReceiptText(rawPayload(pdu).toString('latin1'));
   const id = (typeof pdu.receipted_message_id === 'string' && pdu.receipted_message_id) || text.id;
   const state = typeof pdu.message_state === 'number' ? stateName(pdu.message_state) : text.stat;
   if (!id || !state) return undefined;
-  const done = parseReceiptDate(text.doneDate);
-  // Minute precision: a receipt dated this very minute is better timed by its arrival.
-  const sameMinute = done !== undefined && text.doneDate?.length === 10 && now - done >= 0 && now - done < 60_000;
-  const at = done !== undefined && done <= now + 60_000 && !sameMinute ? done : now;
-  return { carrierMessageId: id, state, ...(text.err !== undefined ? { error: text.err } : {}), at };
+  const error = text.err ?? networkErrorCode(pdu.network_error_code);
+  return { carrierMessageId: id, state, ...(error !== undefined ? { error } : {}), at: now };
+}
+
+// network_error_code TLV: one byte of network type, then the two-byte error code; as the text's 3 digits.
+function networkErrorCode(tlv: unknown): string | undefined {
+  if (!Buffer.isBuffer(tlv) || tlv.length !== 3) return undefined;
+  return String(tlv.readUInt16BE(1)).padStart(3, '0');
 }
 
 // Failure codes from the delivery-status catalogue that say more than the state's generic code.
