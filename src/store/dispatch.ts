@@ -38,10 +38,9 @@ async function claimInState(db: Queryable, dialect: Dialect, state: MessageState
     .updateTable('messages')
     .set({ state: 'submitting', lease_until: leaseUntil, next_attempt_at: leaseUntil, attempts: sql`attempts + 1` })
     .where('id', 'in', (eb) => {
+      // Every kind is texted, voice sends (kind 'tts') too: their types 2 and 3 carry an SMS half, and call-only
+      // sends (type 4) are refused until a voice worker exists.
       const due = eb.selectFrom('messages').select('id').where('state', '=', state).where('next_attempt_at', '<=', now)
-        // Voice sends (kind 'tts') are routed by the voice worker, not texted here.
-        .where(({ not, exists, selectFrom }) => not(exists(selectFrom('campaigns').select('campaigns.id')
-          .whereRef('campaigns.id', '=', 'messages.campaign_id').where('campaigns.kind', '=', 'tts'))))
         .orderBy('next_attempt_at').orderBy('id').limit(limit);
       return dialect === 'postgres' ? due.forUpdate().skipLocked() : due;
     })
@@ -108,6 +107,27 @@ export async function renewLease(db: Queryable, ids: number[], leaseUntil: numbe
   }
 }
 
+type CarrierIdRow = { carrier: string; carrier_message_id: string; message_id: number; part_index: number; part_status: null; created_at: number };
+
+// Records which message (and part) carrier ids belong to; an id the carrier gives again points at the new one.
+async function insertCarrierIds(db: Queryable, rows: CarrierIdRow[]): Promise<void> {
+  for (const part of chunks(rows, 400)) {
+    await db.insertInto('carrier_message_ids').values(part)
+      .onConflict((oc) => oc.columns(['carrier', 'carrier_message_id']).doUpdateSet((eb) => ({
+        message_id: eb.ref('excluded.message_id'), part_index: eb.ref('excluded.part_index'), part_status: null, created_at: eb.ref('excluded.created_at'),
+      })))
+      .execute();
+  }
+}
+
+/**
+ * Records the carrier id of a part whose submit_sm_resp came after we gave up waiting (the message was queued
+ * again): the carrier did take that copy, and its receipt must find the message.
+ */
+export async function recordLateCarrierId(db: Queryable, carrier: string, messageId: number, partIndex: number, carrierMessageId: string, now: number): Promise<void> {
+  await insertCarrierIds(db, [{ carrier, carrier_message_id: carrierMessageId, message_id: messageId, part_index: partIndex, part_status: null, created_at: now }]);
+}
+
 /** What became of one claimed message. */
 export type DispatchOutcome =
   | { kind: 'submitted'; message: ClaimedMessage; carrier: string; carrierMessageIds: string[] }
@@ -123,7 +143,7 @@ export async function recordOutcomes(
   db: Queryable, outcomes: DispatchOutcome[], leaseUntil: number, now: number, receiptWindowMs: number,
 ): Promise<void> {
   const submittedBy = new Map<string, number[]>();
-  const idRows: Array<{ carrier: string; carrier_message_id: string; message_id: number; part_index: number; part_status: null; created_at: number }> = [];
+  const idRows: CarrierIdRow[] = [];
   const retries = new Map<string, { at: number; error: string; ids: number[] }>();
   const failures: Array<Extract<DispatchOutcome, { kind: 'failed' }>> = [];
   for (const o of outcomes) {
@@ -153,13 +173,7 @@ export async function recordOutcomes(
       }).execute();
     }
   }
-  for (const part of chunks(idRows, 400)) {
-    await db.insertInto('carrier_message_ids').values(part)
-      .onConflict((oc) => oc.columns(['carrier', 'carrier_message_id']).doUpdateSet((eb) => ({
-        message_id: eb.ref('excluded.message_id'), part_index: eb.ref('excluded.part_index'), part_status: null, created_at: eb.ref('excluded.created_at'),
-      })))
-      .execute();
-  }
+  await insertCarrierIds(db, idRows);
   for (const group of retries.values()) {
     for (const part of chunks(group.ids)) {
       await held(part).set({ state: 'queued', next_attempt_at: group.at, lease_until: null, error: group.error }).execute();

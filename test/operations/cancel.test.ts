@@ -1,6 +1,7 @@
 // cancel on every store, with every transition of the spec's table: scheduled -> cancelled (0, unsent
 // messages refunded), by name every scheduled match (count in `cancelled`), 955 already cancelled, 966 already
-// sent, 977 unknown or another customer's, 970 when its messages already left (nothing changes).
+// sent, 977 unknown or another customer's, 970 when its messages already left (nothing changes), in JSON and
+// XML; a scheduled voice send (tts) cancels like any other.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { insertPushRegistration } from '../../src/store/push.ts';
@@ -100,6 +101,31 @@ for (const target of targets) {
       assert.equal((await campaignRow(t, sent.campaign_id)).state, 'scheduled');
       assert.deepEqual((await messagesOf(t, sent.campaign_id)).map((m) => m.state), ['submitted', 'scheduled']);
       assert.deepEqual(await s.balance(), before);
+      const xml = await t.post(`<cancel><user><username>canceller</username></user><campaign_id>${sent.campaign_id}</campaign_id></cancel>`,
+        { contentType: 'application/xml', token: s.token });
+      assert.equal(xmlStatus(xml.text), 970);
+      assert.match(xml.text, /<message>Campaign not cancelled, contact support: campaign \d+ has 1 messages already submitted<\/message>/);
+      assert.equal((await campaignRow(t, sent.campaign_id)).state, 'scheduled');
+      assert.deepEqual(await s.balance(), before);
+    });
+
+    it('a scheduled voice send (tts) is cancelled like any other, in JSON and XML', async () => {
+      const json = await later({ tts: { type: 3 } });
+      const xmlSent = await t.post('<sms><user><username>canceller</username></user><source>Yona</source><destinations><phone>0501234567</phone></destinations>' +
+        '<message>spoken</message><timing>01/01/35 10:00</timing><tts><type>2</type></tts></sms>', { contentType: 'application/xml', token: s.token });
+      assert.deepEqual([json.status, xmlStatus(xmlSent.text)], [0, 0]);
+      const xmlId = Number(xmlField(xmlSent.text, 'campaign_id'));
+      const before = (await s.balance()).credits;
+      const reply = await s.call('cancel', { campaign_id: json.campaign_id });
+      assert.deepEqual([reply.status, reply.cancelled, reply.refunded_credits], [0, 1, 2]);
+      const xml = await t.post(`<cancel><user><username>canceller</username></user><campaign_id>${xmlId}</campaign_id></cancel>`,
+        { contentType: 'application/xml', token: s.token });
+      assert.deepEqual([xmlStatus(xml.text), xmlField(xml.text, 'refunded_credits')], [0, '1']);
+      assert.equal((await s.balance()).credits, before + 3);
+      for (const id of [json.campaign_id, xmlId]) {
+        assert.deepEqual([(await campaignRow(t, id)).kind, (await campaignRow(t, id)).state], ['tts', 'cancelled']);
+        for (const m of await messagesOf(t, id)) assert.deepEqual([m.state, m.status], ['cancelled', 104]);
+      }
     });
 
     it('without campaign_id or campaign_name it is 2; /api/test cancels nothing', async () => {

@@ -129,12 +129,22 @@ for (const target of targets) {
       assert.equal(await campaignState(flaky.campaign_id), 'sent');
     });
 
-    it('leaves voice sends (tts) to the voice worker', async () => {
-      const reply = await s.sms({ destinations: { phone: ['0521230119'] }, message: 'spoken', tts: { type: 4 } });
-      assert.equal(reply.status, 0);
+    it('texts the SMS half of voice sends (tts types 2 and 3) like any send; call-only (type 4) is refused before anything is stored', async () => {
+      const filtered = await s.sms({ destinations: { phone: ['0521230119'] }, message: 'spoken 2', tts: { type: 2 } });
+      const all = await s.sms({ destinations: { phone: ['0521230129'] }, message: 'spoken 3', tts: { type: 3 } });
+      assert.deepEqual([filtered.status, all.status], [0, 0]);
+      assert.equal(await dispatcher.runBatch(), 2);
+      for (const [reply, to, text] of [[filtered, '972521230119', 'spoken 2'], [all, '972521230129', 'spoken 3']] as const) {
+        assert.deepEqual(await stateCounts(t, reply.campaign_id), { submitted: 1 });
+        assert.equal(await campaignState(reply.campaign_id), 'sent');
+        assert.deepEqual(sims[0].messages({ to }).map((m) => m.text), [text]);
+      }
+      const before = await s.balance();
+      const callOnly = await s.sms({ destinations: { phone: ['0521230139'] }, message: 'spoken 4', tts: { type: 4 } });
+      assert.equal(callOnly.status, 511);
+      assert.match(callOnly.message, /voice calls are not available on this server yet/i);
+      assert.deepEqual(await s.balance(), before);
       assert.equal(await dispatcher.runBatch(), 0);
-      assert.deepEqual(await stateCounts(t, reply.campaign_id), { queued: 1 });
-      assert.equal(sims[0].messages({ to: '972521230119' }).length, 0);
     });
 
     it('a claim holds its messages until the lease expires; then they are claimed again', async () => {
