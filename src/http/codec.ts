@@ -130,12 +130,15 @@ const ITEM_NAMES: Record<string, string> = {
   ids: 'id',
   tokens: 'token',
   subs: 'sub',
-  verify_message: 'verify_message',
   registrations: 'registration',
 };
 
+/** List fields written as sibling elements straight under their parent, one per item (`verify_message`). */
+const REPEATED_FIELDS = new Set(['verify_message']);
+
 function xmlShape(value: unknown, key?: string): unknown {
   if (Array.isArray(value)) {
+    if (key && REPEATED_FIELDS.has(key)) return value.map((v) => xmlShape(v));
     const item = (key && ITEM_NAMES[key]) ?? 'item';
     return { [item]: value.map((v) => xmlShape(v)) };
   }

@@ -1,6 +1,7 @@
 // Senders on every store: verify_phone (a mobile gets a free SMS with a one-time `/v/:code` link whose POST
 // verifies it, a GET does not; a landline is told to call and the operator verifies), 510 with no phones,
-// 933 when none is usable, and getVerifiedPhones with and without sub-accounts, in JSON and XML.
+// 933 when none is usable, and getVerifiedPhones with and without sub-accounts, in JSON and XML (XML: one
+// <verify_message> per number straight under the root).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { request } from 'undici';
@@ -74,7 +75,17 @@ for (const target of targets) {
       const xml = await t.post('<verify_phone><user><username>verifier</username></user><phone>0561234567</phone><phone>0571234567</phone></verify_phone>',
         { contentType: 'application/xml', token: s.token });
       assert.equal(xmlStatus(xml.text), 0);
-      assert.match(xml.text, /<verify_message><verify_message>[^<]*0561234567[^<]*<\/verify_message><verify_message>[^<]*0571234567/);
+      // One <verify_message> per number, straight under the root, in request order (clients regex
+      // <verify_message>(.*?)</verify_message>, so no element of that name may wrap the others).
+      assert.deepEqual([...xml.text.matchAll(/<verify_message>(.*?)<\/verify_message>/g)].map((m) => m[1]), [
+        'A verification link was sent by SMS to 0561234567; open it on that phone and confirm within 48 hours',
+        'A verification link was sent by SMS to 0571234567; open it on that phone and confirm within 48 hours',
+      ]);
+      assert.match(xml.text, /^<\?xml[^>]*\?><verify_phone><status>0<\/status><message>[^<]*<\/message><verify_message>[^<]*<\/verify_message><verify_message>[^<]*<\/verify_message><\/verify_phone>$/);
+      const refused = await t.post('<verify_phone><user><username>verifier</username></user><phone>12</phone></verify_phone>',
+        { contentType: 'application/xml', token: s.token });
+      assert.equal(xmlStatus(refused.text), 933);
+      assert.deepEqual([...refused.text.matchAll(/<verify_message>(.*?)<\/verify_message>/g)].map((m) => m[1]), ['12: not an Israeli mobile or landline number; not accepted']);
     });
 
     it('at most three verification requests per number a day', async () => {
