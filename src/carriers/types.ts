@@ -27,6 +27,13 @@ export interface Receipt {
   at: number;
 }
 
+/** A part whose submit_sm_resp (OK) came after the submit had timed out: the carrier holds that copy too. */
+export interface LateAccept {
+  messageId: number;
+  partIndex: number;
+  carrierMessageId: string;
+}
+
 /** An inbound (mobile-originated) SMS. */
 export interface InboundSms {
   /** Sender in international form without '+'. */
@@ -51,6 +58,8 @@ export interface Carrier {
   submit(sms: OutboundSms): Promise<SubmitResult>;
   onReceipt(handler: (receipt: Receipt) => void | Promise<void>): void;
   onInbound(handler: (sms: InboundSms) => void | Promise<void>): void;
+  /** Registers a handler for a part the carrier accepted after its submit had been given up as timed out. */
+  onLateAccept(handler: (accepted: LateAccept) => void | Promise<void>): void;
   /** Graceful: unbind and close. */
   stop(): Promise<void>;
 }

@@ -9,6 +9,7 @@ import { CARRIER_TIMER_DEFAULTS, loadCarrierSetup, Router, type CarrierSetup } f
 import { SmppCarrier, type SmppCarrierConfig } from '../carriers/smpp/connector.ts';
 import type { Carrier } from '../carriers/types.ts';
 import type { Component, Service } from '../service.ts';
+import { recordLateCarrierId } from '../store/dispatch.ts';
 import { deliverySettings, type DeliverySettings } from './delivery-settings.ts';
 import { Dispatcher } from './dispatcher.ts';
 import { InboundHandler } from './inbound.ts';
@@ -77,6 +78,10 @@ export function carriersComponent(options: CarriersOptions = {}): Component & { 
         const carrier = new SmppCarrier({ ...config, logger: service.logger.child({ carrier: config.name }) });
         carrier.onReceipt((r) => receipts.add(config.name, r));
         carrier.onInbound(async (m) => void (await inbound.handle(config.name, m)));
+        carrier.onLateAccept(async (late) => {
+          await recordLateCarrierId(service.store.db, config.name, late.messageId, late.partIndex, late.carrierMessageId, service.clock());
+          receipts.rematchSoon(); // its receipt may already wait among the pending ones
+        });
         carriers.set(config.name, carrier);
       }
       const dispatcher = new Dispatcher({

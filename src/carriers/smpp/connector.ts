@@ -1,6 +1,6 @@
 // The SMPP carrier: N binds to one SMSC, windowed and rate-limited submit_sm, receipts and inbound SMS.
 import type smpp from 'smpp';
-import type { Carrier, InboundSms, OutboundSms, Receipt, SubmitResult } from '../types.ts';
+import type { Carrier, InboundSms, LateAccept, OutboundSms, Receipt, SubmitResult } from '../types.ts';
 import { decodeFromSmpp } from '../../domain/encoding.ts';
 import type { SmppCarrierConfig } from './carrier-config.ts';
 import { submitBodies, type SubmitBodies } from './payload.ts';
@@ -32,6 +32,7 @@ export class SmppCarrier implements Carrier {
   private readonly bucket: TokenBucket;
   private readonly receiptHandlers: Array<(r: Receipt) => void | Promise<void>> = [];
   private readonly inboundHandlers: Array<(s: InboundSms) => void | Promise<void>> = [];
+  private readonly lateHandlers: Array<(a: LateAccept) => void | Promise<void>> = [];
   private readonly oneSubmit = new Map<string, SubmitBodies>();
   private readonly log: SmppLogger;
   private readonly sessionConfig: SessionConfig;
@@ -110,7 +111,8 @@ export class SmppCarrier implements Carrier {
       registered_delivery: 1,
       data_coding: payload.dataCoding,
     };
-    const outcomes = await Promise.all(payload.bodies.map((body) => this.submitPart({ ...fields, ...body })));
+    const outcomes = await Promise.all(payload.bodies.map((body, partIndex) =>
+      this.submitPart({ ...fields, ...body }, (id) => this.lateAccepted({ messageId: sms.messageId, partIndex, carrierMessageId: id }))));
     const failures = outcomes.filter((o): o is Extract<PartOutcome, { ok: false }> => !o.ok);
     if (failures.length === 0) return { ok: true, carrierMessageIds: outcomes.map((o) => (o as { id: string }).id) };
     // One permanent part failure makes the message permanent; otherwise the dispatcher retries all parts.
@@ -119,7 +121,7 @@ export class SmppCarrier implements Carrier {
     return { ...failure, error: failure.error + partNote };
   }
 
-  private async submitPart(fields: smpp.PduFields): Promise<PartOutcome> {
+  private async submitPart(fields: smpp.PduFields, acceptedLate: (carrierMessageId: string) => void): Promise<PartOutcome> {
     let pause = this.config.throttlePauseMs ?? 100;
     const retries = this.config.throttleRetries ?? 10;
     for (let attempt = 0; ; attempt++) {
@@ -128,7 +130,9 @@ export class SmppCarrier implements Carrier {
       const session = await this.acquire();
       if (!session) return { ok: false, transient: true, error: 'no bound SMPP session with a free window slot' };
       const sentAt = performance.now();
-      const result = await session.submit(fields);
+      const result = await session.submit(fields, (pdu) => {
+        if (pdu.command_status === 0) acceptedLate(String(pdu.message_id ?? ''));
+      });
       if ('error' in result) {
         const error = `submit_sm ${result.error}${result.detail ? `: ${result.detail}` : ''}`;
         return { ok: false, transient: result.error !== 'encode failed', error };
@@ -203,6 +207,19 @@ export class SmppCarrier implements Carrier {
   /** Registers an inbound SMS handler (called once per reassembled message). */
   onInbound(handler: (sms: InboundSms) => void | Promise<void>): void {
     this.inboundHandlers.push(handler);
+  }
+
+  /** Registers a handler for parts accepted after their submit timed out (see LateAccept). */
+  onLateAccept(handler: (accepted: LateAccept) => void | Promise<void>): void {
+    this.lateHandlers.push(handler);
+  }
+
+  private lateAccepted(accepted: LateAccept): void {
+    this.log.warn({ carrier: this.name, ...accepted }, 'submit_sm_resp came after the submit timed out; the message was queued again and may arrive twice');
+    for (const handler of this.lateHandlers) {
+      void Promise.resolve().then(() => handler(accepted)).catch((err) =>
+        this.log.error({ carrier: this.name, err, ...accepted }, 'recording a late-accepted part failed'));
+    }
   }
 
   // Handles one deliver_sm; the returned status goes into its deliver_sm_resp.

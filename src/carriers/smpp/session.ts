@@ -53,6 +53,9 @@ interface Pending {
   timer: NodeJS.Timeout;
 }
 
+/** How long an answer is still taken after its request timed out, in response timeouts. */
+const LATE_ANSWER_TIMEOUTS = 10;
+
 /** One bind to the SMSC that keeps itself connected until `stop()`. */
 export class SmppSession {
   state: 'idle' | 'connecting' | 'bound' | 'unbinding' | 'closed' = 'idle';
@@ -60,6 +63,8 @@ export class SmppSession {
   used = 0;
   private conn: smpp.Session | undefined;
   private readonly pending = new Map<number, Pending>();
+  /** Requests that timed out but whose answer is still wanted (a submit the SMSC may yet accept). */
+  private readonly late = new Map<number, { answer: (pdu: smpp.PDU) => void; timer: NodeJS.Timeout }>();
   private attempts = 0;
   private stopping = false;
   private reconnectTimer: NodeJS.Timeout | undefined;
@@ -148,8 +153,11 @@ export class SmppSession {
     });
   }
 
-  /** Sends a request PDU and waits for its response (or timeout/disconnect). */
-  request(pdu: smpp.PDU, beforeBind = false): Promise<RequestResult> {
+  /**
+   * Sends a request PDU and waits for its response (or timeout/disconnect). When it times out, `lateAnswer`
+   * still gets the response if it comes on this connection within LATE_ANSWER_TIMEOUTS response timeouts.
+   */
+  request(pdu: smpp.PDU, beforeBind = false, lateAnswer?: (pdu: smpp.PDU) => void): Promise<RequestResult> {
     const conn = this.conn;
     if (!conn || (!beforeBind && this.state !== 'bound' && this.state !== 'unbinding')) {
       return Promise.resolve({ error: 'not bound' });
@@ -165,16 +173,23 @@ export class SmppSession {
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
         this.pending.delete(seq);
+        if (lateAnswer) this.awaitLate(seq, lateAnswer);
         resolve({ error: 'timeout' });
       }, this.config.responseTimeoutMs);
       this.pending.set(seq, { resolve, timer });
     });
   }
 
+  private awaitLate(seq: number, answer: (pdu: smpp.PDU) => void): void {
+    const timer = setTimeout(() => this.late.delete(seq), this.config.responseTimeoutMs * LATE_ANSWER_TIMEOUTS);
+    timer.unref();
+    this.late.set(seq, { answer, timer });
+  }
+
   /** Sends one submit_sm in a window slot the caller reserved with `used++`; frees the slot when done. */
-  async submit(fields: smpp.PduFields): Promise<RequestResult> {
+  async submit(fields: smpp.PduFields, lateAnswer?: (pdu: smpp.PDU) => void): Promise<RequestResult> {
     try {
-      return await this.request(new smpp.PDU('submit_sm', fields));
+      return await this.request(new smpp.PDU('submit_sm', fields), false, lateAnswer);
     } finally {
       this.used = Math.max(0, this.used - 1);
       this.hooks.slotFreed(this);
@@ -184,7 +199,15 @@ export class SmppSession {
   private received(pdu: smpp.PDU): void {
     if (pdu.isResponse()) {
       const waiting = this.pending.get(pdu.sequence_number);
-      if (!waiting) return; // late answer to a request that already timed out
+      if (!waiting) {
+        const late = this.late.get(pdu.sequence_number);
+        if (late) {
+          this.late.delete(pdu.sequence_number);
+          clearTimeout(late.timer);
+          late.answer(pdu);
+        }
+        return; // otherwise an answer nobody waits for any more
+      }
       this.pending.delete(pdu.sequence_number);
       clearTimeout(waiting.timer);
       waiting.resolve({ pdu });
@@ -225,6 +248,9 @@ export class SmppSession {
       this.pending.delete(seq);
       waiting.resolve({ error: 'disconnected' });
     }
+    // Sequence numbers belong to a connection: no late answer can come now.
+    for (const late of this.late.values()) clearTimeout(late.timer);
+    this.late.clear();
     if (this.stopping) {
       this.state = 'closed';
       return;
