@@ -75,6 +75,8 @@ export const DELIVERY_STATUS: Record<number, StatusEntry> = {
   104: { he: 'נמחק', en: 'Deleted' },
   108: { he: 'נדחה', en: 'Rejected' },
   201: { he: 'נחסם לפי בקשה', en: 'Blocked on request (blocklist)' },
+  // Not a carrier status: a scheduled message skipped at release by its send's temp_bl (715, as at acceptance).
+  715: { he: 'נחסם זמנית (temp_bl)', en: 'Temporarily blocked (temp_bl): the number got a message within the last days' },
   747: { he: 'מנוי נמצא מחוץ לכיסוי רשת מקומית', en: 'Out of local network coverage' },
   998: { he: 'אין הרשאה', en: 'No permission' },
   999: { he: 'שגיאה לא ידועה', en: 'Unknown error' },

@@ -94,18 +94,21 @@ export async function dueCampaignIds(db: Queryable, now: number, limit: number):
 
 /**
  * Claims a due campaign for release (scheduled -> queued). Exactly one of several processes wins: the
- * UPDATE re-checks the state under the row lock. Returns the campaign's account id, or undefined.
+ * UPDATE re-checks the state under the row lock. Returns the campaign's account id and its temp_bl days
+ * (null when it has none), or undefined.
  */
-export async function claimCampaignRelease(db: Queryable, id: number, now: number): Promise<number | undefined> {
+export async function claimCampaignRelease(db: Queryable, id: number, now: number): Promise<{ accountId: number; tempBlDays: number | null } | undefined> {
   const row = await db
     .updateTable('campaigns')
     .set({ state: 'queued', released_at: now })
     .where('id', '=', id)
     .where('state', '=', 'scheduled')
     .where('scheduled_at', '<=', now)
-    .returning('account_id')
+    .returning(['account_id', 'options'])
     .executeTakeFirst();
-  return row ? Number(row.account_id) : undefined;
+  if (!row) return undefined;
+  const tempBl = (JSON.parse(row.options) as { temp_bl?: unknown }).temp_bl;
+  return { accountId: Number(row.account_id), tempBlDays: typeof tempBl === 'number' && tempBl > 0 ? tempBl : null };
 }
 
 /** Marks a released campaign finished (every message was skipped, nothing left to send). */

@@ -1,47 +1,67 @@
 // The scheduler: releases scheduled campaigns whose time has come (campaign scheduled -> queued, messages
-// scheduled -> queued, re-checking the blocklist so a number blocked since acceptance is skipped, refunded and reported as 201).
-// State lives in the database, so a restart loses nothing and releases everything overdue at once; the
-// guarded UPDATE lets several processes run it against one PostgreSQL without releasing a campaign twice.
+// scheduled -> queued). At release it re-checks the blocklist (a number blocked since acceptance: status 201)
+// and the campaign's temp_bl (a number messaged in the n days before release: status 715, as at acceptance);
+// skipped messages are refunded and reported. State lives in the database, so a restart loses nothing and
+// releases everything overdue at once; the guarded UPDATE lets several processes run it against one
+// PostgreSQL without releasing a campaign twice.
 import type { Component, Service } from '../service.ts';
 import { blockedAmong } from '../store/blocklist.ts';
 import { claimCampaignRelease, dueCampaignIds, markCampaignSent } from '../store/campaigns.ts';
 import type { Db, Queryable } from '../store/db.ts';
+import { BLOCKED_STATUS } from '../store/dispatch.ts';
 import { recordStatusEvents } from '../store/status-events.ts';
-import { campaignMessagesInState, moveCampaignMessages, refundAmounts, skipMessages } from '../store/messages.ts';
+import {
+  campaignMessagesInState, moveCampaignMessages, recentlyMessagedPhones, refundAmounts, skipMessages, type ChargedMessage,
+} from '../store/messages.ts';
 
 const PAGE = 1000;
 const DUE_BATCH = 50;
-/** Delivery status of a message suppressed by the blocklist ("blocked on request"). */
-export const BLOCKED_STATUS = 201;
+const DAY_MS = 24 * 3600_000;
+/** Delivery status of a message skipped at release by its campaign's temp_bl (the status acceptance gives it). */
+export const TEMP_BL_STATUS = 715;
+
+/** What skipping at release refunds, per reason. */
+type Skipped = { count: number; credits: number; agorot: number };
+
+// Skips messages with a delivery status, reports each (dlr), and adds what they cost to `into`.
+async function skipAtRelease(db: Queryable, accountId: number, messages: ChargedMessage[], status: number, reason: string, now: number, into: Skipped): Promise<void> {
+  if (messages.length === 0) return;
+  for (const m of messages) {
+    into.credits += Number(m.cost_credits);
+    into.agorot += Number(m.cost_agorot);
+  }
+  into.count += messages.length;
+  await skipMessages(db, messages.map((m) => m.id), status, reason, now);
+  await recordStatusEvents(db, messages.map((m) => ({
+    messageId: m.id, accountId, campaignId: m.campaign_id, externalId: m.external_id, phone: m.phone, carrier: null, status, at: now,
+  })), now);
+}
 
 /** Releases one due campaign inside a transaction; returns how many messages were queued and skipped. */
 export async function releaseCampaign(db: Queryable, campaignId: number, now: number): Promise<{ released: boolean; queued: number; skipped: number }> {
-  const accountId = await claimCampaignRelease(db, campaignId, now);
-  if (accountId === undefined) return { released: false, queued: 0, skipped: 0 };
-  let skipped = 0;
-  let credits = 0;
-  let agorot = 0;
+  const claimed = await claimCampaignRelease(db, campaignId, now);
+  if (claimed === undefined) return { released: false, queued: 0, skipped: 0 };
+  const { accountId, tempBlDays } = claimed;
+  const blocked: Skipped = { count: 0, credits: 0, agorot: 0 };
+  const recent: Skipped = { count: 0, credits: 0, agorot: 0 };
   for (let after = 0; ;) {
     const page = await campaignMessagesInState(db, campaignId, 'scheduled', after, PAGE);
     if (page.length === 0) break;
     after = page[page.length - 1].id;
-    const blocked = await blockedAmong(db, accountId, [...new Set(page.map((m) => m.phone))]);
-    if (blocked.size === 0) continue;
-    const suppressed = page.filter((m) => blocked.has(m.phone));
-    for (const m of suppressed) {
-      credits += Number(m.cost_credits);
-      agorot += Number(m.cost_agorot);
-    }
-    await skipMessages(db, suppressed.map((m) => m.id), BLOCKED_STATUS, 'blocked', now);
-    await recordStatusEvents(db, suppressed.map((m) => ({
-      messageId: m.id, accountId, campaignId, externalId: m.external_id, phone: m.phone, carrier: null, status: BLOCKED_STATUS, at: now,
-    })), now);
-    skipped += suppressed.length;
+    const listed = await blockedAmong(db, accountId, [...new Set(page.map((m) => m.phone))]);
+    const rest = listed.size === 0 ? page : page.filter((m) => !listed.has(m.phone));
+    await skipAtRelease(db, accountId, page.filter((m) => listed.has(m.phone)), BLOCKED_STATUS, 'blocked', now, blocked);
+    if (tempBlDays === null || rest.length === 0) continue;
+    // The campaign's own messages are still scheduled, so they never count as recent for each other.
+    const messaged = await recentlyMessagedPhones(db, accountId, [...new Set(rest.map((m) => m.phone))], now - tempBlDays * DAY_MS);
+    await skipAtRelease(db, accountId, rest.filter((m) => messaged.has(m.phone)), TEMP_BL_STATUS, 'temp_bl', now, recent);
   }
-  await refundAmounts(db, accountId, credits, agorot, `blocked at release: campaign ${campaignId}`, { type: 'campaign', id: campaignId }, now);
+  const ref = { type: 'campaign', id: campaignId };
+  await refundAmounts(db, accountId, blocked.credits, blocked.agorot, `blocked at release: campaign ${campaignId}`, ref, now);
+  await refundAmounts(db, accountId, recent.credits, recent.agorot, `temp_bl at release: campaign ${campaignId}`, ref, now);
   const queued = await moveCampaignMessages(db, campaignId, 'scheduled', 'queued', { nextAttemptAt: now });
   if (queued === 0) await markCampaignSent(db, campaignId, now);
-  return { released: true, queued, skipped };
+  return { released: true, queued, skipped: blocked.count + recent.count };
 }
 
 /** Releases every campaign due at `now` (each in its own transaction); returns how many messages were queued. */

@@ -1,6 +1,7 @@
 // The scheduler on every store, with an injected clock: a scheduled campaign is released when due (campaign
 // and messages queued, dispatch signalled), not before; numbers blocked since acceptance are skipped (201)
-// and refunded; a (re)started scheduler releases everything overdue at once; racing releases never double up.
+// and refunded, and so are numbers the send's temp_bl catches by then (715, reported); a (re)started
+// scheduler releases everything overdue at once; racing releases never double up.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { fromZoned } from '../../src/domain/dates.ts';
@@ -8,7 +9,7 @@ import { insertPushRegistration } from '../../src/store/push.ts';
 import { releaseDueCampaigns, schedulerComponent } from '../../src/workers/scheduler.ts';
 import type { TestService } from '../helpers/service.ts';
 import { storeTargets } from '../helpers/stores.ts';
-import { campaignRow, messagesOf, newSender, startSendingService, type Sender } from './send-helpers.ts';
+import { campaignRow, messagesOf, newSender, startSendingService, xmlField, xmlStatus, type Sender } from './send-helpers.ts';
 
 const at = (day: number, hour: number, minute = 0) => fromZoned({ year: 2026, month: 7, day, hour, minute, second: 0 }, 'Asia/Jerusalem');
 
@@ -90,6 +91,35 @@ for (const target of targets) {
       const queued = await Promise.all([release(), release(), release()]);
       assert.equal(queued.reduce((a, b) => a + b, 0), 10);
       for (const x of sends) assert.deepEqual((await messagesOf(t, x.campaign_id)).map((m) => m.state), ['queued', 'queued']);
+    });
+
+    it('re-applies the send\'s temp_bl at release: a number messaged since acceptance is skipped (715), refunded and reported, in JSON and XML', async () => {
+      const json = await s.sms({ destinations: { phone: [{ $: { id: 'ext-recent' }, _: '0531120001' }, '0531120002'] }, timing: '05/07/26 10:00', temp_bl: '2' });
+      const xmlSent = await t.post('<sms><user><username>planner</username></user><source>Yona</source><destinations><phone id="x-recent">0531120003</phone></destinations>' +
+        '<message>hello</message><timing>05/07/26 10:00</timing><temp_bl>2</temp_bl></sms>', { contentType: 'application/xml', token: s.token });
+      assert.deepEqual([json.status, json.recipients, xmlStatus(xmlSent.text)], [0, 2, 0], 'nothing recent at acceptance');
+      const xmlId = Number(xmlField(xmlSent.text, 'campaign_id'));
+      now = at(4, 9);
+      assert.equal((await s.sms({ destinations: { phone: ['0531120001', '0531120003'] } })).status, 0, 'messaged a day before the release');
+      const credits = (await s.balance()).credits;
+      now = at(5, 10);
+      assert.equal(await release(), 1);
+      assert.deepEqual((await messagesOf(t, json.campaign_id)).map((m) => [m.phone, m.state, m.status, Number(m.cost_credits)]), [
+        ['972531120001', 'skipped', 715, 0], ['972531120002', 'queued', null, 1],
+      ]);
+      assert.deepEqual((await messagesOf(t, xmlId)).map((m) => [m.state, m.status]), [['skipped', 715]]);
+      assert.equal((await campaignRow(t, xmlId)).state, 'sent', 'all skipped: nothing left to send');
+      assert.equal((await s.balance()).credits, credits + 2);
+      const window = { from: '01/07/26 08:00', to: '05/07/26 11:00' }; // dlr by id: accepted or submitted in it
+      const dlr = await s.call('dlr', { transactions: { external_id: ['ext-recent'] }, ...window });
+      assert.deepEqual(dlr.transactions.map((r: Record<string, string>) => [r.external_id, String(r.status), r.shipment_id, r.he_message]),
+        [['ext-recent', '715', String(json.campaign_id), 'נחסם זמנית (temp_bl)']]);
+      assert.match(dlr.transactions[0].en_message, /^Temporarily blocked \(temp_bl\)/);
+      const xml = await t.post(`<dlr><user><username>planner</username></user><transactions><external_id>x-recent</external_id></transactions><from>${window.from}</from><to>${window.to}</to></dlr>`,
+        { contentType: 'application/xml', token: s.token });
+      assert.match(xml.text, /<transaction><external_id>x-recent<\/external_id><status>715<\/status><he_message>נחסם זמנית \(temp_bl\)<\/he_message>/);
+      const pushed = await t.service.store.db.selectFrom('push_events').select('payload').where('type', '=', 'dlr').orderBy('id').execute();
+      assert.deepEqual(pushed.map((e) => JSON.parse(e.payload) as Record<string, string>).filter((r) => r.status === '715').map((r) => r.external_id), ['ext-recent', 'x-recent']);
     });
   });
 }
