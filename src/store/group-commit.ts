@@ -3,14 +3,18 @@
 // SAVEPOINT inside an outer transaction, whose COMMIT runs after one turn of the event loop, once the
 // transactions queued by then have run. A transaction's promise resolves only after that COMMIT (a reply
 // never precedes durability) and rejects if it fails; a failing transaction rolls back to its own savepoint.
+// Transactions begin IMMEDIATE (the write lock up front): a deferred BEGIN that reads and then writes is refused
+// at once (SQLITE_BUSY_SNAPSHOT, no busy_timeout wait) when another process, such as the CLI, committed between.
 import type SqliteDatabase from 'better-sqlite3';
 import {
-  CompiledQuery, SelectQueryNode, SqliteAdapter, SqliteDialect, SqliteIntrospector, SqliteQueryCompiler,
+  CompiledQuery, SelectQueryNode, SqliteAdapter, SqliteDialect, SqliteDriver, SqliteIntrospector, SqliteQueryCompiler,
   type DatabaseConnection, type Dialect, type Driver, type Kysely, type QueryCompiler, type QueryResult,
 } from 'kysely';
 import { FifoPermits } from '../permits.ts';
 
 const TX_SAVEPOINT = 'yona_group_tx';
+/** How every SQLite transaction begins: holding the write lock, waiting up to busy_timeout for it. */
+const BEGIN_WRITE = 'begin immediate';
 
 /** Counters for tuning and metrics: transactions run and the commits they shared. */
 export const groupCommitStats = { transactions: 0, commits: 0 };
@@ -50,7 +54,7 @@ export class GroupCommitSqliteDriver implements Driver {
   private readonly commitGroup: SqliteDatabase.Statement;
 
   constructor(private readonly db: SqliteDatabase.Database) {
-    this.beginGroup = db.prepare('begin');
+    this.beginGroup = db.prepare(BEGIN_WRITE);
     this.commitGroup = db.prepare('commit');
     this.savepointTx = db.prepare(`savepoint ${TX_SAVEPOINT}`);
     this.releaseTx = db.prepare(`release ${TX_SAVEPOINT}`);
@@ -140,9 +144,27 @@ function quoteName(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
 }
 
+/** Kysely's SQLite driver with transactions that begin IMMEDIATE (group commit turned off). */
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw(BEGIN_WRITE));
+  }
+}
+
+/** Kysely's SqliteDialect with ImmediateSqliteDriver. */
+class ImmediateSqliteDialect extends SqliteDialect {
+  constructor(private readonly database: SqliteDatabase.Database) {
+    super({ database });
+  }
+
+  override createDriver(): Driver {
+    return new ImmediateSqliteDriver({ database: this.database });
+  }
+}
+
 /** A Kysely dialect for SQLite with group commit (same SQL as Kysely's SqliteDialect); YONA_SQLITE_GROUP_COMMIT=0 turns it off. */
 export function groupCommitSqliteDialect(db: SqliteDatabase.Database, env: NodeJS.ProcessEnv = process.env): Dialect {
-  if (env.YONA_SQLITE_GROUP_COMMIT === '0') return new SqliteDialect({ database: db });
+  if (env.YONA_SQLITE_GROUP_COMMIT === '0') return new ImmediateSqliteDialect(db);
   return {
     createAdapter: () => new SqliteAdapter(),
     createDriver: () => new GroupCommitSqliteDriver(db),

@@ -1,6 +1,7 @@
 // Group commit on the embedded store: concurrent transactions share commits, each resolves only once its
 // data is committed (seen from a second connection), a failing one rolls back alone, and a plain write made
-// while a group is open is durable when it resolves.
+// while a group is open is durable when it resolves. Transactions (with group commit or without) hold the
+// write lock from their BEGIN, so another process cannot commit between their reads and writes.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -74,5 +75,24 @@ describe('SQLite group commit', () => {
     assert.ok(plainDone);
     const rows = await db.selectFrom('items').select('name').where('name', 'in', ['in-tx', 'plain']).execute();
     assert.equal(rows.length, 2);
+  });
+
+  it('a transaction holds the write lock from its start, with group commit and without', async () => {
+    const plain = new Kysely<Schema>({ dialect: groupCommitSqliteDialect(new SqliteDatabase(join(dir, 'db.sqlite')), { YONA_SQLITE_GROUP_COMMIT: '0' }) });
+    const rival = new SqliteDatabase(join(dir, 'db.sqlite'));
+    rival.pragma('busy_timeout = 0');
+    try {
+      for (const k of [db, plain]) {
+        await k.transaction().execute(async (trx) => {
+          await trx.selectFrom('items').select('id').limit(1).execute();
+          assert.throws(() => rival.exec('begin immediate'), { code: 'SQLITE_BUSY' });
+        });
+        rival.exec('begin immediate');
+        rival.exec('rollback');
+      }
+    } finally {
+      rival.close();
+      await plain.destroy();
+    }
   });
 });
