@@ -42,3 +42,21 @@ export function placeLinks(message: string, urls: ReadonlyMap<string, string>): 
   const pattern = new RegExp(`\\[(?:link-)?(${keys})\\]`, 'g');
   return message.replace(pattern, (_m, key: string) => urls.get(key) ?? _m);
 }
+
+/**
+ * Why a message's placeholders and its links do not match (status 980), or null: a `[link-x]` with no link
+ * `x`, or a link the message never places. A bare `[x]` is a placeholder only for a given link `x` (other
+ * bracketed words are text or dynamic fields).
+ */
+export function linkPlaceholderProblem(message: string, keys: readonly string[]): string | null {
+  const known = new Set(keys);
+  for (const [whole, key] of message.matchAll(/\[link-([^\]\s]*)\]/g)) {
+    if (!known.has(key) && !known.has(`link-${key}`)) return `the message has ${whole} but no link with id "${key}" was given`;
+  }
+  for (const key of keys) {
+    if (!message.includes(`[${key}]`) && !message.includes(`[link-${key}]`)) {
+      return `link "${key}" is never placed in the message: write [link-${key}] where it goes`;
+    }
+  }
+  return null;
+}

@@ -1,13 +1,14 @@
 // Short links and removal links on every store: `[id]` in the message becomes `{public}/l/{code}` (980 for
-// an invalid link, 981 when it cannot be shortened), `/l/:code` redirects and counts the click with its time,
-// `/u/:code` shows a page and its POST puts the number on the sender's blocklist.
+// an invalid link, an unknown [link-x] or a link never placed; 981 when it cannot be shortened), `/l/:code`
+// redirects and counts the click with its time, `/u/:code` shows a page and its POST puts the number on the
+// sender's blocklist.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { request } from 'undici';
 import { campaignLinks, clickTimes } from '../../src/store/links.ts';
 import type { TestService } from '../helpers/service.ts';
 import { storeTargets } from '../helpers/stores.ts';
-import { messagesOf, newSender, startSendingService, xmlStatus, type Sender } from './send-helpers.ts';
+import { messagesOf, newSender, sendTableCounts, startSendingService, xmlStatus, type Sender } from './send-helpers.ts';
 
 const targets = await storeTargets();
 for (const target of targets) {
@@ -63,6 +64,32 @@ for (const target of targets) {
       const good = await t.post('<sms><user><username>linker</username></user><source>Yona</source><destinations><phone>0501234567</phone></destinations>' +
         '<message>go [w]</message><links><link id="w">https://example.com/w</link></links></sms>', { contentType: 'application/xml', token: s.token });
       assert.equal(xmlStatus(good.text), 0);
+    });
+
+    it('an unknown [link-x] placeholder, or a link the message never places, is 980 naming it, in JSON and XML; nothing is stored', async () => {
+      const counts = await sendTableCounts(t);
+      const unknown = await s.sms({ destinations: { phone: '0501234567' }, message: 'x [link-zz]' });
+      assert.equal(unknown.status, 980);
+      assert.match(unknown.message, /\[link-zz\].*no link with id "zz"/);
+      const other = await s.sms({ destinations: { phone: '0501234567' }, message: 'go [link-shop] or [link-shp]', links: { link: { $: { id: 'shop' }, _: 'https://shop.example.com' } } });
+      assert.deepEqual([other.status, /\[link-shp\]/.test(other.message)], [980, true]);
+      const unused = await s.sms({ destinations: { phone: '0501234567' }, message: 'go [shp]', links: { link: { $: { id: 'shop' }, _: 'https://shop.example.com' } } });
+      assert.equal(unused.status, 980);
+      assert.match(unused.message, /link "shop" is never placed in the message/);
+      const xml = (message: string, links = '') => t.post('<sms><user><username>linker</username></user><source>Yona</source><destinations><phone>0501234567</phone></destinations>' +
+        `<message>${message}</message>${links}</sms>`, { contentType: 'application/xml', token: s.token });
+      const xmlUnknown = await xml('x [link-zz]');
+      assert.equal(xmlStatus(xmlUnknown.text), 980);
+      assert.match(xmlUnknown.text, /<message>Invalid link: the message has \[link-zz\] but no link with id "zz" was given<\/message>/);
+      const xmlUnused = await xml('no placeholder here', '<links><link id="w">https://example.com/w</link></links>');
+      assert.equal(xmlStatus(xmlUnused.text), 980);
+      assert.match(xmlUnused.text, /<message>Invalid link: link "w" is never placed in the message: write \[link-w\] where it goes<\/message>/);
+      assert.deepEqual(await sendTableCounts(t), counts);
+      // Other bracketed words are text (or dynamic fields), not placeholders.
+      const plain = await s.sms({ destinations: { phone: '0501234567' }, message: '[SALE] [df1] go [w]', links: { link: { $: { id: 'w' }, _: 'https://example.com/w' } } });
+      assert.equal(plain.status, 0);
+      const [link] = await campaignLinks(t.service.store.db, plain.campaign_id);
+      assert.equal((await messagesOf(t, plain.campaign_id))[0].text, `[SALE] [df1] go https://sms.example.test/l/${link.code}`);
     });
 
     it('a removal link (add_unsubscribe 3): GET shows a page and changes nothing, POST blocks the number for that account only', async () => {

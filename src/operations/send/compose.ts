@@ -2,7 +2,7 @@
 // reply-to-remove line for add_unsubscribe 2 (the removal link of 3 is per recipient: see accept.ts).
 import { newPublicCode } from '../../domain/codes.ts';
 import { ApiError } from '../../domain/errors.ts';
-import { placeLinks } from '../../domain/links.ts';
+import { linkPlaceholderProblem, placeLinks } from '../../domain/links.ts';
 import { normalizePhone, toNational } from '../../domain/phone.ts';
 import { shortLinkUrl, UNSUBSCRIBE_REPLY_LINE, type UnsubscribeMode } from '../../domain/sending.ts';
 import { isVerifiedSender } from '../../store/senders.ts';
@@ -17,10 +17,13 @@ export function codeLinks(links: LinkSpec[]): CodedLink[] {
   return links.map((l) => ({ ...l, code: newPublicCode() }));
 }
 
-/** The message as sent (before per-recipient dynamic fields and removal links). */
+/** The message as sent (before per-recipient dynamic fields and removal links); 980 when its links and placeholders differ. */
 export function composeText(o: { tag?: string; message: string; links: CodedLink[]; unsubscribe: UnsubscribeMode; publicUrl: string }): string {
+  const text = `${o.tag ?? ''}${o.message}`;
+  const problem = linkPlaceholderProblem(text, o.links.map((l) => l.key));
+  if (problem) throw new ApiError(980, `Invalid link: ${problem}`);
   const urls = new Map(o.links.map((l) => [l.key, shortLinkUrl(o.publicUrl, l.code)]));
-  const body = placeLinks(`${o.tag ?? ''}${o.message}`, urls);
+  const body = placeLinks(text, urls);
   return o.unsubscribe === 'reply' ? body + UNSUBSCRIBE_REPLY_LINE : body;
 }
 
