@@ -1,12 +1,13 @@
-// Public pages served by Yona itself: short links `/l/:code` (302 to the target, click counted), removal
-// links `/u/:code` and sender verification links `/v/:code`. The last two confirm on POST only: GET shows a
-// page with a button, so link scanners and previews that fetch the URL do not unsubscribe or verify anyone.
+// Public pages served by Yona itself: short links `/l/:code` (302 to the target, a GET counted as a click,
+// a HEAD not), removal links `/u/:code` and sender verification links `/v/:code`. The last two confirm on POST
+// only: GET shows a page with a button, so link scanners and previews that fetch the URL do not unsubscribe or
+// verify anyone.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { looksLikePublicCode } from '../domain/codes.ts';
 import { maskPhone } from '../domain/phone.ts';
 import type { Component, Service } from '../service.ts';
 import { addToBlocklist } from '../store/blocklist.ts';
-import { recordClick } from '../store/links.ts';
+import { recordClick, shortLinkTarget } from '../store/links.ts';
 import { findUnsubscribeTarget } from '../store/messages.ts';
 import { completeSenderVerification, findSenderVerification } from '../store/senders.ts';
 
@@ -40,7 +41,10 @@ export function registerPublicPages(app: FastifyInstance, current: () => Service
     const s = ready(reply);
     if (!s) return reply;
     if (!looksLikePublicCode(request.params.code)) return notFound(reply);
-    const target = await recordClick(s.store.db, request.params.code, s.clock());
+    // Fastify answers HEAD with this route too: a HEAD (link previews, scanners) is answered but not counted.
+    const target = request.method === 'HEAD'
+      ? await shortLinkTarget(s.store.db, request.params.code)
+      : await recordClick(s.store.db, request.params.code, s.clock());
     if (!target) return notFound(reply);
     return reply.code(302).header('location', target).header('cache-control', 'no-store').send();
   });

@@ -34,6 +34,12 @@ export async function recordClick(db: Queryable, code: string, now: number): Pro
   return link.target;
 }
 
+/** A short link's target without counting a click (a HEAD request), or undefined for an unknown code. */
+export async function shortLinkTarget(db: Queryable, code: string): Promise<string | undefined> {
+  const link = await db.selectFrom('short_links').select('target').where('code', '=', code).executeTakeFirst();
+  return link?.target;
+}
+
 /** A campaign's short links with their click counts (for reports and tests). */
 export async function campaignLinks(db: Queryable, campaignId: number): Promise<Array<{ code: string; link_key: string; target: string; clicks: number }>> {
   return db

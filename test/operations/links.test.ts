@@ -1,7 +1,7 @@
 // Short links and removal links on every store: `[id]` in the message becomes `{public}/l/{code}` (980 for
 // an invalid link, an unknown [link-x] or a link never placed; 981 when it cannot be shortened), `/l/:code`
-// redirects and counts the click with its time, `/u/:code` shows a page and its POST puts the number on the
-// sender's blocklist.
+// redirects and counts a GET as a click with its time (a HEAD is no click), `/u/:code` shows a page and its
+// POST puts the number on the sender's blocklist.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { request } from 'undici';
@@ -44,6 +44,15 @@ for (const target of targets) {
       await first.body.dump();
       now += 60_000;
       await (await get(`/l/${links[0].code}`)).body.dump();
+      assert.deepEqual(await clickTimes(t.service.store.db, links[0].code), [now - 60_000, now]);
+      assert.equal((await campaignLinks(t.service.store.db, reply.campaign_id))[0].clicks, 2);
+      // A HEAD (link previews, scanners) is answered like the GET but is no click.
+      const head = await request(`${t.httpUrl}/l/${links[0].code}`, { method: 'HEAD' });
+      assert.deepEqual([head.statusCode, head.headers.location], [302, 'https://shop.example.com/sale?a=1&b=2']);
+      await head.body.dump();
+      const headUnknown = await request(`${t.httpUrl}/l/AAAAAAAAAAAAAAAA`, { method: 'HEAD' });
+      assert.equal(headUnknown.statusCode, 404);
+      await headUnknown.body.dump();
       assert.deepEqual(await clickTimes(t.service.store.db, links[0].code), [now - 60_000, now]);
       assert.equal((await campaignLinks(t.service.store.db, reply.campaign_id))[0].clicks, 2);
       const unknown = await get('/l/AAAAAAAAAAAAAAAA');
