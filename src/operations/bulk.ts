@@ -6,6 +6,7 @@ import { acceptCampaign, inBatches } from './send/accept.ts';
 import { requireVerifiedSender } from './send/compose.ts';
 import { normaliseGivenPhones, readDestinations, type NormalisedDestinations } from './send/destinations.ts';
 import { checkCampaignName, checkMessage, checkSource, parseIncludesInternational, parseTempBl, parseTiming } from './send/options.ts';
+import { Rejections } from './send/rejections.ts';
 import { acceptedReply } from './send/reply.ts';
 import { asList, optText, textOf } from './fields.ts';
 import { defineOperation } from './types.ts';
@@ -43,7 +44,7 @@ export const bulk = defineOperation({
     const allowInternational = parseIncludesInternational(input.includes_international);
     const scheduledAt = parseTiming(input.timing, ctx.account.time_zone, ctx.now);
 
-    const found: NormalisedDestinations = { accepted: [], rejected: [] };
+    const found: NormalisedDestinations = { accepted: [], rejected: new Rejections() };
     const verified = new Set<string>();
     const seenPerText = new Map<string, Set<string>>();
     for (let i = 0; i < items.length; i++) {

@@ -9,6 +9,7 @@ import { sendingSettings, verifyUrl } from '../domain/sending.ts';
 import { countRecentVerifications, isVerifiedSender, insertSenderVerification, listVerifiedSenders } from '../store/senders.ts';
 import { acceptCampaign } from './send/accept.ts';
 import type { Recipient } from './send/destinations.ts';
+import { Rejections } from './send/rejections.ts';
 import { asList, optText, textOf } from './fields.ts';
 import { defineOperation } from './types.ts';
 
@@ -57,7 +58,7 @@ export const verifyPhone = defineOperation({
     if (accepted === 0) throw new ApiError(933, 'Invalid phone number: none of the numbers can be verified', { verify_message: messages });
     if (sms.length > 0) {
       await acceptCampaign(ctx, {
-        kind: 'verify', name: null, source: settings.verifySource, scheduledAt: null, recipients: [sms], rejected: [], unsubscribe: 'none', links: [], free: true, options: {},
+        kind: 'verify', name: null, source: settings.verifySource, scheduledAt: null, recipients: [sms], rejected: new Rejections(), unsubscribe: 'none', links: [], free: true, options: {},
       });
     }
     return { status: 0, message: 'Accepted for verification', verify_message: messages };

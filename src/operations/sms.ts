@@ -9,6 +9,7 @@ import { listRecipients, resolveLists } from './send/lists.ts';
 import {
   checkCampaignName, checkMessage, checkSource, parseIncludesInternational, parseLinks, parseTempBl, parseTiming, parseTts, parseUnsubscribeField,
 } from './send/options.ts';
+import { Rejections } from './send/rejections.ts';
 import { acceptedReply } from './send/reply.ts';
 import { optText, rawText, text, textOf } from './fields.ts';
 import { defineOperation } from './types.ts';
@@ -53,7 +54,7 @@ export const sms = defineOperation({
     const listIds = await resolveLists(ctx, given.listIds);
 
     const textToSend = composeText({ tag: input.tag, message, links, unsubscribe, publicUrl: ctx.config.publicUrl });
-    const found: NormalisedDestinations = { accepted: [], rejected: [] };
+    const found: NormalisedDestinations = { accepted: [], rejected: new Rejections() };
     // A number is sent once per send; one list alone has no repeats (a list holds a number once).
     const seen = given.phones.length > 0 || listIds.length > 1 ? new Set<string>() : undefined;
     normaliseGivenPhones(given.phones, { allowInternational, source, text: textToSend, seen: seen ?? new Set() }, found);

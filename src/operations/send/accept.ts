@@ -10,7 +10,8 @@ import { applyLedgerChange } from '../../store/ledger.ts';
 import { insertShortLinks } from '../../store/links.ts';
 import { insertMessages, type NewMessage } from '../../store/messages.ts';
 import type { OperationContext } from '../types.ts';
-import type { Recipient, Rejected } from './destinations.ts';
+import type { Recipient } from './destinations.ts';
+import type { Rejections } from './rejections.ts';
 import { newTally, nothingToSendError, suppressBatch } from './suppress.ts';
 
 /** Recipients as they come: an array for small sends, pages streamed from contact lists for large ones. */
@@ -36,8 +37,8 @@ export interface CampaignDraft {
   recipients: RecipientBatches;
   /** Blocklist (and temp_bl) suppression per batch; absent for operator messages (sender verification). */
   suppress?: { tempBlDays: number | null };
-  /** Destinations left out so far; suppression adds to it, and it is the `rejected` of the reply. */
-  rejected: Rejected[];
+  /** Destinations left out so far; suppression adds to them, and the reply reports them. */
+  rejected: Rejections;
   /** 'link' appends a per-recipient removal link (the reply line is already in the texts). */
   unsubscribe: UnsubscribeMode;
   /** Short links placed in the texts, with their codes. */

@@ -10,6 +10,7 @@ import { acceptCampaign } from './accept.ts';
 import { requireVerifiedSender } from './compose.ts';
 import { isIsraeliMobile } from '../../domain/phone.ts';
 import type { Recipient } from './destinations.ts';
+import { Rejections } from './rejections.ts';
 
 /** What a send outside a request needs from the running service. */
 export interface SendDeps {
@@ -38,7 +39,7 @@ export function createBirthdaySender(deps: () => SendDeps): BirthdaySender {
     try {
       return await acceptCampaign(ctx, {
         kind: 'birthday', name: send.campaignName, source: send.source, scheduledAt: null, recipients: [recipients],
-        suppress: { tempBlDays: null }, rejected: [], unsubscribe: 'none', links: [], options: { birthday_campaign_id: send.birthdayCampaignId },
+        suppress: { tempBlDays: null }, rejected: new Rejections(), unsubscribe: 'none', links: [], options: { birthday_campaign_id: send.birthdayCampaignId },
       });
     } catch (err) {
       // Every number blocked: nothing was written, and there is nothing to send.

@@ -1,8 +1,9 @@
 // Destinations of a send: `phone` elements (with the caller's `id` attribute) and `cl_id` lists, validated
 // and normalised to international form; the rejected ones are kept with a reason instead of failing the send.
 import { ApiError } from '../../domain/errors.ts';
-import { normalizePhone, type PhoneRejection } from '../../domain/phone.ts';
+import { normalizePhone } from '../../domain/phone.ts';
 import { asList, attrsOf, textOf } from '../fields.ts';
+import type { Rejections } from './rejections.ts';
 
 /** One accepted recipient of a send. */
 export interface Recipient {
@@ -13,28 +14,6 @@ export interface Recipient {
   source: string;
   text: string;
 }
-
-/** Why a destination was not sent to. */
-export type RejectionReason = PhoneRejection | 'not_mobile' | 'blocked' | 'temp_bl';
-
-/** A destination left out, as the reply lists it. */
-export interface Rejected {
-  phone: string;
-  id?: string;
-  reason: RejectionReason;
-  status: number;
-}
-
-/** Status a rejection reason corresponds to (the status of the whole send when every destination has it). */
-export const REJECTION_STATUS: Record<RejectionReason, number> = {
-  too_short: 9,
-  too_long: 9,
-  invalid: 933,
-  international_not_allowed: 933,
-  not_mobile: 933,
-  blocked: 8,
-  temp_bl: 715,
-};
 
 /** A `phone` element as given: its text and `id` attribute. */
 export interface GivenPhone {
@@ -65,7 +44,7 @@ export function readDestinations(value: unknown, field = 'destinations'): { phon
 /** Outcome of normalising a batch of destinations. */
 export interface NormalisedDestinations {
   accepted: Recipient[];
-  rejected: Rejected[];
+  rejected: Rejections;
 }
 
 /**
@@ -78,29 +57,17 @@ export function normaliseGivenPhones(
   for (const g of given) {
     const n = normalizePhone(g.phone, { allowInternational: opts.allowInternational });
     if (!n.ok) {
-      out.rejected.push(rejection(g.phone, g.externalId, n.reason));
+      out.rejected.add(g.phone, g.externalId, n.reason);
       continue;
     }
     if (!n.international && n.type !== 'mobile') {
-      out.rejected.push(rejection(g.phone, g.externalId, 'not_mobile'));
+      out.rejected.add(g.phone, g.externalId, 'not_mobile');
       continue;
     }
     if (opts.seen.has(n.e164)) continue;
     opts.seen.add(n.e164);
     out.accepted.push({ phone: n.e164, international: n.international, externalId: g.externalId, source: opts.source, text: opts.text });
   }
-}
-
-/** A rejected destination as the reply lists it: phone, the caller's id (when given), reason, status. */
-export function rejection(phone: string, externalId: string | null, reason: RejectionReason): Rejected {
-  return externalId === null
-    ? { phone, reason, status: REJECTION_STATUS[reason] }
-    : { phone, id: externalId, reason, status: REJECTION_STATUS[reason] };
-}
-
-/** The status for a send none of whose destinations could be used (9 when any was a length problem, else 933). */
-export function noValidDestinationStatus(rejected: Rejected[]): number {
-  return rejected.some((r) => r.status === 9) ? 9 : 933;
 }
 
 /** True for a phone in international form that is Israeli. */

@@ -5,7 +5,8 @@ import { isIsraeliMobile } from '../../domain/phone.ts';
 import { mergeDynamicFields } from '../../domain/templates.ts';
 import { findContactList, streamContacts } from '../../store/contacts.ts';
 import type { OperationContext } from '../types.ts';
-import { isIsraeliE164, rejection, type Recipient, type Rejected } from './destinations.ts';
+import { isIsraeliE164, type Recipient } from './destinations.ts';
+import type { Rejections } from './rejections.ts';
 
 /** The ids of the named lists, in order without repeats; 988 when one is not the account's. */
 export async function resolveLists(ctx: OperationContext, listIds: string[]): Promise<number[]> {
@@ -28,7 +29,7 @@ export async function* listRecipients(
   ctx: OperationContext,
   listIds: number[],
   opts: { allowInternational: boolean; source: string; text: string; dynamic: boolean; seen?: Set<string> },
-  rejected: Rejected[],
+  rejected: Rejections,
 ): AsyncIterable<Recipient[]> {
   for (const listId of listIds) {
     for await (const page of streamContacts(ctx.db, listId)) {
@@ -36,11 +37,11 @@ export async function* listRecipients(
       for (const contact of page) {
         const international = !isIsraeliE164(contact.phone);
         if (international && !opts.allowInternational) {
-          rejected.push(rejection(contact.phone, null, 'international_not_allowed'));
+          rejected.add(contact.phone, null, 'international_not_allowed');
           continue;
         }
         if (!international && !isIsraeliMobile(contact.phone)) {
-          rejected.push(rejection(contact.phone, null, 'not_mobile'));
+          rejected.add(contact.phone, null, 'not_mobile');
           continue;
         }
         if (opts.seen) {

@@ -5,7 +5,8 @@ import { ApiError } from '../../domain/errors.ts';
 import { blockedAmong } from '../../store/blocklist.ts';
 import { recentlyMessagedPhones } from '../../store/messages.ts';
 import type { OperationContext } from '../types.ts';
-import { noValidDestinationStatus, rejection, type Recipient, type Rejected } from './destinations.ts';
+import type { Recipient } from './destinations.ts';
+import type { Rejections } from './rejections.ts';
 
 const DAY_MS = 24 * 3600_000;
 
@@ -21,19 +22,19 @@ export function newTally(): SuppressionTally {
   return { offered: 0, blocked: 0, recent: 0 };
 }
 
-function dropListed(recipients: Recipient[], listed: Set<string>, reason: 'blocked' | 'temp_bl', rejected: Rejected[]): Recipient[] {
+function dropListed(recipients: Recipient[], listed: Set<string>, reason: 'blocked' | 'temp_bl', rejected: Rejections): Recipient[] {
   if (listed.size === 0) return recipients;
   const kept: Recipient[] = [];
   for (const r of recipients) {
     if (!listed.has(r.phone)) kept.push(r);
-    else rejected.push(rejection(r.phone, r.externalId, reason));
+    else rejected.add(r.phone, r.externalId, reason);
   }
   return kept;
 }
 
 /** Removes blocked and (with temp_bl) recently messaged recipients of one batch, listing them in `rejected`. */
 export async function suppressBatch(
-  ctx: OperationContext, batch: Recipient[], tempBlDays: number | null, tally: SuppressionTally, rejected: Rejected[],
+  ctx: OperationContext, batch: Recipient[], tempBlDays: number | null, tally: SuppressionTally, rejected: Rejections,
 ): Promise<Recipient[]> {
   tally.offered += batch.length;
   if (batch.length === 0) return batch;
@@ -51,12 +52,13 @@ export async function suppressBatch(
  * The error for a send that kept no recipient: 2 when there was no destination at all, 9 or 933 when none was
  * valid, 8 when every valid one is blocked, else 715 (the rest were skipped by temp_bl).
  */
-export function nothingToSendError(tally: SuppressionTally, rejected: Rejected[], tempBlDays: number | null): ApiError {
+export function nothingToSendError(tally: SuppressionTally, rejected: Rejections, tempBlDays: number | null): ApiError {
+  const fields = rejected.replyFields();
   if (tally.offered === 0) {
-    if (rejected.length === 0) return new ApiError(2, 'Missing required field: destinations (the contact lists hold no contacts)');
-    const status = noValidDestinationStatus(rejected);
-    return new ApiError(status, status === 9 ? undefined : 'Invalid phone number: no destination can be sent to', { rejected });
+    if (rejected.total === 0) return new ApiError(2, 'Missing required field: destinations (the contact lists hold no contacts)');
+    const status = rejected.noValidDestinationStatus();
+    return new ApiError(status, status === 9 ? undefined : 'Invalid phone number: no destination can be sent to', fields);
   }
-  if (tally.blocked === tally.offered) return new ApiError(8, 'All numbers are on a blocked list', { rejected });
-  return new ApiError(715, `All numbers have been temporarily blocked (temp_bl ${tempBlDays} days)`, { rejected });
+  if (tally.blocked === tally.offered) return new ApiError(8, 'All numbers are on a blocked list', fields);
+  return new ApiError(715, `All numbers have been temporarily blocked (temp_bl ${tempBlDays} days)`, fields);
 }
