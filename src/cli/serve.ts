@@ -5,6 +5,7 @@ import { createBirthdaySender } from '../operations/send/birthday.ts';
 import { birthdayComponent } from '../workers/birthdays.ts';
 import { schedulerComponent } from '../workers/scheduler.ts';
 import { publicPagesComponent } from '../http/public-pages.ts';
+import { lockDataDir } from './serve-lock.ts';
 import { carriersComponent } from '../workers/carriers.ts';
 import { createPusher } from '../workers/pusher.ts';
 
@@ -33,6 +34,7 @@ export function birthdaysComponent(intervalMs?: number): Component {
 /** Starts the service and waits for a signal. */
 export async function runServe(): Promise<void> {
   const config = loadConfig();
+  const unlock = config.databaseUrl ? () => {} : lockDataDir(config.dataDir);
   const service = await startService(config, defaultComponents());
   let stopping = false;
   const stop = async (signal: string) => {
@@ -42,6 +44,7 @@ export async function runServe(): Promise<void> {
     const force = setTimeout(() => process.exit(1), 15_000);
     force.unref();
     await service.close();
+    unlock();
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));

@@ -3,7 +3,7 @@
 // line on stderr and exit non-zero.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -98,10 +98,21 @@ describe('quick start (real processes, embedded store)', () => {
     assert.match(balance.stdout, /newcomer now has 42 credits/);
   });
 
-  it('shuts down gracefully on SIGTERM', async () => {
+  it('refuses a second yona serve on the same embedded store, naming the one running', () => {
+    const [otherHttps, otherHttp] = freePortPair();
+    const second = spawnSync(process.execPath, [bin, 'serve'], {
+      env: { ...env, YONA_HTTPS_PORT: String(otherHttps), YONA_HTTP_PORT: String(otherHttp) }, encoding: 'utf8', timeout: 20_000,
+    });
+    assert.notEqual(second.status, 0);
+    assert.match(second.stderr, new RegExp(`another yona serve \\(pid ${server.pid}\\) is running`));
+    assert.equal(second.stderr.trimEnd().split('\n').length, 1, second.stderr);
+  });
+
+  it('shuts down gracefully on SIGTERM and leaves the store free for the next server', async () => {
     const exited = new Promise<number | null>((resolve) => server.once('exit', (code) => resolve(code)));
     server.kill('SIGTERM');
     assert.equal(await exited, 0);
     assert.match(logs, /shutting down/);
+    assert.ok(!existsSync(join(dataDir, 'serve.pid')), 'the lock is released');
   });
 });
