@@ -1,7 +1,8 @@
 // The scheduler on every store, with an injected clock: a scheduled campaign is released when due (campaign
 // and messages queued, dispatch signalled), not before; numbers blocked since acceptance are skipped (201)
 // and refunded, and so are numbers the send's temp_bl catches by then (715, reported); a (re)started
-// scheduler releases everything overdue at once; racing releases never double up.
+// scheduler releases everything overdue at once; racing releases never double up; timing is read in the
+// account's own time zone.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { fromZoned } from '../../src/domain/dates.ts';
@@ -120,6 +121,25 @@ for (const target of targets) {
       assert.match(xml.text, /<transaction><external_id>x-recent<\/external_id><status>715<\/status><he_message>נחסם זמנית \(temp_bl\)<\/he_message>/);
       const pushed = await t.service.store.db.selectFrom('push_events').select('payload').where('type', '=', 'dlr').orderBy('id').execute();
       assert.deepEqual(pushed.map((e) => JSON.parse(e.payload) as Record<string, string>).filter((r) => r.status === '715').map((r) => r.external_id), ['ext-recent', 'x-recent']);
+    });
+
+    it('timing is read in the account\'s own time zone (America/New_York), in JSON and XML', async () => {
+      const ny = await newSender(t, 'newyorker', 100, ['--time-zone', 'America/New_York']);
+      const due = fromZoned({ year: 2026, month: 7, day: 6, hour: 10, minute: 30, second: 0 }, 'America/New_York');
+      assert.equal(due, at(6, 17, 30), '10:30 in New York is 17:30 in Jerusalem');
+      const json = await ny.sms({ destinations: { phone: '0501234567' }, timing: '06/07/26 10:30' });
+      const xml = await t.post('<sms><user><username>newyorker</username></user><source>Yona</source><destinations><phone>0521234567</phone></destinations>' +
+        '<message>hello</message><timing>06/07/26 10:30</timing></sms>', { contentType: 'application/xml', token: ny.token });
+      assert.deepEqual([json.status, json.timing, xmlStatus(xml.text), xmlField(xml.text, 'timing')], [0, '06/07/26 10:30', 0, '06/07/26 10:30']);
+      const ids = [json.campaign_id, Number(xmlField(xml.text, 'campaign_id'))];
+      for (const id of ids) assert.equal(Number((await campaignRow(t, id)).scheduled_at), due);
+      now = at(6, 10, 30);
+      assert.equal(await release(), 0, 'not at 10:30 in Jerusalem');
+      now = due - 60_000;
+      assert.equal(await release(), 0);
+      now = due;
+      assert.equal(await release(), 2);
+      for (const id of ids) assert.equal((await campaignRow(t, id)).state, 'queued');
     });
   });
 }
