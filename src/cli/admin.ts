@@ -3,6 +3,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { loadConfig, type Config } from '../config.ts';
 import { passwordProblem, sourceProblem, usernameProblem } from '../domain/accounts.ts';
 import { isValidTimeZone } from '../domain/dates.ts';
+import { ApiError } from '../domain/errors.ts';
 import { parseCidr } from '../domain/ip.ts';
 import { parseShekels } from '../domain/money.ts';
 import { hashPassword } from '../domain/password.ts';
@@ -119,7 +120,10 @@ const createToken: Command = async (store, config, args, out) => {
   const target = await account(store, username);
   const ttl = values['expires-in'] === undefined ? config.tokenTtlMs : tokenLifetime(values['expires-in']);
   const now = Date.now();
-  const minted = await store.db.transaction().execute((trx) => mintToken(trx, target, now, ttl));
+  const minted = await store.db.transaction().execute((trx) => mintToken(trx, target, now, ttl)).catch((err: unknown) => {
+    if (!(err instanceof ApiError && err.status === 511)) throw err;
+    throw new Error(`${target.username}: ${err.message} (yona admin delete-token ${target.username} "TOKEN NAME")`);
+  });
   out(`token "${minted.name}" for ${target.username}, expires ${formatLong(minted.expiresAt, target.time_zone)}; shown once, store it now:`);
   out(minted.token);
 };

@@ -2,13 +2,16 @@
 import { z } from 'zod';
 import { formatLong } from '../domain/dates.ts';
 import { ApiError } from '../domain/errors.ts';
-import { generateToken, hashToken, maskToken, TOKEN_PREFIX } from '../domain/token.ts';
+import { generateToken, hashToken, maskToken, MAX_ACTIVE_TOKENS, TOKEN_PREFIX } from '../domain/token.ts';
 import { findAccountByUsername, type Account } from '../store/accounts.ts';
 import { insertToken, listActiveTokens } from '../store/tokens.ts';
 import { text } from './fields.ts';
 import { defineOperation, type OperationContext } from './types.ts';
 
-/** Mints a token for an account; returns the clear token (to show once) and its expiry instant. */
+/**
+ * Mints a token for an account; returns the clear token (to show once) and its expiry instant. With
+ * MAX_ACTIVE_TOKENS already active it throws ApiError 511 and changes nothing (the spec: a new token invalidates none).
+ */
 export async function mintToken(
   db: OperationContext['db'],
   account: Account,
@@ -17,7 +20,7 @@ export async function mintToken(
 ): Promise<{ token: string; name: string; expiresAt: number }> {
   const token = generateToken();
   const expiresAt = now + ttlMs;
-  const { name } = await insertToken(db, {
+  const stored = await insertToken(db, {
     accountId: account.id,
     tokenHash: hashToken(token),
     last4: token.slice(-4),
@@ -25,7 +28,8 @@ export async function mintToken(
     now,
     expiresAt,
   });
-  return { token, name, expiresAt };
+  if (!stored) throw new ApiError(511, `At most ${MAX_ACTIVE_TOKENS} active API tokens: delete one first`);
+  return { token, name: stored.name, expiresAt };
 }
 
 async function tokenOwner(ctx: OperationContext, username: string): Promise<Account> {

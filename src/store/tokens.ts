@@ -58,18 +58,14 @@ async function serializeMints(db: Queryable, accountId: number): Promise<void> {
 }
 
 /**
- * Stores a token; when the account already has MAX_ACTIVE_TOKENS active ones, the oldest is superseded
- * (it then answers status 11, "a newer token should be used"). Names are unique per account. Run it in a
- * transaction: concurrent mints for one account wait for each other there.
+ * Stores a token, unless the account already has MAX_ACTIVE_TOKENS active ones: then nothing is stored or
+ * invalidated and the answer is null. Names are unique per account. Run it in a transaction: concurrent mints
+ * for one account wait for each other there, so the limit holds under concurrency.
  */
-export async function insertToken(db: Queryable, t: NewToken): Promise<{ id: number; name: string }> {
+export async function insertToken(db: Queryable, t: NewToken): Promise<{ id: number; name: string } | null> {
   await serializeMints(db, t.accountId);
   const active = await listActiveTokens(db, t.accountId, t.now);
-  const excess = active.length - (MAX_ACTIVE_TOKENS - 1);
-  if (excess > 0) {
-    const retire = active.slice(0, excess).map((a) => a.id);
-    await db.updateTable('api_tokens').set({ superseded_at: t.now }).where('id', 'in', retire).execute();
-  }
+  if (active.length >= MAX_ACTIVE_TOKENS) return null;
   const taken = await db
     .selectFrom('api_tokens')
     .select('name')
@@ -90,7 +86,7 @@ export async function insertToken(db: Queryable, t: NewToken): Promise<{ id: num
   return { id: Number(row.id), name };
 }
 
-/** Active (not expired, not superseded) tokens, oldest first. */
+/** Active (not expired, not superseded: a state only older versions left) tokens, oldest first. */
 export async function listActiveTokens(db: Queryable, accountId: number, now: number): Promise<ApiToken[]> {
   return db
     .selectFrom('api_tokens')

@@ -1,10 +1,12 @@
 // Authentication end to end: tokens (3, 10, 11), the account acted for (11, 503), getApiToken (502, 504),
-// the IP allowlist (511), token limits (also under concurrent minting), expiry and deletion, on every store.
+// the IP allowlist (511), the five-token limit (511, also under concurrent minting and from the CLI), expiry
+// and deletion, on every store.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { findAccountByUsername } from '../../src/store/accounts.ts';
 import { listActiveTokens } from '../../src/store/tokens.ts';
 import { storeTargets } from '../helpers/stores.ts';
+import { runCli } from '../helpers/serve-process.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 
 const DAY = 86_400_000;
@@ -59,35 +61,53 @@ for (const target of await storeTargets()) {
       }
     });
 
-    it('mints tokens with getApiToken new; each works, and a sixth supersedes the oldest (11)', async () => {
+    it('mints tokens with getApiToken new; all five work at once, and a sixth is refused (511) invalidating none', async () => {
       const a = await t.account('minter');
       const minted: string[] = [a.token];
-      for (let i = 0; i < 5; i++) {
-        const reply = await t.api('getApiToken', { user: { username: 'minter' }, username: 'minter', action: 'new' }, { token: minted.at(-1) });
+      const mint = (token: string) => t.api('getApiToken', { user: { username: 'minter' }, username: 'minter', action: 'new' }, { token });
+      for (let i = 0; i < 4; i++) {
+        const reply = await mint(minted[0]);
         assert.equal(reply.status, 0);
         assert.match(reply.message, /^yona_[A-Za-z0-9_-]{43}$/);
         assert.match(reply.expiration_date, /^\d{2}\/\d{2}\/\d{4} \d{2}:\d{2}:\d{2}$/);
         minted.push(reply.message);
       }
-      const oldest = await balanceOf('minter', minted[0]);
-      assert.equal(oldest.status, 11);
-      assert.match(oldest.message, /newer token/);
-      for (const token of minted.slice(1)) assert.equal((await balanceOf('minter', token)).status, 0);
+      const current = await t.api('getApiToken', { user: { username: 'minter' }, username: 'minter', action: 'current' }, { token: minted[0] });
+      const sixth = await mint(minted.at(-1)!);
+      assert.equal(sixth.status, 511);
+      assert.equal(sixth.message, 'At most 5 active API tokens: delete one first');
+      for (const token of minted) assert.equal((await balanceOf('minter', token)).status, 0);
+      const after = await t.api('getApiToken', { user: { username: 'minter' }, username: 'minter', action: 'current' }, { token: minted[0] });
+      assert.deepEqual(after, current, 'the refused mint stored nothing');
+
+      await t.admin('delete-token', 'minter', current.name);
+      assert.equal((await mint(minted[0])).status, 0, 'a slot freed by deleting a token can be minted again');
     });
 
-    it('10 concurrent getApiToken new for one account: all status 0, unique names, exactly 5 active after', async () => {
+    it('yona admin create-token (a real process) refuses a sixth token with one line on stderr, invalidating none', async () => {
+      const a = await t.account('cli-full');
+      const tokens = [a.token];
+      for (let i = 0; i < 4; i++) tokens.push((await t.admin('create-token', 'cli-full')).at(-1)!);
+      const run = await runCli({ ...process.env, YONA_DATA_DIR: t.config.dataDir, DATABASE_URL: t.config.databaseUrl ?? '' }, ['admin', 'create-token', 'cli-full']);
+      assert.notEqual(run.status, 0);
+      assert.equal(run.stdout, '');
+      assert.equal(run.stderr.trimEnd().split('\n').length, 1, run.stderr);
+      assert.match(run.stderr, /^yona: cli-full: At most 5 active API tokens: delete one first \(yona admin delete-token cli-full "TOKEN NAME"\)\n$/);
+      for (const token of tokens) assert.equal((await balanceOf('cli-full', token)).status, 0);
+    });
+
+    it('10 concurrent getApiToken new for one account: five minted with unique names, five refused (511), exactly 5 active after', async () => {
       const reseller = await t.account('racer-parent', ['--reseller']);
       await t.admin('create-account', 'racer', '--password', 'secret-pw', '--parent', 'racer-parent');
-      // The reseller's own token mints for its sub-account, so no mint supersedes the token doing the minting.
       const replies = await Promise.all(Array.from({ length: 10 }, () =>
         t.api('getApiToken', { user: { username: 'racer-parent' }, username: 'racer', action: 'new' }, { token: reseller.token })));
-      for (const reply of replies) assert.equal(reply.status, 0, JSON.stringify(reply));
-      assert.equal(new Set(replies.map((r) => r.name)).size, 10, JSON.stringify(replies.map((r) => r.name)));
+      const ok = replies.filter((r) => r.status === 0);
+      assert.equal(ok.length, 5, JSON.stringify(replies));
+      assert.deepEqual(replies.filter((r) => r.status !== 0).map((r) => r.status), [511, 511, 511, 511, 511]);
+      assert.equal(new Set(ok.map((r) => r.name)).size, 5, JSON.stringify(ok.map((r) => r.name)));
       const racer = await findAccountByUsername(t.service.store.db, 'racer');
       assert.equal((await listActiveTokens(t.service.store.db, racer!.id, Date.now())).length, 5);
-      const working = [];
-      for (const r of replies) if ((await balanceOf('racer', r.message)).status === 0) working.push(r.message);
-      assert.equal(working.length, 5);
+      for (const r of ok) assert.equal((await balanceOf('racer', r.message)).status, 0);
     });
 
     it('expiration_date is a year out by default and fixed: a new token does not extend an old one', async () => {
