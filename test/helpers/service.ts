@@ -33,14 +33,21 @@ export interface TestService {
   admin(...args: string[]): Promise<string[]>;
   /** Creates an account (with credits) and a token for it. */
   account(username: string, extra?: string[]): Promise<{ username: string; token: string }>;
+  /** Stops this service, keeping its store, and starts another on that store (whose close() removes it). */
+  restart(options?: TestServiceOptions): Promise<TestService>;
   close(): Promise<void>;
 }
+
+type CreatedStore = Awaited<ReturnType<StoreTarget['create']>>;
 
 const insecure = new Agent({ connect: { rejectUnauthorized: false } });
 
 /** Starts a service on an empty store of the given target. */
 export async function startTestService(target: StoreTarget, options: TestServiceOptions = {}): Promise<TestService> {
-  const created = await target.create();
+  return startOnStore(await target.create(), options);
+}
+
+async function startOnStore(created: CreatedStore, options: TestServiceOptions): Promise<TestService> {
   const env = {
     ...process.env,
     YONA_HTTPS_PORT: '0',
@@ -86,6 +93,10 @@ export async function startTestService(target: StoreTarget, options: TestService
       await admin('create-account', username, '--password', 'secret-pw', '--credits', '1000', ...extra);
       const lines = await admin('create-token', username);
       return { username, token: lines[lines.length - 1] };
+    },
+    async restart(next = {}) {
+      await service.close();
+      return startOnStore(created, next);
     },
     async close() {
       await service.close();
