@@ -125,6 +125,27 @@ for (const target of targets) {
       assert.deepEqual((await call('get_birthday_campaigns', {})).campaigns, before);
     });
 
+    it('edit_birthday_campaign in XML: 0 with the id, changes seen in get_birthday_campaigns; 977, 515, 2; dry-run changes nothing', async () => {
+      const user = '<user><username>bday</username></user>';
+      const xml = (body: string, dryRun = false) => t.post(body, { contentType: 'application/xml', token, dryRun });
+      const id = await campaign(await listWith([['0501000001', 'x', '01/01']]));
+      const edit = (fields: string, dryRun = false) => xml(`<edit_birthday_campaign>${user}${fields}</edit_birthday_campaign>`, dryRun);
+      const edited = await edit(`<id>${id}</id><message>מזל טוב [df1]</message><hour>10</hour><source>Shop</source><active>0</active>`);
+      assert.match(edited.text, new RegExp(`^<\\?xml version="1.0" encoding="UTF-8"\\?><edit_birthday_campaign><status>0</status><message>[^<]+</message><id>${id}</id></edit_birthday_campaign>$`));
+      const listed = await xml(`<get_birthday_campaigns>${user}</get_birthday_campaigns>`);
+      assert.match(listed.text, new RegExp(`<campaign><id>${id}</id><name>Happy</name><cl_id>\\d+</cl_id><message>מזל טוב \\[df1\\]</message>`));
+      const row = (await call('get_birthday_campaigns', {})).campaigns.find((c: any) => c.id === id);
+      assert.deepEqual([row.message, row.hour, row.active, row.source], ['מזל טוב [df1]', 10, 0, 'Shop']);
+      assert.equal(xmlStatus((await edit(`<campaign_id>${id}</campaign_id><active>1</active>`)).text), 0);
+      assert.equal(xmlStatus((await edit(`<id>${id}</id><active>1</active><hour>11</hour>`, true)).text), 0);
+      assert.equal(xmlStatus((await edit('<id>999999</id><message>x</message>')).text), 977);
+      assert.equal(xmlStatus((await edit(`<id>${id}</id><source>Nobody</source>`)).text), 515);
+      assert.equal(xmlStatus((await edit(`<id>${id}</id>`)).text), 2);
+      assert.equal(xmlStatus((await edit(`<id>${id}</id><hour>25</hour>`)).text), 2);
+      const after = (await call('get_birthday_campaigns', {})).campaigns.find((c: any) => c.id === id);
+      assert.deepEqual([after.message, after.hour, after.active, after.source], ['מזל טוב [df1]', 10, 1, 'Shop']);
+    });
+
     it('greets today\'s birthdays once the hour has come, once: not again the same day, again next year', async () => {
       const listId = await listWith([
         ['0501000001', 'Dana', '14/03'],
