@@ -6,6 +6,7 @@ import { CARRIER_TIMER_DEFAULTS, type CarrierSetup } from '../../src/carriers/co
 import type { SmppCarrierConfig } from '../../src/carriers/smpp/connector.ts';
 import { formatShort } from '../../src/domain/dates.ts';
 import { carriersComponent, type CarriersRuntime } from '../../src/workers/carriers.ts';
+import type { Component } from '../../src/service.ts';
 import type { DeliverySettings } from '../../src/workers/delivery-settings.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import type { StoreTarget } from '../helpers/stores.ts';
@@ -29,16 +30,16 @@ export interface DeliveryHarness {
   close(): Promise<void>;
 }
 
-/** A simulator plus a service with the carriers component bound to it (and nothing else configured). */
+/** A simulator plus a service with the carriers component bound to it (and the given components, if any). */
 export async function startDelivery(
   target: StoreTarget,
-  options: { sim?: SimulatorOptions; carrier?: Partial<SmppCarrierConfig>; settings?: Partial<DeliverySettings>; setup?: (port: number) => CarrierSetup; clock?: () => number } = {},
+  options: { sim?: SimulatorOptions; carrier?: Partial<SmppCarrierConfig>; settings?: Partial<DeliverySettings>; setup?: (port: number) => CarrierSetup; clock?: () => number; components?: Component[] } = {},
 ): Promise<DeliveryHarness> {
   const simulator = new SmscSimulator({ systemId: 'yona', password: 'secret', receiptDelayMs: 20, ...options.sim });
   const port = await simulator.start(0);
   const setup = options.setup ? options.setup(port) : { carriers: [simCarrier(port, options.carrier)], routes: [] };
   const component = carriersComponent({ setup, settings: { pollMs: 20, ...options.settings }, env: {} });
-  const t = await startTestService(target, { components: [component], clock: options.clock });
+  const t = await startTestService(target, { components: [component, ...(options.components ?? [])], clock: options.clock });
   settleOnClose(t);
   return {
     t,
