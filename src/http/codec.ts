@@ -78,11 +78,14 @@ export async function decodeBody(body: string, encoding: Encoding): Promise<Deco
     try {
       // Wrapped so that several root elements are seen (xml2js alone stops after the first).
       const wrapped = await new xml2js.Parser(XML_OPTIONS).parseStringPromise(`<yona-body>${stripXmlDeclaration(body)}</yona-body>`);
-      const children = wrapped['yona-body'];
-      if (children !== null && typeof children === 'object' && '_' in children) {
-        return { ok: false, status: 1, reason: parseProblem('invalid XML: text outside the root element') };
+      const children: unknown = wrapped['yona-body'];
+      // No element at all (`hello world`, a lone `<?xml ...?>`) is not an XML document: 1, not 997.
+      if (children === null || typeof children !== 'object') {
+        const problem = typeof children === 'string' && children.trim() ? 'text outside the root element' : 'no root element';
+        return { ok: false, status: 1, reason: parseProblem(`invalid XML: ${problem}`) };
       }
-      parsed = typeof children === 'object' && children !== null ? spreadRepeatedRoots(children) : {};
+      if ('_' in children) return { ok: false, status: 1, reason: parseProblem('invalid XML: text outside the root element') };
+      parsed = spreadRepeatedRoots(children as Record<string, unknown>);
     } catch (e) {
       const message = (e as Error).message ?? String(e);
       return { ok: false, status: 1, reason: parseProblem(`invalid XML: ${message.split('\n')[0]}`) };
@@ -91,7 +94,7 @@ export async function decodeBody(body: string, encoding: Encoding): Promise<Deco
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     return { ok: false, status: 997, reason: 'Not a valid command sent: the body must hold one root element' };
   }
-  const keys = Object.keys(parsed);
+  const keys = encoding === 'json' ? jsonRootKeys(body, parsed as Record<string, unknown>) : Object.keys(parsed);
   if (keys.length !== 1) {
     return { ok: false, status: 997, reason: `Not a valid command sent: expected one root element, got ${keys.length}` };
   }
@@ -99,6 +102,54 @@ export async function decodeBody(body: string, encoding: Encoding): Promise<Deco
   const inner = (parsed as Record<string, unknown>)[root];
   const doc = inner !== null && typeof inner === 'object' && !Array.isArray(inner) ? (inner as Record<string, unknown>) : {};
   return { ok: true, root, doc };
+}
+
+/**
+ * The root keys of a JSON body, repeats kept (JSON.parse keeps only the last `"balance"` of two, where XML counts
+ * two roots). The text is scanned only when its single key's quoted name does not occur exactly once in it, or
+ * when it holds a backslash (a repeat may be spelled with escapes: `"bal\u0061nce"`).
+ */
+function jsonRootKeys(body: string, parsed: Record<string, unknown>): string[] {
+  const keys = Object.keys(parsed);
+  if (keys.length !== 1) return keys;
+  const quoted = `"${keys[0]}"`;
+  const first = body.indexOf(quoted);
+  const once = first >= 0 && body.indexOf(quoted, first + quoted.length) < 0 && body.indexOf('\\') < 0;
+  return once ? keys : topLevelKeys(body);
+}
+
+const [QUOTE, BACKSLASH, OPEN_BRACE, CLOSE_BRACE, OPEN_BRACKET, CLOSE_BRACKET, COMMA] = [...'"\\{}[],'].map((c) => c.charCodeAt(0));
+
+/** The keys of a well-formed JSON text's top-level object, in order, repeats included (strings skipped by indexOf). */
+function topLevelKeys(text: string): string[] {
+  const keys: string[] = [];
+  let depth = 0;
+  let expectKey = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
+      let end = text.indexOf('"', i + 1);
+      while (escaped(text, end)) end = text.indexOf('"', end + 1);
+      if (depth === 1 && expectKey) keys.push(JSON.parse(text.slice(i, end + 1)) as string);
+      expectKey = false;
+      i = end;
+    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      depth++;
+      expectKey = depth === 1 && c === OPEN_BRACE;
+    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+      depth--;
+    } else if (c === COMMA) {
+      expectKey = depth === 1;
+    }
+  }
+  return keys;
+}
+
+/** Whether the character at `at` follows an odd run of backslashes. */
+function escaped(text: string, at: number): boolean {
+  let n = 0;
+  while (text.charCodeAt(at - 1 - n) === BACKSLASH) n++;
+  return n % 2 === 1;
 }
 
 function stripXmlDeclaration(body: string): string {

@@ -49,6 +49,8 @@ export async function startHttp(deps: HttpDeps): Promise<RunningHttp> {
     logController: new LogController({ disableRequestLogging: !config.logRequests }),
     bodyLimit: config.bodyLimit,
     trustProxy: config.trustProxy.length ? config.trustProxy : false,
+    // `POST /api/` and `/api/test/` are /api and /api/test (clients build URLs from a base ending in a slash).
+    routerOptions: { ignoreTrailingSlash: true },
     serverFactory: (h) => {
       handler = h;
       httpsServer.on('request', listener);
@@ -65,6 +67,8 @@ export async function startHttp(deps: HttpDeps): Promise<RunningHttp> {
     return reply.code(error.statusCode ?? 500).send({ error: error.message });
   });
 
+  // Any other path: a plain 404 on both listeners, naming no route or method.
+  app.setNotFoundHandler((_request, reply) => reply.code(404).send({ error: 'Not Found' }));
   registerApiRoutes(app, deps.ctx, deps.metrics);
   app.get('/healthz', async (_req, reply) => {
     await deps.ctx.store.db.selectFrom('yona_migrations' as any).select('name').limit(1).execute();

@@ -5,13 +5,14 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import tls from 'node:tls';
 import { after, before, describe, it } from 'node:test';
-import { request } from 'undici';
+import { Agent, request } from 'undici';
 import { storeTargets } from '../helpers/stores.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 
 const xmlStatus = (text: string) => Number(/<status>(-?\d+)<\/status>/.exec(text)?.[1]);
 const xmlField = (text: string, name: string) => new RegExp(`<${name}>([^<]*)</${name}>`).exec(text)?.[1];
 const PARSE_PROBLEM = /^There was a problem parsing your XML\/JSON: \S/;
+const insecure = new Agent({ connect: { rejectUnauthorized: false } });
 
 /** POSTs raw bytes with exactly the Content-Type given (null: no header at all; '' an empty one). */
 function rawPost(base: string, body: Buffer | string, contentType: string | null, token: string, path = '/api'): Promise<string> {
@@ -153,6 +154,10 @@ for (const target of await storeTargets()) {
         ['<balance><user>', 'application/xml'],
         ['<balance>&nope;</balance>', 'application/xml'],
         ['', 'application/json'],
+        ['hello world', 'application/xml'],
+        ['hello world', 'text/xml; charset=utf-8'],
+        ['<?xml version="1.0"?>', 'application/xml'],
+        ['<?xml version="1.0" encoding="UTF-8"?>\n<!-- no element -->', 'application/xml'],
       ]) {
         const res = await t.post(body, { token, contentType: type });
         assert.equal(res.httpStatus, 200);
@@ -192,6 +197,37 @@ for (const target of await storeTargets()) {
       assert.equal(xmlStatus(twoXml.text), 997);
       const array = await t.post('[1,2]', { token, contentType: 'application/json' });
       assert.equal(JSON.parse(array.text).status, 997);
+    });
+
+    it('answers 997 for a JSON body repeating its root key, as XML does for two roots of one name', async () => {
+      for (const body of [
+        '{"balance":{"user":{"username":"wire"}},"balance":{"user":{"username":"wire"}}}',
+        '{"balance":{"user":{"username":"wire"}}, "bal\\u0061nce" : {}}',
+        '{"b\\u0061lance":{"user":{"username":"wire"}},"balance":{}}',
+      ]) {
+        const reply = JSON.parse((await t.post(body, { token, contentType: 'application/json' })).text);
+        assert.equal(reply.status, 997, body);
+        assert.match(reply.message, /one root element, got 2/);
+      }
+      // The root's name inside values, strings or nested keys is not a second root.
+      const inside = '{"balance":{"user":{"username":"wire"},"balance":{"x":"\\"balance\\""},"note":["balance",{"balance":1}]}}';
+      assert.equal(JSON.parse((await t.post(inside, { token, contentType: 'application/json' })).text).status, 0);
+    });
+
+    it('serves /api/ and /api/test/ as /api and /api/test; other paths answer a plain 404', async () => {
+      const body = '{"balance":{"user":{"username":"wire"}}}';
+      for (const path of ['/api/', '/api/test/']) {
+        const reply = JSON.parse(await rawPost(t.httpUrl, body, 'application/json', token, path));
+        assert.equal(reply.status, 0, path);
+        assert.equal(reply.balance, '250', path);
+      }
+      for (const base of [t.httpUrl, t.httpsUrl]) {
+        for (const [method, path] of [['POST', '/api/nope'], ['POST', '/apix'], ['GET', '/api'], ['GET', '/no/such/page']]) {
+          const res = await request(`${base}${path}`, { method: method as 'GET' | 'POST', dispatcher: insecure, body: method === 'POST' ? body : undefined });
+          assert.equal(res.statusCode, 404, `${method} ${path}`);
+          assert.deepEqual(await res.body.json(), { error: 'Not Found' }, `${method} ${path}`);
+        }
+      }
     });
 
     it('answers the mail balance too', async () => {
