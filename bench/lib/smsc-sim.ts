@@ -1,0 +1,46 @@
+// `yona smsc-sim` in a second process for a benchmark: the bundled SMSC simulator on a loopback port, with its
+// own scratch data dir, and the carrier settings that bind a bench service to it.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CARRIER_TIMER_DEFAULTS } from '../../src/carriers/config.ts';
+import type { SmppCarrierConfig } from '../../src/carriers/smpp/connector.ts';
+
+export interface SmscSimProcess {
+  child: ChildProcess;
+  port: number;
+  /** Carrier settings binding to it (transceiver binds, no throughput cap). */
+  carrier(over?: Partial<SmppCarrierConfig>): SmppCarrierConfig;
+  stop(): void;
+}
+
+/** Starts `yona smsc-sim --port P --receipt-delay MS`; resolves once it says it listens (or fails after 20 s). */
+export async function startSmscSim(receiptDelayMs: number): Promise<SmscSimProcess> {
+  const root = join(import.meta.dirname, '../..');
+  const dir = mkdtempSync(join(tmpdir(), 'yona-bench-smsc-'));
+  const port = 21000 + Math.floor(Math.random() * 20000);
+  const child = spawn(process.execPath, [join(root, 'bin/yona.js'), 'smsc-sim', '--port', String(port), '--receipt-delay', String(receiptDelayMs)],
+    { env: { ...process.env, YONA_DATA_DIR: dir }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const stop = () => {
+    child.kill('SIGTERM');
+    rmSync(dir, { recursive: true, force: true });
+  };
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  const deadline = Date.now() + 20_000;
+  while (!out.includes('SMPP on')) {
+    if (Date.now() > deadline || child.exitCode !== null) {
+      stop();
+      throw new Error(`yona smsc-sim did not start: ${out}`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return {
+    child, port, stop,
+    carrier: (over = {}) => ({
+      ...CARRIER_TIMER_DEFAULTS, name: 'sim', host: '127.0.0.1', port, systemId: 'yona', password: 'bench',
+      bindMode: 'transceiver', binds: 2, windowSize: 200, maxSubmitsPerSecond: 0, tls: false, ...over,
+    }),
+  };
+}
