@@ -1,7 +1,7 @@
 // Who is calling: the bearer token (3, 10, 11), the account's IP allowlist (511), and the account acted for
 // (`user.username`: 11 for a stranger's name, 503 for a reseller naming an account that is not its own).
 import { ApiError } from '../domain/errors.ts';
-import { addressAllowed } from '../domain/ip.ts';
+import { addressAllowed, normalizeAddress } from '../domain/ip.ts';
 import { hashToken } from '../domain/token.ts';
 import { findAccountByUsername, listAllowedIps, type Account } from '../store/accounts.ts';
 import type { Queryable } from '../store/db.ts';
@@ -30,7 +30,8 @@ export async function checkIpAllowed(db: Queryable, account: Account, ip: string
   if (!account.ip_check) return;
   const cidrs = await listAllowedIps(db, account.id);
   if (!addressAllowed(ip, cidrs)) {
-    throw new ApiError(511, `You have no permission for this function: IP address ${ip} is not authorised for this account`);
+    const shown = normalizeAddress(ip)?.toString() ?? ip; // ::ffff:1.2.3.4 (a dual-stack listener) as 1.2.3.4
+    throw new ApiError(511, `You have no permission for this function: IP address ${shown} is not authorised for this account`);
   }
 }
 
