@@ -23,8 +23,6 @@ export interface Receipt {
   state: string;
   /** Network error code from `err:` or the network_error_code TLV (as text, e.g. '015'), when given. */
   error?: string;
-  /** When we received it (ms since epoch). */
-  at: number;
 }
 
 /** A part whose submit_sm_resp (OK) came after the submit had timed out: the carrier holds that copy too. */

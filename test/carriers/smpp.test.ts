@@ -49,7 +49,6 @@ test('each simulator outcome produces its receipt and mapped status; 0002 produc
     const got: Record<string, number> = {};
     for (const r of p.receipts) got[ids.get(r.carrierMessageId)!] = mapReceiptToStatus(r.state, r.error);
     assert.deepEqual(got, expected);
-    assert.ok(p.receipts.every((r) => Math.abs(r.at - Date.now()) < 5000));
   } finally {
     await p.close();
   }

@@ -72,16 +72,16 @@ export function formatReceiptText(r: { id: string; stat: string; err: string; su
 /**
  * Reads a receipt from a deliver_sm: the receipted_message_id / message_state TLVs win for id and state, the
  * text fills what they lack; `err` comes from the text, else from the network_error_code TLV (its last two
- * bytes). The receipt is timed by its arrival, not the carrier's `done date`: a receipt that comes late must
- * not land in a dlrByDate window a client has already polled (and carrier clocks are often local time).
+ * bytes). The carrier's `done date` is not kept: the receipts worker times a receipt by its arrival, so one that
+ * comes late never lands in a dlrByDate window a client has already polled (and carrier clocks are often local).
  */
-export function receiptFromPdu(pdu: smpp.PduFields, now = Date.now()): Receipt | undefined {
+export function receiptFromPdu(pdu: smpp.PduFields): Receipt | undefined {
   const text = parseReceiptText(rawPayload(pdu).toString('latin1'));
   const id = (typeof pdu.receipted_message_id === 'string' && pdu.receipted_message_id) || text.id;
   const state = typeof pdu.message_state === 'number' ? stateName(pdu.message_state) : text.stat;
   if (!id || !state) return undefined;
   const error = text.err ?? networkErrorCode(pdu.network_error_code);
-  return { carrierMessageId: id, state, ...(error !== undefined ? { error } : {}), at: now };
+  return { carrierMessageId: id, state, ...(error !== undefined ? { error } : {}) };
 }
 
 // network_error_code TLV: one byte of network type, then the two-byte error code; as the text's 3 digits.
