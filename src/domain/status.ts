@@ -94,3 +94,10 @@ export function deliveryStatusText(status: number): StatusEntry {
 export function statusMessage(code: number): string {
   return (REQUEST_STATUS[code] ?? REQUEST_STATUS[998]).en;
 }
+
+/** A message in Hebrew where it is the catalogue's English text for its status, alone or before `: detail`. */
+export function hebrewMessage(status: number, message: string): string {
+  const entry = REQUEST_STATUS[status];
+  if (!entry || !(message === entry.en || message.startsWith(`${entry.en}:`))) return message;
+  return entry.he + message.slice(entry.en.length);
+}

@@ -4,6 +4,7 @@ import { findOperation } from '../operations/index.ts';
 import { executeRequest, type AppContext } from '../operations/execute.ts';
 import { bearerToken } from './auth.ts';
 import { bodyText, decodeBody, detectEncoding, encodeReply, parseProblem, replyContentType, type Encoding, type Reply } from './codec.ts';
+import { inHebrew, prefersHebrew } from './language.ts';
 import type { Metrics } from './metrics.ts';
 
 // The Content-Type header as the client sent it (fastify refuses empty and malformed ones before any parser runs).
@@ -23,7 +24,12 @@ function contentTypeOf(request: FastifyRequest): string | undefined {
   return sentContentType.has(request) ? sentContentType.get(request) : request.headers['content-type'];
 }
 
-function send(reply: FastifyReply, root: string, body: Reply, encoding: Encoding): FastifyReply {
+function send(request: FastifyRequest, reply: FastifyReply, root: string, body: Reply, encoding: Encoding): FastifyReply {
+  const language = request.headers['accept-language']; // parsed only when sent
+  if (language !== undefined && prefersHebrew(language)) {
+    body = inHebrew(body);
+    reply.header('content-language', 'he');
+  }
   return reply.code(200).header('content-type', replyContentType(encoding)).send(encodeReply(root, body, encoding));
 }
 
@@ -53,7 +59,7 @@ export function registerApiRoutes(app: FastifyInstance, ctx: AppContext, metrics
     const label = findOperation(root) ? root : 'unknown';
     metrics.apiRequests.inc({ operation: label, status: String(result.status) });
     metrics.apiDuration.observe({ operation: label }, Number(process.hrtime.bigint() - started) / 1e9);
-    return send(reply, root, result, encoding);
+    return send(request, reply, root, result, encoding);
   };
   app.post('/api', { onRequest: keepContentType }, handle(false));
   app.post('/api/test', { onRequest: keepContentType }, handle(true));
@@ -63,5 +69,5 @@ export function registerApiRoutes(app: FastifyInstance, ctx: AppContext, metrics
 export function apiErrorReply(request: FastifyRequest, reply: FastifyReply, error: { statusCode?: number; message: string }, bodyLimit: number): FastifyReply {
   const encoding = detectEncoding(contentTypeOf(request), '');
   const message = error.statusCode === 413 ? parseProblem(`body larger than ${bodyLimit} bytes`) : parseProblem(error.message);
-  return send(reply, 'response', { status: 1, message }, encoding);
+  return send(request, reply, 'response', { status: 1, message }, encoding);
 }
