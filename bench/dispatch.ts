@@ -3,14 +3,13 @@
 // receipts after 200 ms; or the Kannel comparison's smsc-sink.js with --sink kannel), until the last receipt
 // is stored. Prints one JSON line: submit_sm/s (first to last submit; target >= 10,000/s), end to end from the
 // first HTTP request to the last receipt stored (target >= 5,000 messages/s), peak RSS (target < 400 MB).
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CARRIER_TIMER_DEFAULTS } from '../src/carriers/config.ts';
 import { carriersComponent } from '../src/workers/carriers.ts';
 import { benchStore, peakRssMb, startBenchService } from './lib/service.ts';
+import { simCarrier, startSmscSim } from './lib/smsc-sim.ts';
 
 const arg = (name: string, fallback: string) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -25,22 +24,15 @@ const sink = arg('sink', 'yona') === 'kannel' ? 'kannel' : 'yona';
 const store = benchStore();
 const root = join(import.meta.dirname, '..');
 
-// Starts the SMSC in a second process; resolves with its SMPP port once it listens.
-async function startSink(dir: string): Promise<{ child: ChildProcess; port: number }> {
+// Starts the SMSC in a second process; resolves with its SMPP port once it listens, and how to stop it.
+async function startSink(): Promise<{ port: number; stop(): void }> {
+  if (sink === 'yona') return startSmscSim(200);
   const port = 21000 + Math.floor(Math.random() * 20000);
-  const child = sink === 'kannel'
-    ? spawn(process.execPath, [join(root, '../shared/bench/kannel/smsc-sink.js'), '--port', String(port), '--dlr', '1', '--dlr-delay-ms', '200', '--quiet', '1'],
-      { env: { ...process.env, NODE_PATH: join(root, 'node_modules') }, stdio: ['ignore', 'pipe', 'inherit'] })
-    : spawn(process.execPath, [join(root, 'bin/yona.js'), 'smsc-sim', '--port', String(port), '--receipt-delay', '200'],
-      { env: { ...process.env, YONA_DATA_DIR: dir }, stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  child.stdout!.on('data', (d) => (out += d));
-  const deadline = Date.now() + 20_000;
-  while (sink === 'yona' ? !out.includes('SMPP on') : Date.now() < deadline - 19_000) {
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`the SMSC did not start: ${out}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return { child, port };
+  const child = spawn(process.execPath, [join(root, '../shared/bench/kannel/smsc-sink.js'), '--port', String(port), '--dlr', '1', '--dlr-delay-ms', '200', '--quiet', '1'],
+    { env: { ...process.env, NODE_PATH: join(root, 'node_modules') }, stdio: ['ignore', 'ignore', 'inherit'] });
+  await new Promise((r) => setTimeout(r, 1000)); // it prints nothing when it listens
+  if (child.exitCode !== null) throw new Error('the Kannel SMSC sink did not start');
+  return { port, stop: () => child.kill('SIGTERM') };
 }
 
 // Machine-wide busy CPU seconds so far (other work on the machine skews the figures; it is reported).
@@ -59,18 +51,11 @@ async function waitIdle(): Promise<boolean> {
   return false;
 }
 
-const dir = mkdtempSync(join(tmpdir(), 'yona-bench-sink-'));
-const smsc = await startSink(dir);
+const smsc = await startSink();
 const component = carriersComponent({
   env: {},
   settings: { lanes, batchSize: batch },
-  setup: {
-    carriers: [{
-      ...CARRIER_TIMER_DEFAULTS, name: 'sink', host: '127.0.0.1', port: smsc.port, systemId: 'yona', password: 'bench',
-      bindMode: 'transceiver', binds, windowSize, maxSubmitsPerSecond: 0, tls: false,
-    }],
-    routes: [],
-  },
+  setup: { carriers: [simCarrier(smsc.port, { name: 'sink', binds, windowSize })], routes: [] },
 });
 const bench = await startBenchService(store, [component]);
 try {
@@ -130,6 +115,5 @@ try {
   }));
 } finally {
   await bench.close();
-  smsc.child.kill('SIGTERM');
-  rmSync(dir, { recursive: true, force: true });
+  smsc.stop();
 }

@@ -36,11 +36,13 @@ export async function startSmscSim(receiptDelayMs: number): Promise<SmscSimProce
     }
     await new Promise((r) => setTimeout(r, 50));
   }
+  return { child, port, stop, carrier: (over = {}) => simCarrier(port, over) };
+}
+
+/** Carrier settings binding a bench service to a simulator on `port` (2 transceiver binds, window 200, no cap). */
+export function simCarrier(port: number, over: Partial<SmppCarrierConfig> = {}): SmppCarrierConfig {
   return {
-    child, port, stop,
-    carrier: (over = {}) => ({
-      ...CARRIER_TIMER_DEFAULTS, name: 'sim', host: '127.0.0.1', port, systemId: 'yona', password: 'bench',
-      bindMode: 'transceiver', binds: 2, windowSize: 200, maxSubmitsPerSecond: 0, tls: false, ...over,
-    }),
+    ...CARRIER_TIMER_DEFAULTS, name: 'sim', host: '127.0.0.1', port, systemId: 'yona', password: 'bench',
+    bindMode: 'transceiver', binds: 2, windowSize: 200, maxSubmitsPerSecond: 0, tls: false, ...over,
   };
 }
