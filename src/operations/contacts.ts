@@ -7,8 +7,11 @@
 //   rmNumCL   { status 0, message, id, removed, contacts, errors }
 //   removeCL  { status 0, message, ids }   (`cl.id` repeatable; all must exist, else 988 and nothing removed)
 //   getCL     { status 0, message, lists: [{ id, name, contacts, date (dd/mm/yy hh:mm) }] }
-//   getCLbyID { status 0, message, id, name, date, total, page, page_size, pages, contacts: [{ phone, df1..df6 }] }
-//             `page` (from 1) and `page_size` (default 1000, at most 10000) sit beside `cl`.
+//   getCLbyID { status 0, message, id, name, date, total, page, page_size, pages, contacts: [{ phone, df1..df6 }],
+//             next_after (when the page is full) }
+//             `page` (from 1) and `page_size` (default 1000, at most 10000) sit beside `cl`; `after` (a page's
+//             `next_after`) asks for the page that follows it instead of a page number (keyset: deep pages of
+//             a large list cost no more than the first; the reply then carries no `page`).
 //   errors:   [{ list, list_id, row, phone, reason }], row counting from 1 in the request's order;
 //             reason: missing_phone | too_short | too_long | invalid | duplicate | not_in_list (rmNumCL).
 import { z } from 'zod';
@@ -198,7 +201,7 @@ export const getCL = defineOperation({
 /** getCLbyID: one page of a list's contacts. */
 export const getCLbyID = defineOperation({
   names: ['getCLbyID'],
-  input: z.object({ cl: z.unknown().optional(), page: optInt(), page_size: optInt() }),
+  input: z.object({ cl: z.unknown().optional(), page: optInt(), page_size: optInt(), after: optInt() }),
   readOnly: true,
   async handler(ctx, input) {
     const list = await requireList(ctx, input.cl);
@@ -206,15 +209,18 @@ export const getCLbyID = defineOperation({
     const pageSize = Math.min(input.page_size ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
     if (page < 1) throw new ApiError(2, 'Invalid value for field page: must be 1 or more');
     if (pageSize < 1) throw new ApiError(2, 'Invalid value for field page_size: must be 1 or more');
+    if (input.after !== undefined && input.after < 0) throw new ApiError(2, 'Invalid value for field after: must be 0 or more');
     const total = Number(list.contact_count);
-    const rows = await pageContacts(ctx.db, list.id, (page - 1) * pageSize, pageSize);
+    const from = input.after !== undefined ? { after: input.after } : { offset: (page - 1) * pageSize };
+    const rows = await pageContacts(ctx.db, list.id, from, pageSize);
     const contacts = rows.map((c) => ({
       phone: toNational(c.phone), df1: c.df1 ?? '', df2: c.df2 ?? '', df3: c.df3 ?? '', df4: c.df4 ?? '', df5: c.df5 ?? '', df6: c.df6 ?? '',
     }));
     return {
       status: 0, message: `${plural(total, 'contact')}`, id: list.id, name: list.name,
       date: formatShort(list.created_at, ctx.account.time_zone),
-      total, page, page_size: pageSize, pages: Math.ceil(total / pageSize), contacts,
+      total, ...(input.after === undefined ? { page } : {}), page_size: pageSize, pages: Math.ceil(total / pageSize), contacts,
+      ...(rows.length === pageSize ? { next_after: Number(rows[rows.length - 1].id) } : {}),
     };
   },
 });

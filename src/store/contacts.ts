@@ -131,16 +131,15 @@ export async function countContacts(db: Queryable, listId: number): Promise<numb
   return row ? Number(row.contact_count) : 0;
 }
 
-/** One page of a list's contacts in id order (getCLbyID). */
-export async function pageContacts(db: Queryable, listId: number, offset: number, limit: number): Promise<ContactRow[]> {
-  return db
-    .selectFrom('contacts')
-    .select(CONTACT_COLUMNS)
-    .where('list_id', '=', listId)
-    .orderBy('id')
-    .offset(offset)
-    .limit(limit)
-    .execute();
+/**
+ * One page of a list's contacts in id order (getCLbyID): after the contact id `from.after` (a keyset page, as
+ * cheap at the end of a 1,000,000-contact list as at its start), else `from.offset` rows in.
+ */
+export async function pageContacts(db: Queryable, listId: number, from: { offset: number } | { after: number }, limit: number): Promise<ContactRow[]> {
+  let query = db.selectFrom('contacts').select(CONTACT_COLUMNS).where('list_id', '=', listId);
+  if ('after' in from) query = query.where('id', '>', from.after);
+  query = query.orderBy('id').limit(limit);
+  return ('offset' in from ? query.offset(from.offset) : query).execute();
 }
 
 /**

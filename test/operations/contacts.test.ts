@@ -169,6 +169,33 @@ for (const target of targets) {
       assert.equal((await call('getCLbyID', { cl: { id }, page_size: 'many' })).status, 2);
     });
 
+    it('getCLbyID pages by keyset with after/next_after, in JSON and XML, and sees the whole list once', async () => {
+      const phones = Array.from({ length: 25 }, (_, i) => `05030000${String(i).padStart(2, '0')}`);
+      const id = await newList('Keyset', phones);
+      const seen: string[] = [];
+      let after: number | undefined;
+      for (let pageNo = 0; pageNo < 5; pageNo++) {
+        const reply = await call('getCLbyID', { cl: { id }, page_size: 10, ...(after === undefined ? {} : { after: String(after) }) });
+        assert.equal(reply.status, 0);
+        assert.equal(reply.total, 25);
+        assert.equal('page' in reply, after === undefined, 'page only when paging by number');
+        seen.push(...reply.contacts.map((c: any) => c.phone));
+        if (reply.next_after === undefined) break;
+        after = reply.next_after;
+      }
+      assert.deepEqual(seen, phones, 'every contact once, in order');
+      const xml = await t.post(
+        `<?xml version="1.0" encoding="UTF-8"?><getCLbyID><user><username>cllist</username></user><cl><id>${id}</id></cl>` +
+          `<page_size>10</page_size><after>${after}</after></getCLbyID>`,
+        { contentType: 'application/xml', token },
+      );
+      assert.match(xml.text, /<status>0<\/status>/);
+      assert.deepEqual([...xml.text.matchAll(/<phone>(\d+)<\/phone>/g)].map((m) => m[1]), phones.slice(20));
+      assert.doesNotMatch(xml.text, /<next_after>/, 'a short page is the last');
+      assert.equal((await call('getCLbyID', { cl: { id }, after: -1 })).status, 2);
+      assert.equal((await call('getCLbyID', { cl: { id }, after: 'x' })).status, 2);
+    });
+
     it('speaks XML: newCL with rows and errors, getCLbyID and getCL', async () => {
       const created = await t.post(
         '<?xml version="1.0" encoding="UTF-8"?><newCL><user><username>cllist</username></user><cl><name>Xml</name><destinations>' +
