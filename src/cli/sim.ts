@@ -3,7 +3,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { SimulatorClient, SmscSimulator } from '../carriers/simulator/index.ts';
+import { SIM_ID_FORMATS, SimulatorClient, SmscSimulator, type SimIdFormat } from '../carriers/simulator/index.ts';
 import { readSimulatorTls, selfSignedSimulatorTls, type SimulatorTls } from '../carriers/simulator/tls.ts';
 import { normalizePhone } from '../domain/phone.ts';
 import { simulatorInfoPath } from '../workers/carriers.ts';
@@ -23,7 +23,7 @@ function port(text: string | undefined, what: string, fallback: number): number 
 
 const dataDir = () => resolve(process.env.YONA_DATA_DIR ?? './data');
 
-const SMSC_SIM_USAGE = 'usage: yona smsc-sim --port N [--control-port N] [--receipt-delay MS] [--system-id ID --password PW] ' +
+const SMSC_SIM_USAGE = 'usage: yona smsc-sim --port N [--control-port N] [--receipt-delay MS] [--id-format text|submit-hex|receipt-hex] [--system-id ID --password PW] ' +
   '[--tls | --tls-cert CERT.pem --tls-key KEY.pem]';
 
 // --tls-cert/--tls-key: the operator's pair; --tls alone: a self-signed certificate kept in the data dir.
@@ -46,7 +46,7 @@ export async function runSmscSim(args: string[], out: Out = console.log, until?:
   const { values } = parseArgs({
     args,
     options: {
-      port: { type: 'string' }, 'control-port': { type: 'string' }, 'receipt-delay': { type: 'string' },
+      port: { type: 'string' }, 'control-port': { type: 'string' }, 'receipt-delay': { type: 'string' }, 'id-format': { type: 'string' },
       'system-id': { type: 'string' }, password: { type: 'string' },
       tls: { type: 'boolean', default: false }, 'tls-cert': { type: 'string' }, 'tls-key': { type: 'string' },
     },
@@ -54,10 +54,13 @@ export async function runSmscSim(args: string[], out: Out = console.log, until?:
   if (values.port === undefined) fail(SMSC_SIM_USAGE);
   const delay = values['receipt-delay'];
   if (delay !== undefined && !/^\d+$/.test(delay)) fail(`--receipt-delay must be milliseconds, got "${delay}"`);
+  const idFormat = values['id-format'] ?? 'text';
+  if (!(SIM_ID_FORMATS as readonly string[]).includes(idFormat)) fail(`--id-format must be one of ${SIM_ID_FORMATS.join(', ')}, got "${idFormat}"`);
   const tls = await tlsFromArgs(values);
   const simulator = new SmscSimulator({
     systemId: values['system-id'], password: values.password, receiptDelayMs: delay === undefined ? 200 : Number(delay),
     controlPort: port(values['control-port'], '--control-port', 0), tls: tls && { key: tls.key, cert: tls.cert },
+    idFormat: idFormat as SimIdFormat,
   });
   const smppPort = await simulator.start(port(values.port, '--port', 0));
   const controlUrl = `http://127.0.0.1:${simulator.controlPort()}`;

@@ -1,6 +1,5 @@
 // The bundled SMSC simulator: a real SMPP server that accepts submits, keeps a log, sends receipts and MO.
 import smpp from 'smpp';
-import { randomBytes } from 'node:crypto';
 import type { Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { decodeFromSmpp } from '../../domain/encoding.ts';
@@ -9,6 +8,7 @@ import { rawPayload, sendPdu, STATUS } from '../smpp/pdu.ts';
 import { inboundFields, receiptFields } from './build.ts';
 import { startControlServer } from './control.ts';
 import { DeliveryQueue, type DeliveryTarget } from './deliveries.ts';
+import { SimulatorIds, type SimIdFormat } from './ids.ts';
 import { MessageLog, type ReceivedMessage } from './log.ts';
 import { DEFAULT_RULES, outcomeFor, type OutcomeRule } from './outcomes.ts';
 
@@ -28,6 +28,8 @@ export interface SimulatorOptions {
   maxLog?: number;
   /** Serve SMPP over TLS with this PEM key and certificate. */
   tls?: { key: string; cert: string };
+  /** Ids in submit_sm_resp vs receipts: the same text (default), or hex on one side and decimal on the other. */
+  idFormat?: SimIdFormat;
 }
 
 /** Simulator counters. */
@@ -70,8 +72,7 @@ export class SmscSimulator {
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly ticks = new Map<number, Array<() => void>>();
   private readonly rules: OutcomeRule[];
-  private readonly idPrefix = randomBytes(3).toString('hex');
-  private idCounter = 0;
+  private readonly ids: SimulatorIds;
   private mref = 0;
   private receiptDelayMs: number;
   private respDelayMs = 0;
@@ -89,6 +90,7 @@ export class SmscSimulator {
     this.receiptDelayMs = options.receiptDelayMs ?? 200;
     this.rules = [...(options.rules ?? []), ...DEFAULT_RULES];
     this.log = new MessageLog(options.maxLog);
+    this.ids = new SimulatorIds(options.idFormat);
     this.server = smpp.createServer({ ...(options.tls ?? {}) }, (session) => this.accept(session));
   }
 
@@ -220,7 +222,7 @@ export class SmscSimulator {
     } catch {
       return reply({ command_status: 0x104 }); // ESME_RINVDCS
     }
-    const id = `${this.idPrefix}${(++this.idCounter).toString(16).padStart(8, '0')}`;
+    const { submit: id, receipt: receiptId } = this.ids.next();
     reply({ message_id: id });
     const udh = decoded.udh && decoded.udh.total > 1 ? decoded.udh : undefined;
     if (udh) {
@@ -236,7 +238,7 @@ export class SmscSimulator {
       });
     }
     const registered = typeof pdu.registered_delivery === 'number' ? pdu.registered_delivery : 0;
-    if (registered & 0x03) this.scheduleReceipt(bound, pdu, id, decoded.text);
+    if (registered & 0x03) this.scheduleReceipt(bound, pdu, receiptId, decoded.text);
   }
 
   // Answers a submit now or after the configured response delay (which keeps submits in the client's window).
