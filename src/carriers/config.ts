@@ -8,6 +8,7 @@ import { normalizePhone } from '../domain/phone.ts';
 import type { Queryable } from '../store/db.ts';
 import { listCarriers, listRoutes } from '../store/carriers.ts';
 import type { SmppCarrierConfig } from './smpp/connector.ts';
+import { isReceiptIdMode, RECEIPT_ID_MODES } from './smpp/ids.ts';
 import { LONG_MESSAGE_MODES } from './smpp/payload.ts';
 import { readCaBundle } from './smpp/tls.ts';
 
@@ -42,6 +43,7 @@ const fileCarrier = z.object({
   tlsCa: z.string().min(1).optional(),
   tlsServername: z.string().min(1).optional(),
   longMessages: z.enum(LONG_MESSAGE_MODES).default('udh'),
+  receiptIds: z.enum(RECEIPT_ID_MODES).default('as-is'),
   enquireLinkMs: positive.optional(),
   responseTimeoutMs: positive.optional(),
   reconnectBaseMs: positive.optional(),
@@ -66,7 +68,7 @@ export function readCarriersFile(path: string): CarrierSetup {
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const keys = issue.code === 'unrecognized_keys' ? issue.keys : [];
-    const hint = keys.some((k) => k.includes('_')) ? ' (keys are camelCase, e.g. tlsCa, tlsServername, longMessages)' : '';
+    const hint = keys.some((k) => k.includes('_')) ? ' (keys are camelCase, e.g. tlsCa, tlsServername, longMessages, receiptIds)' : '';
     throw new ConfigError(`YONA_CARRIERS_FILE ${path}: ${issue.path.join('.') || 'file'}: ${issue.message}${hint}`);
   }
   // A relative tlsCa is relative to the carriers file.
@@ -117,7 +119,7 @@ export async function loadCarrierSetup(db: Queryable, env: NodeJS.ProcessEnv = p
     systemType: row.system_type || undefined, bindMode: row.bind_mode === 'tx+rx' ? 'tx+rx' : 'transceiver',
     binds: Number(row.binds), windowSize: Number(row.window_size), maxSubmitsPerSecond: Number(row.max_tps), tls: Number(row.tls) === 1,
     tlsCa: row.tls_ca ?? undefined, tlsServername: row.tls_servername ?? undefined,
-    longMessages: row.long_messages === 'payload' ? 'payload' : 'udh',
+    longMessages: row.long_messages === 'payload' ? 'payload' : 'udh', receiptIds: storedReceiptIds(row.name, row.receipt_ids),
   }, `carrier "${row.name}" (yona admin add-carrier)`));
   const carriers = [...fromFile.carriers];
   for (const c of stored) {
@@ -128,6 +130,12 @@ export async function loadCarrierSetup(db: Queryable, env: NodeJS.ProcessEnv = p
   const routes = new Map<string, string>((await listRoutes(db)).map((r) => [r.prefix, r.carrier]));
   for (const r of fromFile.routes) routes.set(r.prefix, r.carrier);
   return { carriers, routes: [...routes].map(([prefix, carrier]) => ({ prefix, carrier })) };
+}
+
+// A stored receipt_ids value, refused when it is not a known mode (the store was edited by hand).
+function storedReceiptIds(carrier: string, value: string): SmppCarrierConfig['receiptIds'] {
+  if (isReceiptIdMode(value)) return value;
+  throw new ConfigError(`carrier "${carrier}" (yona admin add-carrier): receipt_ids must be one of ${RECEIPT_ID_MODES.join(', ')}, got "${value}"`);
 }
 
 /** Picks a carrier per destination: the longest matching route prefix, else the default route, else the first carrier. */

@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError, type Config } from '../config.ts';
 import { checkTls, loadCarrierSetup, normalizeNumber, routePrefix } from '../carriers/config.ts';
+import { isReceiptIdMode, RECEIPT_ID_MODES, type ReceiptIdMode } from '../carriers/smpp/ids.ts';
 import { LONG_MESSAGE_MODES, type LongMessageMode } from '../carriers/smpp/payload.ts';
 import { findAccountByUsername } from '../store/accounts.ts';
 import { addAccountNumber, setRoute, upsertCarrier } from '../store/carriers.ts';
@@ -23,7 +24,7 @@ function whole(text: string | undefined, what: string, min: number, max = Number
 
 const ADD_CARRIER_USAGE = 'usage: yona admin add-carrier NAME --host H --port P --system-id S --password PW [--system-type T] ' +
   '[--bind transceiver|tx+rx] [--binds N] [--window N] [--max-tps N] [--tls [--tls-ca CA.pem] [--tls-servername NAME]] ' +
-  '[--long-messages udh|payload]';
+  '[--long-messages udh|payload] [--receipt-ids as-is|submit-hex|receipt-hex|both-hex]';
 
 /** Adds (or updates) an SMPP carrier; `yona serve` binds it on its next start. */
 export async function addCarrier(store: Store, _config: Config, args: string[], out: Out): Promise<void> {
@@ -33,7 +34,7 @@ export async function addCarrier(store: Store, _config: Config, args: string[], 
       host: { type: 'string' }, port: { type: 'string' }, 'system-id': { type: 'string' }, password: { type: 'string' },
       'system-type': { type: 'string' }, bind: { type: 'string' }, binds: { type: 'string' }, window: { type: 'string' },
       'max-tps': { type: 'string' }, tls: { type: 'boolean', default: false }, 'tls-ca': { type: 'string' },
-      'tls-servername': { type: 'string' }, 'long-messages': { type: 'string' },
+      'tls-servername': { type: 'string' }, 'long-messages': { type: 'string' }, 'receipt-ids': { type: 'string' },
     },
   });
   const [name] = positionals;
@@ -45,6 +46,8 @@ export async function addCarrier(store: Store, _config: Config, args: string[], 
   if (values.password.length > 8) out('note: SMPP 3.4 passwords are at most 8 characters; this carrier may refuse a longer one');
   const longMessages = values['long-messages'] ?? 'udh';
   if (!LONG_MESSAGE_MODES.includes(longMessages as LongMessageMode)) fail(`--long-messages must be udh or payload, got "${longMessages}"`);
+  const receiptIds = values['receipt-ids'] ?? 'as-is';
+  if (!isReceiptIdMode(receiptIds)) fail(`--receipt-ids must be one of ${RECEIPT_ID_MODES.join(', ')}, got "${receiptIds}"`);
   if (!values.tls && (values['tls-ca'] !== undefined || values['tls-servername'] !== undefined)) fail('--tls-ca and --tls-servername need --tls');
   // Kept as an absolute path: yona serve may start in another directory.
   const tlsCa = values['tls-ca'] === undefined ? null : resolve(values['tls-ca']);
@@ -61,7 +64,7 @@ export async function addCarrier(store: Store, _config: Config, args: string[], 
     binds: values.binds === undefined ? 1 : whole(values.binds, '--binds', 1, 64),
     windowSize: values.window === undefined ? 10 : whole(values.window, '--window', 1, 10_000),
     maxTps: values['max-tps'] === undefined ? 0 : whole(values['max-tps'], '--max-tps', 0), tls: values.tls!,
-    tlsCa, tlsServername, longMessages: longMessages as LongMessageMode,
+    tlsCa, tlsServername, longMessages: longMessages as LongMessageMode, receiptIds,
   };
   const created = await upsertCarrier(store.db, carrier, Date.now());
   out(`${created ? 'added' : 'updated'} carrier ${name}: ${describe(carrier)}; restart yona serve to bind it`);
@@ -69,14 +72,15 @@ export async function addCarrier(store: Store, _config: Config, args: string[], 
 
 interface Described {
   host: string; port: number; systemId: string; bindMode: string; binds: number; windowSize: number; maxTps: number; tls: boolean;
-  tlsCa?: string | null; tlsServername?: string | null; longMessages?: LongMessageMode;
+  tlsCa?: string | null; tlsServername?: string | null; longMessages?: LongMessageMode; receiptIds?: ReceiptIdMode;
 }
 
 function describe(c: Described): string {
   const tls = !c.tls ? '' : ` (TLS${c.tlsCa ? `, CA ${c.tlsCa}` : ''}${c.tlsServername ? `, certificate name ${c.tlsServername}` : ''})`;
   return `${c.host}:${c.port}${tls}, system_id ${c.systemId}, ${c.bindMode} x${c.binds}, window ${c.windowSize}, ` +
     `${c.maxTps > 0 ? `${c.maxTps} submits/s` : 'no rate limit'}` +
-    `${c.longMessages === 'payload' ? ', long messages in message_payload' : ''}`;
+    `${c.longMessages === 'payload' ? ', long messages in message_payload' : ''}` +
+    `${c.receiptIds && c.receiptIds !== 'as-is' ? `, receipt ids ${c.receiptIds}` : ''}`;
 }
 
 /** Routes destinations starting with PREFIX ('default' for all others) to a configured carrier. */

@@ -22,6 +22,8 @@ export interface NewCarrier {
   longMessages: 'udh' | 'payload';
   tlsCa: string | null;
   tlsServername: string | null;
+  /** Base of the carrier's message ids (RECEIPT_ID_MODES); 'as-is' when unset. */
+  receiptIds?: string;
 }
 
 /** Adds a carrier, or replaces the settings of the one with that name; returns true when it was new. */
@@ -30,6 +32,7 @@ export async function upsertCarrier(db: Queryable, c: NewCarrier, now: number): 
     host: c.host, port: c.port, system_id: c.systemId, password: c.password, system_type: c.systemType,
     bind_mode: c.bindMode, binds: c.binds, window_size: c.windowSize, max_tps: c.maxTps, tls: c.tls ? 1 : 0,
     long_messages: c.longMessages, tls_ca: c.tlsCa, tls_servername: c.tlsServername,
+    receipt_ids: c.receiptIds ?? 'as-is',
   };
   const existing = await db.selectFrom('carriers').select('id').where('name', '=', c.name).executeTakeFirst();
   if (existing) {

@@ -25,6 +25,8 @@ export interface CarrierTable {
   tls_ca: string | null;
   /** Name the carrier's certificate is checked against; null: the host. */
   tls_servername: string | null;
+  /** Base of the carrier's message ids: 'as-is', 'submit-hex', 'receipt-hex' or 'both-hex' (see smpp/ids.ts). */
+  receipt_ids: Generated<string>;
   created_at: number;
 }
 

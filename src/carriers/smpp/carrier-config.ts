@@ -1,5 +1,6 @@
 // The settings of one SMPP carrier account, as the config file, the store and tests give them.
 import type { ConnectionOptions } from 'node:tls';
+import type { ReceiptIdMode } from './ids.ts';
 import type { LongMessageMode } from './payload.ts';
 import type { SmppLogger } from './session.ts';
 
@@ -26,6 +27,8 @@ export interface SmppCarrierConfig {
   tlsOptions?: Omit<ConnectionOptions, 'socket'>;
   /** Messages longer than one SMS: UDH-concatenated parts (default), or one submit_sm with message_payload. */
   longMessages?: LongMessageMode;
+  /** Base of the ids in submit_sm_resp and in receipts when they differ (see ids.ts); as-is by default. */
+  receiptIds?: ReceiptIdMode;
   enquireLinkMs: number;
   responseTimeoutMs: number;
   reconnectBaseMs: number;

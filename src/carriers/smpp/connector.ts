@@ -3,6 +3,7 @@ import type smpp from 'smpp';
 import type { Carrier, InboundSms, LateAccept, OutboundSms, Receipt, SubmitResult } from '../types.ts';
 import { decodeFromSmpp } from '../../domain/encoding.ts';
 import type { SmppCarrierConfig } from './carrier-config.ts';
+import { canonicalMessageId } from './ids.ts';
 import { submitBodies, type SubmitBodies } from './payload.ts';
 import { isBackpressureStatus, isTransientStatus, normalizeAddress, rawPayload, sourceAddress, statusName } from './pdu.ts';
 import { receiptFromPdu } from './receipt.ts';
@@ -131,7 +132,7 @@ export class SmppCarrier implements Carrier {
       if (!session) return { ok: false, transient: true, error: 'no bound SMPP session with a free window slot' };
       const sentAt = performance.now();
       const result = await session.submit(fields, (pdu) => {
-        if (pdu.command_status === 0) acceptedLate(String(pdu.message_id ?? ''));
+        if (pdu.command_status === 0) acceptedLate(this.submitId(pdu));
       });
       if ('error' in result) {
         const error = `submit_sm ${result.error}${result.detail ? `: ${result.detail}` : ''}`;
@@ -140,7 +141,7 @@ export class SmppCarrier implements Carrier {
       const status = result.pdu.command_status;
       if (status === 0) {
         this.bucket.succeeded();
-        return { ok: true, id: String(result.pdu.message_id ?? '') };
+        return { ok: true, id: this.submitId(result.pdu) };
       }
       if (isBackpressureStatus(status) && attempt < retries && !this.stopped) {
         this.log.debug({ carrier: this.name, status: statusName(status), pause }, 'smsc pushed back; retrying part');
@@ -153,6 +154,11 @@ export class SmppCarrier implements Carrier {
       }
       return { ok: false, transient: isTransientStatus(status), error: statusName(status), commandStatus: status };
     }
+  }
+
+  // The carrier message id of a submit_sm_resp, in the form receipts are matched by.
+  private submitId(pdu: smpp.PduFields): string {
+    return canonicalMessageId(String(pdu.message_id ?? ''), 'submit', this.config.receiptIds);
   }
 
   // Grants a window slot on the least-loaded bound session, waiting (FIFO) while every window is full.
@@ -231,6 +237,7 @@ export class SmppCarrier implements Carrier {
         this.log.warn({ carrier: this.name }, 'unparseable delivery receipt dropped');
         return 0;
       }
+      receipt.carrierMessageId = canonicalMessageId(receipt.carrierMessageId, 'receipt', this.config.receiptIds);
       for (const handler of this.receiptHandlers) await handler(receipt);
       return 0;
     }
