@@ -10,6 +10,9 @@ import { dlrById, eventually, mobiles, newSender, startDelivery, stateCounts, ty
 
 const RATE = 200;
 const BURST = Math.ceil(RATE / 20); // the bucket holds 50 ms of submits
+// Times are taken where the simulator reads each submit: a pause of its event loop (a busy machine) bunches up to
+// 50 ms of submits under one reading, so a one-second window may count that many more than were sent in it.
+const MOST_IN_ONE_SECOND = RATE + BURST + Math.ceil(RATE / 20);
 const RECIPIENTS = 300;
 
 /** The most messages received within any `windowMs`, and the time from the first to the last. */
@@ -57,7 +60,7 @@ for (const target of targets) {
       t.diagnostic(`${RECIPIENTS} submits over ${spanMs} ms (${Math.round((RECIPIENTS - 1) / (spanMs / 1000))}/s); most in one second: ${most}`);
       const fastest = ((RECIPIENTS - BURST) / RATE) * 1000;
       assert.ok(spanMs >= fastest - 50, `${RECIPIENTS} submits took ${spanMs} ms; at ${RATE}/s with a burst of ${BURST} they need ${fastest} ms`);
-      assert.ok(most <= RATE + BURST + 2, `${most} submits within one second (rate ${RATE}, burst ${BURST})`);
+      assert.ok(most <= MOST_IN_ONE_SECOND, `${most} submits within one second (rate ${RATE}, burst ${BURST})`);
       assert.equal(h.simulator.stats().binds, 2, 'the rate is the carrier\'s across both binds');
     });
 
@@ -86,7 +89,7 @@ for (const target of targets) {
       const { most } = pace(received);
       const throttled = h.simulator.stats().throttled - before.throttled;
       t.diagnostic(`throttled answers: ${throttled}; most submits in one second: ${most}`);
-      assert.ok(most <= RATE + BURST + 2, `the rate stayed within ${RATE}/s after throttling (${most} in one second)`);
+      assert.ok(most <= MOST_IN_ONE_SECOND, `the rate stayed within ${RATE}/s after throttling (${most} in one second)`);
     });
   });
 }
