@@ -5,7 +5,6 @@
 // window be submitted and unrecorded), and, per destination in the simulator's log, that no message went out
 // more than twice (a message in flight at the crash is re-submitted at most once).
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -13,26 +12,14 @@ import { runAdminCommand } from '../../src/cli/admin.ts';
 import { SmscSimulator } from '../../src/carriers/simulator/index.ts';
 import { loadConfig } from '../../src/config.ts';
 import { openStore, type Store } from '../../src/store/db.ts';
+import { startServeProcess, type ServeProcess } from '../helpers/serve-process.ts';
 import { storeTargets } from '../helpers/stores.ts';
 import { eventually, mobiles, waitForNoBackends } from '../workers/delivery-helpers.ts';
 
-const bin = join(import.meta.dirname, '../../bin/yona.js');
 const RECIPIENTS = 4000;
 const BATCH = 100;
 const LANES = 2;
 const WINDOW = 20;
-
-function serve(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; logs: () => string }> {
-  const child = spawn(process.execPath, [bin, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let logs = '';
-  child.stdout!.on('data', (d) => (logs += d));
-  child.stderr!.on('data', (d) => (logs += d));
-  return eventually(() => (logs.includes('yona is serving') ? { child, logs: () => logs } : undefined), 20_000, 'yona serve to start')
-    .catch((err) => {
-      child.kill('SIGKILL');
-      throw new Error(`${(err as Error).message}\n${logs}`);
-    });
-}
 
 const targets = await storeTargets();
 for (const target of targets) {
@@ -41,7 +28,7 @@ for (const target of targets) {
       const simulator = new SmscSimulator({ systemId: 'yona', password: 'secret', receiptDelayMs: 20 });
       const smppPort = await simulator.start(0);
       const created = await target.create();
-      let child: ChildProcess | undefined;
+      let running: ServeProcess | undefined;
       let store: Store | undefined;
       try {
         const dataDir = created.env.YONA_DATA_DIR;
@@ -50,13 +37,10 @@ for (const target of targets) {
         writeFileSync(carriersFile, JSON.stringify({
           carriers: [{ name: 'sim', host: '127.0.0.1', port: smppPort, systemId: 'yona', password: 'secret', windowSize: WINDOW, maxSubmitsPerSecond: 1500 }],
         }));
-        const base = 20_000 + Math.floor(Math.random() * 20_000);
-        const env = {
-          ...process.env, ...created.env, DATABASE_URL: created.env.DATABASE_URL ?? '', YONA_CARRIERS_FILE: carriersFile,
-          YONA_HTTPS_PORT: String(base), YONA_HTTP_PORT: String(base + 1), YONA_HTTPS_HOST: '127.0.0.1', YONA_LOG_LEVEL: 'info',
-          YONA_DISPATCH_BATCH: String(BATCH), YONA_DISPATCH_LANES: String(LANES), YONA_DISPATCH_LEASE_MS: '2000',
-        };
-        const config = loadConfig(env);
+        const serve = () => startServeProcess(created.env, {
+          YONA_CARRIERS_FILE: carriersFile, YONA_DISPATCH_BATCH: String(BATCH), YONA_DISPATCH_LANES: String(LANES), YONA_DISPATCH_LEASE_MS: '2000',
+        });
+        const config = loadConfig({ ...process.env, DATABASE_URL: '', ...created.env });
         const opened = (store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
         const lines: string[] = [];
         const admin = (...args: string[]) => runAdminCommand(opened, config, args, (l) => lines.push(l));
@@ -65,22 +49,19 @@ for (const target of targets) {
         const token = lines.at(-1)!;
         await admin('verify-sender', 'killed', 'Yona');
 
-        let running = await serve(env);
-        child = running.child;
-        const res = await fetch(`http://127.0.0.1:${base + 1}/api`, {
+        running = await serve();
+        const res = await fetch(`http://127.0.0.1:${running.httpPort}/api`, {
           method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
           body: JSON.stringify({ sms: { user: { username: 'killed' }, source: 'Yona', destinations: { phone: mobiles(RECIPIENTS, 540_000_000) }, message: 'kill -9 test' } }),
         });
         const reply = (await res.json()) as { status: number; campaign_id: number };
         assert.equal(reply.status, 0);
         await eventually(() => simulator.stats().messagesReceived >= RECIPIENTS / 4, 20_000, 'a quarter of the campaign submitted');
-        child.kill('SIGKILL');
-        await new Promise((r) => child!.once('exit', r));
+        await running.kill();
         const atKill = simulator.stats().messagesReceived;
         assert.ok(atKill < RECIPIENTS, `the kill landed mid-campaign (${atKill} received)`);
 
-        running = await serve(env);
-        child = running.child;
+        running = await serve();
         const states = async () => {
           const rows = await opened.db.selectFrom('messages').select(['state', (eb) => eb.fn.countAll<number>().as('n')])
             .where('campaign_id', '=', reply.campaign_id).groupBy('state').execute();
@@ -99,12 +80,10 @@ for (const target of targets) {
         assert.deepEqual(overSent.slice(0, 5), [], `${overSent.length} destinations got the message more than twice (at most one re-submission per message)`);
         const campaign = await opened.db.selectFrom('campaigns').select('state').where('id', '=', reply.campaign_id).executeTakeFirstOrThrow();
         assert.equal(campaign.state, 'sent');
-        const exited = new Promise((r) => child!.once('exit', r));
-        child.kill('SIGTERM');
-        await exited;
-        child = undefined;
+        await running.stop();
+        running = undefined;
       } finally {
-        child?.kill('SIGKILL');
+        await running?.kill();
         await store?.close();
         await waitForNoBackends(created.env.DATABASE_URL);
         await simulator.stop();

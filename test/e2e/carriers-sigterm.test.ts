@@ -3,40 +3,19 @@
 // GET /stats) and exits 0, with the store holding exactly the submits the simulator accepted. After a restart the
 // rest of the campaign goes out and every receipt is stored, and no message is sent twice.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { runAdminCommand } from '../../src/cli/admin.ts';
 import { loadConfig } from '../../src/config.ts';
 import { openStore, type Store } from '../../src/store/db.ts';
+import { startServeProcess, type ServeProcess } from '../helpers/serve-process.ts';
 import { startSmscSimProcess, type SmscSimProcess } from '../helpers/smsc-sim-process.ts';
 import { storeTargets } from '../helpers/stores.ts';
 import { eventually, mobiles, waitForNoBackends } from '../workers/delivery-helpers.ts';
 
-const bin = join(import.meta.dirname, '../../bin/yona.js');
 const BINDS = 2;
 const RECIPIENTS = 400;
-
-/** `yona serve` as a child process; resolves once it serves, with its HTTP port and its exit. */
-async function serve(env: NodeJS.ProcessEnv) {
-  const child = spawn(process.execPath, [bin, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  let logs = '';
-  child.stdout!.on('data', (d) => (logs += d));
-  child.stderr!.on('data', (d) => (logs += d));
-  const line = await eventually(() => logs.split('\n').find((l) => l.includes('yona is serving')), 30_000, 'yona serve to start')
-    .catch((err) => {
-      child.kill('SIGKILL');
-      throw new Error(`${(err as Error).message}\n${logs}`);
-    });
-  const httpPort = Number((JSON.parse(line) as { http: string }).http.split(':').at(-1));
-  return {
-    httpPort, logs: () => logs, kill: () => child.kill('SIGKILL'),
-    /** SIGTERM; resolves with the exit code. */
-    terminate: () => (child.kill('SIGTERM'), exited),
-  };
-}
 
 let sim: SmscSimProcess;
 before(async () => (sim = await startSmscSimProcess(['--receipt-delay', '50'])));
@@ -48,17 +27,14 @@ for (const [index, target] of targets.entries()) {
     it('unbinds every bind and exits 0 mid-campaign; after a restart every message is delivered exactly once', async () => {
       const created = await target.create();
       let store: Store | undefined;
-      let running: Awaited<ReturnType<typeof serve>> | undefined;
+      let running: ServeProcess | undefined;
       try {
         const carriersFile = join(created.env.YONA_DATA_DIR, 'carriers.json');
         writeFileSync(carriersFile, JSON.stringify({
           carriers: [{ name: 'sim', host: '127.0.0.1', port: sim.smppPort, systemId: 'yona', password: 'secret', binds: BINDS, windowSize: 20, maxSubmitsPerSecond: 300 }],
         }));
-        const env = {
-          ...process.env, DATABASE_URL: '', ...created.env, YONA_CARRIERS_FILE: carriersFile, YONA_HTTPS_PORT: '0', YONA_HTTP_PORT: '0',
-          YONA_HTTPS_HOST: '127.0.0.1', YONA_LOG_LEVEL: 'info', YONA_DISPATCH_BATCH: '40',
-        };
-        const config = loadConfig(env);
+        const serve = () => startServeProcess(created.env, { YONA_CARRIERS_FILE: carriersFile, YONA_DISPATCH_BATCH: '40' });
+        const config = loadConfig({ ...process.env, DATABASE_URL: '', ...created.env });
         const opened = (store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
         const lines: string[] = [];
         const admin = (...args: string[]) => runAdminCommand(opened, config, args, (l) => lines.push(l));
@@ -71,7 +47,7 @@ for (const [index, target] of targets.entries()) {
         const received = async () => (await sim.messages()).filter((m) => destinations.has(m.destination));
         const start = await sim.stats();
 
-        running = await serve(env);
+        running = await serve();
         await eventually(async () => (await sim.stats()).binds - start.binds === BINDS, 10_000, `${BINDS} binds`);
         const res = await fetch(`http://127.0.0.1:${running.httpPort}/api`, {
           method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
@@ -80,7 +56,7 @@ for (const [index, target] of targets.entries()) {
         const reply = (await res.json()) as { status: number; campaign_id: number };
         assert.equal(reply.status, 0);
         await eventually(async () => (await received()).length >= RECIPIENTS / 4, 15_000, 'a quarter of the campaign submitted');
-        assert.equal(await running.terminate(), 0, `exit code after SIGTERM\n${running.logs()}`);
+        assert.equal(await running.stop(), 0, `exit code after SIGTERM\n${running.logs()}`);
         const stopped = await sim.stats();
         assert.equal(stopped.unbinds - start.unbinds, BINDS, 'one unbind per bind');
         const atStop = await received();
@@ -92,7 +68,7 @@ for (const [index, target] of targets.entries()) {
         assert.deepEqual(new Set(recorded.map((r) => `${r.phone}:${r.carrier_message_id}`)),
           new Set(atStop.map((m) => `${m.destination}:${m.messageIds[0]}`)), 'the store holds exactly what the simulator accepted');
 
-        running = await serve(env);
+        running = await serve();
         const done = async () => {
           const rows = await opened.db.selectFrom('messages').select(['status', (eb) => eb.fn.countAll<number>().as('n')])
             .where('campaign_id', '=', reply.campaign_id).where('state', '=', 'done').groupBy('status').execute();
@@ -103,11 +79,11 @@ for (const [index, target] of targets.entries()) {
         const all = await received();
         assert.equal(new Set(all.map((m) => m.destination)).size, RECIPIENTS, 'every recipient got it');
         assert.equal(all.length, RECIPIENTS, 'and none twice');
-        assert.equal(await running.terminate(), 0);
+        assert.equal(await running.stop(), 0);
         running = undefined;
         assert.equal((await sim.stats()).unbinds - start.unbinds, 2 * BINDS, 'the second stop unbound both binds too');
       } finally {
-        running?.kill();
+        await running?.kill();
         await store?.close();
         await waitForNoBackends(created.env.DATABASE_URL);
         await created.cleanup();

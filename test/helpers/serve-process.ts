@@ -19,8 +19,10 @@ export interface ServeProcess {
   logs(): string;
   /** Runs `yona ARGS...` as its own process (asynchronously: the test's event loop keeps running). */
   cli(...args: string[]): Promise<CliRun>;
-  /** SIGTERM, then SIGKILL if it has not exited within 10 s. */
-  stop(): Promise<void>;
+  /** SIGTERM, then SIGKILL if it has not exited within 10 s; resolves with the exit code. */
+  stop(): Promise<number | null>;
+  /** SIGKILL (a crash); resolves once the process is gone. */
+  kill(): Promise<void>;
 }
 
 /** Runs `yona ARGS...` with the given environment and collects its output. */
@@ -48,7 +50,7 @@ export async function startServeProcess(storeEnv: Record<string, string>, extra:
     YONA_LOG_LEVEL: 'info', ...storeEnv, ...extra,
   };
   const child: ChildProcess = spawn(process.execPath, [bin, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   let logs = '';
   child.stdout!.on('data', (d) => (logs += d));
   child.stderr!.on('data', (d) => (logs += d));
@@ -58,6 +60,7 @@ export async function startServeProcess(storeEnv: Record<string, string>, extra:
     const line = logs.split('\n').find((l) => l.includes('yona is serving'));
     if (line) started = JSON.parse(line);
   }
+  if (!started) child.kill('SIGKILL');
   assert.ok(started, `yona serve did not start:\n${logs}`);
   return {
     httpsPort: started.https,
@@ -66,11 +69,15 @@ export async function startServeProcess(storeEnv: Record<string, string>, extra:
     logs: () => logs,
     cli: (...args) => runCli(env, args),
     async stop() {
-      if (child.exitCode !== null) return;
-      child.kill('SIGTERM');
+      if (child.exitCode === null) child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await exited;
+      const code = await exited;
       clearTimeout(timer);
+      return code;
+    },
+    async kill() {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      await exited;
     },
   };
 }
