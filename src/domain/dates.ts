@@ -2,6 +2,8 @@
 // always in the account's time zone.
 
 export const DEFAULT_TIME_ZONE = 'Asia/Jerusalem';
+/** One day in milliseconds. */
+export const DAY_MS = 24 * 3600_000;
 
 interface Parts {
   year: number;

@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generate } from 'selfsigned';
 import type { Config } from '../config.ts';
+import { DAY_MS } from '../domain/dates.ts';
 
 export interface TlsMaterial {
   key: string;
@@ -20,7 +21,6 @@ export async function loadTls(config: Config): Promise<TlsMaterial> {
   return { cert, key, selfSigned: true };
 }
 
-const DAY_MS = 86400e3;
 
 /**
  * A self-signed certificate for localhost, 127.0.0.1 and ::1, kept as `dir/NAME.crt` and `.key` and reused

@@ -3,6 +3,7 @@
 // number; the operator then runs `yona admin verify-sender`. getVerifiedPhones lists verified senders.
 import { z } from 'zod';
 import { newPublicCode } from '../domain/codes.ts';
+import { DAY_MS } from '../domain/dates.ts';
 import { ApiError } from '../domain/errors.ts';
 import { normalizePhone, toNational } from '../domain/phone.ts';
 import { sendingSettings, verifyUrl } from '../domain/sending.ts';
@@ -15,7 +16,6 @@ import { defineOperation } from './types.ts';
 
 /** Verification requests per number and account in 24 hours (each mobile one is a free SMS to someone). */
 export const MAX_VERIFICATIONS_PER_DAY = 3;
-const DAY_MS = 24 * 3600_000;
 
 export const verifyPhone = defineOperation({
   names: ['verify_phone'],

@@ -4,6 +4,7 @@
 // skipped messages are refunded and reported. State lives in the database, so a restart loses nothing and
 // releases everything overdue at once; the guarded UPDATE lets several processes run it against one
 // PostgreSQL without releasing a campaign twice.
+import { DAY_MS } from '../domain/dates.ts';
 import type { Component, Service } from '../service.ts';
 import { blockedAmong } from '../store/blocklist.ts';
 import { claimCampaignRelease, dueCampaignIds, markCampaignSent } from '../store/campaigns.ts';
@@ -16,7 +17,6 @@ import {
 
 const PAGE = 1000;
 const DUE_BATCH = 50;
-const DAY_MS = 24 * 3600_000;
 /** Delivery status of a message skipped at release by its campaign's temp_bl (the status acceptance gives it). */
 export const TEMP_BL_STATUS = 715;
 

@@ -1,6 +1,7 @@
 // Send-time suppression, one batch of recipients at a time: numbers on the account's blocklist and, with
 // temp_bl, numbers that got a message from the account in the last n days. The tally decides the status of
 // a send that keeps no one (all blocked -> 8, the rest skipped by temp_bl -> 715).
+import { DAY_MS } from '../../domain/dates.ts';
 import { ApiError } from '../../domain/errors.ts';
 import { blockedAmong } from '../../store/blocklist.ts';
 import { recentlyMessagedPhones } from '../../store/messages.ts';
@@ -8,7 +9,6 @@ import type { OperationContext } from '../types.ts';
 import type { Recipient } from './destinations.ts';
 import type { Rejections } from './rejections.ts';
 
-const DAY_MS = 24 * 3600_000;
 
 /** Counts of a send's recipients as they pass suppression. */
 export interface SuppressionTally {
