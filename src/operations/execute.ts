@@ -5,7 +5,7 @@ import type { Config } from '../config.ts';
 import { ApiError } from '../domain/errors.ts';
 import { statusMessage } from '../domain/status.ts';
 import { authenticateToken, checkIpAllowed, resolveActingAccount } from '../http/auth.ts';
-import type { Store } from '../store/db.ts';
+import type { Queryable, Store } from '../store/db.ts';
 import type { Account } from '../store/accounts.ts';
 import { userField } from './fields.ts';
 import { findOperation } from './index.ts';
@@ -47,8 +47,11 @@ export async function executeRequest(app: AppContext, req: ApiRequest): Promise<
 async function execute(app: AppContext, req: ApiRequest): Promise<Reply> {
   const op = findOperation(req.root);
   if (!op) throw new ApiError(997, `Not a valid command sent: unknown operation "${req.root}"`);
-  const { db } = app.store;
-  const now = app.clock();
+  return runHandler(app, op, req, app.clock());
+}
+
+/** Who calls, for which account, with what input: 3, 10, 11, 511, 503 or 2 otherwise. */
+async function authorize(db: Queryable, op: Operation, req: ApiRequest, now: number): Promise<{ who: Who; input: unknown }> {
   const caller = await authenticateToken(db, req.token, now);
   await checkIpAllowed(db, caller, req.ip);
   const user = userField.safeParse(req.doc.user);
@@ -56,7 +59,7 @@ async function execute(app: AppContext, req: ApiRequest): Promise<Reply> {
   const account = await resolveActingAccount(db, caller, user.data.username);
   if (op.resellerOnly && !account.is_reseller) throw new ApiError(511);
   const input = parseInput(op, req.doc);
-  return runHandler(app, op, { caller, account, now, dryRun: req.dryRun }, input);
+  return { who: { caller, account, now, dryRun: req.dryRun }, input };
 }
 
 function parseInput(op: Operation, doc: Record<string, unknown>): unknown {
@@ -81,18 +84,24 @@ interface Who {
   dryRun: boolean;
 }
 
-async function runHandler(app: AppContext, op: Operation<z.ZodType>, who: Who, input: unknown): Promise<Reply> {
+// A writing operation authorizes inside its own transaction: the token and account it reads are those it
+// writes against, and on the embedded store those reads run inside the group's open transaction.
+async function runHandler(app: AppContext, op: Operation<z.ZodType>, req: ApiRequest, now: number): Promise<Reply> {
   const { store, config } = app;
   const pending = new Set<'dispatch' | 'push' | 'schedule'>();
   const signals: Signals = { notify: (topic) => pending.add(topic) };
-  const context = (db: OperationContext['db']): OperationContext => ({
+  const context = (db: OperationContext['db'], who: Who): OperationContext => ({
     db, dialect: store.dialect, config, signals, ...who,
   });
-  if (op.readOnly) return op.handler(context(store.db), input);
+  if (op.readOnly) {
+    const { who, input } = await authorize(store.db, op, req, now);
+    return op.handler(context(store.db, who), input);
+  }
   try {
     const reply = await store.db.transaction().execute(async (trx) => {
-      const r = await op.handler(context(trx), input);
-      if (who.dryRun) throw new DryRunRollback(r);
+      const { who, input } = await authorize(trx, op, req, now);
+      const r = await op.handler(context(trx, who), input);
+      if (req.dryRun) throw new DryRunRollback(r);
       return r;
     });
     for (const topic of pending) app.signals.notify(topic);

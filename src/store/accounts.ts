@@ -3,7 +3,8 @@ import type { Selectable } from 'kysely';
 import type { Queryable } from './db.ts';
 import type { AccountTable } from './schema.ts';
 
-export type Account = Selectable<AccountTable>;
+/** An account as requests see it: the password hash stays in the store. */
+export type Account = Omit<Selectable<AccountTable>, 'password_hash'>;
 
 export interface NewAccount {
   username: string;

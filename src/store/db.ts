@@ -2,11 +2,11 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, type Compilable, type CompiledQuery, type Transaction } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, type Compilable, type CompiledQuery, type QueryResult, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.ts';
 import { migrateToLatest } from './migrations/index.ts';
-import { groupCommitSqliteDialect } from './group-commit.ts';
+import { GroupCommitSqliteAdapter, groupCommitSqliteDialect } from './group-commit.ts';
 import { withNamedStatements } from './pg-prepared.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -100,6 +100,15 @@ export async function runPrepared<R>(db: Queryable, build: (db: Queryable) => Co
   if (!perDialect) compiledQueries.set(build, (perDialect = new WeakMap()));
   let compiled = perDialect.get(adapter);
   if (!compiled) perDialect.set(adapter, (compiled = build(db).compile()));
-  const result = await db.executeQuery<R>({ ...compiled, parameters: params });
-  return result.rows;
+  return (await runCompiled<R>(db, { ...compiled, parameters: params })).rows;
+}
+
+/** Runs a compiled query; on the embedded store, at once where the group-commit driver allows (runNow). */
+export async function runCompiled<R>(db: Queryable, compiled: CompiledQuery): Promise<QueryResult<R>> {
+  const adapter = db.getExecutor().adapter;
+  if (adapter instanceof GroupCommitSqliteAdapter) {
+    const result = adapter.driver.runNow<R>(compiled, db.isTransaction);
+    if (result) return result;
+  }
+  return db.executeQuery<R>(compiled);
 }

@@ -27,6 +27,11 @@ class GroupConnection implements DatabaseConnection {
   constructor(private readonly driver: GroupCommitSqliteDriver, private readonly db: SqliteDatabase.Database) {}
 
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
+    return this.run(compiled);
+  }
+
+  /** Runs a query on the connection, on the caller's turn. */
+  run<R>(compiled: CompiledQuery): QueryResult<R> {
     const stmt = this.db.prepare(compiled.sql);
     if (stmt.reader) return { rows: stmt.all(compiled.parameters as unknown[]) as R[] };
     const { changes, lastInsertRowid } = stmt.run(compiled.parameters as unknown[]);
@@ -45,6 +50,8 @@ class GroupConnection implements DatabaseConnection {
 export class GroupCommitSqliteDriver implements Driver {
   private readonly lock = new FifoPermits(1); // in request order
   private commit: Promise<void> | undefined;
+  /** The acquisition that holds the connection now, if any. */
+  private holder: GroupConnection | undefined;
   groupOpen = false;
   // Every transaction runs these: prepared once instead of parsed by exec() each time.
   private readonly savepointTx: SqliteDatabase.Statement;
@@ -65,7 +72,22 @@ export class GroupCommitSqliteDriver implements Driver {
 
   async acquireConnection(): Promise<DatabaseConnection> {
     await this.lock.acquire();
-    return new GroupConnection(this, this.db);
+    this.holder = new GroupConnection(this, this.db);
+    return this.holder;
+  }
+
+  /**
+   * Runs a query at once, without Kysely's executor, where that is the same as queueing it: inside a
+   * transaction (whose callback is running, so it holds the one connection), or a read while nobody holds
+   * the connection. Otherwise undefined, and the caller goes the usual way. Kysely's per-query machinery
+   * cost as much as SQLite's own work for our hot statements.
+   */
+  runNow<R>(compiled: CompiledQuery, inTransaction: boolean): QueryResult<R> | undefined {
+    const holder = this.holder;
+    if (inTransaction) return holder?.inTransaction ? holder.run(compiled) : undefined;
+    if (holder) return undefined;
+    const stmt = this.db.prepare(compiled.sql);
+    return stmt.reader ? { rows: stmt.all(compiled.parameters as unknown[]) as R[] } : undefined;
   }
 
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
@@ -107,6 +129,7 @@ export class GroupCommitSqliteDriver implements Driver {
   async releaseConnection(connection: DatabaseConnection): Promise<void> {
     const c = connection as GroupConnection;
     const commit = c.awaitsCommit ? this.commit : undefined;
+    if (this.holder === c) this.holder = undefined;
     this.lock.release();
     if (commit) await commit;
   }
@@ -144,6 +167,13 @@ function quoteName(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
 }
 
+/** The adapter of a group-commit store: leads hot queries to its driver's runNow. */
+export class GroupCommitSqliteAdapter extends SqliteAdapter {
+  constructor(readonly driver: GroupCommitSqliteDriver) {
+    super();
+  }
+}
+
 /** Kysely's SQLite driver with transactions that begin IMMEDIATE (group commit turned off). */
 class ImmediateSqliteDriver extends SqliteDriver {
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
@@ -165,9 +195,10 @@ class ImmediateSqliteDialect extends SqliteDialect {
 /** A Kysely dialect for SQLite with group commit (same SQL as Kysely's SqliteDialect); YONA_SQLITE_GROUP_COMMIT=0 turns it off. */
 export function groupCommitSqliteDialect(db: SqliteDatabase.Database, env: NodeJS.ProcessEnv = process.env): Dialect {
   if (env.YONA_SQLITE_GROUP_COMMIT === '0') return new ImmediateSqliteDialect(db);
+  const driver = new GroupCommitSqliteDriver(db);
   return {
-    createAdapter: () => new SqliteAdapter(),
-    createDriver: () => new GroupCommitSqliteDriver(db),
+    createAdapter: () => new GroupCommitSqliteAdapter(driver),
+    createDriver: () => driver,
     createIntrospector: (k: Kysely<any>) => new SqliteIntrospector(k),
     createQueryCompiler: () => new SqliteQueryCompiler(),
   };

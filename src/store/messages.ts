@@ -1,7 +1,7 @@
 // Message rows (one per recipient): multi-row inserts for large sends, the temp_bl look-back, the state
 // changes of scheduled messages, and refunds of messages that never left.
 import { CompiledQuery, sql } from 'kysely';
-import type { Dialect, Queryable } from './db.ts';
+import { runCompiled, type Dialect, type Queryable } from './db.ts';
 import { applyLedgerChange } from './ledger.ts';
 import type { MessageState } from './schema-sending.ts';
 
@@ -101,7 +101,7 @@ export async function insertMessages(db: Queryable, dialect: Dialect, common: Me
     for (const r of chunk) {
       params.push(...shared, r.externalId, r.phone, r.source, r.text, r.parts, r.costCredits, r.costAgorot, r.unsubscribeCode);
     }
-    await db.executeQuery(CompiledQuery.raw(sqliteInsert(chunk.length), params));
+    await runCompiled(db, CompiledQuery.raw(sqliteInsert(chunk.length), params));
   }
 }
 

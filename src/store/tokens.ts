@@ -1,28 +1,23 @@
 // API token rows: stored as SHA-256 only; at most MAX_ACTIVE_TOKENS active per account.
 import { PostgresAdapter, type Selectable } from 'kysely';
 import { runPrepared, type Queryable } from './db.ts';
-import type { AccountTable, ApiTokenTable } from './schema.ts';
+import type { Account } from './accounts.ts';
+import type { ApiTokenTable } from './schema.ts';
 import { MAX_ACTIVE_TOKENS } from '../domain/token.ts';
 
 export type ApiToken = Selectable<ApiTokenTable>;
 
 export interface TokenWithAccount {
-  token: ApiToken;
-  account: Selectable<AccountTable>;
+  token: Pick<ApiToken, 'expires_at' | 'superseded_at'>;
+  account: Account;
 }
 
-/** The token with this hash and its account, in one query. */
+/** The token with this hash and its account, in one query (what authentication needs: every request runs it). */
 export async function findTokenByHash(db: Queryable, tokenHash: string): Promise<TokenWithAccount | undefined> {
   const [row] = await runPrepared(db, tokenByHashQuery, [tokenHash]);
   if (!row) return undefined;
-  const { t_id, t_account_id, t_name, t_token_hash, t_last4, t_created_at, t_expires_at, t_superseded_at, ...account } = row;
-  return {
-    token: {
-      id: t_id, account_id: t_account_id, name: t_name, token_hash: t_token_hash, last4: t_last4,
-      created_at: t_created_at, expires_at: t_expires_at, superseded_at: t_superseded_at,
-    },
-    account,
-  };
+  const { t_expires_at, t_superseded_at, ...account } = row;
+  return { token: { expires_at: t_expires_at, superseded_at: t_superseded_at }, account };
 }
 
 function tokenByHashQuery(db: Queryable) {
@@ -30,10 +25,8 @@ function tokenByHashQuery(db: Queryable) {
     .selectFrom('api_tokens as t')
     .innerJoin('accounts as a', 'a.id', 't.account_id')
     .select([
-      't.id as t_id', 't.account_id as t_account_id', 't.name as t_name', 't.token_hash as t_token_hash',
-      't.last4 as t_last4', 't.created_at as t_created_at', 't.expires_at as t_expires_at',
-      't.superseded_at as t_superseded_at',
-      'a.id', 'a.username', 'a.name', 'a.password_hash', 'a.credits', 'a.intl_agorot', 'a.is_reseller',
+      't.expires_at as t_expires_at', 't.superseded_at as t_superseded_at',
+      'a.id', 'a.username', 'a.name', 'a.credits', 'a.intl_agorot', 'a.is_reseller',
       'a.parent_id', 'a.time_zone', 'a.ip_check', 'a.created_at',
     ])
     .where('t.token_hash', '=', '?');
