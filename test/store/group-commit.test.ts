@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, sql, type Generated } from 'kysely';
+import { CompiledQuery, Kysely, sql, type Generated } from 'kysely';
+import { runCompiled, type Queryable } from '../../src/store/db.ts';
 import { groupCommitSqliteDialect, groupCommitStats } from '../../src/store/group-commit.ts';
 
 interface Schema {
@@ -75,6 +76,36 @@ describe('SQLite group commit', () => {
     assert.ok(plainDone);
     const rows = await db.selectFrom('items').select('name').where('name', 'in', ['in-tx', 'plain']).execute();
     assert.equal(rows.length, 2);
+  });
+
+  it('statements run at once (runCompiled) stay in their transaction; a read outside waits while one holds the connection', async () => {
+    const q = (d: unknown) => d as Queryable;
+    const insert = (name: string) => CompiledQuery.raw('insert into items (name) values (?)', [name]);
+    const results = await Promise.allSettled([
+      db.transaction().execute((trx) => runCompiled(q(trx), insert('fast1'))),
+      db.transaction().execute(async (trx) => {
+        await runCompiled(q(trx), insert('fast-doomed'));
+        await runCompiled(q(trx), insert('fast1')); // unique violation
+      }),
+      db.transaction().execute((trx) => runCompiled(q(trx), insert('fast2'))),
+    ]);
+    assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
+    assert.ok(committed().includes('fast1') && committed().includes('fast2'));
+    assert.ok(!committed().includes('fast-doomed'));
+
+    // A transaction that writes, waits, then fails: a read made meanwhile must not see its row.
+    let inserted!: () => void;
+    const wrote = new Promise<void>((resolve) => (inserted = resolve));
+    const doomed = db.transaction().execute(async (trx) => {
+      await runCompiled(q(trx), insert('ghost'));
+      inserted();
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      throw new Error('changed its mind');
+    });
+    await wrote;
+    const seen = await runCompiled<{ n: number }>(q(db), CompiledQuery.raw("select count(*) as n from items where name = 'ghost'", []));
+    await assert.rejects(doomed, /changed its mind/);
+    assert.equal(seen.rows[0].n, 0);
   });
 
   it('a transaction holds the write lock from its start, with group commit and without', async () => {
