@@ -34,9 +34,11 @@ class GroupConnection implements DatabaseConnection {
   run<R>(compiled: CompiledQuery): QueryResult<R> {
     const stmt = this.db.prepare(compiled.sql);
     if (stmt.reader) return { rows: stmt.all(compiled.parameters as unknown[]) as R[] };
+    // A write outside a transaction ends a read group first (it would turn its snapshot into a write).
+    if (!this.inTransaction) this.driver.endReadGroup();
     const { changes, lastInsertRowid } = stmt.run(compiled.parameters as unknown[]);
     // A write outside a transaction while a group is open becomes part of it: it is durable at the group's commit.
-    if (!this.inTransaction && this.driver.groupOpen) this.awaitsCommit = true;
+    if (!this.inTransaction && this.driver.group === 'write') this.awaitsCommit = true;
     return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
   }
 
@@ -52,7 +54,14 @@ export class GroupCommitSqliteDriver implements Driver {
   private commit: Promise<void> | undefined;
   /** The acquisition that holds the connection now, if any. */
   private holder: GroupConnection | undefined;
-  groupOpen = false;
+  private readGroups = 0;
+  /**
+   * The outer transaction open now: a write group (BEGIN IMMEDIATE, committed after one turn of the event
+   * loop) or a read group (a deferred BEGIN that only reads: one snapshot and one set of locks for the reads of
+   * a turn, ended after that turn or as soon as anything writes; it never blocks another process's writer).
+   */
+  group: 'none' | 'read' | 'write' = 'none';
+  private readonly beginRead: SqliteDatabase.Statement;
   // Every transaction runs these: prepared once instead of parsed by exec() each time.
   private readonly savepointTx: SqliteDatabase.Statement;
   private readonly releaseTx: SqliteDatabase.Statement;
@@ -62,6 +71,7 @@ export class GroupCommitSqliteDriver implements Driver {
 
   constructor(private readonly db: SqliteDatabase.Database) {
     this.beginGroup = db.prepare(BEGIN_WRITE);
+    this.beginRead = db.prepare('begin');
     this.commitGroup = db.prepare('commit');
     this.savepointTx = db.prepare(`savepoint ${TX_SAVEPOINT}`);
     this.releaseTx = db.prepare(`release ${TX_SAVEPOINT}`);
@@ -87,12 +97,15 @@ export class GroupCommitSqliteDriver implements Driver {
     if (inTransaction) return holder?.inTransaction ? holder.run(compiled) : undefined;
     if (holder) return undefined;
     const stmt = this.db.prepare(compiled.sql);
-    return stmt.reader ? { rows: stmt.all(compiled.parameters as unknown[]) as R[] } : undefined;
+    if (!stmt.reader) return undefined;
+    // Reads share a group: one lock and unlock (system calls) per turn instead of per read.
+    if (this.group === 'none') this.openReadGroup();
+    return { rows: stmt.all(compiled.parameters as unknown[]) as R[] };
   }
 
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
     const c = connection as GroupConnection;
-    if (!this.groupOpen) this.openGroup();
+    if (this.group !== 'write') this.openWriteGroup();
     this.savepointTx.run();
     groupCommitStats.transactions++;
     c.inTransaction = true;
@@ -136,14 +149,34 @@ export class GroupCommitSqliteDriver implements Driver {
 
   async destroy(): Promise<void> {
     await this.commit?.catch(() => {});
+    this.endReadGroup();
     this.db.close();
   }
 
-  // Opens the outer transaction. Its COMMIT waits one turn of the event loop (so requests that arrived
-  // meanwhile get to run their transactions in this group), then queues behind everyone waiting then.
-  private openGroup(): void {
+  /** Ends the read group, if one is open (it wrote nothing: its COMMIT only lets go of its snapshot). */
+  endReadGroup(): void {
+    if (this.group !== 'read') return;
+    this.group = 'none';
+    this.commitGroup.run();
+  }
+
+  // A read group ends after the turn it opened in (unless something ended it sooner and another opened since).
+  private openReadGroup(): void {
+    this.beginRead.run();
+    this.group = 'read';
+    const opened = ++this.readGroups;
+    setImmediate(() => {
+      if (this.readGroups === opened) this.endReadGroup();
+    });
+  }
+
+  // Opens the outer write transaction (ending a read group first). Its COMMIT waits one turn of the event loop
+  // (so requests that arrived meanwhile get to run their transactions in this group), then queues behind
+  // everyone waiting then.
+  private openWriteGroup(): void {
+    this.endReadGroup();
     this.beginGroup.run();
-    this.groupOpen = true;
+    this.group = 'write';
     const turn = new Promise<void>((resolve) => setImmediate(resolve));
     const committed = turn.then(() => this.lock.acquire()).then(() => {
       try {
@@ -153,7 +186,7 @@ export class GroupCommitSqliteDriver implements Driver {
         if (this.db.inTransaction) this.db.exec('rollback');
         throw err;
       } finally {
-        this.groupOpen = false;
+        this.group = 'none';
         this.commit = undefined;
         this.lock.release();
       }

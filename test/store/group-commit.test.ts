@@ -108,6 +108,32 @@ describe('SQLite group commit', () => {
     assert.equal(seen.rows[0].n, 0);
   });
 
+  it('reads outside a transaction share a read group: another process still writes at once, and a write here after it is not refused', async () => {
+    const q = db as unknown as Queryable;
+    const other = new SqliteDatabase(join(dir, 'db.sqlite'));
+    other.pragma('busy_timeout = 0'); // it must not have to wait at all
+    try {
+      const count = async () => Number((await runCompiled<{ n: number }>(q, CompiledQuery.raw('select count(*) as n from items', []))).rows[0].n);
+      const before = await count(); // opens a read group (a snapshot) for this turn
+      other.exec("begin immediate; insert into items (name) values ('other-process'); commit");
+      assert.equal(await count(), before, 'the reads of one turn share one snapshot');
+      // A transaction in the same turn ends the read group and begins at the latest state (no SQLITE_BUSY_SNAPSHOT).
+      await db.transaction().execute(async (trx) => {
+        const n = Number((await runCompiled<{ n: number }>(trx as unknown as Queryable, CompiledQuery.raw('select count(*) as n from items', []))).rows[0].n);
+        assert.equal(n, before + 1);
+        await trx.insertInto('items').values({ name: 'after-other' }).execute();
+      });
+      // So does a plain write.
+      await count();
+      await db.insertInto('items').values({ name: 'plain-after-read' }).execute();
+      assert.ok(['other-process', 'after-other', 'plain-after-read'].every((n) => committed().includes(n)));
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.equal(await count(), committed().length, 'a later turn reads the latest state');
+    } finally {
+      other.close();
+    }
+  });
+
   it('a transaction holds the write lock from its start, with group commit and without', async () => {
     const plain = new Kysely<Schema>({ dialect: groupCommitSqliteDialect(new SqliteDatabase(join(dir, 'db.sqlite')), { YONA_SQLITE_GROUP_COMMIT: '0' }) });
     const rival = new SqliteDatabase(join(dir, 'db.sqlite'));
