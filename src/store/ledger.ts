@@ -20,17 +20,20 @@ export interface LedgerChange {
 /**
  * Applies a balance change and records it. A debit that would take the balance below zero changes nothing
  * and returns false (the guard is in the UPDATE itself, so concurrent debits cannot overdraw).
+ * The entry is written before the balance: on PostgreSQL the UPDATE locks the account row until the commit,
+ * so concurrent sends of one account wait for each other over that statement and the commit only.
  */
 export async function applyLedgerChange(db: Queryable, change: LedgerChange): Promise<boolean> {
   if (change.amount === 0) return true;
   // Prepared per currency: every send runs this, and building the query cost more than running it.
-  const guard = change.amount < 0 ? -change.amount : 0;
-  const updated = await runPrepared(db, UPDATE_BALANCE[change.currency], [change.amount, change.accountId, guard]);
-  if (updated.length === 0) return false;
-  await runPrepared(db, insertEntryQuery, [
+  const [entry] = await runPrepared(db, insertEntryQuery, [
     change.accountId, change.currency, change.amount, change.reason, change.refType ?? null, change.refId ?? null, change.now,
   ]);
-  return true;
+  const guard = change.amount < 0 ? -change.amount : 0;
+  const updated = await runPrepared(db, UPDATE_BALANCE[change.currency], [change.amount, change.accountId, guard]);
+  if (updated.length > 0) return true;
+  await runPrepared(db, deleteEntryQuery, [entry.id]);
+  return false;
 }
 
 // UPDATE accounts SET column = column + $amount WHERE id = $id AND column >= $guard RETURNING id.
@@ -51,5 +54,9 @@ const UPDATE_BALANCE: Record<Currency, ReturnType<typeof updateBalanceQuery>> = 
 function insertEntryQuery(db: Queryable) {
   return db.insertInto('ledger_entries').values({
     account_id: 0, currency: 'credits', amount: 0, reason: '', ref_type: null, ref_id: null, created_at: 0,
-  });
+  }).returning('id');
+}
+
+function deleteEntryQuery(db: Queryable) {
+  return db.deleteFrom('ledger_entries').where('id', '=', 0);
 }

@@ -57,6 +57,10 @@ for (const target of targets) {
       const rows = await t.service.store.db.selectFrom('messages').innerJoin('accounts', 'accounts.id', 'messages.account_id')
         .select('messages.id').where('accounts.username', '=', 'tencredits').execute();
       assert.equal(rows.length, 10);
+      // The ledger holds the opening balance and the ten debits: a refused debit leaves no entry behind.
+      const entries = await t.service.store.db.selectFrom('ledger_entries').innerJoin('accounts', 'accounts.id', 'ledger_entries.account_id')
+        .select('ledger_entries.amount').where('accounts.username', '=', 'tencredits').where('ledger_entries.currency', '=', 'credits').execute();
+      assert.deepEqual(entries.map((e) => Number(e.amount)).sort((a, b) => b - a), [10, ...Array(10).fill(-1)]);
     });
 
     it('/api/test answers the real shape and the figures, and stores nothing', async () => {
