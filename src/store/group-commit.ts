@@ -160,14 +160,18 @@ export class GroupCommitSqliteDriver implements Driver {
     this.commitGroup.run();
   }
 
-  // A read group ends after the turn it opened in (unless something ended it sooner and another opened since).
+  // A read group ends after the turn it opened in (unless something ended it sooner and another opened since),
+  // or later if the connection is held then (a streamed read may still be walking its snapshot).
   private openReadGroup(): void {
     this.beginRead.run();
     this.group = 'read';
     const opened = ++this.readGroups;
-    setImmediate(() => {
-      if (this.readGroups === opened) this.endReadGroup();
-    });
+    const end = () => {
+      if (this.readGroups !== opened) return;
+      if (this.holder) setImmediate(end);
+      else this.endReadGroup();
+    };
+    setImmediate(end);
   }
 
   // Opens the outer write transaction (ending a read group first). Its COMMIT waits one turn of the event loop

@@ -134,6 +134,19 @@ describe('SQLite group commit', () => {
     }
   });
 
+  it('a read group outlives its turn while a streamed read still walks it', async () => {
+    const q = db as unknown as Queryable;
+    await runCompiled(q, CompiledQuery.raw('select 1', [])); // opens a read group for this turn
+    const names: string[] = [];
+    for await (const row of db.selectFrom('items').select('name').orderBy('id').stream()) {
+      names.push(row.name);
+      await new Promise((resolve) => setImmediate(resolve)); // the turn that opened the group is long over
+    }
+    assert.deepEqual(names, committed());
+    await db.insertInto('items').values({ name: 'after-stream' }).execute();
+    assert.ok(committed().includes('after-stream'));
+  });
+
   it('a transaction holds the write lock from its start, with group commit and without', async () => {
     const plain = new Kysely<Schema>({ dialect: groupCommitSqliteDialect(new SqliteDatabase(join(dir, 'db.sqlite')), { YONA_SQLITE_GROUP_COMMIT: '0' }) });
     const rival = new SqliteDatabase(join(dir, 'db.sqlite'));
