@@ -1,7 +1,7 @@
 // Campaign rows: creation, lookup by id and name (always scoped to the account), and the guarded state
 // changes cancel and the scheduler make (UPDATE ... WHERE state = 'scheduled', safe across processes).
 import { sql, type Selectable } from 'kysely';
-import { runPrepared, type Queryable } from './db.ts';
+import { runPreparedWrite, type Queryable } from './db.ts';
 import type { CampaignState, CampaignTable } from './schema-sending.ts';
 
 export type Campaign = Selectable<CampaignTable>;
@@ -23,21 +23,19 @@ export interface NewCampaign {
 
 /** Inserts a campaign; returns its id (a prepared statement: it runs on every send). */
 export async function insertCampaign(db: Queryable, c: NewCampaign): Promise<number> {
-  const [row] = await runPrepared(db, insertCampaignQuery, [
+  const row = await runPreparedWrite(db, insertCampaignQuery, [
     c.accountId, c.name, c.kind, c.source, c.state, c.scheduledAt, c.recipients, c.creditsCharged, c.agorotCharged,
     JSON.stringify(c.options), c.now, c.state === 'queued' ? c.now : null,
   ]);
   return Number(row.id);
 }
 
-function insertCampaignQuery(db: Queryable) {
-  return db
-    .insertInto('campaigns')
-    .values({
-      account_id: 0, name: '', kind: '', source: '', state: 'queued', scheduled_at: 0, recipients: 0, credits_charged: 0,
-      agorot_charged: 0, options: '', created_at: 0, released_at: 0,
-    })
-    .returning('id');
+function insertCampaignQuery(db: Queryable, returning: boolean) {
+  const insert = db.insertInto('campaigns').values({
+    account_id: 0, name: '', kind: '', source: '', state: 'queued', scheduled_at: 0, recipients: 0, credits_charged: 0,
+    agorot_charged: 0, options: '', created_at: 0, released_at: 0,
+  });
+  return returning ? insert.returning('id') : insert;
 }
 
 /** Records what a campaign cost (set after its messages were priced). */

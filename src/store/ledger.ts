@@ -1,6 +1,6 @@
 // The credit ledger: every balance change is a row in the same transaction as its cause.
 import { sql } from 'kysely';
-import { runPrepared, type Queryable } from './db.ts';
+import { runPrepared, runPreparedWrite, type Queryable } from './db.ts';
 
 export type Currency = 'credits' | 'international';
 
@@ -26,24 +26,26 @@ export interface LedgerChange {
 export async function applyLedgerChange(db: Queryable, change: LedgerChange): Promise<boolean> {
   if (change.amount === 0) return true;
   // Prepared per currency: every send runs this, and building the query cost more than running it.
-  const [entry] = await runPrepared(db, insertEntryQuery, [
+  const entry = await runPreparedWrite(db, insertEntryQuery, [
     change.accountId, change.currency, change.amount, change.reason, change.refType ?? null, change.refId ?? null, change.now,
   ]);
   const guard = change.amount < 0 ? -change.amount : 0;
-  const updated = await runPrepared(db, UPDATE_BALANCE[change.currency], [change.amount, change.accountId, guard]);
-  if (updated.length > 0) return true;
+  const updated = await runPreparedWrite(db, UPDATE_BALANCE[change.currency], [change.amount, change.accountId, guard]);
+  if (updated.changes > 0) return true;
   await runPrepared(db, deleteEntryQuery, [entry.id]);
   return false;
 }
 
-// UPDATE accounts SET column = column + $amount WHERE id = $id AND column >= $guard RETURNING id.
+// UPDATE accounts SET column = column + $amount WHERE id = $id AND column >= $guard [RETURNING id].
 function updateBalanceQuery(column: 'credits' | 'intl_agorot') {
-  return (db: Queryable) => db
-    .updateTable('accounts')
-    .set({ [column]: sql`${sql.ref(column)} + ${0}` })
-    .where('id', '=', 0)
-    .where(sql.ref(column), '>=', 0)
-    .returning('id');
+  return (db: Queryable, returning: boolean) => {
+    const update = db
+      .updateTable('accounts')
+      .set({ [column]: sql`${sql.ref(column)} + ${0}` })
+      .where('id', '=', 0)
+      .where(sql.ref(column), '>=', 0);
+    return returning ? update.returning('id') : update;
+  };
 }
 
 const UPDATE_BALANCE: Record<Currency, ReturnType<typeof updateBalanceQuery>> = {
@@ -51,10 +53,11 @@ const UPDATE_BALANCE: Record<Currency, ReturnType<typeof updateBalanceQuery>> = 
   international: updateBalanceQuery(COLUMN.international),
 };
 
-function insertEntryQuery(db: Queryable) {
-  return db.insertInto('ledger_entries').values({
+function insertEntryQuery(db: Queryable, returning: boolean) {
+  const insert = db.insertInto('ledger_entries').values({
     account_id: 0, currency: 'credits', amount: 0, reason: '', ref_type: null, ref_id: null, created_at: 0,
-  }).returning('id');
+  });
+  return returning ? insert.returning('id') : insert;
 }
 
 function deleteEntryQuery(db: Queryable) {
