@@ -50,6 +50,10 @@ function openSqlite(dataDir: string): Store {
   // temp file that is a write per page (a quarter of a send's CPU here); in memory it is a copy. The journal
   // only holds pre-existing pages a transaction changes, and is emptied at each group commit.
   sqlite.pragma('temp_store = MEMORY');
+  // Checkpoint every 10,000 WAL pages (about 40 MB) instead of 1,000: the pages every send touches (table and
+  // index tails, the account row) are copied back once per checkpoint, so fewer checkpoints copy fewer pages
+  // (bench accept: 130-136 against 143-151 us per send in alternating runs).
+  sqlite.pragma('wal_autocheckpoint = 10000');
   const db = new Kysely<Database>({ dialect: groupCommitSqliteDialect(withStatementCache(sqlite)) });
   return { db, dialect: 'sqlite', close: () => db.destroy() };
 }
