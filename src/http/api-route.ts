@@ -37,9 +37,9 @@ let currentBatch: Promise<void> | undefined;
 
 /**
  * Resolves after this turn of the event loop, together with every request that arrived in it. Requests run
- * in batches: the I/O phase reads and parses all that arrived, then their operations run back to back. Run
- * one by one between other sockets' HTTP parsing, the same code cost 1.3-1.5x as much CPU (the caches
- * were cold for each); and a send waits for the group commit after this turn anyway.
+ * in batches: the I/O phase reads and parses all that arrived, then their operations run back to back in
+ * one callback, and on the embedded store share one group commit at its end. Run one by one between other
+ * sockets' HTTP parsing, the same code cost 1.3-1.5x as much CPU (the caches were cold for each).
  */
 function batchOfThisTurn(): Promise<void> {
   return (currentBatch ??= new Promise<void>((resolve) => setImmediate(() => {
