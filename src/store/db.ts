@@ -61,27 +61,25 @@ function openSqlite(dataDir: string): Store {
 /**
  * Kysely prepares a new statement for every query; preparing cost more than running our hot queries, so
  * statements are cached by SQL text (bounded, least recently used out). Kysely runs one query at a time
- * per connection, so a cached statement is never used twice at once.
+ * per connection, so a cached statement is never used twice at once. The connection's own `prepare` is
+ * replaced (a Proxy in front of it cost a closure and a trap on every query).
  */
 function withStatementCache(sqlite: SqliteDatabase.Database, limit = 500): SqliteDatabase.Database {
   const cache = new Map<string, SqliteDatabase.Statement>();
   const prepare = sqlite.prepare.bind(sqlite);
-  return new Proxy(sqlite, {
-    get(target, prop, receiver) {
-      if (prop !== 'prepare') return Reflect.get(target, prop, receiver);
-      return (source: string) => {
-        let stmt = cache.get(source);
-        if (stmt) {
-          cache.delete(source);
-        } else {
-          stmt = prepare(source);
-          if (cache.size >= limit) cache.delete(cache.keys().next().value!);
-        }
-        cache.set(source, stmt);
-        return stmt;
-      };
-    },
-  });
+  const cachedPrepare = (source: string): SqliteDatabase.Statement => {
+    let stmt = cache.get(source);
+    if (stmt) {
+      cache.delete(source);
+    } else {
+      stmt = prepare(source);
+      if (cache.size >= limit) cache.delete(cache.keys().next().value!);
+    }
+    cache.set(source, stmt);
+    return stmt;
+  };
+  sqlite.prepare = cachedPrepare as SqliteDatabase.Database['prepare'];
+  return sqlite;
 }
 
 function openPostgres(url: string): Store {
@@ -94,21 +92,30 @@ function openPostgres(url: string): Store {
 
 const compiledQueries = new WeakMap<Function, WeakMap<object, CompiledQuery>>();
 
-/**
- * Runs a hot query whose SQL is built once per dialect and reused with new parameters: Kysely's query
- * building costs more than SQLite's execution for small lookups. `build` must use `params` in order.
- */
-export async function runPrepared<R>(db: Queryable, build: (db: Queryable) => Compilable<R>, params: readonly unknown[]): Promise<R[]> {
-  return (await runPreparedResult<R>(db, build, params)).rows;
-}
-
-async function runPreparedResult<R>(db: Queryable, build: (db: Queryable) => Compilable<unknown>, params: readonly unknown[]): Promise<QueryResult<R>> {
+// A hot query compiled once per dialect, with this call's parameters.
+function compiledWith(db: Queryable, build: (db: Queryable) => Compilable<unknown>, params: readonly unknown[]): CompiledQuery {
   const adapter = db.getExecutor().adapter;
   let perDialect = compiledQueries.get(build);
   if (!perDialect) compiledQueries.set(build, (perDialect = new WeakMap()));
   let compiled = perDialect.get(adapter);
   if (!compiled) perDialect.set(adapter, (compiled = build(db).compile()));
-  return runCompiled<R>(db, { ...compiled, parameters: params });
+  return { ...compiled, parameters: params };
+}
+
+// On the embedded store, the result of running the query at once where the group-commit driver allows it
+// (runNow); otherwise undefined, and the query goes through Kysely's executor.
+function resultNow<R>(db: Queryable, compiled: CompiledQuery): QueryResult<R> | undefined {
+  const adapter = db.getExecutor().adapter;
+  return adapter instanceof GroupCommitSqliteAdapter ? adapter.driver.runNow<R>(compiled, db.isTransaction) : undefined;
+}
+
+/**
+ * Runs a hot query whose SQL is built once per dialect and reused with new parameters: Kysely's query
+ * building costs more than SQLite's execution for small lookups. `build` must use `params` in order.
+ */
+export async function runPrepared<R>(db: Queryable, build: (db: Queryable) => Compilable<R>, params: readonly unknown[]): Promise<R[]> {
+  const compiled = compiledWith(db, build, params);
+  return (resultNow<R>(db, compiled) ?? (await db.executeQuery<R>(compiled))).rows;
 }
 
 /** What a prepared write did: the inserted row's id (inserts) and how many rows it changed. */
@@ -127,7 +134,8 @@ export async function runPreparedWrite(db: Queryable, build: (db: Queryable, ret
   const variants = sqlite ? withoutReturning : withReturning;
   let variant = variants.get(build);
   if (!variant) variants.set(build, (variant = (d: Queryable) => build(d, !sqlite)));
-  const result = await runPreparedResult(db, variant, params);
+  const compiled = compiledWith(db, variant, params);
+  const result = resultNow(db, compiled) ?? (await db.executeQuery(compiled));
   if (sqlite) return { id: result.insertId === undefined ? undefined : Number(result.insertId), changes: Number(result.numAffectedRows ?? 0) };
   const first = result.rows[0] as { id: unknown } | undefined;
   return { id: first ? Number(first.id) : undefined, changes: result.rows.length };
@@ -138,10 +146,5 @@ const withReturning = new WeakMap<Function, (db: Queryable) => Compilable<unknow
 
 /** Runs a compiled query; on the embedded store, at once where the group-commit driver allows (runNow). */
 export async function runCompiled<R>(db: Queryable, compiled: CompiledQuery): Promise<QueryResult<R>> {
-  const adapter = db.getExecutor().adapter;
-  if (adapter instanceof GroupCommitSqliteAdapter) {
-    const result = adapter.driver.runNow<R>(compiled, db.isTransaction);
-    if (result) return result;
-  }
-  return db.executeQuery<R>(compiled);
+  return resultNow<R>(db, compiled) ?? db.executeQuery<R>(compiled);
 }
