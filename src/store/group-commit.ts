@@ -56,8 +56,8 @@ export class GroupCommitSqliteDriver implements Driver {
   private holder: GroupConnection | undefined;
   private readGroups = 0;
   /**
-   * The outer transaction open now: a write group (BEGIN IMMEDIATE, committed after one turn of the event
-   * loop) or a read group (a deferred BEGIN that only reads: one snapshot and one set of locks for the reads of
+   * The outer transaction open now: a write group (BEGIN IMMEDIATE, committed once the callback that opened
+   * it has run its work out) or a read group (a deferred BEGIN that only reads: one snapshot and one set of locks for the reads of
    * a turn, ended after that turn or as soon as anything writes; it never blocks another process's writer).
    */
   group: 'none' | 'read' | 'write' = 'none';
