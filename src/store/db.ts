@@ -92,13 +92,16 @@ function openPostgres(url: string): Store {
 
 const compiledQueries = new WeakMap<Function, WeakMap<object, CompiledQuery>>();
 
+/** Builds a hot query; `returning` asks for `returning('id')` (see runPreparedWrite; reads ignore it). */
+type BuildQuery<R> = (db: Queryable, returning: boolean) => Compilable<R>;
+
 // A hot query compiled once per dialect, with this call's parameters.
-function compiledWith(db: Queryable, build: (db: Queryable) => Compilable<unknown>, params: readonly unknown[]): CompiledQuery {
+function compiledWith(db: Queryable, build: BuildQuery<unknown>, params: readonly unknown[]): CompiledQuery {
   const adapter = db.getExecutor().adapter;
   let perDialect = compiledQueries.get(build);
   if (!perDialect) compiledQueries.set(build, (perDialect = new WeakMap()));
   let compiled = perDialect.get(adapter);
-  if (!compiled) perDialect.set(adapter, (compiled = build(db).compile()));
+  if (!compiled) perDialect.set(adapter, (compiled = build(db, !(adapter instanceof SqliteAdapter)).compile()));
   return { ...compiled, parameters: params };
 }
 
@@ -113,7 +116,7 @@ function resultNow<R>(db: Queryable, compiled: CompiledQuery): QueryResult<R> | 
  * Runs a hot query whose SQL is built once per dialect and reused with new parameters: Kysely's query
  * building costs more than SQLite's execution for small lookups. `build` must use `params` in order.
  */
-export async function runPrepared<R>(db: Queryable, build: (db: Queryable) => Compilable<R>, params: readonly unknown[]): Promise<R[]> {
+export async function runPrepared<R>(db: Queryable, build: BuildQuery<R>, params: readonly unknown[]): Promise<R[]> {
   const compiled = compiledWith(db, build, params);
   return (resultNow<R>(db, compiled) ?? (await db.executeQuery<R>(compiled))).rows;
 }
@@ -129,20 +132,15 @@ export interface WriteResult {
  * PostgreSQL the id and count come from it; on SQLite from the statement's own result, because RETURNING
  * there cost a third of the statement (its rows are gathered in a temporary table first).
  */
-export async function runPreparedWrite(db: Queryable, build: (db: Queryable, returning: boolean) => Compilable<unknown>, params: readonly unknown[]): Promise<WriteResult> {
-  const sqlite = db.getExecutor().adapter instanceof SqliteAdapter;
-  const variants = sqlite ? withoutReturning : withReturning;
-  let variant = variants.get(build);
-  if (!variant) variants.set(build, (variant = (d: Queryable) => build(d, !sqlite)));
-  const compiled = compiledWith(db, variant, params);
+export async function runPreparedWrite(db: Queryable, build: BuildQuery<unknown>, params: readonly unknown[]): Promise<WriteResult> {
+  const compiled = compiledWith(db, build, params);
   const result = resultNow(db, compiled) ?? (await db.executeQuery(compiled));
-  if (sqlite) return { id: result.insertId === undefined ? undefined : Number(result.insertId), changes: Number(result.numAffectedRows ?? 0) };
+  if (db.getExecutor().adapter instanceof SqliteAdapter) {
+    return { id: result.insertId === undefined ? undefined : Number(result.insertId), changes: Number(result.numAffectedRows ?? 0) };
+  }
   const first = result.rows[0] as { id: unknown } | undefined;
   return { id: first ? Number(first.id) : undefined, changes: result.rows.length };
 }
-
-const withoutReturning = new WeakMap<Function, (db: Queryable) => Compilable<unknown>>();
-const withReturning = new WeakMap<Function, (db: Queryable) => Compilable<unknown>>();
 
 /** Runs a compiled query; on the embedded store, at once where the group-commit driver allows (runNow). */
 export async function runCompiled<R>(db: Queryable, compiled: CompiledQuery): Promise<QueryResult<R>> {
