@@ -43,6 +43,16 @@ export async function newSender(t: TestService, username: string, credits = 1000
   };
 }
 
+/** A reseller sending as `Shop` whose sub-account sends as `SubShop`; returns the reseller's token. */
+export async function newResellerWithSubSender(t: TestService, reseller: string, sub: string): Promise<string> {
+  await t.admin('create-account', reseller, '--password', 'secret-pw', '--reseller');
+  const token = (await t.admin('create-token', reseller)).at(-1)!;
+  await t.admin('create-account', sub, '--password', 'secret-pw', '--parent', reseller);
+  await t.admin('verify-sender', reseller, 'Shop');
+  await t.admin('verify-sender', sub, 'SubShop');
+  return token;
+}
+
 /** The message rows of a campaign, in id order. */
 export function messagesOf(t: TestService, campaignId: number) {
   return t.service.store.db.selectFrom('messages').selectAll().where('campaign_id', '=', campaignId).orderBy('id').execute();

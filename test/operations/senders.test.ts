@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { request } from 'undici';
 import type { TestService } from '../helpers/service.ts';
 import { storeTargets } from '../helpers/stores.ts';
-import { newSender, sendTableCounts, startSendingService, xmlStatus, type Sender } from './send-helpers.ts';
+import { newResellerWithSubSender, newSender, sendTableCounts, startSendingService, xmlStatus, type Sender } from './send-helpers.ts';
 
 const targets = await storeTargets();
 for (const target of targets) {
@@ -110,11 +110,7 @@ for (const target of targets) {
     });
 
     it('getVerifiedPhones lists the account\'s senders; is_subs 1 adds its sub-accounts\' senders', async () => {
-      await t.admin('create-account', 'reseller1', '--password', 'secret-pw', '--reseller');
-      const token = (await t.admin('create-token', 'reseller1')).at(-1)!;
-      await t.admin('create-account', 'sub1', '--password', 'secret-pw', '--parent', 'reseller1');
-      await t.admin('verify-sender', 'reseller1', 'Shop');
-      await t.admin('verify-sender', 'sub1', 'SubShop');
+      const token = await newResellerWithSubSender(t, 'reseller1', 'sub1');
       const call = (doc: Record<string, unknown>) => t.api('getVerifiedPhones', { user: { username: 'reseller1' }, ...doc }, { token });
       assert.deepEqual((await call({})).phones, ['Shop']);
       assert.deepEqual((await call({ is_subs: '1' })).phones, ['Shop', 'SubShop']);
