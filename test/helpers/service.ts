@@ -33,6 +33,8 @@ export interface TestService {
   admin(...args: string[]): Promise<string[]>;
   /** Creates an account (with credits) and a token for it. */
   account(username: string, extra?: string[]): Promise<{ username: string; token: string }>;
+  /** The id of an account, by username. */
+  accountId(username: string): Promise<number>;
   /** Stops this service, keeping its store, and starts another on that store (whose close() removes it). */
   restart(options?: TestServiceOptions): Promise<TestService>;
   close(): Promise<void>;
@@ -93,6 +95,10 @@ async function startOnStore(created: CreatedStore, options: TestServiceOptions):
       await admin('create-account', username, '--password', 'secret-pw', '--credits', '1000', ...extra);
       const lines = await admin('create-token', username);
       return { username, token: lines[lines.length - 1] };
+    },
+    async accountId(username) {
+      const row = await service.store.db.selectFrom('accounts').select('id').where('username', '=', username).executeTakeFirstOrThrow();
+      return Number(row.id);
     },
     async restart(next = {}) {
       await service.close();

@@ -26,7 +26,7 @@ for (const target of targets) {
     before(async () => {
       t = await startSendingService(target);
       s = await newSender(t, 'greeter', 5);
-      accountId = Number((await t.service.store.db.selectFrom('accounts').select('id').where('username', '=', 'greeter').executeTakeFirstOrThrow()).id);
+      accountId = await t.accountId('greeter');
       await s.call('addNumBL', { phones: { phone: '0502222222' } });
     });
     after(() => t.close());

@@ -93,7 +93,7 @@ for (const target of targets) {
       assert.equal(some.message, '1 numbers deleted, 2 numbers not in blacklist');
       const bad = await call('rmNumBL', { phones: { phone: ['0501111111', '0'] } });
       assert.equal(bad.status, 933);
-      assert.equal(await isBlocked(t.service.store.db, await accountId('blocker'), '972501111111'), true);
+      assert.equal(await isBlocked(t.service.store.db, await t.accountId('blocker'), '972501111111'), true);
       const log = await t.service.store.db.selectFrom('blocklist_removals').select(['phone', 'reason', 'source']).orderBy('id').execute();
       assert.deepEqual(log.map((r) => [r.phone, r.reason, r.source]), [
         ['972505555555', 'asked to be back', 'api'], ['972506666666', 'asked to be back', 'api'], ['972507777777', 'cleanup', 'api'],
@@ -129,7 +129,7 @@ for (const target of targets) {
 
     it('store: addToBlocklist returns only new numbers and records source and time; blockedAmong chunks big lists', async () => {
       const db = t.service.store.db;
-      const id = await accountId('blockother');
+      const id = await t.accountId('blockother');
       const phones = Array.from({ length: 1200 }, (_, i) => `97254${String(i).padStart(7, '0')}`);
       assert.equal((await addToBlocklist(db, id, phones.slice(0, 700), 'unsubscribe-link', 1000)).length, 700);
       const added = await addToBlocklist(db, id, [phones[0], ...phones.slice(700), phones[1299 % 1200]], 'reply-stop', 2000);
@@ -144,9 +144,5 @@ for (const target of targets) {
       assert.equal(await isBlocked(db, id, phones[5]), false);
       assert.equal(await isBlocked(db, id, phones[6]), true);
     });
-
-    async function accountId(username: string): Promise<number> {
-      return (await t.service.store.db.selectFrom('accounts').select('id').where('username', '=', username).executeTakeFirstOrThrow()).id;
-    }
   });
 }

@@ -231,7 +231,7 @@ for (const target of targets) {
 
     it('streamContacts reads a list in id order in bounded batches; tenant scoping in findContactList', async () => {
       const db = t.service.store.db;
-      const accountId = (await db.selectFrom('accounts').select('id').where('username', '=', 'cllist').executeTakeFirstOrThrow()).id;
+      const accountId = await t.accountId('cllist');
       const listId = await createContactList(db, accountId, 'Streamed', 1);
       const contacts = Array.from({ length: 12 }, (_, i) => ({
         phone: `97250300${String(i).padStart(4, '0')}`, df1: `n${i}`, df2: null, df3: null, df4: null, df5: null, df6: null,
@@ -273,7 +273,7 @@ for (const target of targets) {
       const empty = await createContactList(db, accountId, 'Empty', 1);
       for await (const _ of streamContacts(db, empty)) assert.fail('an empty list yields nothing');
       assert.ok(await findContactList(db, accountId, listId));
-      const otherId = (await db.selectFrom('accounts').select('id').where('username', '=', 'clother').executeTakeFirstOrThrow()).id;
+      const otherId = await t.accountId('clother');
       assert.equal(await findContactList(db, otherId, listId), undefined);
     });
   });

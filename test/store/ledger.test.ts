@@ -19,7 +19,7 @@ for (const target of targets) {
     before(async () => {
       t = await startTestService(target);
       await t.account('ledgeruser');
-      accountId = Number((await db().selectFrom('accounts').select('id').where('username', '=', 'ledgeruser').executeTakeFirstOrThrow()).id);
+      accountId = await t.accountId('ledgeruser');
     });
     after(() => t.close());
 

@@ -25,7 +25,7 @@ for (const target of targets) {
     before(async () => {
       t = await startTestService(target);
       await t.account('storeuser');
-      accountId = Number((await db().selectFrom('accounts').select('id').where('username', '=', 'storeuser').executeTakeFirstOrThrow()).id);
+      accountId = await t.accountId('storeuser');
     });
     after(() => t.close());
 

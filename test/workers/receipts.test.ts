@@ -53,7 +53,7 @@ for (const target of targets) {
     });
     after(() => t.close());
 
-    const accountId = async () => Number((await t.service.store.db.selectFrom('accounts').select('id').where('username', '=', 'receipts1').executeTakeFirstOrThrow()).id);
+    const accountId = () => t.accountId('receipts1');
     const apply = (receipts: Array<Omit<IncomingReceipt, 'carrier' | 'at'>>) =>
       t.service.store.db.transaction().execute((trx) => applyReceipts(trx, t.service.store.dialect, receipts.map((r) => ({ carrier: 'c', at: now, ...r })), now));
     const message = async (id: number) => t.service.store.db.selectFrom('messages').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
