@@ -19,6 +19,7 @@ export interface LoadResult {
   total: number;
   non_2xx: number;
   errors: number;
+  client_cpu_us_per_request: number;
 }
 
 /** Runs autocannon in a child process for a bounded time and returns its figures. */

@@ -1,5 +1,5 @@
 // API tokens: random secrets with a recognisable prefix, stored only as SHA-256.
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 export const TOKEN_PREFIX = 'yona_';
 /** Tokens active per user at once (the spec's limit). */
@@ -10,9 +10,9 @@ export function generateToken(): string {
   return TOKEN_PREFIX + randomBytes(32).toString('base64url');
 }
 
-/** The only form a token is stored in. */
+/** The only form a token is stored in (one-shot hash: every API request runs this). */
 export function hashToken(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
+  return hash('sha256', token, 'hex');
 }
 
 /** The read-back form of a token: prefix and last 4 characters, the rest hidden. */

@@ -60,22 +60,20 @@ function openSqlite(dataDir: string): Store {
 
 /**
  * Kysely prepares a new statement for every query; preparing cost more than running our hot queries, so
- * statements are cached by SQL text (bounded, least recently used out). Kysely runs one query at a time
- * per connection, so a cached statement is never used twice at once. The connection's own `prepare` is
- * replaced (a Proxy in front of it cost a closure and a trap on every query).
+ * statements are cached by SQL text (bounded; the oldest prepared goes first, so a hit costs one lookup).
+ * Kysely runs one query at a time per connection, so a cached statement is never used twice at once. The
+ * connection's own `prepare` is replaced (a Proxy in front of it cost a closure and a trap on every query).
  */
 function withStatementCache(sqlite: SqliteDatabase.Database, limit = 500): SqliteDatabase.Database {
   const cache = new Map<string, SqliteDatabase.Statement>();
   const prepare = sqlite.prepare.bind(sqlite);
   const cachedPrepare = (source: string): SqliteDatabase.Statement => {
     let stmt = cache.get(source);
-    if (stmt) {
-      cache.delete(source);
-    } else {
+    if (!stmt) {
       stmt = prepare(source);
       if (cache.size >= limit) cache.delete(cache.keys().next().value!);
+      cache.set(source, stmt);
     }
-    cache.set(source, stmt);
     return stmt;
   };
   sqlite.prepare = cachedPrepare as SqliteDatabase.Database['prepare'];
