@@ -22,7 +22,8 @@ import { Dispatcher } from '../../src/workers/dispatcher.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { storeTargets } from '../helpers/stores.ts';
 import {
-  campaignRow, messagesOf, newResellerWithSubSender, newSender, sendTableCounts, startSendingService, xmlField, xmlStatus, type Sender,
+  campaignRow, creditLedger, messageCount, messagesOf, newResellerWithSubSender, newSender, sendTableCounts, startSendingService,
+  xmlField, xmlStatus, type Sender,
 } from '../operations/send-helpers.ts';
 import { settleOnClose, simCarrier } from '../workers/delivery-helpers.ts';
 
@@ -48,20 +49,6 @@ async function postXml(t: TestService, who: Sender, root: string, inner: string,
   assert.equal(res.httpStatus, 200, res.text);
   assert.match(res.contentType, /application\/xml/);
   return { text: res.text, status: xmlStatus(res.text), field: (name: string) => xmlField(res.text, name) };
-}
-
-/** The credit ledger amounts of an account, largest first. */
-async function creditLedger(t: TestService, username: string): Promise<number[]> {
-  const entries = await t.service.store.db.selectFrom('ledger_entries').innerJoin('accounts', 'accounts.id', 'ledger_entries.account_id')
-    .select('ledger_entries.amount').where('accounts.username', '=', username).where('ledger_entries.currency', '=', 'credits').execute();
-  return entries.map((e) => Number(e.amount)).sort((a, b) => b - a);
-}
-
-/** Number of message rows of an account. */
-async function messageCount(t: TestService, username: string): Promise<number> {
-  const rows = await t.service.store.db.selectFrom('messages').innerJoin('accounts', 'accounts.id', 'messages.account_id')
-    .select('messages.id').where('accounts.username', '=', username).execute();
-  return rows.length;
 }
 
 const targets = await storeTargets();

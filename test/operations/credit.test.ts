@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { TestService } from '../helpers/service.ts';
 import { storeTargets } from '../helpers/stores.ts';
-import { messagesOf, newSender, sendTableCounts, startSendingService, xmlField, xmlStatus, type Sender } from './send-helpers.ts';
+import { creditLedger, messageCount, messagesOf, newSender, sendTableCounts, startSendingService, xmlField, xmlStatus, type Sender } from './send-helpers.ts';
 
 const targets = await storeTargets();
 for (const target of targets) {
@@ -54,13 +54,9 @@ for (const target of targets) {
       assert.equal(statuses.filter((x) => x === 0).length, 10);
       assert.equal(statuses.filter((x) => x === 4).length, 40);
       assert.equal((await ten.balance()).credits, 0);
-      const rows = await t.service.store.db.selectFrom('messages').innerJoin('accounts', 'accounts.id', 'messages.account_id')
-        .select('messages.id').where('accounts.username', '=', 'tencredits').execute();
-      assert.equal(rows.length, 10);
+      assert.equal(await messageCount(t, 'tencredits'), 10);
       // The ledger holds the opening balance and the ten debits: a refused debit leaves no entry behind.
-      const entries = await t.service.store.db.selectFrom('ledger_entries').innerJoin('accounts', 'accounts.id', 'ledger_entries.account_id')
-        .select('ledger_entries.amount').where('accounts.username', '=', 'tencredits').where('ledger_entries.currency', '=', 'credits').execute();
-      assert.deepEqual(entries.map((e) => Number(e.amount)).sort((a, b) => b - a), [10, ...Array(10).fill(-1)]);
+      assert.deepEqual(await creditLedger(t, 'tencredits'), [10, ...Array(10).fill(-1)]);
     });
 
     it('/api/test answers the real shape and the figures, and stores nothing', async () => {

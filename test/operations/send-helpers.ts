@@ -53,6 +53,20 @@ export async function newResellerWithSubSender(t: TestService, reseller: string,
   return token;
 }
 
+/** The credit ledger amounts of an account, largest first. */
+export async function creditLedger(t: TestService, username: string): Promise<number[]> {
+  const entries = await t.service.store.db.selectFrom('ledger_entries').innerJoin('accounts', 'accounts.id', 'ledger_entries.account_id')
+    .select('ledger_entries.amount').where('accounts.username', '=', username).where('ledger_entries.currency', '=', 'credits').execute();
+  return entries.map((e) => Number(e.amount)).sort((a, b) => b - a);
+}
+
+/** Number of message rows of an account. */
+export async function messageCount(t: TestService, username: string): Promise<number> {
+  const rows = await t.service.store.db.selectFrom('messages').innerJoin('accounts', 'accounts.id', 'messages.account_id')
+    .select('messages.id').where('accounts.username', '=', username).execute();
+  return rows.length;
+}
+
 /** The message rows of a campaign, in id order. */
 export function messagesOf(t: TestService, campaignId: number) {
   return t.service.store.db.selectFrom('messages').selectAll().where('campaign_id', '=', campaignId).orderBy('id').execute();
