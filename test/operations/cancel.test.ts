@@ -43,14 +43,14 @@ for (const target of targets) {
 
     it('cancelled messages are reported as 104 to a dlr URL; international money refunded is in the reply', async () => {
       const intl = await newSender(t, 'cancelintl', 100, ['--international', '5']);
-      const account = await t.service.store.db.selectFrom('accounts').select('id').where('username', '=', 'cancelintl').executeTakeFirstOrThrow();
-      await insertPushRegistration(t.service.store.db, { accountId: Number(account.id), type: 'dlr', url: 'https://push.example.com/dlr', now: Date.now() });
+      const accountId = await t.accountId('cancelintl');
+      await insertPushRegistration(t.service.store.db, { accountId, type: 'dlr', url: 'https://push.example.com/dlr', now: Date.now() });
       const sent = await intl.sms({ destinations: { phone: [{ $: { id: 'abroad' }, _: '+33612345678' }, '0501234567'] }, includes_international: '1', timing: '01/01/35 10:00' });
       assert.equal(sent.status, 0);
       const reply = await intl.call('cancel', { campaign_id: sent.campaign_id });
       assert.deepEqual([reply.status, reply.refunded_credits, reply.refunded_international], [0, 1, '0.25']);
       assert.deepEqual(await intl.balance(), { credits: 100, agorot: 500 });
-      const events = await t.service.store.db.selectFrom('push_events').select('payload').where('account_id', '=', Number(account.id)).orderBy('id').execute();
+      const events = await t.service.store.db.selectFrom('push_events').select('payload').where('account_id', '=', accountId).orderBy('id').execute();
       assert.deepEqual(events.map((e) => JSON.parse(e.payload)).map((r) => [r.external_id, r.phone, r.status, r.shipment_id]).sort(), [
         ['', '972501234567', '104', String(sent.campaign_id)], ['abroad', '33612345678', '104', String(sent.campaign_id)],
       ]);

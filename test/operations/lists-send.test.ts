@@ -85,8 +85,8 @@ for (const target of targets) {
     });
 
     it('a list larger than one page is sent page by page: every contact once, blocked ones left out, one debit for the whole send', async () => {
-      const account = await t.service.store.db.selectFrom('accounts').select('id').where('username', '=', 'lister').executeTakeFirstOrThrow();
-      const big = await createContactList(t.service.store.db, Number(account.id), 'big', Date.now());
+      const accountId = await t.accountId('lister');
+      const big = await createContactList(t.service.store.db, accountId, 'big', Date.now());
       const contacts = Array.from({ length: 12_000 }, (_, i) => ({
         phone: `97252${String(i).padStart(7, '0')}`, df1: i % 2 ? 'long '.repeat(40) : 'x', df2: null, df3: null, df4: null, df5: null, df6: null,
       }));
@@ -112,8 +112,8 @@ for (const target of targets) {
     });
 
     it('a list send that runs out of credit part way is 4 and writes nothing', async () => {
-      const account = await t.service.store.db.selectFrom('accounts').select('id').where('username', '=', 'lister').executeTakeFirstOrThrow();
-      const list = await createContactList(t.service.store.db, Number(account.id), 'too big', Date.now());
+      const accountId = await t.accountId('lister');
+      const list = await createContactList(t.service.store.db, accountId, 'too big', Date.now());
       await insertContacts(t.service.store.db, list, Array.from({ length: 7_000 }, (_, i) => ({
         phone: `97253${String(i).padStart(7, '0')}`, df1: null, df2: null, df3: null, df4: null, df5: null, df6: null,
       })), Date.now());

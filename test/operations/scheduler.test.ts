@@ -47,8 +47,8 @@ for (const target of targets) {
     });
 
     it('skips and refunds numbers blocked after the send was accepted, with a 201 dlr event; all blocked finishes the campaign', async () => {
-      const account = await t.service.store.db.selectFrom('accounts').select('id').where('username', '=', 'planner').executeTakeFirstOrThrow();
-      await insertPushRegistration(t.service.store.db, { accountId: Number(account.id), type: 'dlr', url: 'https://push.example.com/dlr', now });
+      const accountId = await t.accountId('planner');
+      await insertPushRegistration(t.service.store.db, { accountId, type: 'dlr', url: 'https://push.example.com/dlr', now });
       const mixed = await s.sms({ destinations: { phone: [{ $: { id: 'ext-blocked' }, _: '0531110001' }, '0531110002'] }, timing: '01/07/26 12:00' });
       const allBlocked = await schedule('01/07/26 12:00', ['0531110001']);
       assert.equal((await s.call('addNumBL', { phones: { phone: '0531110001' } })).status, 946);
