@@ -2,24 +2,14 @@
 // for the send path: keyset pages by id, so a list of millions is never held in memory at once.
 import { PostgresAdapter, sql, type Selectable } from 'kysely';
 import type { Queryable } from './db.ts';
-import type { ContactListTable } from './schema-audience.ts';
+import type { ContactListTable, ContactTable } from './schema-audience.ts';
 
 /** A contact list row (contact_count kept in step with its contacts). */
 export type ContactList = Selectable<ContactListTable>;
 
 /** One contact as the send path reads it: phone in international form, dynamic fields or null. */
-export interface ContactRow {
-  id: number;
-  phone: string;
-  df1: string | null;
-  df2: string | null;
-  df3: string | null;
-  df4: string | null;
-  df5: string | null;
-  df6: string | null;
-}
+export type ContactRow = Omit<Selectable<ContactTable>, 'list_id' | 'created_at'>;
 
-/** A contact to insert (phone already normalized to international form). */
 export type NewContact = Omit<ContactRow, 'id'>;
 
 const CONTACT_COLUMNS = ['id', 'phone', 'df1', 'df2', 'df3', 'df4', 'df5', 'df6'] as const;

@@ -2,6 +2,7 @@
 // look-up that tells whether a sender was sent a reply-to-remove campaign (add_unsubscribe 2) by the account.
 import { sql } from 'kysely';
 import type { Dialect, Queryable } from './db.ts';
+import type { InboundPartTable } from './schema-carriers.ts';
 
 /** An inbound message routed to an account. */
 export interface NewInbound {
@@ -30,16 +31,7 @@ export async function insertUnrouted(db: Queryable, m: Omit<NewInbound, 'account
 }
 
 /** One part of a concatenated inbound SMS. */
-export interface NewInboundPart {
-  carrier: string;
-  phone: string;
-  dest: string;
-  ref: number;
-  total: number;
-  seq: number;
-  text: string;
-  receivedAt: number;
-}
+export type NewInboundPart = Omit<InboundPartTable, 'id' | 'received_at'> & { receivedAt: number };
 
 /**
  * Keeps a part (a part the SMSC delivers twice is kept once) and, when its message is now whole, removes the
