@@ -10,6 +10,7 @@ export type ContactList = Selectable<ContactListTable>;
 /** One contact as the send path reads it: phone in international form, dynamic fields or null. */
 export type ContactRow = Omit<Selectable<ContactTable>, 'list_id' | 'created_at'>;
 
+/** A contact to insert (phone already normalized to international form). */
 export type NewContact = Omit<ContactRow, 'id'>;
 
 const CONTACT_COLUMNS = ['id', 'phone', 'df1', 'df2', 'df3', 'df4', 'df5', 'df6'] as const;
