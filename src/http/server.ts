@@ -51,6 +51,8 @@ export async function startHttp(deps: HttpDeps): Promise<RunningHttp> {
     trustProxy: config.trustProxy.length ? config.trustProxy : false,
     // `POST /api/` and `/api/test/` are /api and /api/test (clients build URLs from a base ending in a slash).
     routerOptions: { ignoreTrailingSlash: true },
+    // The TLS server comes from the factory below; this only makes fastify's "listening" log say https.
+    https: {},
     serverFactory: (h) => {
       handler = h;
       httpsServer.on('request', listener);

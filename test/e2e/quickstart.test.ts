@@ -30,6 +30,9 @@ describe('quick start (real processes, embedded store)', () => {
     server.stderr!.on('data', (d) => (logs += d));
     for (let i = 0; i < 100 && !logs.includes('yona is serving'); i++) await new Promise((r) => setTimeout(r, 100));
     assert.match(logs, /yona is serving/);
+    // The TLS port is announced as such (the server comes from our factory, so fastify must be told).
+    assert.match(logs, new RegExp(`Server listening at https://127\\.0\\.0\\.1:${httpsPort}`));
+    assert.doesNotMatch(logs, new RegExp(`http://[^"]*:${httpsPort}`));
   });
   after(() => {
     server.kill('SIGKILL');
