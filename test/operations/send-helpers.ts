@@ -1,5 +1,6 @@
 // Shared setup for the send-path suites: a service with the public pages, accounts with a verified sender,
 // and direct reads of the store to check what a call wrote.
+import assert from 'node:assert/strict';
 import { publicPagesComponent } from '../../src/http/public-pages.ts';
 import type { Component } from '../../src/service.ts';
 import { startTestService, type ApiCallOptions, type TestService } from '../helpers/service.ts';
@@ -85,4 +86,17 @@ export async function sendTableCounts(t: TestService): Promise<Record<string, nu
     out[table] = Number(row.n);
   }
   return out;
+}
+
+/**
+ * After 50 concurrent one-credit sends by an account that had 10 credits: exactly 10 accepted and 40 refused
+ * with 4, the balance at 0, ten messages, and a ledger of the opening balance and the ten debits (a refused
+ * debit leaves no entry behind).
+ */
+export async function assertTenOfFiftyAccepted(t: TestService, sender: Sender, statuses: number[]): Promise<void> {
+  assert.equal(statuses.filter((x) => x === 0).length, 10);
+  assert.equal(statuses.filter((x) => x === 4).length, 40);
+  assert.equal((await sender.balance()).credits, 0);
+  assert.equal(await messageCount(t, sender.username), 10);
+  assert.deepEqual(await creditLedger(t, sender.username), [10, ...Array(10).fill(-1)]);
 }
