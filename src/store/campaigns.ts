@@ -30,12 +30,11 @@ export async function insertCampaign(db: Queryable, c: NewCampaign): Promise<num
   return Number(row.id);
 }
 
-function insertCampaignQuery(db: Queryable, returning: boolean) {
-  const insert = db.insertInto('campaigns').values({
+function insertCampaignQuery(db: Queryable) {
+  return db.insertInto('campaigns').values({
     account_id: 0, name: '', kind: '', source: '', state: 'queued', scheduled_at: 0, recipients: 0, credits_charged: 0,
     agorot_charged: 0, options: '', created_at: 0, released_at: 0,
   });
-  return returning ? insert.returning('id') : insert;
 }
 
 /** Records what a campaign cost (set after its messages were priced). */

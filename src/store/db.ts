@@ -90,18 +90,28 @@ function openPostgres(url: string): Store {
 
 const compiledQueries = new WeakMap<Function, WeakMap<object, CompiledQuery>>();
 
-/** Builds a hot query; `returning` asks for `returning('id')` (see runPreparedWrite; reads ignore it). */
-type BuildQuery<R> = (db: Queryable, returning: boolean) => Compilable<R>;
+/** Builds a hot query (with placeholder values: the SQL is kept, the parameters come from each call). */
+type BuildQuery<Q> = (db: Queryable) => Q;
 
-// A hot query compiled once per dialect, with this call's parameters.
-function compiledWith(db: Queryable, build: BuildQuery<unknown>, params: readonly unknown[]): CompiledQuery {
+/** A hot INSERT or UPDATE: runPreparedWrite adds `returning('id')` where the dialect needs it. */
+type WriteQuery = Compilable<unknown> & { returning(selection: 'id'): Compilable<unknown> };
+
+// A hot query compiled once per dialect (`onPostgres` finishes it there), with this call's parameters.
+function compiledWith<Q extends Compilable<unknown>>(
+  db: Queryable, build: BuildQuery<Q>, params: readonly unknown[], onPostgres?: (query: Q) => Compilable<unknown>,
+): CompiledQuery {
   const adapter = db.getExecutor().adapter;
   let perDialect = compiledQueries.get(build);
   if (!perDialect) compiledQueries.set(build, (perDialect = new WeakMap()));
   let compiled = perDialect.get(adapter);
-  if (!compiled) perDialect.set(adapter, (compiled = build(db, !(adapter instanceof SqliteAdapter)).compile()));
+  if (!compiled) {
+    const query = build(db);
+    perDialect.set(adapter, (compiled = (onPostgres && !(adapter instanceof SqliteAdapter) ? onPostgres(query) : query).compile()));
+  }
   return { ...compiled, parameters: params };
 }
+
+const returningId = (query: WriteQuery) => query.returning('id');
 
 // On the embedded store, the result of running the query at once where the group-commit driver allows it
 // (runNow); otherwise undefined, and the query goes through Kysely's executor. The hot runners below use it
@@ -115,7 +125,7 @@ function resultNow<R>(db: Queryable, compiled: CompiledQuery): QueryResult<R> | 
  * Runs a hot query whose SQL is built once per dialect and reused with new parameters: Kysely's query
  * building costs more than SQLite's execution for small lookups. `build` must use `params` in order.
  */
-export async function runPrepared<R>(db: Queryable, build: BuildQuery<R>, params: readonly unknown[]): Promise<R[]> {
+export async function runPrepared<R>(db: Queryable, build: BuildQuery<Compilable<R>>, params: readonly unknown[]): Promise<R[]> {
   const compiled = compiledWith(db, build, params);
   return (resultNow<R>(db, compiled) ?? (await db.executeQuery<R>(compiled))).rows;
 }
@@ -127,12 +137,12 @@ export interface WriteResult {
 }
 
 /**
- * Runs a hot INSERT or UPDATE like runPrepared. `build(db, returning)` adds `returning('id')` when asked: on
- * PostgreSQL the id and count come from it; on SQLite from the statement's own result, because RETURNING
- * there cost a third of the statement (its rows are gathered in a temporary table first).
+ * Runs a hot INSERT or UPDATE like runPrepared. On PostgreSQL the id and count come from `returning('id')`,
+ * added here; on SQLite from the statement's own result, because RETURNING there cost a third of the
+ * statement (its rows are gathered in a temporary table first).
  */
-export async function runPreparedWrite(db: Queryable, build: BuildQuery<unknown>, params: readonly unknown[]): Promise<WriteResult> {
-  const compiled = compiledWith(db, build, params);
+export async function runPreparedWrite<Q extends WriteQuery>(db: Queryable, build: BuildQuery<Q>, params: readonly unknown[]): Promise<WriteResult> {
+  const compiled = compiledWith(db, build, params, returningId);
   const result = resultNow(db, compiled) ?? (await db.executeQuery(compiled));
   if (db.getExecutor().adapter instanceof SqliteAdapter) {
     return { id: result.insertId === undefined ? undefined : Number(result.insertId), changes: Number(result.numAffectedRows ?? 0) };

@@ -36,16 +36,13 @@ export async function applyLedgerChange(db: Queryable, change: LedgerChange): Pr
   return false;
 }
 
-// UPDATE accounts SET column = column + $amount WHERE id = $id AND column >= $guard [RETURNING id].
+// UPDATE accounts SET column = column + $amount WHERE id = $id AND column >= $guard.
 function updateBalanceQuery(column: 'credits' | 'intl_agorot') {
-  return (db: Queryable, returning: boolean) => {
-    const update = db
-      .updateTable('accounts')
-      .set({ [column]: sql`${sql.ref(column)} + ${0}` })
-      .where('id', '=', 0)
-      .where(sql.ref(column), '>=', 0);
-    return returning ? update.returning('id') : update;
-  };
+  return (db: Queryable) => db
+    .updateTable('accounts')
+    .set({ [column]: sql`${sql.ref(column)} + ${0}` })
+    .where('id', '=', 0)
+    .where(sql.ref(column), '>=', 0);
 }
 
 const UPDATE_BALANCE: Record<Currency, ReturnType<typeof updateBalanceQuery>> = {
@@ -53,11 +50,10 @@ const UPDATE_BALANCE: Record<Currency, ReturnType<typeof updateBalanceQuery>> = 
   international: updateBalanceQuery(COLUMN.international),
 };
 
-function insertEntryQuery(db: Queryable, returning: boolean) {
-  const insert = db.insertInto('ledger_entries').values({
+function insertEntryQuery(db: Queryable) {
+  return db.insertInto('ledger_entries').values({
     account_id: 0, currency: 'credits', amount: 0, reason: '', ref_type: null, ref_id: null, created_at: 0,
   });
-  return returning ? insert.returning('id') : insert;
 }
 
 function deleteEntryQuery(db: Queryable) {
