@@ -1,44 +1,101 @@
 // Kannel 1.4.5 beside Yona: the accept target is Kannel's accept rate on the same machine, and these machines
-// are shared and noisy, so `bench accept --beside-kannel` measures both in one run. This runs the workplace's
-// Kannel anchor (sendsms -> smsbox -> bearerbox -> SMPP sink, memory store, no receipts) and returns its HTTP
-// accepts per second. Setup: `apt-get install -y kannel`; the anchor lives in ../shared/bench/kannel (or
-// KANNEL_BENCH_DIR) and its load generator needs smpp and undici, which NODE_PATH finds in our node_modules.
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+// are shared and noisy, so `bench accept --beside-kannel` measures both in one run. This starts the workplace's
+// Kannel anchor (sendsms -> smsbox -> bearerbox -> SMPP sink, memory-only queue, no receipts) from its config
+// template and sink, and the bench drives it with the same load generator as Yona (runLoad: autocannon in a
+// second process, same connections and duration). The anchor's own load generator costs about twice
+// autocannon's CPU per request, which on two shared cores held Kannel to 0.7-0.8 of the rate it reaches with the
+// client Yona gets. Setup: `apt-get install -y kannel`; the anchor lives in ../shared/bench/kannel (or
+// KANNEL_BENCH_DIR) and its sink needs smpp, which NODE_PATH finds in our node_modules.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { request } from 'undici';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const BEARERBOX = '/usr/sbin/bearerbox';
+const SMSBOX = '/usr/sbin/smsbox';
+/** Fixed by the anchor's config template. */
+const ADMIN_STATUS = 'http://127.0.0.1:13000/status.txt?password=bench';
+const SENDSMS = 'http://127.0.0.1:13013/cgi-bin/sendsms';
 
 /** The anchor's folder, or a clear error saying what is missing. */
 export function kannelAnchorDir(env: NodeJS.ProcessEnv = process.env): string {
   const dir = env.KANNEL_BENCH_DIR ?? `${REPO}../shared/bench/kannel`;
-  if (!existsSync(`${dir}/run-kannel.sh`)) throw new Error(`--beside-kannel: no Kannel anchor at ${dir} (set KANNEL_BENCH_DIR)`);
+  if (!existsSync(`${dir}/kannel/kannel.conf.tmpl`)) throw new Error(`--beside-kannel: no Kannel anchor at ${dir} (set KANNEL_BENCH_DIR)`);
   if (!existsSync(BEARERBOX)) throw new Error('--beside-kannel: Kannel is not installed (apt-get install -y kannel)');
   return dir;
 }
 
-/** Runs Kannel for `requests` sends over `connections` keep-alive connections; resolves its HTTP accepts/s. */
-export function kannelAcceptRate(dir: string, requests: number, connections: number): Promise<number> {
-  const env = {
-    ...process.env, N: String(requests), C: String(connections), DLR: '0', REPS: '1',
-    NODE_PATH: process.env.NODE_PATH ?? `${REPO}node_modules`,
+export interface RunningKannel {
+  /** A single-recipient sendsms GET, the request the load repeats. */
+  sendUrl: string;
+  stop(): Promise<void>;
+}
+
+/** The anchor's template with its settings for accepts only: memory-only queue, one transceiver bind, no throughput cap. */
+function renderConfig(dir: string, workDir: string, smppPort: number): string {
+  const values: Record<string, string> = {
+    KDIR: workDir, LOG_LEVEL: '1', STORE_LINES: '# no store-type: queue is memory-only', SMPP_PORT: String(smppPort),
+    MAX_PENDING: '10', THROUGHPUT_LINE: '# throughput: unlimited', BIND_LINES: 'transceiver-mode = true',
   };
-  const child = spawn('bash', [`${dir}/run-kannel.sh`], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (code) => {
-      const line = out.split('\n').find((l) => l.startsWith('{') && l.includes('"http_accept_per_s"'));
-      const figures = line ? (JSON.parse(line) as { reason: string; errors: number; http_accept_per_s: number }) : undefined;
-      if (code !== 0 || !figures || figures.reason !== 'done' || figures.errors > 0) {
-        reject(new Error(`Kannel run failed (exit ${code}): ${(line ?? err.trim().split('\n').slice(-3).join(' ')) || 'no figures'}`));
-      } else {
-        resolve(figures.http_accept_per_s);
+  return readFileSync(`${dir}/kannel/kannel.conf.tmpl`, 'utf8').replace(/\$\{(\w+)\}/g, (whole, name: string) => values[name] ?? whole);
+}
+
+async function statusText(): Promise<string> {
+  try {
+    const res = await request(ADMIN_STATUS);
+    return await res.body.text();
+  } catch {
+    return '';
+  }
+}
+
+async function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(killer);
+}
+
+/** Starts sink, bearerbox and smsbox (in that order); resolves once the SMSC is online and a send is accepted. */
+export async function startKannel(dir: string): Promise<RunningKannel> {
+  const workDir = mkdtempSync(join(tmpdir(), 'yona-bench-kannel-'));
+  const smppPort = 22000 + Math.floor(Math.random() * 20000);
+  const conf = join(workDir, 'kannel.conf');
+  writeFileSync(conf, renderConfig(dir, workDir, smppPort));
+  const env = { ...process.env, NODE_PATH: process.env.NODE_PATH ?? `${REPO}node_modules` };
+  const started: ChildProcess[] = [];
+  const stop = async () => {
+    for (const child of started.reverse()) await stopProcess(child);
+    rmSync(workDir, { recursive: true, force: true });
+  };
+  try {
+    started.push(spawn(process.execPath, [`${dir}/smsc-sink.js`, '--port', String(smppPort), '--dlr', '0', '--quiet', '1'], { env, stdio: 'ignore' }));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    started.push(spawn(BEARERBOX, ['-v', '4', conf], { stdio: 'ignore' }));
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    started.push(spawn(SMSBOX, ['-v', '4', conf], { stdio: 'ignore' }));
+    const sendUrl = `${SENDSMS}?${new URLSearchParams({ username: 'bench', password: 'bench', from: '12345', to: '447910000001', text: 'benchmark message' })}`;
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      if (started.some((c) => c.exitCode !== null)) throw new Error('Kannel exited while starting (is another Kannel holding ports 13000-13013?)');
+      if ((await statusText()).includes('online')) {
+        const probe = await request(sendUrl).catch(() => undefined);
+        const body = probe ? await probe.body.text() : '';
+        if (probe?.statusCode === 202) break;
+        if (Date.now() > deadline) throw new Error(`Kannel refused the probe send: ${probe?.statusCode} ${body}`);
+      } else if (Date.now() > deadline) {
+        throw new Error('Kannel did not come up within 30 s (no SMSC online)');
       }
-    });
-  });
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    return { sendUrl, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
 }

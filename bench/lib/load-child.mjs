@@ -4,7 +4,7 @@ import autocannon from 'autocannon';
 process.once('message', async (o) => {
   const result = await autocannon({
     url: o.url,
-    method: 'POST',
+    method: o.body === undefined ? 'GET' : 'POST',
     headers: o.headers,
     body: o.body,
     connections: o.connections,

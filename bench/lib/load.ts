@@ -4,8 +4,9 @@ import { fileURLToPath } from 'node:url';
 
 export interface LoadOptions {
   url: string;
-  body: string;
-  headers: Record<string, string>;
+  /** POST with this body; GET without one. */
+  body?: string;
+  headers?: Record<string, string>;
   connections: number;
   durationSeconds: number;
   /** Requests per connection in flight (1 = no pipelining). */
