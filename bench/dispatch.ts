@@ -3,11 +3,10 @@
 // receipts after 200 ms; or the Kannel comparison's smsc-sink.js with --sink kannel), until the last receipt
 // is stored. Prints one JSON line: submit_sm/s (first to last submit; target >= 10,000/s), end to end from the
 // first HTTP request to the last receipt stored (target >= 5,000 messages/s), peak RSS (target < 400 MB).
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
-import { join } from 'node:path';
 import { carriersComponent } from '../src/workers/carriers.ts';
+import { anchorDir, startAnchorSink } from './lib/kannel.ts';
 import { benchStore, peakRssMb, startBenchService } from './lib/service.ts';
 import { simCarrier, startSmscSim } from './lib/smsc-sim.ts';
 
@@ -22,16 +21,11 @@ const lanes = Number(arg('lanes', '2'));
 const batch = Number(arg('batch', '1000'));
 const sink = arg('sink', 'yona') === 'kannel' ? 'kannel' : 'yona';
 const store = benchStore();
-const root = join(import.meta.dirname, '..');
 
 // Starts the SMSC in a second process; resolves with its SMPP port once it listens, and how to stop it.
 async function startSink(): Promise<{ port: number; stop(): void }> {
   if (sink === 'yona') return startSmscSim(200);
-  const port = 21000 + Math.floor(Math.random() * 20000);
-  const child = spawn(process.execPath, [join(root, '../shared/bench/kannel/smsc-sink.js'), '--port', String(port), '--dlr', '1', '--dlr-delay-ms', '200', '--quiet', '1'],
-    { env: { ...process.env, NODE_PATH: join(root, 'node_modules') }, stdio: ['ignore', 'ignore', 'inherit'] });
-  await new Promise((r) => setTimeout(r, 1000)); // it prints nothing when it listens
-  if (child.exitCode !== null) throw new Error('the Kannel SMSC sink did not start');
+  const { child, port } = await startAnchorSink(anchorDir(), ['--dlr', '1', '--dlr-delay-ms', '200']);
   return { port, stop: () => child.kill('SIGTERM') };
 }
 

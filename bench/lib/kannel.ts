@@ -10,6 +10,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 
@@ -20,9 +21,14 @@ const SMSBOX = '/usr/sbin/smsbox';
 const ADMIN_STATUS = 'http://127.0.0.1:13000/status.txt?password=bench';
 const SENDSMS = 'http://127.0.0.1:13013/cgi-bin/sendsms';
 
-/** The anchor's folder, or a clear error saying what is missing. */
+/** Where the anchor lives (its SMSC sink needs nothing else installed). */
+export function anchorDir(env: NodeJS.ProcessEnv = process.env): string {
+  return env.KANNEL_BENCH_DIR ?? `${REPO}../shared/bench/kannel`;
+}
+
+/** The anchor's folder with Kannel installed beside it, or a clear error saying what is missing. */
 export function kannelAnchorDir(env: NodeJS.ProcessEnv = process.env): string {
-  const dir = env.KANNEL_BENCH_DIR ?? `${REPO}../shared/bench/kannel`;
+  const dir = anchorDir(env);
   if (!existsSync(`${dir}/kannel/kannel.conf.tmpl`)) throw new Error(`--beside-kannel: no Kannel anchor at ${dir} (set KANNEL_BENCH_DIR)`);
   if (!existsSync(BEARERBOX)) throw new Error('--beside-kannel: Kannel is not installed (apt-get install -y kannel)');
   return dir;
@@ -41,6 +47,16 @@ function renderConfig(dir: string, workDir: string, smppPort: number): string {
     MAX_PENDING: '10', THROUGHPUT_LINE: '# throughput: unlimited', BIND_LINES: 'transceiver-mode = true',
   };
   return readFileSync(`${dir}/kannel/kannel.conf.tmpl`, 'utf8').replace(/\$\{(\w+)\}/g, (whole, name: string) => values[name] ?? whole);
+}
+
+/** The anchor's SMSC sink (smsc-sink.js, with `args`) on a random loopback port, in a second process. */
+export async function startAnchorSink(dir: string, args: string[]): Promise<{ child: ChildProcess; port: number }> {
+  const port = 21000 + Math.floor(Math.random() * 20000);
+  const child = spawn(process.execPath, [`${dir}/smsc-sink.js`, '--port', String(port), '--quiet', '1', ...args],
+    { env: { ...process.env, NODE_PATH: process.env.NODE_PATH ?? `${REPO}node_modules` }, stdio: ['ignore', 'ignore', 'inherit'] });
+  await sleep(1000); // it prints nothing when it listens
+  if (child.exitCode !== null) throw new Error('the Kannel SMSC sink did not start');
+  return { child, port };
 }
 
 async function statusText(): Promise<string> {
@@ -64,20 +80,18 @@ async function stopProcess(child: ChildProcess): Promise<void> {
 /** Starts sink, bearerbox and smsbox (in that order); resolves once the SMSC is online and a send is accepted. */
 export async function startKannel(dir: string): Promise<RunningKannel> {
   const workDir = mkdtempSync(join(tmpdir(), 'yona-bench-kannel-'));
-  const smppPort = 22000 + Math.floor(Math.random() * 20000);
   const conf = join(workDir, 'kannel.conf');
-  writeFileSync(conf, renderConfig(dir, workDir, smppPort));
-  const env = { ...process.env, NODE_PATH: process.env.NODE_PATH ?? `${REPO}node_modules` };
   const started: ChildProcess[] = [];
   const stop = async () => {
     for (const child of started.reverse()) await stopProcess(child);
     rmSync(workDir, { recursive: true, force: true });
   };
   try {
-    started.push(spawn(process.execPath, [`${dir}/smsc-sink.js`, '--port', String(smppPort), '--dlr', '0', '--quiet', '1'], { env, stdio: 'ignore' }));
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    const sink = await startAnchorSink(dir, ['--dlr', '0']);
+    started.push(sink.child);
+    writeFileSync(conf, renderConfig(dir, workDir, sink.port));
     started.push(spawn(BEARERBOX, ['-v', '4', conf], { stdio: 'ignore' }));
-    await new Promise((resolve) => setTimeout(resolve, 2000));
+    await sleep(2000);
     started.push(spawn(SMSBOX, ['-v', '4', conf], { stdio: 'ignore' }));
     const sendUrl = `${SENDSMS}?${new URLSearchParams({ username: 'bench', password: 'bench', from: '12345', to: '447910000001', text: 'benchmark message' })}`;
     const deadline = Date.now() + 30_000;
@@ -91,7 +105,7 @@ export async function startKannel(dir: string): Promise<RunningKannel> {
       } else if (Date.now() > deadline) {
         throw new Error('Kannel did not come up within 30 s (no SMSC online)');
       }
-      await new Promise((resolve) => setTimeout(resolve, 250));
+      await sleep(250);
     }
     return { sendUrl, stop };
   } catch (err) {
