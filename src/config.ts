@@ -22,6 +22,23 @@ export interface Config {
   logLevel: string;
   /** Log every request (off by default: it costs throughput). */
   logRequests: boolean;
+  /** YONA_SECRET_KEY: the sealing key (32 bytes, base64); unset, one is kept in the data dir (secret-key.ts). */
+  secretKey?: Buffer;
+  otp: OtpSettings;
+}
+
+/** Limits of one-time codes; 0 turns a limit off. */
+export interface OtpSettings {
+  /** YONA_OTP_DIGITS (6): digits in a code, 4 to 10. */
+  digits: number;
+  /** YONA_OTP_PHONE_HOURLY (5): codes one account may send one phone in an hour. */
+  perPhoneHourly: number;
+  /** YONA_OTP_ACCOUNT_HOURLY (1000): codes one account may send in an hour. */
+  perAccountHourly: number;
+  /** YONA_OTP_RESEND_SECONDS (30): wait before another code for the same phone and app. */
+  resendSeconds: number;
+  /** YONA_OTP_PHONE_FAILURES_HOURLY (10): failed validations per phone in an hour, over all its codes. */
+  phoneFailuresHourly: number;
 }
 
 export class ConfigError extends Error {}
@@ -32,6 +49,26 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const n = Number(raw);
   if (!Number.isInteger(n) || n < 0) throw new ConfigError(`${name} must be a non-negative integer, got "${raw}"`);
   return n;
+}
+
+function secretKey(env: NodeJS.ProcessEnv): Buffer | undefined {
+  const raw = env.YONA_SECRET_KEY;
+  if (raw === undefined || raw === '') return undefined;
+  const key = Buffer.from(raw, 'base64');
+  if (key.length !== 32) throw new ConfigError(`YONA_SECRET_KEY must be 32 bytes in base64 (openssl rand -base64 32), got ${key.length} bytes`);
+  return key;
+}
+
+function otpSettings(env: NodeJS.ProcessEnv): OtpSettings {
+  const digits = int(env, 'YONA_OTP_DIGITS', 6);
+  if (digits < 4 || digits > 10) throw new ConfigError(`YONA_OTP_DIGITS must be 4 to 10, got "${env.YONA_OTP_DIGITS}"`);
+  return {
+    digits,
+    perPhoneHourly: int(env, 'YONA_OTP_PHONE_HOURLY', 5),
+    perAccountHourly: int(env, 'YONA_OTP_ACCOUNT_HOURLY', 1000),
+    resendSeconds: int(env, 'YONA_OTP_RESEND_SECONDS', 30),
+    phoneFailuresHourly: int(env, 'YONA_OTP_PHONE_FAILURES_HOURLY', 10),
+  };
 }
 
 /** Reads and checks the configuration; throws ConfigError with a clear message. */
@@ -65,5 +102,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl: (env.YONA_PUBLIC_URL ?? `https://localhost:${httpsPort}`).replace(/\/+$/, ''),
     logLevel: env.YONA_LOG_LEVEL ?? 'info',
     logRequests: env.YONA_LOG_REQUESTS === '1',
+    secretKey: secretKey(env),
+    otp: otpSettings(env),
   };
 }

@@ -9,13 +9,13 @@ export class FifoPermits {
     this.free = Math.max(1, count);
   }
 
-  /** Resolves once the caller holds one permit. */
-  acquire(): Promise<void> {
+  /** Resolves once the caller holds one permit; an urgent caller goes to the head of the line. */
+  acquire(urgent = false): Promise<void> {
     if (this.free > 0) {
       this.free--;
       return Promise.resolve();
     }
-    return new Promise((resolve) => this.waiters.push(resolve));
+    return new Promise((resolve) => (urgent ? this.waiters.unshift(resolve) : this.waiters.push(resolve)));
   }
 
   /** Gives one permit back (to the longest waiter, if any). */

@@ -3,8 +3,20 @@ import type { Selectable } from 'kysely';
 import type { Queryable } from './db.ts';
 import type { AccountTable } from './schema.ts';
 
-/** An account as requests see it: the password hash stays in the store. */
-export type Account = Omit<Selectable<AccountTable>, 'password_hash'>;
+/** An account as requests see it: the password hash stays in the store, and the one-time-code fields are read
+ *  where they are used (authentication, on every request, reads only these columns). */
+export type Account = Omit<Selectable<AccountTable>, 'password_hash' | 'otp_phone' | 'otp_international'>;
+
+/** Whether send_otp may go to international numbers for this account. */
+export async function otpInternationalAllowed(db: Queryable, accountId: number): Promise<boolean> {
+  const row = await db.selectFrom('accounts').select('otp_international').where('id', '=', accountId).executeTakeFirst();
+  return Number(row?.otp_international ?? 0) === 1;
+}
+
+/** Lets an account send one-time codes to international numbers, or stops it. */
+export async function setOtpInternational(db: Queryable, accountId: number, allowed: boolean): Promise<void> {
+  await db.updateTable('accounts').set({ otp_international: allowed ? 1 : 0 }).where('id', '=', accountId).execute();
+}
 
 export interface NewAccount {
   username: string;
@@ -13,6 +25,8 @@ export interface NewAccount {
   isReseller: boolean;
   parentId: number | null;
   timeZone: string;
+  /** A sub-account's phone for one-time codes (addSub `otpPhone`). */
+  otpPhone?: string | null;
   now: number;
 }
 
@@ -30,6 +44,7 @@ export async function insertAccount(db: Queryable, a: NewAccount): Promise<numbe
       parent_id: a.parentId,
       time_zone: a.timeZone,
       ip_check: 0,
+      otp_phone: a.otpPhone ?? null,
       created_at: a.now,
     })
     .returning('id')

@@ -19,9 +19,13 @@ export interface ClaimedMessage {
   source: string;
   text: string;
   attempts: number;
+  /** 1 for the priority lane's messages (one-time codes). */
+  priority: number;
+  /** The encrypted value of the text's `[code]`, if any. */
+  sealed: string | null;
 }
 
-const CLAIM_COLUMNS = ['id', 'account_id', 'campaign_id', 'external_id', 'phone', 'source', 'text', 'attempts'] as const;
+const CLAIM_COLUMNS = ['id', 'account_id', 'campaign_id', 'external_id', 'phone', 'source', 'text', 'attempts', 'priority', 'sealed'] as const;
 const CHUNK = 500;
 /** Delivery status of a message suppressed by the blocklist ("blocked on request"). */
 export const BLOCKED_STATUS = 201;
@@ -32,7 +36,12 @@ function chunks<T>(items: T[], size = CHUNK): T[][] {
   return out;
 }
 
-async function claimInState(db: Queryable, dialect: Dialect, state: MessageState, now: number, leaseUntil: number, limit: number): Promise<ClaimedMessage[]> {
+/** Which due messages a claim takes: all of them, or only the priority lane's. */
+export type ClaimScope = 'all' | 'priority';
+
+async function claimInState(
+  db: Queryable, dialect: Dialect, state: MessageState, now: number, leaseUntil: number, limit: number, scope: ClaimScope = 'all',
+): Promise<ClaimedMessage[]> {
   if (limit <= 0) return [];
   const rows = await db
     .updateTable('messages')
@@ -40,24 +49,31 @@ async function claimInState(db: Queryable, dialect: Dialect, state: MessageState
     .where('id', 'in', (eb) => {
       // Every kind is texted, voice sends (kind 'tts') too: their types 2 and 3 carry an SMS half, and call-only
       // sends (type 4) are refused until a voice worker exists.
-      const due = eb.selectFrom('messages').select('id').where('state', '=', state).where('next_attempt_at', '<=', now)
-        .orderBy('next_attempt_at').orderBy('id').limit(limit);
+      // The priority claim spells its condition as the partial index messages_priority_queue does, so both
+      // stores look only at that index (campaign traffic is not in it).
+      const due = (scope === 'priority'
+        ? eb.selectFrom('messages').select('id').where(sql<boolean>`state = 'queued' and priority > 0`)
+        : eb.selectFrom('messages').select('id').where('state', '=', state))
+        .where('next_attempt_at', '<=', now).orderBy('next_attempt_at').orderBy('id').limit(limit);
       return dialect === 'postgres' ? due.forUpdate().skipLocked() : due;
     })
     .returning([...CLAIM_COLUMNS])
     .execute();
   return rows.map((r) => ({
-    ...r, id: Number(r.id), account_id: Number(r.account_id), campaign_id: Number(r.campaign_id), attempts: Number(r.attempts),
+    ...r, id: Number(r.id), account_id: Number(r.account_id), campaign_id: Number(r.campaign_id), attempts: Number(r.attempts), priority: Number(r.priority),
   }));
 }
 
 /**
  * Claims up to `limit` due messages: first those whose lease expired (a crash or stall mid-flight), then
- * queued ones, oldest due first. Moves their campaigns from queued to sending.
+ * queued ones, oldest due first; with scope 'priority', only queued priority messages. Moves their campaigns
+ * from queued to sending.
  */
-export async function claimDueMessages(db: Queryable, dialect: Dialect, now: number, leaseUntil: number, limit: number): Promise<ClaimedMessage[]> {
-  const expired = await claimInState(db, dialect, 'submitting', now, leaseUntil, limit);
-  const queued = await claimInState(db, dialect, 'queued', now, leaseUntil, limit - expired.length);
+export async function claimDueMessages(
+  db: Queryable, dialect: Dialect, now: number, leaseUntil: number, limit: number, scope: ClaimScope = 'all',
+): Promise<ClaimedMessage[]> {
+  const expired = scope === 'all' ? await claimInState(db, dialect, 'submitting', now, leaseUntil, limit) : [];
+  const queued = await claimInState(db, dialect, 'queued', now, leaseUntil, limit - expired.length, scope);
   const claimed = [...expired, ...queued].sort((a, b) => a.id - b.id);
   const campaigns = [...new Set(claimed.map((m) => m.campaign_id))];
   for (const part of chunks(campaigns)) {
@@ -169,7 +185,7 @@ export async function recordOutcomes(
     for (const part of chunks(ids)) {
       await held(part).set({
         state: 'submitted', status: -1, status_at: now, submitted_at: now, carrier, lease_until: null, error: null,
-        next_attempt_at: now + receiptWindowMs,
+        next_attempt_at: now + receiptWindowMs, sealed: null,
       }).execute();
     }
   }
@@ -182,7 +198,7 @@ export async function recordOutcomes(
   const changes: StatusChange[] = [];
   for (const f of failures) {
     const res = await held([f.message.id]).set({
-      state: 'failed', status: f.status, status_at: now, carrier: f.carrier, lease_until: null, error: f.error,
+      state: 'failed', status: f.status, status_at: now, carrier: f.carrier, lease_until: null, error: f.error, sealed: null,
     }).executeTakeFirst();
     if (Number(res.numUpdatedRows) !== 1) continue;
     await refundMessage(db, f.message, 'refund: message failed before reaching the carrier', now);

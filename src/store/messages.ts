@@ -15,6 +15,8 @@ export interface NewMessage {
   costCredits: number;
   costAgorot: number;
   unsubscribeCode: string | null;
+  /** The encrypted value of the text's `[code]` (one-time codes); absent: none. */
+  sealed?: string | null;
 }
 
 /** What every row of one insert shares. */
@@ -24,12 +26,14 @@ export interface MessageBatchCommon {
   state: 'scheduled' | 'queued';
   nextAttemptAt: number;
   now: number;
+  /** 1: the dispatcher's priority lane takes them ahead of campaign traffic (absent: 0). */
+  priority?: number;
 }
 
-const ROW_COLUMNS = ['external_id', 'phone', 'source', 'text', 'parts', 'cost_credits', 'cost_agorot', 'unsubscribe_code'];
-const SHARED_COLUMNS = ['campaign_id', 'account_id', 'state', 'next_attempt_at', 'created_at'];
+const ROW_COLUMNS = ['external_id', 'phone', 'source', 'text', 'parts', 'cost_credits', 'cost_agorot', 'unsubscribe_code', 'sealed'];
+const SHARED_COLUMNS = ['campaign_id', 'account_id', 'state', 'next_attempt_at', 'created_at', 'priority'];
 const COLUMN_LIST = [...SHARED_COLUMNS, ...ROW_COLUMNS].join(', ');
-// SQLite: 13 bound values per row keeps 500 rows under its 32766-parameter limit.
+// SQLite: 15 bound values per row keeps 500 rows under its 32766-parameter limit.
 const SQLITE_CHUNK = 500;
 const POSTGRES_CHUNK = 10_000;
 const sqliteStatements = new Map<number, string>();
@@ -55,6 +59,7 @@ const PG_ROW_COLUMNS: Array<{ name: string; type: string; value: (m: NewMessage)
   { name: 'cost_credits', type: 'bigint', value: (m) => m.costCredits },
   { name: 'cost_agorot', type: 'bigint', value: (m) => m.costAgorot },
   { name: 'unsubscribe_code', type: 'text', value: (m) => m.unsubscribeCode },
+  { name: 'sealed', type: 'text', value: (m) => m.sealed ?? null },
 ];
 const pgStatements = new Map<string, string>();
 
@@ -79,7 +84,7 @@ function postgresInsert(rows: NewMessage[]): { sql: string; params: unknown[] } 
   let sql = pgStatements.get(shape);
   if (!sql) {
     const names = arrays.map((_, i) => `c${i + 1}`).join(', ');
-    sql = `insert into messages (${COLUMN_LIST}) select $1, $2, $3, $4, $5, ${exprs.join(', ')} from unnest(${arrays.join(', ')}) as u(${names})`;
+    sql = `insert into messages (${COLUMN_LIST}) select $1, $2, $3, $4, $5, $6, ${exprs.join(', ')} from unnest(${arrays.join(', ')}) as u(${names})`;
     pgStatements.set(shape, sql);
   }
   return { sql, params };
@@ -87,7 +92,7 @@ function postgresInsert(rows: NewMessage[]): { sql: string; params: unknown[] } 
 
 /** Inserts message rows in multi-row statements (unnest on PostgreSQL); ids are not returned. */
 export async function insertMessages(db: Queryable, dialect: Dialect, common: MessageBatchCommon, rows: NewMessage[]): Promise<void> {
-  const shared = [common.campaignId, common.accountId, common.state, common.nextAttemptAt, common.now];
+  const shared = [common.campaignId, common.accountId, common.state, common.nextAttemptAt, common.now, common.priority ?? 0];
   if (dialect === 'postgres') {
     for (let i = 0; i < rows.length; i += POSTGRES_CHUNK) {
       const { sql: text, params } = postgresInsert(rows.slice(i, i + POSTGRES_CHUNK));
@@ -99,7 +104,7 @@ export async function insertMessages(db: Queryable, dialect: Dialect, common: Me
     const chunk = rows.slice(i, i + SQLITE_CHUNK);
     const params: unknown[] = [];
     for (const r of chunk) {
-      params.push(...shared, r.externalId, r.phone, r.source, r.text, r.parts, r.costCredits, r.costAgorot, r.unsubscribeCode);
+      params.push(...shared, r.externalId, r.phone, r.source, r.text, r.parts, r.costCredits, r.costAgorot, r.unsubscribeCode, r.sealed ?? null);
     }
     await runCompiled(db, CompiledQuery.raw(sqliteInsert(chunk.length), params));
   }

@@ -60,6 +60,10 @@ export interface MessageTable {
   submitted_at: number | null;
   /** Code of the removal link in this message (`/u/:code`, add_unsubscribe 3); null otherwise. */
   unsubscribe_code: Generated<string | null>;
+  /** 1 for messages the dispatcher's priority lane takes ahead of campaign traffic (one-time codes). */
+  priority: Generated<number>;
+  /** A secret the text's `[code]` stands for, encrypted (domain/sealed.ts); cleared once the message left. */
+  sealed: Generated<string | null>;
 }
 
 export interface ShortLinkTable {

@@ -2,6 +2,7 @@
 import type { Generated } from 'kysely';
 import type { AudienceTables } from './schema-audience.ts';
 import type { CarriersTables } from './schema-carriers.ts';
+import type { OtpTables } from './schema-otp.ts';
 import type { PushTables } from './schema-push.ts';
 import type { SendingTables } from './schema-sending.ts';
 
@@ -19,6 +20,10 @@ export interface AccountTable {
   time_zone: string;
   /** 1 when the IP allowlist is enforced for this account. */
   ip_check: number;
+  /** The phone a sub-account's one-time codes for console login go to (addSub `otpPhone`). */
+  otp_phone: Generated<string | null>;
+  /** 1 when send_otp may go to international numbers. */
+  otp_international: Generated<number>;
   created_at: number;
 }
 
@@ -64,7 +69,7 @@ export interface VerifiedSenderTable {
   verified_at: number;
 }
 
-export interface Database extends SendingTables, AudienceTables, CarriersTables, PushTables {
+export interface Database extends SendingTables, AudienceTables, CarriersTables, PushTables, OtpTables {
   accounts: AccountTable;
   account_ips: AccountIpTable;
   api_tokens: ApiTokenTable;

@@ -8,6 +8,7 @@ import { SmscSimulator } from '../carriers/simulator/index.ts';
 import { CARRIER_TIMER_DEFAULTS, loadCarrierSetup, Router, type CarrierSetup } from '../carriers/config.ts';
 import { SmppCarrier, type SmppCarrierConfig } from '../carriers/smpp/connector.ts';
 import type { Carrier } from '../carriers/types.ts';
+import { sealingKey } from '../secret-key.ts';
 import type { Component, Service } from '../service.ts';
 import { recordLateCarrierId } from '../store/dispatch.ts';
 import { deliverySettings, type DeliverySettings } from './delivery-settings.ts';
@@ -86,6 +87,7 @@ export function carriersComponent(options: CarriersOptions = {}): Component & { 
       }
       const dispatcher = new Dispatcher({
         ...deps, carriers, router, recorded: () => receipts.rematchSoon(), reclaimOnStart: service.store.dialect === 'sqlite',
+        sealingKey: sealingKey(service.config),
       });
       runtime = { ...runtime, carriers, dispatcher, receipts, inbound };
       receipts.start();

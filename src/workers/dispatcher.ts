@@ -2,15 +2,18 @@
 // routes each message to a carrier by destination prefix, submits them concurrently (the connector's windows
 // bound what is in flight), and records the outcomes as they arrive, in small groups (batch-recorder.ts):
 // submitted (-1), retried with exponential backoff, or failed (refunded). Wakes on the 'dispatch' signal and
-// polls otherwise.
+// polls otherwise. One more lane claims only priority messages (one-time codes): it is never behind a
+// campaign's batch, and its messages take the carrier's next free permit.
 import type { Router } from '../carriers/config.ts';
 import type { Carrier, SubmitResult } from '../carriers/types.ts';
+import { fillCode } from '../domain/otp.ts';
+import { unseal } from '../domain/sealed.ts';
 import type { Logger } from '../logger.ts';
 import { FifoPermits } from '../permits.ts';
 import type { LocalSignals } from '../signals.ts';
 import type { Store } from '../store/db.ts';
 import {
-  claimDueMessages, finishCampaigns, suppressBlocked, type ClaimedMessage, type DispatchOutcome,
+  claimDueMessages, finishCampaigns, suppressBlocked, type ClaimedMessage, type ClaimScope, type DispatchOutcome,
 } from '../store/dispatch.ts';
 import { BatchRecorder } from './batch-recorder.ts';
 import type { DeliverySettings } from './delivery-settings.ts';
@@ -28,6 +31,8 @@ export interface DispatcherDeps {
   recorded?: () => void;
   /** Take back messages left 'submitting' by a previous run at once (single-process SQLite). */
   reclaimOnStart?: boolean;
+  /** The key sealed message values (one-time codes) are opened with. */
+  sealingKey?: Buffer;
 }
 
 /** Counters since start. */
@@ -44,6 +49,8 @@ export interface DispatcherStats {
 
 const ILLEGAL_MESSAGE = 18;
 const FAILED = 1;
+/** Messages the priority lane claims at a time. */
+const PRIORITY_BATCH = 100;
 
 /** Delivery status of a message the carrier refused for good: 18 for a malformed message, else 1. */
 export function failureStatus(result: Extract<SubmitResult, { ok: false }>): number {
@@ -70,7 +77,8 @@ export class Dispatcher {
     this.stopped = false;
     this.unsubscribe = this.deps.signals.subscribe('dispatch', () => this.wake());
     const reclaim = this.deps.reclaimOnStart ? this.reclaimAbandoned() : Promise.resolve();
-    for (let i = 0; i < this.deps.settings.lanes; i++) this.lanes.push(reclaim.then(() => this.loop(i)));
+    for (let i = 0; i < this.deps.settings.lanes; i++) this.lanes.push(reclaim.then(() => this.loop(i, 'all')));
+    this.lanes.push(reclaim.then(() => this.loop(this.deps.settings.lanes, 'priority')));
   }
 
   /** Stops claiming, lets batches in flight finish and record, then resolves. */
@@ -94,11 +102,11 @@ export class Dispatcher {
     if (n > 0) this.deps.logger.warn({ messages: n }, 'dispatcher: taking back messages a previous run left mid-submit (they may be sent twice)');
   }
 
-  private async loop(lane: number): Promise<void> {
+  private async loop(lane: number, scope: ClaimScope): Promise<void> {
     while (!this.stopped) {
       let worked = 0;
       try {
-        worked = await this.runBatch();
+        worked = await this.runBatch(scope);
       } catch (err) {
         this.deps.logger.error({ err, lane }, 'dispatcher: batch failed');
       }
@@ -127,12 +135,13 @@ export class Dispatcher {
   }
 
   /** Claims, submits and records one batch; returns how many messages it handled (0: nothing due). */
-  async runBatch(): Promise<number> {
+  async runBatch(scope: ClaimScope = 'all'): Promise<number> {
     const { store, clock, settings, logger } = this.deps;
     const now = clock();
     const lease = this.nextLease();
+    const limit = scope === 'priority' ? PRIORITY_BATCH : settings.batchSize;
     const { claimed, toSend } = await store.db.transaction().execute(async (trx) => {
-      const claimed = await claimDueMessages(trx, store.dialect, now, lease, settings.batchSize);
+      const claimed = await claimDueMessages(trx, store.dialect, now, lease, limit, scope);
       return { claimed, toSend: claimed.length ? await suppressBlocked(trx, claimed, now) : [] };
     });
     if (claimed.length === 0) return 0;
@@ -173,14 +182,27 @@ export class Dispatcher {
     return permits;
   }
 
+  // The text as sent: a sealed code is opened and put in place of `[code]`; undefined when it cannot be opened.
+  private textOf(message: ClaimedMessage): string | undefined {
+    if (message.sealed === null) return message.text;
+    try {
+      if (!this.deps.sealingKey) return undefined;
+      return fillCode(message.text, unseal(this.deps.sealingKey, message.sealed));
+    } catch {
+      return undefined;
+    }
+  }
+
   private async submit(message: ClaimedMessage): Promise<DispatchOutcome> {
     const name = this.deps.router.pick(message.phone);
     const carrier = name === undefined ? undefined : this.deps.carriers.get(name);
     if (!carrier) return { kind: 'failed', message, carrier: null, status: FAILED, error: 'no carrier routes this destination' };
-    await this.permits(carrier).acquire(); // released when the outcome is written
+    const text = this.textOf(message);
+    if (text === undefined) return { kind: 'failed', message, carrier: null, status: FAILED, error: 'its code was sealed under another key (YONA_SECRET_KEY differs between nodes)' };
+    await this.permits(carrier).acquire(message.priority > 0); // released when the outcome is written
     let result: SubmitResult;
     try {
-      result = await carrier.submit({ messageId: message.id, source: message.source, destination: message.phone, text: message.text });
+      result = await carrier.submit({ messageId: message.id, source: message.source, destination: message.phone, text });
     } catch (err) {
       result = { ok: false, transient: true, error: `carrier error: ${(err as Error).message}` };
     }

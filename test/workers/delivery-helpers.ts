@@ -33,13 +33,16 @@ export interface DeliveryHarness {
 /** A simulator plus a service with the carriers component bound to it (and the given components, if any). */
 export async function startDelivery(
   target: StoreTarget,
-  options: { sim?: SimulatorOptions; carrier?: Partial<SmppCarrierConfig>; settings?: Partial<DeliverySettings>; setup?: (port: number) => CarrierSetup; clock?: () => number; components?: Component[] } = {},
+  options: {
+    sim?: SimulatorOptions; carrier?: Partial<SmppCarrierConfig>; settings?: Partial<DeliverySettings>; setup?: (port: number) => CarrierSetup;
+    clock?: () => number; components?: Component[]; env?: Record<string, string>;
+  } = {},
 ): Promise<DeliveryHarness> {
   const simulator = new SmscSimulator({ systemId: 'yona', password: 'secret', receiptDelayMs: 20, ...options.sim });
   const port = await simulator.start(0);
   const setup = options.setup ? options.setup(port) : { carriers: [simCarrier(port, options.carrier)], routes: [] };
   const component = carriersComponent({ setup, settings: { pollMs: 20, ...options.settings }, env: {} });
-  const t = await startTestService(target, { components: [component, ...(options.components ?? [])], clock: options.clock });
+  const t = await startTestService(target, { components: [component, ...(options.components ?? [])], clock: options.clock, env: options.env });
   settleOnClose(t);
   return {
     t,

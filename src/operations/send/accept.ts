@@ -29,7 +29,7 @@ export async function* concatBatches(...sources: RecipientBatches[]): AsyncItera
 
 /** A campaign ready to be written. */
 export interface CampaignDraft {
-  kind: 'sms' | 'bulk' | 'tts' | 'verify' | 'birthday';
+  kind: 'sms' | 'bulk' | 'tts' | 'otp' | 'verify' | 'birthday';
   name: string | null;
   source: string;
   scheduledAt: number | null;
@@ -45,6 +45,8 @@ export interface CampaignDraft {
   links: Array<{ key: string; target: string; code: string }>;
   /** Verification messages cost nothing. */
   free?: boolean;
+  /** The dispatcher takes these messages ahead of campaign traffic (one-time codes). */
+  priority?: boolean;
 }
 
 /** What was accepted, for the reply. */
@@ -119,6 +121,7 @@ export async function acceptCampaign(ctx: OperationContext, draft: CampaignDraft
     batchesWritten++;
     await insertMessages(ctx.db, ctx.dialect, {
       campaignId, accountId: account.id, state: scheduled ? 'scheduled' : 'queued', nextAttemptAt: draft.scheduledAt ?? now, now,
+      priority: draft.priority ? 1 : 0,
     }, rows);
   };
   // Arrays and generators of a send's own phones are walked without the promise per step of `for await`.
@@ -164,14 +167,18 @@ function priceRows(kept: Recipient[], p: Pricing, total: Totals): NewMessage[] {
     const r = kept[i];
     const measured = p.parts.count(r.text + p.linkSuffix);
     const code = codes ? codes[i] : null;
-    const text = code ? r.text + UNSUBSCRIBE_LINK_PREFIX + unsubscribeUrl(p.publicUrl, code) : r.text;
+    const shown = r.stored?.text ?? r.text;
+    const text = code ? shown + UNSUBSCRIBE_LINK_PREFIX + unsubscribeUrl(p.publicUrl, code) : shown;
     const costCredits = p.free || r.international ? 0 : measured.parts;
     const costAgorot = p.free || !r.international ? 0 : measured.parts * p.priceAgorot;
     total.credits += costCredits;
     total.agorot += costAgorot;
     if (measured.parts > total.maxParts) total.maxParts = measured.parts;
     if (measured.encoding === 'ucs2') total.encoding = 'ucs2';
-    rows[i] = { phone: r.phone, externalId: r.externalId, source: r.source, text, parts: measured.parts, costCredits, costAgorot, unsubscribeCode: code };
+    rows[i] = {
+      phone: r.phone, externalId: r.externalId, source: r.source, text, parts: measured.parts, costCredits, costAgorot, unsubscribeCode: code,
+      sealed: r.stored?.sealed ?? null,
+    };
   }
   total.recipients += rows.length;
   return rows;

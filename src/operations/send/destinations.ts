@@ -13,6 +13,14 @@ export interface Recipient {
   externalId: string | null;
   source: string;
   text: string;
+  /** What the store keeps instead of `text` when the text holds a secret (a one-time code). */
+  stored?: SealedText;
+}
+
+/** A text kept with `[code]` in place of its secret, and the secret sealed beside it. */
+export interface SealedText {
+  text: string;
+  sealed: string;
 }
 
 /** A `phone` element as given: its text and `id` attribute. */
