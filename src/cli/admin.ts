@@ -10,7 +10,7 @@ import { hashPassword } from '../domain/password.ts';
 import { parseDuration } from '../domain/token.ts';
 import { formatLong } from '../domain/dates.ts';
 import { mintToken } from '../operations/tokens.ts';
-import { allowIp, findAccountByUsername, insertAccount, setIpCheck, type Account } from '../store/accounts.ts';
+import { allowIp, findAccountByUsername, insertAccount, setIpCheck, setOtpInternational, type Account } from '../store/accounts.ts';
 import { deleteToken } from '../store/tokens.ts';
 import { openStore, type Store } from '../store/db.ts';
 import { applyLedgerChange } from '../store/ledger.ts';
@@ -108,8 +108,8 @@ const createAccount: Command = async (store, config, args, out) => {
       username, name: values.name ?? username, passwordHash, isReseller: values.reseller!,
       parentId: parent?.id ?? null, timeZone, now,
     });
-    await applyLedgerChange(trx, { accountId: id, currency: 'credits', amount: credits, reason: 'operator: opening balance', now });
-    await applyLedgerChange(trx, { accountId: id, currency: 'international', amount: agorot, reason: 'operator: opening balance', now });
+    await applyLedgerChange(trx, { accountId: id, currency: 'credits', amount: credits, reason: 'operator: opening balance', refType: 'operator', now });
+    await applyLedgerChange(trx, { accountId: id, currency: 'international', amount: agorot, reason: 'operator: opening balance', refType: 'operator', now });
     for (const cidr of cidrs) await allowIp(trx, id, cidr, now);
   });
   out(`created account ${username}${values.reseller ? ' (reseller)' : ''} with ${credits} credits`);
@@ -141,7 +141,7 @@ const addCredits: Command = async (store, _config, all, out) => {
   const target = await account(store, args[0]);
   const amount = creditAmount(args[1], 'N');
   await store.db.transaction().execute((trx) =>
-    applyLedgerChange(trx, { accountId: target.id, currency: 'credits', amount, reason: 'operator: add-credits', now: Date.now() }),
+    applyLedgerChange(trx, { accountId: target.id, currency: 'credits', amount, reason: 'operator: add-credits', refType: 'operator', now: Date.now() }),
   );
   const after = await account(store, target.username);
   out(`${target.username} now has ${after.credits} credits`);
@@ -173,6 +173,14 @@ const deleteTokenCommand: Command = async (store, _config, all, out) => {
   out(`deleted token "${name}" of ${target.username}; it stops working now`);
 };
 
+const otpInternational: Command = async (store, _config, all, out) => {
+  const args = positionals(all, 'yona admin otp-international USERNAME on|off');
+  const target = await account(store, args[0]);
+  if (args[1] !== 'on' && args[1] !== 'off') fail('usage: yona admin otp-international USERNAME on|off');
+  await setOtpInternational(store.db, target.id, args[1] === 'on');
+  out(`one-time codes to international numbers for ${target.username}: ${args[1]}`);
+};
+
 /** Admin commands by name; other issues add theirs here. */
 export const ADMIN_COMMANDS: Record<string, Command> = {
   'create-account': createAccount,
@@ -187,6 +195,8 @@ export const ADMIN_COMMANDS: Record<string, Command> = {
   'add-number': (...a) => import('./admin-carriers.ts').then((m) => m.addNumber(...a)),
   carriers: (...a) => import('./admin-carriers.ts').then((m) => m.listCarriersCommand(...a)),
   push: (...a) => import('./admin-push.ts').then((m) => m.pushAdminCommand(...a)),
+  ledger: (...a) => import('./admin-ledger.ts').then((m) => m.ledgerCommand(...a)),
+  'otp-international': otpInternational,
 };
 
 /** Runs one admin command on an open store (tests call this in-process). */

@@ -11,6 +11,8 @@ import { cancel } from './campaigns.ts';
 import { getVerifiedPhones, verifyPhone } from './senders.ts';
 import { dlr, dlrByDate, incoming } from './reports.ts';
 import { pushUrl } from './push.ts';
+import { sendOtp, validateOtp } from './otp.ts';
+import { addSub, getBlanceSubs, updateAmountSub } from './reseller.ts';
 
 const OPERATIONS: Operation<any>[] = [
   getApiToken,
@@ -21,6 +23,8 @@ const OPERATIONS: Operation<any>[] = [
   sms, bulk, cancel, verifyPhone, getVerifiedPhones,
   dlr, dlrByDate, incoming,
   pushUrl,
+  sendOtp, validateOtp,
+  addSub, updateAmountSub, getBlanceSubs,
 ];
 
 const byName = new Map<string, Operation<any>>();

@@ -59,3 +59,49 @@ function insertEntryQuery(db: Queryable) {
 function deleteEntryQuery(db: Queryable) {
   return db.deleteFrom('ledger_entries').where('id', '=', 0);
 }
+
+export interface Transfer {
+  fromId: number;
+  toId: number;
+  currency: Currency;
+  /** Positive: what moves from `fromId` to `toId`. */
+  amount: number;
+  /** The reasons written on each side's ledger row. */
+  reasons: { from: string; to: string };
+  now: number;
+}
+
+/**
+ * Moves an amount between two accounts as two ledger rows (each referring to the other account); false, with
+ * nothing changed, when the giving side has too little.
+ */
+export async function transferBetweenAccounts(db: Queryable, t: Transfer): Promise<boolean> {
+  const debited = await applyLedgerChange(db, {
+    accountId: t.fromId, currency: t.currency, amount: -t.amount, reason: t.reasons.from, refType: 'account', refId: t.toId, now: t.now,
+  });
+  if (!debited) return false;
+  await applyLedgerChange(db, {
+    accountId: t.toId, currency: t.currency, amount: t.amount, reason: t.reasons.to, refType: 'account', refId: t.fromId, now: t.now,
+  });
+  return true;
+}
+
+export interface LedgerEntry {
+  id: number;
+  currency: Currency;
+  amount: number;
+  reason: string;
+  ref_type: string | null;
+  ref_id: number | null;
+  created_at: number;
+}
+
+/** An account's ledger, oldest first. */
+export async function ledgerEntries(db: Queryable, accountId: number): Promise<LedgerEntry[]> {
+  const rows = await db.selectFrom('ledger_entries').select(['id', 'currency', 'amount', 'reason', 'ref_type', 'ref_id', 'created_at'])
+    .where('account_id', '=', accountId).orderBy('id').execute();
+  return rows.map((r) => ({
+    id: Number(r.id), currency: r.currency as Currency, amount: Number(r.amount), reason: r.reason, ref_type: r.ref_type,
+    ref_id: r.ref_id === null ? null : Number(r.ref_id), created_at: Number(r.created_at),
+  }));
+}
