@@ -45,7 +45,7 @@ async function move(ctx: OperationContext, sub: Account, currency: Currency, amo
   const reseller = ctx.account;
   const give = amount > 0;
   const [from, to] = give ? [reseller, sub] : [sub, reseller];
-  const moved = await transferBetweenAccounts(ctx.db, {
+  const moved = await transferBetweenAccounts(ctx.db, ctx.dialect, {
     fromId: from.id, toId: to.id, currency, amount: Math.abs(amount), now: ctx.now,
     reasons: give
       ? { from: `transfer: to sub-account ${sub.username}`, to: `transfer: from reseller ${reseller.username}` }

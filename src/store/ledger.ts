@@ -1,6 +1,6 @@
 // The credit ledger: every balance change is a row in the same transaction as its cause.
 import { sql } from 'kysely';
-import { runPrepared, runPreparedWrite, type Queryable } from './db.ts';
+import { runPrepared, runPreparedWrite, type Dialect, type Queryable } from './db.ts';
 
 export type Currency = 'credits' | 'international';
 
@@ -73,9 +73,13 @@ export interface Transfer {
 
 /**
  * Moves an amount between two accounts as two ledger rows (each referring to the other account); false, with
- * nothing changed, when the giving side has too little.
+ * nothing changed, when the giving side has too little. On PostgreSQL both account rows are locked first, in id
+ * order, so transfers the opposite way at the same moment queue instead of deadlocking.
  */
-export async function transferBetweenAccounts(db: Queryable, t: Transfer): Promise<boolean> {
+export async function transferBetweenAccounts(db: Queryable, dialect: Dialect, t: Transfer): Promise<boolean> {
+  if (dialect === 'postgres') {
+    await db.selectFrom('accounts').select('id').where('id', 'in', [t.fromId, t.toId]).orderBy('id').forNoKeyUpdate().execute();
+  }
   const debited = await applyLedgerChange(db, {
     accountId: t.fromId, currency: t.currency, amount: -t.amount, reason: t.reasons.from, refType: 'account', refId: t.toId, now: t.now,
   });
