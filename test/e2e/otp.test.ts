@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { storeTargets } from '../helpers/stores.ts';
 import { sendTableCounts, xmlField, xmlStatus } from '../operations/send-helpers.ts';
-import { eventually, newSender, startDelivery, type DeliveryHarness, type Sender } from '../workers/delivery-helpers.ts';
+import { eventually, newSender, startDelivery, windowAroundNow, type DeliveryHarness, type Sender } from '../workers/delivery-helpers.ts';
 
 const targets = await storeTargets();
 const NO_LIMITS = { YONA_OTP_RESEND_SECONDS: '0', YONA_OTP_PHONE_HOURLY: '0', YONA_OTP_ACCOUNT_HOURLY: '0', YONA_OTP_PHONE_FAILURES_HOURLY: '0' };
@@ -55,6 +55,12 @@ for (const target of targets) {
       assert.deepEqual([right.status, right.message], [0, 'Code verified']);
       const again = await check('0521230001', code);
       assert.deepEqual([again.status, again.message], [12, 'Unverified code: this code was already used; request a new one']);
+      // Its delivery is reported like any SMS's.
+      const report = await eventually(async () => {
+        const r = await s.call('dlrByDate', windowAroundNow(now));
+        return (r.transactions as Array<Record<string, string>>).find((x) => x.phone === '972521230001' && x.status === '102');
+      }, 8000, 'the delivery report of the code');
+      assert.equal(report.shipment_id, String(reply.campaign_id));
     });
 
     it('keeps the code out of the store: the message holds [code], its sealed copy is gone once sent, the hash is keyed', async () => {
