@@ -1,4 +1,7 @@
-// The one interface every carrier (SMPP connector, voice trunk) implements; workers talk only to this.
+// The one interface every carrier protocol implements (SMPP today; a voice trunk next), in delivery terms: a
+// submit result that says whether a failure is permanent (with our delivery status) or worth retrying, receipts
+// that carry our delivery status, inbound messages. Each protocol maps its own codes inside its own folder;
+// the delivery workers and the store never see a protocol's codes.
 
 /** One SMS to hand to a carrier. `text` is the full message; the carrier splits it into parts. */
 export interface OutboundSms {
@@ -11,18 +14,20 @@ export interface OutboundSms {
   text: string;
 }
 
-/** Outcome of one submit. `transient` failures are retried by the dispatcher with backoff. */
+/**
+ * Outcome of one submit. `transient` failures are retried by the dispatcher with backoff; a permanent one ends
+ * the message with `status`, our delivery status (1 failed when absent; 18 for a message the carrier calls
+ * malformed).
+ */
 export type SubmitResult =
   | { ok: true; carrierMessageIds: string[] }
-  | { ok: false; transient: boolean; error: string; commandStatus?: number };
+  | { ok: false; transient: boolean; error: string; status?: number };
 
-/** A delivery receipt as parsed from deliver_sm, before it is matched to a message. */
+/** A delivery receipt as the carrier reported it, before it is matched to a message. */
 export interface Receipt {
   carrierMessageId: string;
-  /** SMPP state name: DELIVRD, EXPIRED, DELETED, UNDELIV, ACCEPTD, UNKNOWN, REJECTD, ENROUTE. */
-  state: string;
-  /** Network error code from `err:` or the network_error_code TLV (as text, e.g. '015'), when given. */
-  error?: string;
+  /** Our delivery status (compatibility.md's catalogue): 102 delivered, 15 filtered handset, ...; -1 intermediate. */
+  status: number;
 }
 
 /** A part whose submit_sm_resp (OK) came after the submit had timed out: the carrier holds that copy too. */
@@ -46,6 +51,8 @@ export interface InboundSms {
 
 export interface Carrier {
   readonly name: string;
+  /** The protocol it speaks (its folder under carriers/). */
+  readonly protocol: string;
   /**
    * Submits this carrier can have unanswered at once (its windows). The dispatcher lets no more messages than
    * this be submitted and not yet recorded, so a crash sends at most this many again.
@@ -58,6 +65,15 @@ export interface Carrier {
   onInbound(handler: (sms: InboundSms) => void | Promise<void>): void;
   /** Registers a handler for a part the carrier accepted after its submit had been given up as timed out. */
   onLateAccept(handler: (accepted: LateAccept) => void | Promise<void>): void;
+  /** Whether it can take submits now (an SMPP carrier: at least one bind up). */
+  canSubmit(): boolean;
   /** Graceful: unbind and close. */
   stop(): Promise<void>;
+}
+
+/** What every carrier's settings hold; each protocol adds its own. */
+export interface CarrierConfigBase {
+  name: string;
+  /** Which protocol's factory builds it (carriers/index.ts); absent means 'smpp'. */
+  protocol?: string;
 }

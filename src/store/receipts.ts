@@ -11,19 +11,17 @@
 // status of the lowest-numbered part that failed. A final status is never replaced, except the sweeper's 2
 // ("no confirmation within the window"), which a later final receipt does replace (it is better information).
 import { CompiledQuery } from 'kysely';
-import { mapReceiptToStatus } from '../carriers/smpp/receipt.ts';
 import type { Dialect, Queryable } from './db.ts';
 import { loadMessagesForUpdate, recordStatusEvents, updateMessageStatuses, type MessageForUpdate, type StatusChange } from './status-events.ts';
 
 /** Re-exported for callers that record status changes along with receipts. */
 export { recordStatusEvents, type StatusChange } from './status-events.ts';
 
-/** A receipt as the carrier gave it, tagged with the carrier it came from. */
+/** A receipt as the carrier gave it (with our delivery status), tagged with the carrier it came from. */
 export interface IncomingReceipt {
   carrier: string;
   carrierMessageId: string;
-  state: string;
-  err?: string;
+  status: number;
   at: number;
 }
 
@@ -90,7 +88,7 @@ export async function applyReceipts(db: Queryable, dialect: Dialect, receipts: I
       unmatched.push(r);
       continue;
     }
-    const next = mergePartStatus(part.part_status, mapReceiptToStatus(r.state, r.err));
+    const next = mergePartStatus(part.part_status, r.status);
     if (next !== part.part_status) {
       part.part_status = next;
       changedParts.set(key, part);
@@ -98,7 +96,7 @@ export async function applyReceipts(db: Queryable, dialect: Dialect, receipts: I
   }
   for (let i = 0; i < unmatched.length; i += CHUNK) {
     await db.insertInto('pending_receipts').values(unmatched.slice(i, i + CHUNK).map((r) => ({
-      carrier: r.carrier, carrier_message_id: r.carrierMessageId, state: r.state, err: r.err ?? null, at: r.at, created_at: now,
+      carrier: r.carrier, carrier_message_id: r.carrierMessageId, status: r.status, at: r.at, created_at: now,
     }))).execute();
   }
   if (changedParts.size === 0) return { matched: receipts.length - unmatched.length, pending: unmatched.length, changed: 0 };
@@ -185,12 +183,12 @@ async function partStatuses(db: Queryable, messageIds: number[]): Promise<Map<nu
 export async function rematchPending(db: Queryable, dialect: Dialect, now: number, maxAgeMs: number, limit = 2000): Promise<{ applied: number; changed: number }> {
   const rows = await db.selectFrom('pending_receipts as p')
     .innerJoin('carrier_message_ids as c', (j) => j.onRef('c.carrier', '=', 'p.carrier').onRef('c.carrier_message_id', '=', 'p.carrier_message_id'))
-    .select(['p.id', 'p.carrier', 'p.carrier_message_id', 'p.state', 'p.err', 'p.at'])
+    .select(['p.id', 'p.carrier', 'p.carrier_message_id', 'p.status', 'p.at'])
     .where('p.created_at', '>=', now - maxAgeMs)
     .orderBy('p.id').limit(limit).execute();
   if (rows.length === 0) return { applied: 0, changed: 0 };
   const { changed } = await applyReceipts(db, dialect, rows.map((r) => ({
-    carrier: r.carrier, carrierMessageId: r.carrier_message_id, state: r.state, err: r.err ?? undefined, at: Number(r.at),
+    carrier: r.carrier, carrierMessageId: r.carrier_message_id, status: Number(r.status), at: Number(r.at),
   })), now);
   const ids = rows.map((r) => Number(r.id));
   for (let i = 0; i < ids.length; i += CHUNK) await db.deleteFrom('pending_receipts').where('id', 'in', ids.slice(i, i + CHUNK)).execute();

@@ -65,10 +65,9 @@ export interface PendingReceiptTable {
   id: Generated<number>;
   carrier: string;
   carrier_message_id: string;
-  /** SMPP state name (DELIVRD, UNDELIV, ...) and the err code, as received. */
-  state: string;
-  err: string | null;
-  /** When the carrier says it happened. */
+  /** Our delivery status, as the carrier's protocol mapped it (-1 intermediate). */
+  status: number;
+  /** When the receipt arrived. */
   at: number;
   created_at: number;
 }

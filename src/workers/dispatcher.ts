@@ -47,16 +47,10 @@ export interface DispatcherStats {
   blocked: number;
 }
 
-const ILLEGAL_MESSAGE = 18;
+/** Delivery status of a message that failed with no more specific status from its carrier. */
 const FAILED = 1;
 /** Messages the priority lane claims at a time. */
 const PRIORITY_BATCH = 100;
-
-/** Delivery status of a message the carrier refused for good: 18 for a malformed message, else 1. */
-export function failureStatus(result: Extract<SubmitResult, { ok: false }>): number {
-  if (result.commandStatus === 0x01 || result.commandStatus === 0x104 || /cannot encode/.test(result.error)) return ILLEGAL_MESSAGE;
-  return FAILED;
-}
 
 /** Runs `settings.lanes` claim-submit-record loops until stopped. */
 export class Dispatcher {
@@ -209,7 +203,7 @@ export class Dispatcher {
     if (result.ok) this.stats.accepted++;
     if (result.ok) return { kind: 'submitted', message, carrier: carrier.name, carrierMessageIds: result.carrierMessageIds };
     const { settings } = this.deps;
-    if (!result.transient) return { kind: 'failed', message, carrier: carrier.name, status: failureStatus(result), error: result.error };
+    if (!result.transient) return { kind: 'failed', message, carrier: carrier.name, status: result.status ?? FAILED, error: result.error };
     if (message.attempts >= settings.maxAttempts) {
       return { kind: 'failed', message, carrier: carrier.name, status: FAILED, error: `gave up after ${message.attempts} attempts: ${result.error}` };
     }

@@ -1,7 +1,6 @@
 // SmppCarrier against the bundled SmscSimulator over real TCP on 127.0.0.1.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mapReceiptToStatus } from '../../src/carriers/smpp/receipt.ts';
 import { pair, sms, waitFor } from './helpers.ts';
 
 const HEBREW = 'שלום, זו הודעה ארוכה בעברית שנשלחת דרך הסימולטור כדי לבדוק פיצול לחלקים ב-UCS-2 והרכבה מחדש. ';
@@ -27,7 +26,7 @@ test('single and long GSM and long Hebrew messages arrive decoded, long ones as 
     assert.deepEqual([m3.text, m3.parts, m3.dataCoding], [hebrew, heb.ok ? heb.carrierMessageIds.length : -1, 8]);
     // One receipt per part, all delivered.
     await waitFor(() => p.receipts.length === 1 + 3 + m3.parts, 2000, 'receipts for every part');
-    assert.ok(p.receipts.every((r) => r.state === 'DELIVRD'));
+    assert.ok(p.receipts.every((r) => r.status === 102));
   } finally {
     await p.close();
   }
@@ -47,7 +46,7 @@ test('each simulator outcome produces its receipt and mapped status; 0002 produc
     await new Promise((r) => setTimeout(r, 100)); // room for a (wrong) receipt for 0002
     assert.equal(p.receipts.length, 6);
     const got: Record<string, number> = {};
-    for (const r of p.receipts) got[ids.get(r.carrierMessageId)!] = mapReceiptToStatus(r.state, r.error);
+    for (const r of p.receipts) got[ids.get(r.carrierMessageId)!] = r.status;
     assert.deepEqual(got, expected);
   } finally {
     await p.close();
@@ -82,7 +81,7 @@ test('permanent and transient command statuses are classified', async () => {
   const p = await pair();
   try {
     assert.deepEqual(await p.carrier.submit(sms('not-a-number', 'x')), {
-      ok: false, transient: false, error: 'ESME_RINVDSTADR (0x0b)', commandStatus: 0x0b,
+      ok: false, transient: false, error: 'ESME_RINVDSTADR (0x0b)', commandStatus: 0x0b, status: 1,
     });
     p.simulator.failNext(1, 0x0a);
     const src = await p.carrier.submit(sms('972501110010', 'x'));

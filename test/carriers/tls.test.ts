@@ -56,7 +56,7 @@ describe('TLS with a private CA', () => {
       const r = await smpp.submit(sms('972501116666', 'over TLS, private CA'));
       assert.ok(r.ok, JSON.stringify(r));
       await waitFor(() => receipts.some((x) => x.carrierMessageId === r.carrierMessageIds[0]), 2000, 'the receipt');
-      assert.equal(receipts[0].state, 'DELIVRD');
+      assert.equal(receipts[0].status, 102);
       assert.equal(simulator.messages({ to: '972501116666' })[0].text, 'over TLS, private CA');
     } finally {
       await smpp.stop();

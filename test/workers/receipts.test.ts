@@ -77,10 +77,10 @@ for (const target of targets) {
 
     it('a single-part message: intermediate then delivered; a late failure and a late intermediate change nothing', async () => {
       const m = await submitted('short');
-      assert.deepEqual(await apply([{ carrierMessageId: m.cids[0], state: 'ENROUTE' }]), { matched: 1, pending: 0, changed: 0 });
+      assert.deepEqual(await apply([{ carrierMessageId: m.cids[0], status: -1 }]), { matched: 1, pending: 0, changed: 0 });
       assert.equal((await message(m.id)).status, -1);
-      await apply([{ carrierMessageId: m.cids[0], state: 'DELIVRD', err: '000' }]);
-      await apply([{ carrierMessageId: m.cids[0], state: 'UNDELIV', err: '000' }, { carrierMessageId: m.cids[0], state: 'ACCEPTD' }]);
+      await apply([{ carrierMessageId: m.cids[0], status: 102 }]);
+      await apply([{ carrierMessageId: m.cids[0], status: 101 }, { carrierMessageId: m.cids[0], status: -1 }]);
       const row = await message(m.id);
       assert.deepEqual([row.state, row.status], ['done', 102]);
       assert.deepEqual(await events(m.id), ['102'], 'one dlr event per change');
@@ -89,12 +89,12 @@ for (const target of targets) {
     it('a long message is final only when every part is; the first failed part decides', async () => {
       const m = await submitted('x'.repeat(400));
       assert.equal(m.cids.length, 3);
-      await apply([{ carrierMessageId: m.cids[0], state: 'DELIVRD' }, { carrierMessageId: m.cids[2], state: 'UNDELIV', err: '000' }]);
+      await apply([{ carrierMessageId: m.cids[0], status: 102 }, { carrierMessageId: m.cids[2], status: 101 }]);
       assert.equal((await message(m.id)).status, -1, 'part 1 has no receipt yet');
-      await apply([{ carrierMessageId: m.cids[1], state: 'EXPIRED' }]);
+      await apply([{ carrierMessageId: m.cids[1], status: 103 }]);
       assert.deepEqual([(await message(m.id)).status, await events(m.id)], [103, ['103']]);
       const all = await submitted('y'.repeat(400));
-      await apply(all.cids.map((c) => ({ carrierMessageId: c, state: 'DELIVRD' })));
+      await apply(all.cids.map((c) => ({ carrierMessageId: c, status: 102 })));
       assert.equal((await message(all.id)).status, 102);
       const parts = await t.service.store.db.selectFrom('carrier_message_ids').select('part_status').where('message_id', '=', all.id).execute();
       assert.deepEqual(parts.map((p) => p.part_status), [102, 102, 102]);
@@ -106,16 +106,16 @@ for (const target of targets) {
       assert.equal(await db.transaction().execute((trx) => sweepUnconfirmed(trx, dialect, now + 59_999, 100)), 0);
       assert.equal(await db.transaction().execute((trx) => sweepUnconfirmed(trx, dialect, now + 60_000, 100)), 1);
       assert.deepEqual([(await message(m.id)).state, (await message(m.id)).status], ['done', 2]);
-      await apply([{ carrierMessageId: m.cids[0], state: 'ACCEPTD' }]);
+      await apply([{ carrierMessageId: m.cids[0], status: -1 }]);
       assert.equal((await message(m.id)).status, 2);
-      await apply([{ carrierMessageId: m.cids[0], state: 'DELIVRD' }]);
+      await apply([{ carrierMessageId: m.cids[0], status: 102 }]);
       assert.equal((await message(m.id)).status, 102);
       assert.deepEqual(await events(m.id), ['2', '102']);
     });
 
     it('a receipt that arrives before its submit_sm_resp is recorded waits, then applies', async () => {
       const m = await submitted('early receipt', true);
-      assert.deepEqual(await apply([{ carrierMessageId: m.cids[0], state: 'UNDELIV', err: '015' }]), { matched: 0, pending: 1, changed: 0 });
+      assert.deepEqual(await apply([{ carrierMessageId: m.cids[0], status: 15 }]), { matched: 0, pending: 1, changed: 0 });
       const { db, dialect } = t.service.store;
       assert.deepEqual(await db.transaction().execute((trx) => rematchPending(trx, dialect, now, 60_000)), { applied: 0, changed: 0 }, 'nothing to match yet');
       await m.record();
@@ -126,9 +126,9 @@ for (const target of targets) {
     });
 
     it('a receipt for an id nobody knows is kept, not applied', async () => {
-      assert.deepEqual(await apply([{ carrierMessageId: 'never-sent', state: 'DELIVRD' }]), { matched: 0, pending: 1, changed: 0 });
-      const kept = await t.service.store.db.selectFrom('pending_receipts').select(['carrier_message_id', 'state']).execute();
-      assert.deepEqual(kept, [{ carrier_message_id: 'never-sent', state: 'DELIVRD' }]);
+      assert.deepEqual(await apply([{ carrierMessageId: 'never-sent', status: 102 }]), { matched: 0, pending: 1, changed: 0 });
+      const kept = await t.service.store.db.selectFrom('pending_receipts').select(['carrier_message_id', 'status']).execute();
+      assert.deepEqual(kept.map((r) => ({ ...r, status: Number(r.status) })), [{ carrier_message_id: 'never-sent', status: 102 }]);
     });
   });
 }

@@ -6,7 +6,7 @@ import type { SmppCarrierConfig } from './carrier-config.ts';
 import { canonicalMessageId } from './ids.ts';
 import { submitBodies, type SubmitBodies } from './payload.ts';
 import { isBackpressureStatus, isTransientStatus, normalizeAddress, rawPayload, sourceAddress, statusName } from './pdu.ts';
-import { receiptFromPdu } from './receipt.ts';
+import { mapReceiptToStatus, receiptFromPdu } from './receipt.ts';
 import { SmppSession, type SessionConfig, type SmppLogger } from './session.ts';
 import { tlsConnectOptions } from './tls.ts';
 import { sleep, TokenBucket } from './window.ts';
@@ -14,6 +14,16 @@ import { sleep, TokenBucket } from './window.ts';
 export type { SmppCarrierConfig } from './carrier-config.ts';
 
 type PartOutcome = { ok: true; id: string } | { ok: false; transient: boolean; error: string; commandStatus?: number };
+
+/** A submit's outcome, with the SMPP command_status of a refusal beside our delivery status. */
+export type SmppSubmitResult = Extract<SubmitResult, { ok: true }> | (Extract<SubmitResult, { ok: false }> & { commandStatus?: number });
+
+/** Delivery statuses of a permanent refusal: 18 (illegal message) when the message itself is refused, else 1. */
+const ILLEGAL_MESSAGE = 18;
+const FAILED = 1;
+// command_status values that refuse the message's own content: ESME_RINVMSGLEN (0x01) and 0x104 (the invalid
+// data coding of SMPP 5.0, which SMSCs answer to 3.4 clients too).
+const MALFORMED_MESSAGE_STATUSES = new Set([0x01, 0x104]);
 
 interface SlotWaiter {
   resolve(session: SmppSession | null): void;
@@ -27,6 +37,7 @@ const UDHI = 0x40;
 /** Carrier over SMPP 3.4 using the `smpp` package; see SmppCarrierConfig. */
 export class SmppCarrier implements Carrier {
   readonly name: string;
+  readonly protocol = 'smpp';
   readonly inFlightLimit: number;
   private readonly sessions: SmppSession[] = [];
   private readonly waiters: SlotWaiter[] = [];
@@ -88,13 +99,13 @@ export class SmppCarrier implements Carrier {
    * Submits every part (one submit_sm for a message_payload carrier); ok only when each got submit_sm_resp
    * with status 0. carrierMessageIds holds one id per submit_sm, in part order.
    */
-  async submit(sms: OutboundSms): Promise<SubmitResult> {
+  async submit(sms: OutboundSms): Promise<SmppSubmitResult> {
     let payload = this.oneSubmit.get(sms.text);
     if (!payload) {
       try {
         payload = submitBodies(sms.text, this.config.longMessages ?? 'udh', concatReference(sms.messageId));
       } catch (err) {
-        return { ok: false, transient: false, error: `cannot encode message: ${(err as Error).message}` };
+        return { ok: false, transient: false, error: `cannot encode message: ${(err as Error).message}`, status: ILLEGAL_MESSAGE };
       }
       // A single submit_sm does not depend on the reference number: a campaign's texts are encoded once.
       if (payload.bodies.length === 1) {
@@ -119,7 +130,9 @@ export class SmppCarrier implements Carrier {
     // One permanent part failure makes the message permanent; otherwise the dispatcher retries all parts.
     const failure = failures.find((f) => !f.transient) ?? failures[0];
     const partNote = payload.bodies.length > 1 ? ` (${failures.length}/${payload.bodies.length} parts failed)` : '';
-    return { ...failure, error: failure.error + partNote };
+    if (failure.transient) return { ...failure, error: failure.error + partNote };
+    const malformed = failure.commandStatus !== undefined && MALFORMED_MESSAGE_STATUSES.has(failure.commandStatus);
+    return { ...failure, error: failure.error + partNote, status: malformed ? ILLEGAL_MESSAGE : FAILED };
   }
 
   private async submitPart(fields: smpp.PduFields, acceptedLate: (carrierMessageId: string) => void): Promise<PartOutcome> {
@@ -237,8 +250,11 @@ export class SmppCarrier implements Carrier {
         this.log.warn({ carrier: this.name }, 'unparseable delivery receipt dropped');
         return 0;
       }
-      receipt.carrierMessageId = canonicalMessageId(receipt.carrierMessageId, 'receipt', this.config.receiptIds);
-      for (const handler of this.receiptHandlers) await handler(receipt);
+      const delivered: Receipt = {
+        carrierMessageId: canonicalMessageId(receipt.carrierMessageId, 'receipt', this.config.receiptIds),
+        status: mapReceiptToStatus(receipt.state, receipt.error),
+      };
+      for (const handler of this.receiptHandlers) await handler(delivered);
       return 0;
     }
     const from = normalizeAddress(pdu.source_addr);
@@ -256,6 +272,11 @@ export class SmppCarrier implements Carrier {
     const sms: InboundSms = { from, to, text: decoded.text, at: Date.now(), ...(udh ? { part: { ref: udh.ref, total: udh.total, seq: udh.seq } } : {}) };
     for (const handler of this.inboundHandlers) await handler(sms);
     return 0;
+  }
+
+  /** True while at least one bind is up. */
+  canSubmit(): boolean {
+    return this.sessions.some((s) => s.state === 'bound');
   }
 
   /** Counters for metrics and health: sessions bound, submits in windows, submits waiting, current rate. */

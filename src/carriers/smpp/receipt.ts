@@ -1,6 +1,5 @@
 // Delivery receipts: parse deliver_sm receipts (TLVs and the conventional text), map states to statuses.
 import type smpp from 'smpp';
-import type { Receipt } from '../types.ts';
 import { rawPayload } from './pdu.ts';
 
 // message_state TLV values (SMPP 3.4 5.2.28) and the receipt-text names carriers use for them.
@@ -20,6 +19,14 @@ export function stateName(messageState: number): string {
 /** The message_state TLV value for a receipt-text state name. */
 export function messageStateNumber(state: string): number {
   return NUMBER_BY_STATE[state.toUpperCase()] ?? 7;
+}
+
+/** A receipt as SMPP states it: the state name (DELIVRD, EXPIRED, DELETED, UNDELIV, ACCEPTD, UNKNOWN, REJECTD,
+ *  ENROUTE) and the network error code from `err:` or the network_error_code TLV (text, e.g. '015'), if given. */
+export interface SmppReceipt {
+  carrierMessageId: string;
+  state: string;
+  error?: string;
 }
 
 /** Fields of the conventional receipt text `id:.. sub:.. dlvrd:.. submit date:.. done date:.. stat:.. err:.. text:..`. */
@@ -75,7 +82,7 @@ export function formatReceiptText(r: { id: string; stat: string; err: string; su
  * bytes). The carrier's `done date` is not kept: the receipts worker times a receipt by its arrival, so one that
  * comes late never lands in a dlrByDate window a client has already polled (and carrier clocks are often local).
  */
-export function receiptFromPdu(pdu: smpp.PduFields): Receipt | undefined {
+export function receiptFromPdu(pdu: smpp.PduFields): SmppReceipt | undefined {
   const text = parseReceiptText(rawPayload(pdu).toString('latin1'));
   const id = (typeof pdu.receipted_message_id === 'string' && pdu.receipted_message_id) || text.id;
   const state = typeof pdu.message_state === 'number' ? stateName(pdu.message_state) : text.stat;
