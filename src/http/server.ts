@@ -6,6 +6,7 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Logger } from '../logger.ts';
 import type { AppContext } from '../operations/execute.ts';
 import { apiErrorReply, registerApiRoutes } from './api-route.ts';
+import { registerConsole } from './console/index.ts';
 import type { Metrics } from './metrics.ts';
 import type { TlsMaterial } from './tls.ts';
 
@@ -84,6 +85,7 @@ export async function startHttp(deps: HttpDeps): Promise<RunningHttp> {
     }
     return reply.header('content-type', deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
   });
+  registerConsole(app, deps.ctx, deps.logger);
   for (const register of deps.routes ?? []) register(app);
 
   const httpServer = http.createServer(listener);

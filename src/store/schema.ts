@@ -2,6 +2,7 @@
 import type { Generated } from 'kysely';
 import type { AudienceTables } from './schema-audience.ts';
 import type { CarriersTables } from './schema-carriers.ts';
+import type { ConsoleTables } from './schema-console.ts';
 import type { OtpTables } from './schema-otp.ts';
 import type { PushTables } from './schema-push.ts';
 import type { SendingTables } from './schema-sending.ts';
@@ -69,7 +70,7 @@ export interface VerifiedSenderTable {
   verified_at: number;
 }
 
-export interface Database extends SendingTables, AudienceTables, CarriersTables, PushTables, OtpTables {
+export interface Database extends SendingTables, AudienceTables, CarriersTables, PushTables, OtpTables, ConsoleTables {
   accounts: AccountTable;
   account_ips: AccountIpTable;
   api_tokens: ApiTokenTable;

@@ -12,6 +12,7 @@ import * as m0008 from './0008_inbound_parts.ts';
 import * as m0009 from './0009_carrier_receipt_ids.ts';
 import * as m0010 from './0010_partial_message_indexes.ts';
 import * as m0011 from './0011_one_time_codes.ts';
+import * as m0012 from './0012_console_sessions.ts';
 import * as m0013 from './0013_pending_receipt_status.ts';
 
 type VersionedMigration = { up(db: Kysely<any>, dialect: Dialect): Promise<void> };
@@ -28,6 +29,7 @@ const MIGRATIONS: Record<string, VersionedMigration> = {
   '0009_carrier_receipt_ids': m0009,
   '0010_partial_message_indexes': m0010,
   '0011_one_time_codes': m0011,
+  '0012_console_sessions': m0012,
   '0013_pending_receipt_status': m0013,
 };
 

@@ -1,0 +1,141 @@
+// The console's routes: every page needs a live session (else the sign-in page), every POST the session's CSRF
+// token; everything answers only over HTTPS. Page modules register GET and POST handlers here.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Logger } from '../../logger.ts';
+import type { AppContext } from '../../operations/execute.ts';
+import type { Account } from '../../store/accounts.ts';
+import type { ConsoleSession } from '../../store/console-sessions.ts';
+import { frame, type Html } from './html.ts';
+import { formBody, overHttps, parseCookies, redirect, sendHtml } from './http.ts';
+import { messages, type Lang, type Messages } from './i18n.ts';
+import { prefersHebrew } from '../language.ts';
+import { ConsoleAuth, sameSecret, SESSION_COOKIE } from './session.ts';
+
+export const LANG_COOKIE = 'yona_lang';
+
+export interface Base {
+  app: AppContext;
+  request: FastifyRequest;
+  reply: FastifyReply;
+  lang: Lang;
+  t: Messages;
+  now: number;
+  query: Record<string, string>;
+}
+
+export interface PageContext extends Base {
+  account: Account;
+  session: ConsoleSession;
+  /** The form fields of a POST (empty for a GET). */
+  form: URLSearchParams;
+  params: Record<string, string>;
+  /** Sends a page in the frame. */
+  render(title: string, body: Html, o?: { code?: number; notice?: { kind: 'ok' | 'error'; text: string }; scripts?: string[]; styles?: string[] }): FastifyReply;
+  /** 303 to a console page, with a notice named by its message key. */
+  redirect(path: string, notice?: { ok?: keyof Messages; error?: keyof Messages }): FastifyReply;
+}
+
+export type Handler = (c: PageContext) => Promise<FastifyReply>;
+
+export function languageOf(request: FastifyRequest): Lang {
+  const chosen = parseCookies(request.headers.cookie).get(LANG_COOKIE);
+  if (chosen === 'he' || chosen === 'en') return chosen;
+  return prefersHebrew(String(request.headers['accept-language'] ?? '')) ? 'he' : 'en';
+}
+
+function queryOf(request: FastifyRequest): Record<string, string> {
+  const q = (request.query ?? {}) as Record<string, unknown>;
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(q)) if (typeof v === 'string') out[k] = v;
+  return out;
+}
+
+export class ConsoleRouter {
+  readonly auth: ConsoleAuth;
+
+  constructor(readonly fastify: FastifyInstance, readonly app: AppContext, readonly logger: Logger) {
+    this.auth = new ConsoleAuth(() => app.store.db);
+  }
+
+  base(request: FastifyRequest, reply: FastifyReply): Base {
+    const lang = languageOf(request);
+    return { app: this.app, request, reply, lang, t: messages(lang), now: this.app.clock(), query: queryOf(request) };
+  }
+
+  /** A route open to anyone over HTTPS (sign-in, assets, language). */
+  open(method: 'GET' | 'POST', path: string, handler: (b: Base) => Promise<FastifyReply>): void {
+    this.fastify.route({
+      method, url: path,
+      handler: async (request, reply) => {
+        if (!overHttps(request)) return reply.code(404).send({ error: 'Not Found' });
+        const b = this.base(request, reply);
+        try {
+          return await handler(b);
+        } catch (err) {
+          return this.failure(b, err);
+        }
+      },
+    });
+  }
+
+  get(path: string, handler: Handler): void {
+    this.route('GET', path, handler);
+  }
+
+  post(path: string, handler: Handler): void {
+    this.route('POST', path, handler);
+  }
+
+  private route(method: 'GET' | 'POST', path: string, handler: Handler): void {
+    this.fastify.route({
+      method, url: path,
+      handler: async (request, reply) => {
+        if (!overHttps(request)) return reply.code(404).send({ error: 'Not Found' });
+        const b = this.base(request, reply);
+        try {
+          const live = await this.auth.resume(parseCookies(request.headers.cookie).get(SESSION_COOKIE), b.now);
+          if (!live) {
+            const back = method === 'GET' ? `?back=${encodeURIComponent(request.url.split('?')[0])}` : '';
+            return redirect(reply, `/console/login${back}`);
+          }
+          const form = method === 'POST' ? formBody(request) : new URLSearchParams();
+          const c = this.pageContext(b, live.account, live.session, form, (request.params ?? {}) as Record<string, string>);
+          if (method === 'POST' && !sameSecret(form.get('_csrf'), live.session.csrf)) {
+            return c.render(b.t.formExpired, `<p><a href="${request.url.split('?')[0]}">${b.t.formExpired}</a></p>`, { code: 403 });
+          }
+          return await handler(c);
+        } catch (err) {
+          return this.failure(b, err);
+        }
+      },
+    });
+  }
+
+  private pageContext(b: Base, account: Account, session: ConsoleSession, form: URLSearchParams, params: Record<string, string>): PageContext {
+    const path = b.request.url.split('?')[0];
+    const noticeFromQuery = (): { kind: 'ok' | 'error'; text: string } | undefined => {
+      const ok = b.query.ok as keyof Messages | undefined;
+      const error = b.query.error as keyof Messages | undefined;
+      if (ok && Object.hasOwn(b.t, ok)) return { kind: 'ok', text: b.t[ok] };
+      if (error && Object.hasOwn(b.t, error)) return { kind: 'error', text: b.t[error] };
+      return undefined;
+    };
+    return {
+      ...b, account, session, form, params,
+      render: (title, body, o = {}) => sendHtml(b.reply, frame({
+        lang: b.lang, t: b.t, title, body, path,
+        user: { username: account.username, isReseller: !!account.is_reseller, csrf: session.csrf },
+        notice: o.notice ?? noticeFromQuery(), scripts: o.scripts, styles: o.styles,
+      }), o.code ?? 200),
+      redirect: (to, notice) => {
+        const q = notice?.ok ? `?ok=${notice.ok}` : notice?.error ? `?error=${notice.error}` : '';
+        return redirect(b.reply, `${to}${q}`);
+      },
+    };
+  }
+
+  private failure(b: Base, err: unknown): FastifyReply {
+    this.logger.error({ err, url: b.request.url }, 'console request failed');
+    return sendHtml(b.reply, frame({ lang: b.lang, t: b.t, title: b.t.failed, body: '<p><a href="/console">Yona</a></p>', path: '/console' }), 500);
+  }
+}

@@ -1,0 +1,40 @@
+// The console in Chromium (playwright-core) against a real service over HTTPS: each main page is used as a
+// customer would, checked with axe-core (no serious or critical violation) and saved as a screenshot under
+// test-results/console/. Skipped with a notice when Chromium is absent (REQUIRE_BROWSER=1: a failure).
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { assertAccessible, browserAvailable, launchBrowser, newPage, screenshot, signIn } from '../helpers/browser.ts';
+import { startTestService, type TestService } from '../helpers/service.ts';
+import { storeTargets } from '../helpers/stores.ts';
+
+const run = browserAvailable();
+const [sqlite] = await storeTargets();
+
+describe('console in a browser', { skip: !run && 'Chromium not installed' }, () => {
+  let t: TestService;
+  let browser: Browser;
+  let page: Page;
+  before(async () => {
+    t = await startTestService(sqlite);
+    await t.admin('create-account', 'carol', '--password', 'carol-pw-1', '--credits', '500');
+    browser = await launchBrowser();
+    page = await newPage(browser);
+  });
+  after(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  it('refuses a wrong password, then signs in', async () => {
+    await signIn(page, t.httpsUrl, 'carol', 'wrong password');
+    await page.getByText('Wrong username or password.').waitFor();
+    await assertAccessible(page, 'login');
+    await screenshot(page, 'login-refused');
+    await signIn(page, t.httpsUrl, 'carol', 'carol-pw-1');
+    assert.equal(new URL(page.url()).pathname, '/console');
+    await page.getByText('SMS credits').waitFor();
+    await assertAccessible(page, 'overview');
+    await screenshot(page, 'overview');
+  });
+});
