@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { DEFAULT_TIME_ZONE, isValidTimeZone } from './domain/dates.ts';
 import { parseDuration } from './domain/token.ts';
 import { parseCidr } from './domain/ip.ts';
+import { ConfigError } from './domain/errors.ts';
 
 export interface Config {
   dataDir: string;
@@ -41,7 +42,7 @@ export interface OtpSettings {
   phoneFailuresHourly: number;
 }
 
-export class ConfigError extends Error {}
+export { ConfigError };
 
 function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const raw = env[name];

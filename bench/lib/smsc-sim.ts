@@ -4,7 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CARRIER_TIMER_DEFAULTS } from '../../src/carriers/config.ts';
+import { CARRIER_TIMER_DEFAULTS } from '../../src/carriers/smpp/settings.ts';
 import type { SmppCarrierConfig } from '../../src/carriers/smpp/connector.ts';
 
 export interface SmscSimProcess {

@@ -71,9 +71,18 @@ export interface Carrier {
   stop(): Promise<void>;
 }
 
-/** What every carrier's settings hold; each protocol adds its own. */
+/** What every carrier's settings hold; each protocol adds its own (read by that protocol only). */
 export interface CarrierConfigBase {
   name: string;
   /** Which protocol's factory builds it (carriers/index.ts); absent means 'smpp'. */
   protocol?: string;
+  readonly [setting: string]: unknown;
+}
+
+/** The log lines a carrier writes (the service's logger, bound to the carrier). */
+export interface CarrierLogger {
+  debug(obj: object, msg?: string): void;
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
 }

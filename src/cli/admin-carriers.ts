@@ -3,7 +3,10 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError, type Config } from '../config.ts';
-import { checkTls, loadCarrierSetup, normalizeNumber, routePrefix } from '../carriers/config.ts';
+import type { SmppCarrierConfig } from '../carriers/smpp/connector.ts';
+import { checkTls } from '../carriers/smpp/settings.ts';
+import { loadCarrierSetup } from '../workers/carrier-setup.ts';
+import { normalizeNumber, routePrefix } from '../workers/routing.ts';
 import { isReceiptIdMode, RECEIPT_ID_MODES, type ReceiptIdMode } from '../carriers/smpp/ids.ts';
 import { LONG_MESSAGE_MODES, type LongMessageMode } from '../carriers/smpp/payload.ts';
 import { findAccountByUsername } from '../store/accounts.ts';
@@ -111,7 +114,12 @@ export async function listCarriersCommand(store: Store, _config: Config, _args: 
   const setup = await loadCarrierSetup(store.db);
   if (setup.carriers.length === 0) out('no carrier configured: yona serve starts the bundled SMSC simulator');
   for (const c of setup.carriers) {
-    out(`carrier ${c.name}: ${describe({ ...c, maxTps: c.maxSubmitsPerSecond, tls: c.tls })}`);
+    if ((c.protocol ?? 'smpp') !== 'smpp') {
+      out(`carrier ${c.name}: protocol ${c.protocol}`);
+      continue;
+    }
+    const smpp = c as SmppCarrierConfig;
+    out(`carrier ${c.name}: ${describe({ ...smpp, maxTps: smpp.maxSubmitsPerSecond, tls: smpp.tls })}`);
   }
   for (const r of setup.routes) out(`route ${r.prefix === '' ? 'default' : r.prefix} -> ${r.carrier}`);
 }

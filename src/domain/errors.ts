@@ -21,3 +21,6 @@ export class ApiError extends Error {
 export function missingField(field: string): ApiError {
   return new ApiError(2, `Missing required field: ${field}`);
 }
+
+/** A setting that cannot be used (environment, carriers file, stored carrier): the message names it. */
+export class ConfigError extends Error {}

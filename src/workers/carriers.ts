@@ -5,16 +5,19 @@ import { randomBytes } from 'node:crypto';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SmscSimulator } from '../carriers/simulator/index.ts';
-import { CARRIER_TIMER_DEFAULTS, loadCarrierSetup, Router, type CarrierSetup } from '../carriers/config.ts';
-import { SmppCarrier, type SmppCarrierConfig } from '../carriers/smpp/connector.ts';
+import { createCarrier } from '../carriers/index.ts';
+import type { SmppCarrierConfig } from '../carriers/smpp/connector.ts';
+import { CARRIER_TIMER_DEFAULTS } from '../carriers/smpp/settings.ts';
 import type { Carrier } from '../carriers/types.ts';
 import { sealingKey } from '../secret-key.ts';
 import type { Component, Service } from '../service.ts';
 import { recordLateCarrierId } from '../store/dispatch.ts';
+import { loadCarrierSetup, type CarrierSetup } from './carrier-setup.ts';
 import { deliverySettings, type DeliverySettings } from './delivery-settings.ts';
 import { Dispatcher } from './dispatcher.ts';
 import { InboundHandler } from './inbound.ts';
 import { ReceiptWorker } from './receipts.ts';
+import { Router } from './routing.ts';
 
 /** Options of the carriers component (tests and benchmarks pass their own carriers and settings). */
 export interface CarriersOptions {
@@ -76,7 +79,7 @@ export function carriersComponent(options: CarriersOptions = {}): Component & { 
       const inbound = new InboundHandler(deps);
       const carriers = new Map<string, Carrier>();
       for (const config of setup.carriers) {
-        const carrier = new SmppCarrier({ ...config, logger: service.logger.child({ carrier: config.name }) });
+        const carrier = createCarrier(config, service.logger.child({ carrier: config.name }));
         carrier.onReceipt((r) => receipts.add(config.name, r));
         carrier.onInbound(async (m) => void (await inbound.handle(config.name, m)));
         carrier.onLateAccept(async (late) => {
@@ -93,7 +96,7 @@ export function carriersComponent(options: CarriersOptions = {}): Component & { 
       receipts.start();
       await Promise.all([...carriers.values()].map(async (c) => {
         await c.start();
-        if (!(c as SmppCarrier).stats().bound) service.logger.warn({ carrier: c.name }, 'carrier not bound yet; it keeps retrying and messages wait');
+        if (!c.canSubmit()) service.logger.warn({ carrier: c.name }, 'carrier not bound yet; it keeps retrying and messages wait');
       }));
       dispatcher.start();
     },

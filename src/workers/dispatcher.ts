@@ -4,7 +4,7 @@
 // submitted (-1), retried with exponential backoff, or failed (refunded). Wakes on the 'dispatch' signal and
 // polls otherwise. One more lane claims only priority messages (one-time codes): it is never behind a
 // campaign's batch, and its messages take the carrier's next free permit.
-import type { Router } from '../carriers/config.ts';
+import type { Router } from './routing.ts';
 import type { Carrier, SubmitResult } from '../carriers/types.ts';
 import { fillCode } from '../domain/otp.ts';
 import { unseal } from '../domain/sealed.ts';

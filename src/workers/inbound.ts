@@ -3,7 +3,7 @@
 // campaign (add_unsubscribe 2) blocks that phone for the account. Unknown numbers are kept aside and logged.
 // The deliver_sm is answered after the transaction committed, so a crash makes the SMSC redeliver; parts of a
 // concatenated SMS are stored as they come and the message is assembled when the last one arrives.
-import { normalizeNumber } from '../carriers/config.ts';
+import { normalizeNumber } from './routing.ts';
 import type { InboundSms } from '../carriers/types.ts';
 import { incomingFields } from '../domain/push-fields.ts';
 import type { Logger } from '../logger.ts';

@@ -6,9 +6,9 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readCarriersFile } from '../../src/carriers/config.ts';
+import { readCarriersFile } from '../../src/workers/carrier-setup.ts';
 import { SmscSimulator } from '../../src/carriers/simulator/index.ts';
-import { SmppCarrier } from '../../src/carriers/smpp/connector.ts';
+import { SmppCarrier, type SmppCarrierConfig } from '../../src/carriers/smpp/connector.ts';
 import { submitBodies } from '../../src/carriers/smpp/payload.ts';
 import type { Receipt } from '../../src/carriers/types.ts';
 import { runSim } from '../../src/cli/sim.ts';
@@ -50,7 +50,7 @@ describe('a carrier that takes long messages in message_payload', () => {
     writeFileSync(file, JSON.stringify({
       carriers: [{ name: 'payload', host: '127.0.0.1', port, systemId: 'yona', password: 'secret', longMessages: 'payload', responseTimeoutMs: 1000 }],
     }));
-    const [config] = readCarriersFile(file).carriers;
+    const [config] = readCarriersFile(file).carriers as SmppCarrierConfig[];
     assert.equal(config.longMessages, 'payload');
     carrier = new SmppCarrier(config);
     carrier.onReceipt((r) => void receipts.push(r));

@@ -1,11 +1,12 @@
 // Carrier message ids in one form when an SMSC writes them in hex on one side and in decimal on the other:
 // the normalisation, the receiptIds setting of a carriers file, and the simulator's --id-format ids.
+import type { SmppCarrierConfig } from '../../src/carriers/smpp/connector.ts';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { it } from 'node:test';
-import { readCarriersFile } from '../../src/carriers/config.ts';
+import { readCarriersFile } from '../../src/workers/carrier-setup.ts';
 import { SimulatorIds } from '../../src/carriers/simulator/ids.ts';
 import { canonicalMessageId } from '../../src/carriers/smpp/ids.ts';
 
@@ -40,7 +41,7 @@ it('a carriers file takes receiptIds (as-is by default) and refuses a bad value,
     const file = join(dir, 'carriers.json');
     const carrier = { name: 'a', host: 'h', port: 2775, systemId: 's', password: 'p' };
     writeFileSync(file, JSON.stringify({ carriers: [carrier, { ...carrier, name: 'b', receiptIds: 'submit-hex' }] }));
-    assert.deepEqual(readCarriersFile(file).carriers.map((c) => c.receiptIds), ['as-is', 'submit-hex']);
+    assert.deepEqual((readCarriersFile(file).carriers as SmppCarrierConfig[]).map((c) => c.receiptIds), ['as-is', 'submit-hex']);
     writeFileSync(file, JSON.stringify({ carriers: [{ ...carrier, receiptIds: 'hex' }] }));
     assert.throws(() => readCarriersFile(file), (err: Error) => /carriers\.0\.receiptIds/.test(err.message) && /both-hex/.test(err.message) && !err.message.includes('\n'));
     writeFileSync(file, JSON.stringify({ carriers: [{ ...carrier, receipt_ids: 'submit-hex' }] }));

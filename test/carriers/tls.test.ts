@@ -6,9 +6,9 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readCarriersFile } from '../../src/carriers/config.ts';
+import { readCarriersFile } from '../../src/workers/carrier-setup.ts';
 import { SmscSimulator } from '../../src/carriers/simulator/index.ts';
-import { SmppCarrier } from '../../src/carriers/smpp/connector.ts';
+import { SmppCarrier, type SmppCarrierConfig } from '../../src/carriers/smpp/connector.ts';
 import type { Receipt } from '../../src/carriers/types.ts';
 import { runSmscSim } from '../../src/cli/sim.ts';
 import { sms, waitFor } from './helpers.ts';
@@ -20,7 +20,7 @@ const TIMERS = { enquireLinkMs: 1000, responseTimeoutMs: 300, reconnectBaseMs: 5
 function carrierFromFile(dir: string, carrier: Record<string, unknown>) {
   const file = join(dir, `carriers-${Math.random().toString(36).slice(2)}.json`);
   writeFileSync(file, JSON.stringify({ carriers: [{ name: 'secure', host: '127.0.0.1', systemId: 'yona', password: 'secret', ...TIMERS, ...carrier }] }));
-  return readCarriersFile(file).carriers[0];
+  return readCarriersFile(file).carriers[0] as SmppCarrierConfig;
 }
 
 // A carrier built from the file's settings, as the carriers component builds it, logging into `log`.

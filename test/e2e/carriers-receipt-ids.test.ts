@@ -3,7 +3,7 @@
 // and 15 for a destination ending 0015). Also `yona admin add-carrier --receipt-ids` and `yona admin carriers`.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { loadCarrierSetup } from '../../src/carriers/config.ts';
+import { loadCarrierSetup } from '../../src/workers/carrier-setup.ts';
 import type { SimIdFormat } from '../../src/carriers/simulator/index.ts';
 import type { ReceiptIdMode } from '../../src/carriers/smpp/ids.ts';
 import { storeTargets, type StoreTarget } from '../helpers/stores.ts';

@@ -11,7 +11,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { request } from 'undici';
-import { Router } from '../../src/carriers/config.ts';
+import { Router } from '../../src/workers/routing.ts';
 import { SmscSimulator } from '../../src/carriers/simulator/index.ts';
 import { SmppCarrier } from '../../src/carriers/smpp/connector.ts';
 import { fromZoned } from '../../src/domain/dates.ts';

@@ -2,7 +2,8 @@
 // component binds to it, accounts with a verified sender, report windows and polling with a deadline.
 import pg from 'pg';
 import { SmscSimulator, type SimulatorOptions } from '../../src/carriers/simulator/index.ts';
-import { CARRIER_TIMER_DEFAULTS, type CarrierSetup } from '../../src/carriers/config.ts';
+import { CARRIER_TIMER_DEFAULTS } from '../../src/carriers/smpp/settings.ts';
+import type { CarrierSetup } from '../../src/workers/carrier-setup.ts';
 import type { SmppCarrierConfig } from '../../src/carriers/smpp/connector.ts';
 import { formatShort } from '../../src/domain/dates.ts';
 import { carriersComponent, type CarriersRuntime } from '../../src/workers/carriers.ts';

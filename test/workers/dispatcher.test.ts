@@ -2,7 +2,7 @@
 // dispatch (201, refunded), prefix routing, retries with backoff, permanent failures (refunded), campaign states.
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { Router } from '../../src/carriers/config.ts';
+import { Router } from '../../src/workers/routing.ts';
 import { SmscSimulator } from '../../src/carriers/simulator/index.ts';
 import { SmppCarrier } from '../../src/carriers/smpp/connector.ts';
 import { createLogger } from '../../src/logger.ts';

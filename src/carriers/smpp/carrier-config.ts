@@ -1,12 +1,13 @@
 // The settings of one SMPP carrier account, as the config file, the store and tests give them.
 import type { ConnectionOptions } from 'node:tls';
+import type { CarrierConfigBase } from '../types.ts';
 import type { ReceiptIdMode } from './ids.ts';
 import type { LongMessageMode } from './payload.ts';
 import type { SmppLogger } from './session.ts';
 
 /** Settings of one SMPP carrier account. */
-export interface SmppCarrierConfig {
-  name: string;
+export interface SmppCarrierConfig extends CarrierConfigBase {
+  protocol?: 'smpp';
   host: string;
   port: number;
   systemId: string;

@@ -7,12 +7,9 @@ import { describeTlsFailure } from './tls.ts';
 import { backoffDelay } from './window.ts';
 
 /** Minimal logger (pino-compatible). */
-export interface SmppLogger {
-  debug(obj: object, msg?: string): void;
-  info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-  error(obj: object, msg?: string): void;
-}
+import type { CarrierLogger as SmppLogger } from '../types.ts';
+
+export type { SmppLogger };
 
 /** Connection settings one session needs (a subset of the carrier config). */
 export interface SessionConfig {

@@ -1,0 +1,69 @@
+// Which carriers Yona binds: read from YONA_CARRIERS_FILE (JSON; each entry read by its protocol, SMPP when it
+// names none) and from the store (`yona admin add-carrier` / `add-route`), merged, with their routes.
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { z } from 'zod';
+import { carrierProtocol } from '../carriers/index.ts';
+import { smppConfigFromStore } from '../carriers/smpp/settings.ts';
+import type { CarrierConfigBase } from '../carriers/types.ts';
+import { ConfigError } from '../domain/errors.ts';
+import type { Queryable } from '../store/db.ts';
+import { listCarriers, listRoutes } from '../store/carriers.ts';
+import { routePrefix, type Route } from './routing.ts';
+
+/** The carriers to bind and the routes between them. */
+export interface CarrierSetup {
+  carriers: CarrierConfigBase[];
+  routes: Route[];
+}
+
+const fileSchema = z.object({
+  carriers: z.array(z.looseObject({ protocol: z.string().optional() })).default([]),
+  /** prefix -> carrier name; "" or "default" is the default route. */
+  routes: z.record(z.string(), z.string()).default({}),
+});
+
+function fileProblem(path: string, issue: z.core.$ZodIssue, at: Array<PropertyKey>): ConfigError {
+  const keys = issue.code === 'unrecognized_keys' ? issue.keys : [];
+  const hint = keys.some((k) => k.includes('_')) ? ' (keys are camelCase, e.g. tlsCa, tlsServername, longMessages, receiptIds)' : '';
+  return new ConfigError(`YONA_CARRIERS_FILE ${path}: ${[...at, ...issue.path].join('.') || 'file'}: ${issue.message}${hint}`);
+}
+
+/** Reads a carriers JSON file; throws ConfigError naming the problem. */
+export function readCarriersFile(path: string): CarrierSetup {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (err) {
+    throw new ConfigError(`YONA_CARRIERS_FILE ${path}: ${(err as Error).message}`);
+  }
+  const parsed = fileSchema.safeParse(raw);
+  if (!parsed.success) throw fileProblem(path, parsed.error.issues[0], []);
+  const carriers = parsed.data.carriers.map((entry, i) => {
+    const where = `YONA_CARRIERS_FILE ${path}: carrier "${String((entry as { name?: unknown }).name ?? i)}"`;
+    const protocol = carrierProtocol(entry.protocol, where);
+    if (!protocol.file) throw new ConfigError(`${where}: protocol "${entry.protocol}" is not configured from the carriers file`);
+    const one = protocol.file.schema.safeParse(entry);
+    if (!one.success) throw fileProblem(path, one.error.issues[0], ['carriers', i]);
+    // A relative tlsCa is relative to the carriers file.
+    const data = one.data as { tlsCa?: string };
+    return protocol.file.toConfig(data.tlsCa ? { ...data, tlsCa: resolve(dirname(path), data.tlsCa) } : data, where);
+  });
+  const routes = Object.entries(parsed.data.routes).map(([prefix, carrier]) => ({ prefix: routePrefix(prefix), carrier }));
+  return { carriers, routes };
+}
+
+/** The carriers of the file (when YONA_CARRIERS_FILE is set) and of the store, with their routes. */
+export async function loadCarrierSetup(db: Queryable, env: NodeJS.ProcessEnv = process.env): Promise<CarrierSetup> {
+  const fromFile = env.YONA_CARRIERS_FILE ? readCarriersFile(env.YONA_CARRIERS_FILE) : { carriers: [], routes: [] };
+  const stored = (await listCarriers(db)).map(smppConfigFromStore);
+  const carriers = [...fromFile.carriers];
+  for (const c of stored) {
+    if (carriers.some((f) => f.name === c.name)) throw new ConfigError(`carrier "${c.name}" is defined both in YONA_CARRIERS_FILE and in the store`);
+    carriers.push(c);
+  }
+  // File routes win over stored routes for the same prefix.
+  const routes = new Map<string, string>((await listRoutes(db)).map((r) => [r.prefix, r.carrier]));
+  for (const r of fromFile.routes) routes.set(r.prefix, r.carrier);
+  return { carriers, routes: [...routes].map(([prefix, carrier]) => ({ prefix, carrier })) };
+}
