@@ -37,4 +37,22 @@ describe('console in a browser', { skip: !run && 'Chromium not installed' }, () 
     await assertAccessible(page, 'overview');
     await screenshot(page, 'overview');
   });
+
+  it('creates a token shown once, which answers a real balance call over HTTPS until deleted (then 3)', async () => {
+    await page.goto(`${t.httpsUrl}/console/tokens`);
+    await page.getByRole('button', { name: 'Create a token' }).click();
+    const token = await page.getByRole('textbox', { name: /^API / }).inputValue();
+    assert.match(token, /^yona_/);
+    await assertAccessible(page, 'tokens (created)');
+    await screenshot(page, 'tokens-created');
+    const balance = () => t.api('balance', { user: { username: 'carol' } }, { token, https: true });
+    assert.deepEqual([(await balance()).status, (await balance()).balance], [0, '500']);
+    await page.goto(`${t.httpsUrl}/console/tokens`);
+    assert.equal(await page.getByRole('textbox', { name: /^API / }).count(), 0, 'the value is shown once only');
+    await page.getByText(`yona_********${token.slice(-4)}`).waitFor();
+    page.once('dialog', (d) => void d.accept());
+    await page.getByRole('button', { name: 'Delete' }).click();
+    await page.getByText('The token was deleted; it no longer works.').waitFor();
+    assert.equal((await balance()).status, 3);
+  });
 });

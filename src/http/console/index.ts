@@ -7,11 +7,13 @@ import { registerAssets } from './assets.ts';
 import { esc } from './html.ts';
 import { registerLogin } from './login.ts';
 import { ConsoleRouter } from './router.ts';
+import { registerTokens } from './tokens.ts';
 
 export function registerConsole(app: FastifyInstance, ctx: AppContext, logger: Logger): void {
   const r = new ConsoleRouter(app, ctx, logger);
   registerAssets(r);
   registerLogin(r);
+  registerTokens(r);
   r.get('/console', async (c) => {
     const { t, account } = c;
     return c.render(t.home, `<ul class="stats">

@@ -1,0 +1,57 @@
+// API tokens: the list (masked), a new one shown once with a copy button, deletion (stops at once), and the
+// five-token limit explained. Minting is the API's own (operations/tokens.ts mintToken).
+import { formatLong } from '../../domain/dates.ts';
+import { ApiError } from '../../domain/errors.ts';
+import { maskToken, MAX_ACTIVE_TOKENS, TOKEN_PREFIX } from '../../domain/token.ts';
+import { mintToken } from '../../operations/tokens.ts';
+import { deleteToken, listTokens } from '../../store/tokens.ts';
+import { actionForm, csrfField, esc, table, type Html } from './html.ts';
+import { fmt } from './i18n.ts';
+import type { ConsoleRouter, PageContext } from './router.ts';
+
+async function tokensPage(c: PageContext, extra: { created?: { token: string; name: string; expiresAt: number }; error?: string } = {}) {
+  const { t, account } = c;
+  const tokens = await listTokens(c.app.store.db, account.id);
+  const active = tokens.filter((k) => k.expires_at > c.now && k.superseded_at === null);
+  const tz = account.time_zone;
+  const rows = tokens.map((k): Html[] => {
+    const live = k.expires_at > c.now && k.superseded_at === null;
+    return [
+      esc(k.name), esc(formatLong(k.created_at, tz)), esc(formatLong(k.expires_at, tz)),
+      `<code>${esc(maskToken(TOKEN_PREFIX, k.last4))}</code>`, esc(live ? t.tokenActive : t.tokenExpired),
+      actionForm('/console/tokens/delete', c.session.csrf, t.delete, { name: k.name }, { confirm: fmt(t.tokenDeleteConfirm, { name: k.name }), danger: true }),
+    ];
+  });
+  const created = extra.created ? `<section class="card" aria-labelledby="new-token"><h2 id="new-token">${esc(t.tokenCreated)}</h2>
+<p class="warn">${esc(t.tokenShownOnce)}</p><label for="token-value">${esc(extra.created.name)}</label>
+<input id="token-value" readonly value="${esc(extra.created.token)}" class="mono">
+<button type="button" data-copy="token-value" data-copied="${esc(t.copied)}" hidden>${esc(t.copy)}</button>
+<p class="muted">${esc(fmt(t.tokenExpires, { date: formatLong(extra.created.expiresAt, tz) }))}</p></section>` : '';
+  const full = active.length >= MAX_ACTIVE_TOKENS;
+  const form = full
+    ? `<p class="warn" id="limit">${esc(fmt(t.tokenLimitReached, { max: MAX_ACTIVE_TOKENS }))}</p>`
+    : `<form method="post" action="/console/tokens/new">${csrfField(c.session.csrf)}<button type="submit">${esc(t.tokenNew)}</button></form>`;
+  const body = `${created}<p>${esc(fmt(t.tokenLimit, { max: MAX_ACTIVE_TOKENS, active: active.length }))}</p>${form}
+${table(t.navTokens, [t.name, t.created, t.tokenExpiry, t.tokenValue, t.state, t.actions], rows, t.none)}`;
+  return c.render(t.navTokens, body, { notice: extra.error ? { kind: 'error', text: extra.error } : undefined });
+}
+
+export function registerTokens(r: ConsoleRouter): void {
+  r.get('/console/tokens', (c) => tokensPage(c));
+
+  r.post('/console/tokens/new', async (c) => {
+    try {
+      const created = await c.app.store.db.transaction().execute((trx) => mintToken(trx, c.account, c.now, c.app.config.tokenTtlMs));
+      return await tokensPage(c, { created });
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 511) return tokensPage(c, { error: fmt(c.t.tokenLimitReached, { max: MAX_ACTIVE_TOKENS }) });
+      throw err;
+    }
+  });
+
+  r.post('/console/tokens/delete', async (c) => {
+    const name = c.form.get('name') ?? '';
+    const deleted = name ? await deleteToken(c.app.store.db, c.account.id, name) : false;
+    return c.redirect('/console/tokens', deleted ? { ok: 'tokenDeleted' } : { error: 'tokenUnknown' });
+  });
+}
