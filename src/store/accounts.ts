@@ -82,3 +82,19 @@ export async function listAllowedIps(db: Queryable, accountId: number): Promise<
   const rows = await db.selectFrom('account_ips').select('cidr').where('account_id', '=', accountId).execute();
   return rows.map((r) => r.cidr);
 }
+
+/** Adds a CIDR to the account's allowlist without changing whether the check is on; false when already listed. */
+export async function addAllowedIp(db: Queryable, accountId: number, cidr: string, now: number): Promise<boolean> {
+  const res = await db
+    .insertInto('account_ips')
+    .values({ account_id: accountId, cidr, created_at: now })
+    .onConflict((oc) => oc.columns(['account_id', 'cidr']).doNothing())
+    .executeTakeFirst();
+  return Number(res.numInsertedOrUpdatedRows ?? 0) > 0;
+}
+
+/** Removes a CIDR from the account's allowlist; false when it was not listed. */
+export async function removeAllowedIp(db: Queryable, accountId: number, cidr: string): Promise<boolean> {
+  const res = await db.deleteFrom('account_ips').where('account_id', '=', accountId).where('cidr', '=', cidr).executeTakeFirst();
+  return Number(res.numDeletedRows) > 0;
+}

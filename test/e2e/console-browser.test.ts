@@ -55,4 +55,29 @@ describe('console in a browser', { skip: !run && 'Chromium not installed' }, () 
     await page.getByText('The token was deleted; it no longer works.').waitFor();
     assert.equal((await balance()).status, 3);
   });
+
+  it('warns before turning the IP check on with no address; adds one and the API answers from it only', async () => {
+    const { token } = await t.account('erin');
+    await signIn(page, t.httpsUrl, 'erin', 'secret-pw');
+    await page.goto(`${t.httpsUrl}/console/ips`);
+    await page.getByRole('button', { name: 'Turn the IP check on' }).click();
+    await page.getByText('There is no address on the list.', { exact: false }).waitFor();
+    await screenshot(page, 'ips-warning');
+    await page.getByRole('link', { name: 'Cancel' }).click();
+    await page.getByLabel(/Address or CIDR range/).fill('not an address');
+    await page.getByRole('button', { name: 'Add' }).click();
+    await page.getByText('"not an address" is not an IP address or CIDR range.').waitFor();
+    await page.getByLabel(/Address or CIDR range/).fill('10.9.0.0/16');
+    await page.getByRole('button', { name: 'Add' }).click();
+    await page.getByText('The address was added.').waitFor();
+    await page.getByRole('button', { name: 'Turn the IP check on' }).click();
+    await page.getByText('The IP check is on: the API', { exact: false }).waitFor();
+    assert.equal((await t.api('balance', { user: { username: 'erin' } }, { token })).status, 511);
+    await page.getByLabel(/Address or CIDR range/).fill('127.0.0.1');
+    await page.getByRole('button', { name: 'Add' }).click();
+    await page.getByRole('cell', { name: '127.0.0.1/32' }).waitFor();
+    assert.equal((await t.api('balance', { user: { username: 'erin' } }, { token })).status, 0);
+    await assertAccessible(page, 'ips');
+    await screenshot(page, 'ips');
+  });
 });

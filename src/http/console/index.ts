@@ -8,12 +8,14 @@ import { esc } from './html.ts';
 import { registerLogin } from './login.ts';
 import { ConsoleRouter } from './router.ts';
 import { registerTokens } from './tokens.ts';
+import { registerIps } from './ips.ts';
 
 export function registerConsole(app: FastifyInstance, ctx: AppContext, logger: Logger): void {
   const r = new ConsoleRouter(app, ctx, logger);
   registerAssets(r);
   registerLogin(r);
   registerTokens(r);
+  registerIps(r);
   r.get('/console', async (c) => {
     const { t, account } = c;
     return c.render(t.home, `<ul class="stats">
