@@ -206,3 +206,15 @@ export async function clearPushSecret(db: Queryable, accountId: number): Promise
 export async function hasPushSecret(db: Queryable, accountId: number): Promise<boolean> {
   return (await db.selectFrom('push_secrets').select('id').where('account_id', '=', accountId).executeTakeFirst()) !== undefined;
 }
+
+/** Stops deliveries to the live registration of a type (held, as after failures) until it is enabled again. */
+export async function disablePushRegistration(db: Queryable, accountId: number, type: PushType, reason: string, now: number): Promise<'disabled' | 'already-disabled' | 'missing'> {
+  const reg = await findPushRegistration(db, accountId, type);
+  if (!reg) return 'missing';
+  if (reg.state === 'disabled') return 'already-disabled';
+  await db.updateTable('push_registrations').set({ state: 'disabled', disabled_at: now, disabled_reason: reason })
+    .where('id', '=', reg.id).execute();
+  await db.updateTable('push_events').set({ next_attempt_at: HELD })
+    .where('registration_id', '=', reg.id).where('state', '=', 'pending').where('lease_until', 'is', null).execute();
+  return 'disabled';
+}

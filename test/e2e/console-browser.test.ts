@@ -5,25 +5,32 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { assertAccessible, browserAvailable, launchBrowser, newPage, screenshot, signIn } from '../helpers/browser.ts';
+import { createPusher } from '../../src/workers/pusher.ts';
+import { startPushReceiver, waitFor, type PushReceiver } from '../helpers/push-receiver.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { storeTargets } from '../helpers/stores.ts';
 
 const run = browserAvailable();
+const PUSH_ENV = { YONA_PUSH_ALLOW_PRIVATE: '1', YONA_PUSH_RETRY_BASE_MS: '20', YONA_PUSH_POLL_MS: '20' };
 const [sqlite] = await storeTargets();
 
 describe('console in a browser', { skip: !run && 'Chromium not installed' }, () => {
   let t: TestService;
   let browser: Browser;
   let page: Page;
+  let receiver: PushReceiver;
   before(async () => {
-    t = await startTestService(sqlite);
+    receiver = await startPushReceiver();
+    t = await startTestService(sqlite, { env: PUSH_ENV, components: [createPusher({ env: PUSH_ENV })] });
     await t.admin('create-account', 'carol', '--password', 'carol-pw-1', '--credits', '500');
     browser = await launchBrowser();
     page = await newPage(browser);
+    page.setDefaultTimeout(10_000);
   });
   after(async () => {
     await browser?.close();
     await t?.close();
+    await receiver?.close();
   });
 
   it('refuses a wrong password, then signs in', async () => {
@@ -79,5 +86,28 @@ describe('console in a browser', { skip: !run && 'Chromium not installed' }, () 
     assert.equal((await t.api('balance', { user: { username: 'erin' } }, { token })).status, 0);
     await assertAccessible(page, 'ips');
     await screenshot(page, 'ips');
+  });
+
+  it('registers a push URL, disables it (events wait) and enables it again (they arrive, logged with 200)', async () => {
+    const { token } = await t.account('fay');
+    await signIn(page, t.httpsUrl, 'fay', 'secret-pw');
+    await page.goto(`${t.httpsUrl}/console/push`);
+    await page.getByLabel('URL for blacklist events').fill(receiver.url);
+    await page.locator('#push-blacklist').locator('xpath=..').getByRole('button', { name: 'Register' }).click();
+    await page.getByText('The URL was registered.').waitFor();
+    const blacklist = page.locator('section', { has: page.locator('#push-blacklist') });
+    await blacklist.getByRole('button', { name: 'Disable' }).click();
+    await page.getByText('The URL is disabled; events are kept.').waitFor();
+    await blacklist.getByText('disabled in the console', { exact: false }).waitFor();
+    assert.equal((await t.api('addNumBL', { user: { username: 'fay' }, phones: ['0521234567'] }, { token })).status, 946);
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(receiver.received.length, 0, 'nothing is pushed while disabled');
+    await blacklist.getByRole('button', { name: 'Enable again' }).click();
+    await page.getByText('The URL is enabled; kept events are delivered now.').waitFor();
+    await waitFor(() => receiver.received.length === 1, 'the kept blacklist push');
+    await page.reload();
+    await blacklist.getByRole('cell', { name: '200', exact: true }).waitFor();
+    await assertAccessible(page, 'push');
+    await screenshot(page, 'push');
   });
 });

@@ -9,6 +9,7 @@ import { registerLogin } from './login.ts';
 import { ConsoleRouter } from './router.ts';
 import { registerTokens } from './tokens.ts';
 import { registerIps } from './ips.ts';
+import { registerPush } from './push.ts';
 
 export function registerConsole(app: FastifyInstance, ctx: AppContext, logger: Logger): void {
   const r = new ConsoleRouter(app, ctx, logger);
@@ -16,6 +17,7 @@ export function registerConsole(app: FastifyInstance, ctx: AppContext, logger: L
   registerLogin(r);
   registerTokens(r);
   registerIps(r);
+  registerPush(r);
   r.get('/console', async (c) => {
     const { t, account } = c;
     return c.render(t.home, `<ul class="stats">

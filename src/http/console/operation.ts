@@ -1,0 +1,29 @@
+// Runs an API operation for the signed-in account, exactly as the API would (same validation, same handler, one
+// transaction, workers signalled after commit), so the console never re-implements what the API does.
+import type { z } from 'zod';
+import { ApiError } from '../../domain/errors.ts';
+import type { Account } from '../../store/accounts.ts';
+import type { AppContext } from '../../operations/execute.ts';
+import type { Operation, Reply, Signals } from '../../operations/types.ts';
+
+export async function runOperation(app: AppContext, account: Account, op: Operation<z.ZodType>, doc: Record<string, unknown>): Promise<Reply> {
+  const parsed = op.input.safeParse(doc);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const custom = (issue as { params?: { status?: number } }).params?.status;
+    return { status: custom ?? 2, message: `${issue.path.join('.') || 'form'}: ${issue.message}` };
+  }
+  const pending = new Set<'dispatch' | 'push' | 'schedule'>();
+  const signals: Signals = { notify: (topic) => pending.add(topic) };
+  try {
+    const reply = await app.store.db.transaction().execute((trx) => op.handler({
+      db: trx, dialect: app.store.dialect, config: app.config, signals, account, caller: account,
+      now: app.clock(), dryRun: false,
+    }, parsed.data));
+    for (const topic of pending) app.signals.notify(topic);
+    return reply;
+  } catch (err) {
+    if (err instanceof ApiError) return { status: err.status, message: err.message, ...err.extra };
+    throw err;
+  }
+}
