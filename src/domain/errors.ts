@@ -1,10 +1,10 @@
 // Typed errors: a handler throws ApiError(code, detail) and the edge turns it into a reply.
-import { statusMessage } from './status.ts';
+import { statusMessage, type RequestStatus } from './status.ts';
 
 /** An expected request outcome with a status code from the catalogue. */
 export class ApiError extends Error {
   constructor(
-    readonly status: number,
+    readonly status: RequestStatus,
     detail?: string,
     /** Extra reply fields (e.g. rejected recipients) carried with the error. */
     readonly extra: Record<string, unknown> = {},

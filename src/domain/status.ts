@@ -5,8 +5,7 @@ export interface StatusEntry {
   he: string;
 }
 
-/** Request status codes as compatibility.md lists them. */
-export const REQUEST_STATUS: Record<number, StatusEntry> = {
+const CATALOGUE = {
   0: { en: 'Success', he: 'הפעולה בוצעה בהצלחה' },
   1: { en: 'There was a problem parsing your XML/JSON', he: 'ישנה בעיה בפענוח ה-XML/JSON' },
   2: { en: 'Missing required field', he: 'חסר שדה חובה' },
@@ -52,7 +51,40 @@ export const REQUEST_STATUS: Record<number, StatusEntry> = {
   997: { en: 'Not a valid command sent', he: 'לא נשלחה פקודה תקינה' },
   998: { en: 'Unknown error on request', he: 'שגיאה לא ידועה בבקשה' },
   999: { en: 'Contact support', he: 'פנו לתמיכה' },
+} as const satisfies Record<number, StatusEntry>;
+
+/** Request status codes as compatibility.md lists them. */
+export const REQUEST_STATUS: Readonly<Record<number, StatusEntry>> = CATALOGUE;
+
+/** A request status code of the catalogue: a handler can raise no other. */
+export type RequestStatus = keyof typeof CATALOGUE;
+
+/**
+ * Catalogue codes no operation raises, and why; a test fails when a code is neither raised nor listed here.
+ * 6 and 999 belong to the peer's own failures (Yona answers 998 for a fault of its own).
+ */
+export const RESERVED_REQUEST_STATUSES: Partial<Record<RequestStatus, string>> = {
+  6: "the peer's process failure: a fault of Yona's own is 998",
+  999: "the peer's 'contact support': a fault of Yona's own is 998",
 };
+
+/** The delivery statuses Yona sets itself, by name (the carrier's own come mapped by its protocol). */
+export const DELIVERY = {
+  /** Submitted, no receipt yet. */
+  SUBMITTED: -1,
+  FAILED: 1,
+  /** No final receipt within the receipt window. */
+  TIMEOUT: 2,
+  /** The carrier refused the message itself. */
+  ILLEGAL_MESSAGE: 18,
+  DELIVERED: 102,
+  /** Cancelled before it left. */
+  DELETED: 104,
+  /** The recipient is on the account's blocklist. */
+  BLOCKED: 201,
+  /** Skipped at release by its send's temp_bl. */
+  TEMP_BLOCKED: 715,
+} as const;
 
 /** Delivery statuses (inside delivery reports), with Hebrew and English texts. */
 export const DELIVERY_STATUS: Record<number, StatusEntry> = {

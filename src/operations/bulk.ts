@@ -1,7 +1,7 @@
 // bulk: up to 2500 `sms` items under `messages`, each with its own source, phone(s) and text, sent as one
 // campaign; timing, temp_bl, campaign_name (and includes_international) apply to the whole batch.
 import { z } from 'zod';
-import { ApiError } from '../domain/errors.ts';
+import { ApiError, missingField } from '../domain/errors.ts';
 import { acceptCampaign, inBatches } from './send/accept.ts';
 import { requireVerifiedSender } from './send/compose.ts';
 import { normaliseGivenPhones, readDestinations, type NormalisedDestinations } from './send/destinations.ts';
@@ -37,7 +37,7 @@ export const bulk = defineOperation({
   }),
   async handler(ctx, input) {
     const items = bulkItems(input.messages);
-    if (items.length === 0) throw new ApiError(2, 'Missing required field: messages.sms');
+    if (items.length === 0) throw missingField('messages.sms');
     if (items.length > MAX_BULK_ITEMS) throw new ApiError(2, `Too many messages: bulk holds at most ${MAX_BULK_ITEMS} sms items, got ${items.length}`);
     const name = checkCampaignName(input.campaign_name);
     const tempBl = parseTempBl(input.temp_bl);
@@ -51,10 +51,10 @@ export const bulk = defineOperation({
       const item = items[i];
       const field = `messages.sms[${i}]`;
       const source = textOf(item.source)?.trim();
-      if (!source) throw new ApiError(2, `Missing required field: ${field}.source`);
+      if (!source) throw missingField(`${field}.source`);
       checkSource(source, `${field}.source`);
       const message = textOf(item.message);
-      if (message === undefined || message === '') throw new ApiError(2, `Missing required field: ${field}.message`);
+      if (message === undefined || message === '') throw missingField(`${field}.message`);
       checkMessage(message, `${field}.message`);
       if (!verified.has(source)) {
         await requireVerifiedSender(ctx, source, `${field}.source`);

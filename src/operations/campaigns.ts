@@ -2,7 +2,7 @@
 // scheduled -> cancelled (0, unsent messages refunded); cancelled 955; queued/sending/sent 966;
 // unknown or another customer's 977; a campaign whose messages already left the queue 970 (nothing changed).
 import { z } from 'zod';
-import { ApiError } from '../domain/errors.ts';
+import { ApiError, missingField } from '../domain/errors.ts';
 import { findCampaign, findCampaignsByName, markCampaignCancelled, type Campaign } from '../store/campaigns.ts';
 import type { Queryable } from '../store/db.ts';
 import { formatShekels } from '../domain/money.ts';
@@ -10,10 +10,10 @@ import { recordCampaignStatusEvents } from '../store/status-events.ts';
 import { campaignCostInState, campaignStateCounts, moveCampaignMessages, refundAmounts } from '../store/messages.ts';
 import { optInt, optText } from './fields.ts';
 import { defineOperation } from './types.ts';
+import { DELIVERY } from '../domain/status.ts';
 
 const UNSENT_STATES = new Set(['scheduled', 'cancelled', 'skipped']);
 /** Delivery status of a cancelled message ("deleted"). */
-const CANCELLED_STATUS = 104;
 
 /** The refund figures of a cancel's reply: credits, and international money when there was any. */
 function refundFields(credits: number, agorot: number): Record<string, unknown> {
@@ -30,8 +30,8 @@ export async function cancelScheduledCampaign(db: Queryable, campaign: Pick<Camp
     }
   }
   const cost = await campaignCostInState(db, campaign.id, 'scheduled');
-  await moveCampaignMessages(db, campaign.id, 'scheduled', 'cancelled', { zeroCost: true, status: CANCELLED_STATUS, statusAt: now });
-  await recordCampaignStatusEvents(db, { id: campaign.id, accountId: campaign.account_id }, 'cancelled', CANCELLED_STATUS, now);
+  await moveCampaignMessages(db, campaign.id, 'scheduled', 'cancelled', { zeroCost: true, status: DELIVERY.DELETED, statusAt: now });
+  await recordCampaignStatusEvents(db, { id: campaign.id, accountId: campaign.account_id }, 'cancelled', DELIVERY.DELETED, now);
   await refundAmounts(db, campaign.account_id, cost.credits, cost.agorot, `cancel: campaign ${campaign.id}`, { type: 'campaign', id: campaign.id }, now);
   return { cancelled: true, ...cost };
 }
@@ -58,7 +58,7 @@ export const cancel = defineOperation({
         status: 0, message: `Campaign ${campaign.id} cancelled`, campaign_id: campaign.id, cancelled: 1, ...refundFields(done.credits, done.agorot),
       };
     }
-    if (input.campaign_name === undefined) throw new ApiError(2, 'Missing required field: campaign_id (or campaign_name)');
+    if (input.campaign_name === undefined) throw missingField('campaign_id (or campaign_name)');
     const matches = await findCampaignsByName(ctx.db, ctx.account.id, input.campaign_name);
     if (matches.length === 0) throw new ApiError(977, `Campaign does not belong to customer or does not exist: "${input.campaign_name}"`);
     const scheduled = matches.filter((m) => m.state === 'scheduled');

@@ -2,8 +2,8 @@
 // validation (2), then the handler in one transaction (rolled back on error and for /api/test).
 import type { z } from 'zod';
 import type { Config } from '../config.ts';
-import { ApiError } from '../domain/errors.ts';
-import { statusMessage } from '../domain/status.ts';
+import { ApiError, missingField } from '../domain/errors.ts';
+import { statusMessage, type RequestStatus } from '../domain/status.ts';
 import { authenticateToken, checkIpAllowed, resolveActingAccount } from '../http/auth.ts';
 import type { Queryable, Store } from '../store/db.ts';
 import type { Account } from '../store/accounts.ts';
@@ -55,7 +55,7 @@ async function authorize(db: Queryable, op: Operation, req: ApiRequest, now: num
   const caller = await authenticateToken(db, req.token, now);
   await checkIpAllowed(db, caller, req.ip);
   const user = userField.safeParse(req.doc.user);
-  if (!user.success) throw new ApiError(2, 'Missing required field: user.username');
+  if (!user.success) throw missingField('user.username');
   const account = await resolveActingAccount(db, caller, user.data.username);
   if (op.resellerOnly && !account.is_reseller) throw new ApiError(511);
   const input = parseInput(op, req.doc);
@@ -68,11 +68,11 @@ function parseInput(op: Operation, doc: Record<string, unknown>): unknown {
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   const field = issue.path.join('.') || 'body';
-  const custom = (issue as { params?: { status?: number } }).params?.status;
+  const custom = (issue as { params?: { status?: RequestStatus } }).params?.status;
   if (custom) throw new ApiError(custom, issue.message);
   const missing = issue.code === 'invalid_type' && (issue as { input?: unknown }).input === undefined;
   if (missing || (issue.code === 'too_small' && issue.origin === 'string')) {
-    throw new ApiError(2, `Missing required field: ${field}`);
+    throw missingField(field);
   }
   throw new ApiError(2, `Invalid value for field ${field}: ${issue.message}`);
 }

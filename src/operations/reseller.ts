@@ -3,7 +3,7 @@
 // getBlanceSubs lists the sub-accounts' balances. Every movement is two ledger rows in the request's transaction.
 import { z } from 'zod';
 import { passwordProblem, sourceProblem, usernameProblem } from '../domain/accounts.ts';
-import { ApiError } from '../domain/errors.ts';
+import { ApiError, missingField } from '../domain/errors.ts';
 import { formatShekels, parseShekels } from '../domain/money.ts';
 import { hashPassword } from '../domain/password.ts';
 import { normalizePhone } from '../domain/phone.ts';
@@ -114,7 +114,7 @@ export const updateAmountSub = defineOperation({
     const username = input.userDetails.username;
     const credits = input.amount ?? input.userDetails.amount;
     const money = input.amount_int ?? input.userDetails.amount_int;
-    if (credits === undefined && money === undefined) throw new ApiError(2, 'Missing required field: amount (credits) or amount_int (shekels)');
+    if (credits === undefined && money === undefined) throw missingField('amount (credits) or amount_int (shekels)');
     const creditDelta = credits === undefined ? 0 : creditsField(credits, 'amount', true);
     const agorotDelta = money === undefined ? 0 : moneyField(money, 'amount_int');
     const sub = await findAccountByUsername(ctx.db, username);

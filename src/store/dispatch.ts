@@ -8,6 +8,7 @@ import type { Dialect, Queryable } from './db.ts';
 import { refundMessage, skipMessages } from './messages.ts';
 import { recordStatusEvents, type StatusChange } from './status-events.ts';
 import type { MessageState } from './schema-sending.ts';
+import { DELIVERY } from '../domain/status.ts';
 
 /** A message the dispatcher holds under a lease. */
 export interface ClaimedMessage {
@@ -27,8 +28,6 @@ export interface ClaimedMessage {
 
 const CLAIM_COLUMNS = ['id', 'account_id', 'campaign_id', 'external_id', 'phone', 'source', 'text', 'attempts', 'priority', 'sealed'] as const;
 const CHUNK = 500;
-/** Delivery status of a message suppressed by the blocklist ("blocked on request"). */
-export const BLOCKED_STATUS = 201;
 
 function chunks<T>(items: T[], size = CHUNK): T[][] {
   const out: T[][] = [];
@@ -99,11 +98,11 @@ export async function suppressBlocked(db: Queryable, claimed: ClaimedMessage[], 
       if (!blocked.has(m.phone)) continue;
       blockedIds.add(m.id);
       await refundMessage(db, m, 'refund: recipient blocked at dispatch', now);
-      changes.push(statusChange(m, BLOCKED_STATUS, null, now));
+      changes.push(statusChange(m, DELIVERY.BLOCKED, null, now));
     }
   }
   if (blockedIds.size === 0) return claimed;
-  await skipMessages(db, [...blockedIds], BLOCKED_STATUS, 'blocked', now);
+  await skipMessages(db, [...blockedIds], DELIVERY.BLOCKED, 'blocked', now);
   await db.updateTable('messages').set({ lease_until: null }).where('id', 'in', [...blockedIds]).execute();
   await recordStatusEvents(db, changes, now);
   return claimed.filter((m) => !blockedIds.has(m.id));
@@ -184,7 +183,7 @@ export async function recordOutcomes(
   for (const [carrier, ids] of submittedBy) {
     for (const part of chunks(ids)) {
       await held(part).set({
-        state: 'submitted', status: -1, status_at: now, submitted_at: now, carrier, lease_until: null, error: null,
+        state: 'submitted', status: DELIVERY.SUBMITTED, status_at: now, submitted_at: now, carrier, lease_until: null, error: null,
         next_attempt_at: now + receiptWindowMs, sealed: null,
       }).execute();
     }

@@ -13,6 +13,7 @@
 import { CompiledQuery } from 'kysely';
 import type { Dialect, Queryable } from './db.ts';
 import { loadMessagesForUpdate, recordStatusEvents, updateMessageStatuses, type MessageForUpdate, type StatusChange } from './status-events.ts';
+import { DELIVERY } from '../domain/status.ts';
 
 /** Re-exported for callers that record status changes along with receipts. */
 export { recordStatusEvents, type StatusChange } from './status-events.ts';
@@ -25,14 +26,12 @@ export interface IncomingReceipt {
   at: number;
 }
 
-/** Status given to a submitted message with no final receipt within the receipt window. */
-export const TIMEOUT_STATUS = 2;
 const CHUNK = 400;
-const DELIVERED = new Set([0, 102]);
+const DELIVERED = new Set<number>([0, DELIVERY.DELIVERED]);
 // A receipt may settle a message that is out with the carrier (or being re-submitted after a lease expiry).
 const UPDATABLE = new Set(['submitting', 'submitted', 'done']);
 
-const isFinal = (s: number | null | undefined): s is number => s !== null && s !== undefined && s !== -1;
+const isFinal = (s: number | null | undefined): s is number => s !== null && s !== undefined && s !== DELIVERY.SUBMITTED;
 
 /** The part-level merge: the first final status sticks; intermediate only fills an empty slot. */
 export function mergePartStatus(current: number | null, incoming: number): number | null {
@@ -45,13 +44,13 @@ export function deriveMessageStatus(parts: Array<number | null | undefined>, par
   if (parts.length < partCount) return undefined;
   for (let i = 0; i < partCount; i++) if (!isFinal(parts[i])) return undefined;
   for (let i = 0; i < partCount; i++) if (!DELIVERED.has(parts[i]!)) return parts[i]!;
-  return 102;
+  return DELIVERY.DELIVERED;
 }
 
 /** Whether a message at `current` may move to the final status `next` (monotone; 2 may be replaced). */
 export function mayReplace(current: number | null, next: number): boolean {
   if (current === next) return false;
-  return current === null || current === -1 || current === TIMEOUT_STATUS;
+  return current === null || current === DELIVERY.SUBMITTED || current === DELIVERY.TIMEOUT;
 }
 
 interface PartRow {
@@ -211,7 +210,7 @@ export async function expirePending(db: Queryable, now: number, maxAgeMs: number
 export async function sweepUnconfirmed(db: Queryable, dialect: Dialect, now: number, limit: number): Promise<number> {
   const rows = await db
     .updateTable('messages')
-    .set({ state: 'done', status: TIMEOUT_STATUS, status_at: now })
+    .set({ state: 'done', status: DELIVERY.TIMEOUT, status_at: now })
     .where('id', 'in', (eb) => {
       const due = eb.selectFrom('messages').select('id').where('state', '=', 'submitted').where('next_attempt_at', '<=', now)
         .orderBy('next_attempt_at').orderBy('id').limit(limit);
@@ -222,7 +221,7 @@ export async function sweepUnconfirmed(db: Queryable, dialect: Dialect, now: num
     .execute();
   await recordStatusEvents(db, rows.map((r) => ({
     messageId: Number(r.id), accountId: Number(r.account_id), campaignId: Number(r.campaign_id), externalId: r.external_id,
-    phone: r.phone, carrier: r.carrier, status: TIMEOUT_STATUS, at: now,
+    phone: r.phone, carrier: r.carrier, status: DELIVERY.TIMEOUT, at: now,
   })), now);
   return rows.length;
 }

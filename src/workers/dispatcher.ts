@@ -17,6 +17,7 @@ import {
 } from '../store/dispatch.ts';
 import { BatchRecorder } from './batch-recorder.ts';
 import type { DeliverySettings } from './delivery-settings.ts';
+import { DELIVERY } from '../domain/status.ts';
 
 /** What the dispatcher needs from the service. */
 export interface DispatcherDeps {
@@ -47,8 +48,6 @@ export interface DispatcherStats {
   blocked: number;
 }
 
-/** Delivery status of a message that failed with no more specific status from its carrier. */
-const FAILED = 1;
 /** Messages the priority lane claims at a time. */
 const PRIORITY_BATCH = 100;
 
@@ -190,9 +189,9 @@ export class Dispatcher {
   private async submit(message: ClaimedMessage): Promise<DispatchOutcome> {
     const name = this.deps.router.pick(message.phone);
     const carrier = name === undefined ? undefined : this.deps.carriers.get(name);
-    if (!carrier) return { kind: 'failed', message, carrier: null, status: FAILED, error: 'no carrier routes this destination' };
+    if (!carrier) return { kind: 'failed', message, carrier: null, status: DELIVERY.FAILED, error: 'no carrier routes this destination' };
     const text = this.textOf(message);
-    if (text === undefined) return { kind: 'failed', message, carrier: null, status: FAILED, error: 'its code was sealed under another key (YONA_SECRET_KEY differs between nodes)' };
+    if (text === undefined) return { kind: 'failed', message, carrier: null, status: DELIVERY.FAILED, error: 'its code was sealed under another key (YONA_SECRET_KEY differs between nodes)' };
     await this.permits(carrier).acquire(message.priority > 0); // released when the outcome is written
     let result: SubmitResult;
     try {
@@ -203,9 +202,9 @@ export class Dispatcher {
     if (result.ok) this.stats.accepted++;
     if (result.ok) return { kind: 'submitted', message, carrier: carrier.name, carrierMessageIds: result.carrierMessageIds };
     const { settings } = this.deps;
-    if (!result.transient) return { kind: 'failed', message, carrier: carrier.name, status: result.status ?? FAILED, error: result.error };
+    if (!result.transient) return { kind: 'failed', message, carrier: carrier.name, status: result.status ?? DELIVERY.FAILED, error: result.error };
     if (message.attempts >= settings.maxAttempts) {
-      return { kind: 'failed', message, carrier: carrier.name, status: FAILED, error: `gave up after ${message.attempts} attempts: ${result.error}` };
+      return { kind: 'failed', message, carrier: carrier.name, status: DELIVERY.FAILED, error: `gave up after ${message.attempts} attempts: ${result.error}` };
     }
     const delay = Math.min(settings.retryMaxMs, settings.retryBaseMs * 2 ** Math.min(message.attempts - 1, 20));
     return { kind: 'retry', message, carrier: carrier.name, at: this.deps.clock() + delay, error: result.error };

@@ -9,16 +9,14 @@ import type { Component, Service } from '../service.ts';
 import { blockedAmong } from '../store/blocklist.ts';
 import { claimCampaignRelease, dueCampaignIds, markCampaignSent } from '../store/campaigns.ts';
 import type { Db, Queryable } from '../store/db.ts';
-import { BLOCKED_STATUS } from '../store/dispatch.ts';
 import { recordStatusEvents } from '../store/status-events.ts';
 import {
   campaignMessagesInState, moveCampaignMessages, recentlyMessagedPhones, refundAmounts, skipMessages, type ChargedMessage,
 } from '../store/messages.ts';
+import { DELIVERY } from '../domain/status.ts';
 
 const PAGE = 1000;
 const DUE_BATCH = 50;
-/** Delivery status of a message skipped at release by its campaign's temp_bl (the status acceptance gives it). */
-export const TEMP_BL_STATUS = 715;
 
 /** What skipping at release refunds, per reason. */
 type Skipped = { count: number; credits: number; agorot: number };
@@ -50,11 +48,11 @@ export async function releaseCampaign(db: Queryable, campaignId: number, now: nu
     after = page[page.length - 1].id;
     const listed = await blockedAmong(db, accountId, [...new Set(page.map((m) => m.phone))]);
     const rest = listed.size === 0 ? page : page.filter((m) => !listed.has(m.phone));
-    await skipAtRelease(db, accountId, page.filter((m) => listed.has(m.phone)), BLOCKED_STATUS, 'blocked', now, blocked);
+    await skipAtRelease(db, accountId, page.filter((m) => listed.has(m.phone)), DELIVERY.BLOCKED, 'blocked', now, blocked);
     if (tempBlDays === null || rest.length === 0) continue;
     // The campaign's own messages are still scheduled, so they never count as recent for each other.
     const messaged = await recentlyMessagedPhones(db, accountId, [...new Set(rest.map((m) => m.phone))], now - tempBlDays * DAY_MS);
-    await skipAtRelease(db, accountId, rest.filter((m) => messaged.has(m.phone)), TEMP_BL_STATUS, 'temp_bl', now, recent);
+    await skipAtRelease(db, accountId, rest.filter((m) => messaged.has(m.phone)), DELIVERY.TEMP_BLOCKED, 'temp_bl', now, recent);
   }
   const ref = { type: 'campaign', id: campaignId };
   await refundAmounts(db, accountId, blocked.credits, blocked.agorot, `blocked at release: campaign ${campaignId}`, ref, now);

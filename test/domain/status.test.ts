@@ -2,7 +2,26 @@
 // message built from the English text (alone or before `: detail`) has a Hebrew form.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { hebrewMessage, REQUEST_STATUS, statusMessage } from '../../src/domain/status.ts';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { hebrewMessage, REQUEST_STATUS, RESERVED_REQUEST_STATUSES, statusMessage } from '../../src/domain/status.ts';
+
+/** The request status codes the source raises: `ApiError(N` anywhere, and the numbers in `status: ...` replies
+ *  of the request side (operations and http; the workers' `status` fields are delivery statuses). */
+function raisedCodes(): Set<number> {
+  const files = (dir: string): string[] => readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? files(path) : path.endsWith('.ts') ? [path] : [];
+  });
+  const raised = new Set<number>();
+  for (const file of files('src')) {
+    const text = readFileSync(file, 'utf8');
+    for (const m of text.matchAll(/ApiError\((\d+)/g)) raised.add(Number(m[1]));
+    if (!/^src\/(operations|http)\//.test(file)) continue;
+    for (const m of text.matchAll(/\bstatus:\s*([^,}\n]+)/g)) for (const n of m[1].matchAll(/\b\d+\b/g)) raised.add(Number(n[0]));
+  }
+  return raised;
+}
 
 // The codes of compatibility.md's "Request status codes" table (980 / 981 and 992..996 are rows of several codes).
 const COMPATIBILITY_CODES = [
@@ -35,5 +54,12 @@ describe('request status catalogue', () => {
     assert.equal(hebrewMessage(0, 'Successfully done'), 'Successfully done', 'only the whole catalogue text, or it then a colon');
     assert.equal(hebrewMessage(511, 'At most 5 active API tokens: delete one first'), 'At most 5 active API tokens: delete one first');
     assert.equal(hebrewMessage(4242, 'Expired API token'), 'Expired API token');
+  });
+
+  it('raises every catalogue code somewhere, or documents it as reserved', () => {
+    const raised = raisedCodes();
+    const unexplained = COMPATIBILITY_CODES.filter((code) => !raised.has(code) && !(code in RESERVED_REQUEST_STATUSES));
+    assert.deepEqual(unexplained, [], 'codes neither raised by the source nor listed in RESERVED_REQUEST_STATUSES');
+    for (const code of Object.keys(RESERVED_REQUEST_STATUSES).map(Number)) assert.ok(!raised.has(code), `${code} is raised, so it is not reserved`);
   });
 });

@@ -10,6 +10,7 @@ import { mapReceiptToStatus, receiptFromPdu } from './receipt.ts';
 import { SmppSession, type SessionConfig, type SmppLogger } from './session.ts';
 import { tlsConnectOptions } from './tls.ts';
 import { sleep, TokenBucket } from './window.ts';
+import { DELIVERY } from '../../domain/status.ts';
 
 export type { SmppCarrierConfig } from './carrier-config.ts';
 
@@ -18,9 +19,6 @@ type PartOutcome = { ok: true; id: string } | { ok: false; transient: boolean; e
 /** A submit's outcome, with the SMPP command_status of a refusal beside our delivery status. */
 export type SmppSubmitResult = Extract<SubmitResult, { ok: true }> | (Extract<SubmitResult, { ok: false }> & { commandStatus?: number });
 
-/** Delivery statuses of a permanent refusal: 18 (illegal message) when the message itself is refused, else 1. */
-const ILLEGAL_MESSAGE = 18;
-const FAILED = 1;
 // command_status values that refuse the message's own content: ESME_RINVMSGLEN (0x01) and 0x104 (the invalid
 // data coding of SMPP 5.0, which SMSCs answer to 3.4 clients too).
 const MALFORMED_MESSAGE_STATUSES = new Set([0x01, 0x104]);
@@ -105,7 +103,7 @@ export class SmppCarrier implements Carrier {
       try {
         payload = submitBodies(sms.text, this.config.longMessages ?? 'udh', concatReference(sms.messageId));
       } catch (err) {
-        return { ok: false, transient: false, error: `cannot encode message: ${(err as Error).message}`, status: ILLEGAL_MESSAGE };
+        return { ok: false, transient: false, error: `cannot encode message: ${(err as Error).message}`, status: DELIVERY.ILLEGAL_MESSAGE };
       }
       // A single submit_sm does not depend on the reference number: a campaign's texts are encoded once.
       if (payload.bodies.length === 1) {
@@ -132,7 +130,7 @@ export class SmppCarrier implements Carrier {
     const partNote = payload.bodies.length > 1 ? ` (${failures.length}/${payload.bodies.length} parts failed)` : '';
     if (failure.transient) return { ...failure, error: failure.error + partNote };
     const malformed = failure.commandStatus !== undefined && MALFORMED_MESSAGE_STATUSES.has(failure.commandStatus);
-    return { ...failure, error: failure.error + partNote, status: malformed ? ILLEGAL_MESSAGE : FAILED };
+    return { ...failure, error: failure.error + partNote, status: malformed ? DELIVERY.ILLEGAL_MESSAGE : DELIVERY.FAILED };
   }
 
   private async submitPart(fields: smpp.PduFields, acceptedLate: (carrierMessageId: string) => void): Promise<PartOutcome> {

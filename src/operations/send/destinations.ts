@@ -1,6 +1,6 @@
 // Destinations of a send: `phone` elements (with the caller's `id` attribute) and `cl_id` lists, validated
 // and normalised to international form; the rejected ones are kept with a reason instead of failing the send.
-import { ApiError } from '../../domain/errors.ts';
+import { ApiError, missingField } from '../../domain/errors.ts';
 import { normalizePhone } from '../../domain/phone.ts';
 import { asList, attrsOf, textOf } from '../fields.ts';
 import type { Rejections } from './rejections.ts';
@@ -45,7 +45,7 @@ export function readDestinations(value: unknown, field = 'destinations'): { phon
       if (id) listIds.push(id);
     }
   }
-  if (phones.length === 0 && listIds.length === 0) throw new ApiError(2, `Missing required field: ${field}.phone (or ${field}.cl_id)`);
+  if (phones.length === 0 && listIds.length === 0) throw missingField(`${field}.phone (or ${field}.cl_id)`);
   return { phones, listIds };
 }
 

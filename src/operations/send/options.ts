@@ -2,7 +2,7 @@
 // add_unsubscribe (986), temp_bl (714), includes_international, links (980/981) and the tts block.
 import { sourceProblem } from '../../domain/accounts.ts';
 import { parseShort } from '../../domain/dates.ts';
-import { ApiError } from '../../domain/errors.ts';
+import { ApiError, missingField } from '../../domain/errors.ts';
 import { isOwnShortLink, linkKeyProblem, linkTargetProblem } from '../../domain/links.ts';
 import { parseUnsubscribe, type UnsubscribeMode } from '../../domain/sending.ts';
 import { asList, attrsOf, textOf } from '../fields.ts';
@@ -99,7 +99,7 @@ export interface TtsOptions {
 function intIn(value: unknown, field: string, min: number, max: number, fallback?: number): number {
   const t = textOf(value)?.trim();
   if (t === undefined || t === '') {
-    if (fallback === undefined) throw new ApiError(2, `Missing required field: ${field}`);
+    if (fallback === undefined) throw missingField(`${field}`);
     return fallback;
   }
   const n = /^-?\d+$/.test(t) ? Number(t) : NaN;

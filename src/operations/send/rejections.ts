@@ -44,7 +44,7 @@ export class Rejections {
   }
 
   /** The status for a send none of whose destinations could be used (9 when any was a length problem, else 933). */
-  noValidDestinationStatus(): number {
+  noValidDestinationStatus(): 9 | 933 {
     return this.byReason.too_short || this.byReason.too_long ? 9 : 933;
   }
 

@@ -2,7 +2,7 @@
 // temp_bl, numbers that got a message from the account in the last n days. The tally decides the status of
 // a send that keeps no one (all blocked -> 8, the rest skipped by temp_bl -> 715).
 import { DAY_MS } from '../../domain/dates.ts';
-import { ApiError } from '../../domain/errors.ts';
+import { ApiError, missingField } from '../../domain/errors.ts';
 import { blockedAmong } from '../../store/blocklist.ts';
 import { recentlyMessagedPhones } from '../../store/messages.ts';
 import type { OperationContext } from '../types.ts';
@@ -55,7 +55,7 @@ export async function suppressBatch(
 export function nothingToSendError(tally: SuppressionTally, rejected: Rejections, tempBlDays: number | null): ApiError {
   const fields = rejected.replyFields();
   if (tally.offered === 0) {
-    if (rejected.total === 0) return new ApiError(2, 'Missing required field: destinations (the contact lists hold no contacts)');
+    if (rejected.total === 0) return missingField('destinations (the contact lists hold no contacts)');
     const status = rejected.noValidDestinationStatus();
     return new ApiError(status, status === 9 ? undefined : 'Invalid phone number: no destination can be sent to', fields);
   }
