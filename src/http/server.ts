@@ -7,6 +7,7 @@ import type { Logger } from '../logger.ts';
 import type { AppContext } from '../operations/execute.ts';
 import { apiErrorReply, registerApiRoutes } from './api-route.ts';
 import { registerConsole } from './console/index.ts';
+import { checkMigrated } from '../store/migrations/index.ts';
 import type { Metrics } from './metrics.ts';
 import type { TlsMaterial } from './tls.ts';
 
@@ -74,7 +75,7 @@ export async function startHttp(deps: HttpDeps): Promise<RunningHttp> {
   app.setNotFoundHandler((_request, reply) => reply.code(404).send({ error: 'Not Found' }));
   registerApiRoutes(app, deps.ctx, deps.metrics);
   app.get('/healthz', async (_req, reply) => {
-    await deps.ctx.store.db.selectFrom('yona_migrations' as any).select('name').limit(1).execute();
+    await checkMigrated(deps.ctx.store.db);
     return reply.send({ status: 'ok', store: deps.ctx.store.dialect });
   });
   // Metrics only on the plain loopback listener, and never relayed by a proxy: not over the public HTTPS port.

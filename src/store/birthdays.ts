@@ -145,3 +145,17 @@ export async function recordBirthdaySends(
   }
   return recorded;
 }
+
+/** One send the worker asks for: the same text to these phones (international form). */
+export interface BirthdaySend {
+  accountId: number;
+  source: string;
+  /** Dynamic fields already merged (recipients sharing a text share a send). */
+  message: string;
+  phones: string[];
+  campaignName: string;
+  birthdayCampaignId: number;
+}
+
+/** The send path as the birthday worker uses it (the operations implement it): must do its writes on `db`, the worker's transaction. */
+export type BirthdaySender = (db: Queryable, send: BirthdaySend) => Promise<unknown>;

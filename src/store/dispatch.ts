@@ -114,6 +114,12 @@ function statusChange(m: ClaimedMessage, status: number, carrier: string | null,
   };
 }
 
+/** Makes every claimed message due at once (a single process starting: no claimer of them is left); returns how many. */
+export async function reclaimAbandonedClaims(db: Queryable): Promise<number> {
+  const res = await db.updateTable('messages').set({ next_attempt_at: 0 }).where('state', '=', 'submitting').executeTakeFirst();
+  return Number(res.numUpdatedRows);
+}
+
 /** Moves the lease of claimed messages still held under `leaseUntil` to `renewedUntil` (a batch still submitting). */
 export async function renewLease(db: Queryable, ids: number[], leaseUntil: number, renewedUntil: number): Promise<void> {
   for (const part of chunks(ids)) {

@@ -7,22 +7,12 @@ import { mergeDynamicFields, type DynamicFieldName } from '../domain/templates.t
 import type { Component } from '../service.ts';
 import {
   activeBirthdayCampaigns, birthdayCandidates, markBirthdayCampaignChecked, recordBirthdaySends, type ActiveBirthdayCampaign,
+  type BirthdaySend, type BirthdaySender,
 } from '../store/birthdays.ts';
+
+export type { BirthdaySend, BirthdaySender };
 import type { Queryable, Store } from '../store/db.ts';
 
-/** One send the worker asks for: the same text to these phones (international form). */
-export interface BirthdaySend {
-  accountId: number;
-  source: string;
-  /** Dynamic fields already merged (recipients sharing a text share a send). */
-  message: string;
-  phones: string[];
-  campaignName: string;
-  birthdayCampaignId: number;
-}
-
-/** The send path as the worker uses it: must do its writes on `db`, the worker's transaction. */
-export type BirthdaySender = (db: Queryable, send: BirthdaySend) => Promise<unknown>;
 
 /** What one run did. */
 export interface BirthdayRunResult {

@@ -13,7 +13,7 @@ import { FifoPermits } from '../permits.ts';
 import type { LocalSignals } from '../signals.ts';
 import type { Store } from '../store/db.ts';
 import {
-  claimDueMessages, finishCampaigns, suppressBlocked, type ClaimedMessage, type ClaimScope, type DispatchOutcome,
+  claimDueMessages, finishCampaigns, reclaimAbandonedClaims, suppressBlocked, type ClaimedMessage, type ClaimScope, type DispatchOutcome,
 } from '../store/dispatch.ts';
 import { BatchRecorder } from './batch-recorder.ts';
 import type { DeliverySettings } from './delivery-settings.ts';
@@ -89,9 +89,7 @@ export class Dispatcher {
   }
 
   private async reclaimAbandoned(): Promise<void> {
-    const { db } = this.deps.store;
-    const res = await db.updateTable('messages').set({ next_attempt_at: 0 }).where('state', '=', 'submitting').executeTakeFirst();
-    const n = Number(res.numUpdatedRows);
+    const n = await reclaimAbandonedClaims(this.deps.store.db);
     if (n > 0) this.deps.logger.warn({ messages: n }, 'dispatcher: taking back messages a previous run left mid-submit (they may be sent twice)');
   }
 

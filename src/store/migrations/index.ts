@@ -49,3 +49,8 @@ export async function migrateToLatest(db: Kysely<any>, dialect: Dialect): Promis
     throw new Error(`migration ${failed ?? '?'} failed: ${(error as Error).message ?? error}`);
   }
 }
+
+/** Throws unless the store answers and has its migrations table (what /healthz checks). */
+export async function checkMigrated(db: Kysely<any>): Promise<void> {
+  await db.selectFrom('yona_migrations').select('name').limit(1).execute();
+}
