@@ -5,7 +5,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { assertAccessible, browserAvailable, launchBrowser, newPage, screenshot, signIn } from '../helpers/browser.ts';
+import { carriersComponent } from '../../src/workers/carriers.ts';
 import { createPusher } from '../../src/workers/pusher.ts';
+import { newSender } from '../operations/send-helpers.ts';
 import { startPushReceiver, waitFor, type PushReceiver } from '../helpers/push-receiver.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { storeTargets } from '../helpers/stores.ts';
@@ -21,7 +23,10 @@ describe('console in a browser', { skip: !run && 'Chromium not installed' }, () 
   let receiver: PushReceiver;
   before(async () => {
     receiver = await startPushReceiver();
-    t = await startTestService(sqlite, { env: PUSH_ENV, components: [createPusher({ env: PUSH_ENV })] });
+    t = await startTestService(sqlite, { env: PUSH_ENV, components: [
+      createPusher({ env: PUSH_ENV }),
+      carriersComponent({ env: {}, settings: { pollMs: 20, simulatorReceiptDelayMs: 20 } }),
+    ] });
     await t.admin('create-account', 'carol', '--password', 'carol-pw-1', '--credits', '500');
     browser = await launchBrowser();
     page = await newPage(browser);
@@ -109,5 +114,50 @@ describe('console in a browser', { skip: !run && 'Chromium not installed' }, () 
     await blacklist.getByRole('cell', { name: '200', exact: true }).waitFor();
     await assertAccessible(page, 'push');
     await screenshot(page, 'push');
+  });
+
+  it('shows a campaign sent through the bundled simulator: counts, chart, messages found by phone or external id', async () => {
+    const s = await newSender(t, 'gil');
+    // 052123110x delivered; 0521230101 refused by the simulator (status 101: not delivered).
+    const phones = [...Array.from({ length: 29 }, (_, i) => `05212311${String(i).padStart(2, '0')}`), '0521230101'];
+    const sent = await s.sms({ destinations: { phone: phones.map((p, i) => ({ $: { id: `order-${i}` }, _: p })) }, message: 'Sale today', campaign_name: 'Spring' });
+    assert.equal(sent.status, 0, JSON.stringify(sent));
+    await waitFor(async () => {
+      const rows = await t.service.store.db.selectFrom('messages').select('id').where('campaign_id', '=', sent.campaign_id).where('state', 'in', ['done', 'failed']).execute();
+      return rows.length === phones.length;
+    }, 'receipts for every message');
+    await signIn(page, t.httpsUrl, 'gil', 'secret-pw');
+    await page.goto(`${t.httpsUrl}/console/campaigns`);
+    const row = page.getByRole('row', { name: new RegExp(`^${sent.campaign_id} Spring`) });
+    assert.match(await row.innerText(), /Sent.*\s30\s+29\s+1\s+0$/s);
+    await assertAccessible(page, 'campaigns');
+    await screenshot(page, 'campaigns');
+    await row.getByRole('link').click();
+    await page.locator('#chart canvas').first().waitFor();
+    await page.getByRole('img', { name: 'Chart of deliveries over time: 29 delivered, 1 failed in all.' }).waitFor();
+    await assertAccessible(page, 'campaign');
+    await screenshot(page, 'campaign');
+    await page.getByLabel('Phone or external id').fill('052-1231117');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByRole('cell', { name: 'order-17' }).waitFor();
+    assert.equal(await page.getByRole('region', { name: 'Messages' }).locator('tbody tr').count(), 1);
+    await page.getByLabel('Phone or external id').fill('order-3');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByRole('cell', { name: '0521231103' }).waitFor();
+  });
+
+  it('cancels a scheduled campaign and refunds it', async () => {
+    const s = await newSender(t, 'hila', 100);
+    const sent = await s.sms({ destinations: { phone: ['0521112233', '0521112234'] }, message: 'Later', timing: '01/01/40 10:00' });
+    assert.equal(sent.status, 0, JSON.stringify(sent));
+    assert.equal((await s.balance()).credits, 98);
+    await signIn(page, t.httpsUrl, 'hila', 'secret-pw');
+    await page.goto(`${t.httpsUrl}/console/campaigns/${sent.campaign_id}`);
+    await page.getByText('Scheduled for', { exact: false }).waitFor();
+    page.once('dialog', (d) => void d.accept());
+    await page.getByRole('button', { name: 'Cancel this campaign' }).click();
+    await page.getByText('The campaign was cancelled and its credits refunded.').waitFor();
+    assert.equal((await s.balance()).credits, 100);
+    await screenshot(page, 'campaign-cancelled');
   });
 });

@@ -10,6 +10,7 @@ import { ConsoleRouter } from './router.ts';
 import { registerTokens } from './tokens.ts';
 import { registerIps } from './ips.ts';
 import { registerPush } from './push.ts';
+import { registerCampaigns } from './campaigns.ts';
 
 export function registerConsole(app: FastifyInstance, ctx: AppContext, logger: Logger): void {
   const r = new ConsoleRouter(app, ctx, logger);
@@ -18,6 +19,7 @@ export function registerConsole(app: FastifyInstance, ctx: AppContext, logger: L
   registerTokens(r);
   registerIps(r);
   registerPush(r);
+  registerCampaigns(r);
   r.get('/console', async (c) => {
     const { t, account } = c;
     return c.render(t.home, `<ul class="stats">
