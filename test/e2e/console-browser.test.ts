@@ -160,4 +160,23 @@ describe('console in a browser', { skip: !run && 'Chromium not installed' }, () 
     assert.equal((await s.balance()).credits, 100);
     await screenshot(page, 'campaign-cancelled');
   });
+
+  it('uploads a CSV file as a new list, with each rejected row named by its line', async () => {
+    await signIn(page, t.httpsUrl, 'carol', 'carol-pw-1');
+    await page.goto(`${t.httpsUrl}/console/lists`);
+    await page.getByLabel('Name', { exact: true }).fill('Customers');
+    const csv = 'phone,name,birthday\n0521234567,Dana,01/02/1990\n12,Short,\n"0521234568","Cohen, Avi",\n0521234567,Again,\n';
+    await page.getByLabel('CSV file').setInputFiles({ name: 'customers.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+    await page.waitForFunction(() => (document.getElementById('new-csv') as HTMLTextAreaElement).value.includes('Cohen'));
+    await page.getByRole('button', { name: 'Create the list' }).click();
+    await page.getByText('2 contacts added; 2 rows rejected.').waitFor();
+    await page.getByText('Line 3 (12): the number is too short').waitFor();
+    await page.getByText('Line 5 (0521234567): already in the list').waitFor();
+    await page.getByRole('cell', { name: 'Cohen, Avi' }).waitFor();
+    await assertAccessible(page, 'list');
+    await screenshot(page, 'list-uploaded');
+    await page.goto(`${t.httpsUrl}/console/lists`);
+    await page.getByRole('link', { name: 'Customers' }).waitFor();
+    await assertAccessible(page, 'lists');
+  });
 });

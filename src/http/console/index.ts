@@ -11,6 +11,7 @@ import { registerTokens } from './tokens.ts';
 import { registerIps } from './ips.ts';
 import { registerPush } from './push.ts';
 import { registerCampaigns } from './campaigns.ts';
+import { registerLists } from './lists.ts';
 
 export function registerConsole(app: FastifyInstance, ctx: AppContext, logger: Logger): void {
   const r = new ConsoleRouter(app, ctx, logger);
@@ -20,6 +21,7 @@ export function registerConsole(app: FastifyInstance, ctx: AppContext, logger: L
   registerIps(r);
   registerPush(r);
   registerCampaigns(r);
+  registerLists(r);
   r.get('/console', async (c) => {
     const { t, account } = c;
     return c.render(t.home, `<ul class="stats">
