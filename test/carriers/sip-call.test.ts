@@ -1,0 +1,95 @@
+// The voice connector's call against sipp, an independent SIP peer on loopback: an answered call plays the
+// rendered message over RTP in the law the answer chose (20 ms packets, for the audio's duration x repeat plus
+// the pauses), then BYE; busy, decline and a callee that only rings (cancelled at the ring timeout) map to their
+// outcomes; a trunk's digest challenge is answered. Also the speech rendering the calls play.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { placeCall, type CallRequest, type Trunk } from '../../src/carriers/sip/call.ts';
+import { PACKET_MS, playbackFrames } from '../../src/carriers/sip/rtp.ts';
+import { CachedSpeech, EspeakEngine, espeakSpeed, speakableText, type G711Law } from '../../src/carriers/sip/speech.ts';
+import { startSipp, voiceToolsAvailable, type SippPeer } from '../helpers/sipp.ts';
+
+const available = voiceToolsAvailable();
+const speech = new CachedSpeech(new EspeakEngine());
+const TEXT = 'שלום, הקוד שלך הוא 482913';
+const trunk = (port: number, over: Partial<Trunk> = {}): Trunk => ({ host: '127.0.0.1', port, callerId: '035550000', localIp: '127.0.0.1', ...over });
+const request = (over: Partial<CallRequest> = {}): CallRequest => ({
+  to: '0521234567', repeat: 1, ringTimeoutMs: 5000, audio: (law: G711Law) => speech.render({ text: TEXT, voice: 'ymMale', rate: 0, law }), ...over,
+});
+
+describe('speech for calls', { skip: !available }, () => {
+  it('reads codes digit by digit and maps the rate to espeak-ng speeds', () => {
+    assert.equal(speakableText('your code is 482913, call 03'), 'your code is 4, 8, 2, 9, 1, 3, call 03');
+    assert.deepEqual([espeakSpeed(-10), espeakSpeed(0), espeakSpeed(10)], [88, 175, 263]);
+  });
+
+  it('renders Hebrew in two audibly distinct voices, 8 kHz G.711, faster at a higher rate', async () => {
+    const male = await speech.render({ text: TEXT, voice: 'ymMale', rate: 0, law: 'pcma' });
+    const female = await speech.render({ text: TEXT, voice: 'ymFemale', rate: 0, law: 'pcma' });
+    const fast = await speech.render({ text: TEXT, voice: 'ymMale', rate: 10, law: 'pcma' });
+    const mulaw = await speech.render({ text: TEXT, voice: 'ymMale', rate: 0, law: 'pcmu' });
+    assert.ok(male.length > 8000 * 1.5, `${male.length / 8000} s of speech`);
+    assert.ok(!male.equals(female), 'the voices differ');
+    assert.ok(fast.length < male.length * 0.8, `rate 10 is faster: ${fast.length} against ${male.length} samples`);
+    assert.equal(mulaw.length, male.length, 'both laws carry the same samples');
+    assert.ok(!mulaw.equals(male));
+    assert.equal(await speech.render({ text: TEXT, voice: 'ymMale', rate: 0, law: 'pcma' }), male, 'rendered once, then cached');
+  });
+});
+
+describe('a call to sipp', { skip: !available }, () => {
+  let peer: SippPeer | undefined;
+  after(() => peer?.stop());
+
+  it('is answered, plays the message twice over RTP for its duration, and hangs up with BYE', async () => {
+    peer = await startSipp('uas');
+    const audio = await speech.render({ text: TEXT, voice: 'ymMale', rate: 0, law: 'pcmu' });
+    const outcome = await placeCall(trunk(peer.port), request({ repeat: 2 }));
+    assert.equal(outcome.result, 'answered', outcome.reason);
+    assert.equal(outcome.sipStatus, 200);
+    const media = outcome.media!;
+    assert.equal(media.law, 'pcmu', 'sipp answers PCMU');
+    const expected = playbackFrames(audio, 'pcmu', 2).length;
+    assert.equal(media.packets, expected);
+    const expectedMs = expected * PACKET_MS;
+    assert.ok(Math.abs(media.durationMs - expectedMs) < expectedMs * 0.05, `${media.durationMs} ms of audio for ${expectedMs} ms`);
+    assert.ok(media.received >= expected * 0.95, `sipp echoed ${media.received} of ${expected} packets`);
+    assert.equal(await peer.exit, 0, 'sipp saw the call through (INVITE, ACK, BYE)');
+  });
+
+  it('maps 486 to busy and 603 to rejected, acknowledging each', async () => {
+    peer = await startSipp('busy');
+    const busy = await placeCall(trunk(peer.port), request());
+    assert.deepEqual([busy.result, busy.sipStatus, busy.reason], ['busy', 486, '486 Busy Here']);
+    assert.equal(await peer.exit, 0, 'sipp got its ACK');
+    peer = await startSipp('decline');
+    const declined = await placeCall(trunk(peer.port), request());
+    assert.deepEqual([declined.result, declined.sipStatus], ['rejected', 603]);
+    assert.equal(await peer.exit, 0);
+  });
+
+  it('cancels a call that rings past the ring timeout: no answer', async () => {
+    peer = await startSipp('ring');
+    const started = Date.now();
+    const outcome = await placeCall(trunk(peer.port), request({ ringTimeoutMs: 1000 }));
+    assert.deepEqual([outcome.result, outcome.sipStatus], ['no_answer', 487]);
+    assert.ok(Date.now() - started < 4000);
+    assert.equal(await peer.exit, 0, 'sipp got the CANCEL and the ACK of its 487');
+  });
+
+  it('answers a digest challenge with the trunk credentials, in the law the answer chose', async () => {
+    peer = await startSipp('auth');
+    const outcome = await placeCall(trunk(peer.port, { username: 'trunkuser', password: 'trunkpass' }), request());
+    assert.equal(outcome.result, 'answered', outcome.reason);
+    assert.equal(outcome.media!.law, 'pcma');
+    assert.equal(await peer.exit, 0);
+    peer = await startSipp('auth');
+    const refused = await placeCall(trunk(peer.port, { username: 'trunkuser', password: 'wrong' }), request());
+    assert.deepEqual([refused.result, refused.sipStatus], ['rejected', 403]);
+  });
+
+  it('fails when nothing answers at the trunk address', async () => {
+    const outcome = await placeCall(trunk(9), request({ ringTimeoutMs: 300 }));
+    assert.deepEqual([outcome.result, outcome.reason, outcome.sipStatus], ['failed', 'no response from the trunk', undefined]);
+  });
+});

@@ -1,0 +1,38 @@
+// sipp (Debian's sip-tester) as an independent SIP peer for the voice tests, and the check that the voice
+// tools are installed: their tests skip with a notice without them, and fail instead when REQUIRE_VOICE=1 (CI).
+import { spawn, spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+
+const TOOLS = ['sipp', 'espeak-ng', 'sox'];
+
+/** Whether sipp, espeak-ng and sox are on the PATH; throws when they are not and REQUIRE_VOICE=1. */
+export function voiceToolsAvailable(): boolean {
+  const missing = TOOLS.filter((t) => spawnSync('sh', ['-c', `command -v ${t}`]).status !== 0);
+  if (missing.length === 0) return true;
+  if (process.env.REQUIRE_VOICE === '1') throw new Error(`REQUIRE_VOICE=1 but ${missing.join(', ')} not installed (apt-get install sip-tester espeak-ng sox)`);
+  console.log(`# NOTICE: ${missing.join(', ')} not installed; voice tests skipped`);
+  return false;
+}
+
+export interface SippPeer {
+  port: number;
+  /** Resolves with sipp's exit code once its calls are done (0: every call went as the scenario says). */
+  exit: Promise<number>;
+  stop(): void;
+}
+
+/** Starts sipp as a UAS on loopback: its built-in `uas` scenario (answers, echoes RTP) or one of test/fixtures/sipp. */
+export async function startSipp(scenario: 'uas' | 'busy' | 'decline' | 'ring' | 'auth', calls = 1): Promise<SippPeer> {
+  const port = 20000 + Math.floor(Math.random() * 20000);
+  const mediaPort = port + 2;
+  const which = scenario === 'uas' ? ['-sn', 'uas'] : ['-sf', join(import.meta.dirname, '..', 'fixtures', 'sipp', `${scenario}.xml`)];
+  const child = spawn('sipp', [...which, '-i', '127.0.0.1', '-p', String(port), '-mp', String(mediaPort), '-rtp_echo', '-m', String(calls), '-nostdin', '-timeout', '60s', '-timeout_error'],
+    { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (d) => (stderr += d));
+  const exit = new Promise<number>((resolve) => child.on('exit', (code) => resolve(code ?? -1)));
+  // sipp listens at once; give it a moment to bind before the first INVITE.
+  await new Promise((r) => setTimeout(r, 300));
+  if (child.exitCode !== null) throw new Error(`sipp did not start: ${stderr}`);
+  return { port, exit, stop: () => child.kill('SIGKILL') };
+}
