@@ -179,4 +179,75 @@ describe('console in a browser', { skip: !run && 'Chromium not installed' }, () 
     await page.getByRole('link', { name: 'Customers' }).waitFor();
     await assertAccessible(page, 'lists');
   });
+
+  it('balance, senders, blocklist, birthdays and sub-accounts pages pass axe and work from the keyboard', async () => {
+    await t.admin('create-account', 'ivy', '--password', 'ivy-pw-123', '--credits', '300', '--reseller');
+    await t.admin('verify-sender', 'ivy', 'IvyShop');
+    await signIn(page, t.httpsUrl, 'ivy', 'ivy-pw-123');
+    for (const [path, name] of [['/console/balance', 'balance'], ['/console/senders', 'senders']]) {
+      await page.goto(`${t.httpsUrl}${path}`);
+      await assertAccessible(page, name);
+      await screenshot(page, name);
+    }
+    await page.goto(`${t.httpsUrl}/console/blocklist`);
+    await page.getByLabel(/Phone numbers/).fill('0521231234, not-a-phone');
+    await page.getByRole('button', { name: 'Block', exact: true }).click();
+    await page.getByText('Not phone numbers: not-a-phone. Nothing was blocked.').waitFor();
+    await page.getByLabel(/Phone numbers/).fill('0521231234');
+    await page.getByLabel(/Phone numbers/).press('Tab');
+    await page.keyboard.press('Enter');
+    await page.getByText('1 numbers blocked; 0 were already blocked.').waitFor();
+    await page.getByRole('cell', { name: '0521231234' }).waitFor();
+    await assertAccessible(page, 'blocklist');
+    await screenshot(page, 'blocklist');
+    await page.goto(`${t.httpsUrl}/console/lists`);
+    await page.getByLabel('Name', { exact: true }).fill('Birthdays');
+    await page.getByLabel('Contacts (CSV)').fill('0521231235,Noa,05/06/1990');
+    await page.getByRole('button', { name: 'Create the list' }).click();
+    await page.getByText('1 contacts added; 0 rows rejected.').waitFor();
+    await page.goto(`${t.httpsUrl}/console/birthdays`);
+    await page.getByLabel('Name', { exact: true }).fill('Greetings');
+    await page.getByLabel('Message').fill('Happy birthday [df1]!');
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.getByText('The birthday campaign was created.').waitFor();
+    await assertAccessible(page, 'birthdays');
+    await screenshot(page, 'birthdays');
+    await page.goto(`${t.httpsUrl}/console/subaccounts`);
+    await page.getByLabel('Name', { exact: true }).fill('Ivy Branch');
+    await page.getByLabel('Username').fill('ivy-branch');
+    await page.getByLabel('Password').fill('branch-pw-1');
+    await page.getByLabel('Sender').fill('IvyBranch');
+    await page.getByLabel('Opening credits').fill('40');
+    await page.getByRole('button', { name: 'Create the sub-account' }).click();
+    await page.getByText('Sub-account ivy-branch created with 40 credits').waitFor();
+    await page.getByLabel('SMS credits').fill('10');
+    await page.getByRole('button', { name: 'Transfer' }).click();
+    await page.getByText('ivy-branch now has 50 credits').waitFor();
+    await assertAccessible(page, 'subaccounts');
+    await screenshot(page, 'subaccounts');
+  });
+
+  it('switches to Hebrew (right to left) and fits a phone-sized screen', async () => {
+    const phone = await newPage(browser, { viewport: { width: 375, height: 740 } });
+    phone.setDefaultTimeout(10_000);
+    await signIn(phone, t.httpsUrl, 'gil', 'secret-pw');
+    await phone.goto(`${t.httpsUrl}/console/campaigns`);
+    await phone.getByRole('link', { name: 'עברית' }).click();
+    await phone.waitForURL(/\/console\/campaigns$/);
+    assert.equal(await phone.locator('html').getAttribute('dir'), 'rtl');
+    assert.equal(await phone.locator('html').getAttribute('lang'), 'he');
+    await phone.getByRole('heading', { name: 'קמפיינים' }).waitFor();
+    const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    assert.ok(overflow <= 0, `the page is ${overflow}px wider than the screen`);
+    await assertAccessible(phone, 'campaigns (Hebrew, phone)');
+    await screenshot(phone, 'campaigns-he-phone');
+    await phone.getByRole('link', { name: /^1$/ }).click();
+    await phone.locator('#chart canvas').first().waitFor();
+    await assertAccessible(phone, 'campaign (Hebrew, phone)');
+    await screenshot(phone, 'campaign-he-phone');
+    await phone.getByRole('link', { name: 'English' }).click();
+    await phone.waitForURL(/\/console\/campaigns\/1$/);
+    assert.equal(await phone.locator('html').getAttribute('dir'), 'ltr');
+    await phone.context().close();
+  });
 });

@@ -12,6 +12,9 @@ import { registerIps } from './ips.ts';
 import { registerPush } from './push.ts';
 import { registerCampaigns } from './campaigns.ts';
 import { registerLists } from './lists.ts';
+import { registerAccountPages } from './account.ts';
+import { registerBirthdays } from './birthdays.ts';
+import { registerSubaccounts } from './subaccounts.ts';
 
 export function registerConsole(app: FastifyInstance, ctx: AppContext, logger: Logger): void {
   const r = new ConsoleRouter(app, ctx, logger);
@@ -22,6 +25,9 @@ export function registerConsole(app: FastifyInstance, ctx: AppContext, logger: L
   registerPush(r);
   registerCampaigns(r);
   registerLists(r);
+  registerAccountPages(r);
+  registerBirthdays(r);
+  registerSubaccounts(r);
   r.get('/console', async (c) => {
     const { t, account } = c;
     return c.render(t.home, `<ul class="stats">

@@ -1,0 +1,86 @@
+// Balance and ledger, verified senders (request verification: the API's verify_phone), the blocklist (block
+// and unblock numbers; blocks made here are recorded with source `console`).
+import { formatLong } from '../../domain/dates.ts';
+import { formatShekels } from '../../domain/money.ts';
+import { maskPhone, normalizePhone, toNational } from '../../domain/phone.ts';
+import { verifyPhone } from '../../operations/senders.ts';
+import { addToBlocklist, listBlocklist, removeFromBlocklist } from '../../store/blocklist.ts';
+import { ledgerEntries } from '../../store/ledger.ts';
+import { listVerifiedSenders } from '../../store/senders.ts';
+import { actionForm, csrfField, esc, table, type Html } from './html.ts';
+import { fmt } from './i18n.ts';
+import { runOperation } from './operation.ts';
+import type { ConsoleRouter, PageContext } from './router.ts';
+
+const LEDGER_ROWS = 200;
+const BLOCKLIST_ROWS = 500;
+const MAX_PHONES = 10_000;
+
+async function balancePage(c: PageContext) {
+  const { t, account } = c;
+  const entries = (await ledgerEntries(c.app.store.db, account.id)).slice(-LEDGER_ROWS).reverse();
+  const rows = entries.map((e): Html[] => [
+    esc(formatLong(e.created_at, account.time_zone)),
+    `<span class="num">${esc(e.currency === 'credits' ? String(e.amount) : `₪${formatShekels(e.amount)}`)}</span>`,
+    esc(e.currency === 'credits' ? t.credits : t.international), esc(e.reason),
+  ]);
+  const body = `<ul class="stats"><li>${esc(t.credits)}<b>${esc(account.credits)}</b></li>
+<li>${esc(t.international)}<b>₪${esc(formatShekels(account.intl_agorot))}</b></li></ul>
+<h2>${esc(t.ledger)}</h2><p class="muted">${esc(fmt(t.ledgerNewest, { n: LEDGER_ROWS }))}</p>
+${table(t.ledger, [t.pushWhen, t.amount, t.currency, t.reason], rows, t.none)}`;
+  return c.render(t.navBalance, body);
+}
+
+async function sendersPage(c: PageContext, o: { notice?: { kind: 'ok' | 'error'; text: string }; phone?: string } = {}) {
+  const { t, account } = c;
+  const senders = await listVerifiedSenders(c.app.store.db, account.id, false);
+  const rows = senders.map((s): Html[] => [esc(s.source), esc(s.method), esc(formatLong(Number(s.verified_at), account.time_zone))]);
+  const form = `<form method="post" action="/console/senders" class="card">${csrfField(c.session.csrf)}<h2>${esc(t.senderVerify)}</h2>
+<label for="sender-phone">${esc(t.phone)}</label><input id="sender-phone" name="phone" required maxlength="20" inputmode="tel" value="${esc(o.phone ?? '')}" aria-describedby="sender-hint">
+<p id="sender-hint" class="muted">${esc(t.senderHint)}</p><button type="submit">${esc(t.senderSend)}</button></form>`;
+  return c.render(t.navSenders, `${table(t.navSenders, [t.sender, t.senderMethod, t.senderVerifiedAt], rows, t.sendersNone)}${form}`, { notice: o.notice });
+}
+
+async function blocklistPage(c: PageContext, o: { notice?: { kind: 'ok' | 'error'; text: string }; phones?: string } = {}) {
+  const { t, account } = c;
+  const entries = (await listBlocklist(c.app.store.db, account.id, 0, c.now)).slice(-BLOCKLIST_ROWS).reverse();
+  const rows = entries.map((e): Html[] => [
+    esc(toNational(e.phone)), esc(e.source), esc(formatLong(Number(e.created_at), account.time_zone)),
+    actionForm('/console/blocklist/remove', c.session.csrf, t.unblock, { phone: e.phone }, { confirm: fmt(t.unblockConfirm, { phone: maskPhone(e.phone) }) }),
+  ]);
+  const form = `<form method="post" action="/console/blocklist" class="card">${csrfField(c.session.csrf)}<h2>${esc(t.blockAdd)}</h2>
+<label for="block-phones">${esc(t.blockPhones)}</label><textarea id="block-phones" name="phones" required>${esc(o.phones ?? '')}</textarea>
+<button type="submit">${esc(t.block)}</button></form>`;
+  return c.render(t.navBlocklist, `<p>${esc(t.blockIntro)}</p>${form}${table(t.navBlocklist, [t.phone, t.blockSource, t.created, t.actions], rows, t.blockNone)}`, { notice: o.notice });
+}
+
+export function registerAccountPages(r: ConsoleRouter): void {
+  r.get('/console/balance', (c) => balancePage(c));
+  r.get('/console/senders', (c) => sendersPage(c));
+  r.get('/console/blocklist', (c) => blocklistPage(c));
+
+  r.post('/console/senders', async (c) => {
+    const phone = (c.form.get('phone') ?? '').trim().slice(0, 20);
+    const reply = await runOperation(c.app, c.account, verifyPhone, { phone });
+    return sendersPage(c, { notice: { kind: reply.status === 0 ? 'ok' : 'error', text: String(reply.message) }, phone: reply.status === 0 ? '' : phone });
+  });
+
+  r.post('/console/blocklist', async (c) => {
+    const text = (c.form.get('phones') ?? '').slice(0, 200_000);
+    const given = text.split(/[\s,;]+/).map((p) => p.trim()).filter((p) => p !== '');
+    if (given.length === 0) return blocklistPage(c, { notice: { kind: 'error', text: c.t.blockNone } });
+    if (given.length > MAX_PHONES) return blocklistPage(c, { notice: { kind: 'error', text: fmt(c.t.csvTooMany, { max: MAX_PHONES }) }, phones: text });
+    const bad = given.filter((p) => !normalizePhone(p, { allowInternational: true }).ok);
+    if (bad.length) return blocklistPage(c, { notice: { kind: 'error', text: fmt(c.t.blockInvalid, { phones: bad.slice(0, 20).join(', ') }) }, phones: text });
+    const phones = given.map((p) => (normalizePhone(p, { allowInternational: true }) as { e164: string }).e164);
+    const added = await c.app.store.db.transaction().execute((trx) => addToBlocklist(trx, c.account.id, phones, 'console', c.now));
+    if (added.length) c.app.signals.notify('push');
+    return blocklistPage(c, { notice: { kind: 'ok', text: fmt(c.t.blockAdded, { added: added.length, already: new Set(phones).size - added.length }) } });
+  });
+
+  r.post('/console/blocklist/remove', async (c) => {
+    const phone = c.form.get('phone') ?? '';
+    const removed = await c.app.store.db.transaction().execute((trx) => removeFromBlocklist(trx, c.account.id, [phone], 'console', c.now));
+    return c.redirect('/console/blocklist', removed.length ? { ok: 'unblocked' } : { error: 'notBlocked' });
+  });
+}
