@@ -197,6 +197,7 @@ export const ADMIN_COMMANDS: Record<string, Command> = {
   push: (...a) => import('./admin-push.ts').then((m) => m.pushAdminCommand(...a)),
   ledger: (...a) => import('./admin-ledger.ts').then((m) => m.ledgerCommand(...a)),
   'otp-international': otpInternational,
+  'set-password': (...a) => import('./admin-console.ts').then((m) => m.setPasswordCommand(...a)),
 };
 
 /** Runs one admin command on an open store (tests call this in-process). */

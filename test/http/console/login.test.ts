@@ -97,6 +97,20 @@ for (const target of await storeTargets()) {
       assert.equal((await c.login('bob', 'bob-pw-12')).status, 303);
     });
 
+    it('yona admin set-password changes the password, signs the account out and refuses bad input', async () => {
+      await t.admin('create-account', 'cara', '--password', 'cara-pw-1');
+      const c = new ConsoleClient(t.httpsUrl);
+      await c.login('cara', 'cara-pw-1');
+      assert.equal((await c.get('/console')).status, 200);
+      assert.deepEqual(await t.admin('set-password', 'cara', '--password', 'cara-pw-2'), ['the console password of cara is set; its console sessions are signed out']);
+      assert.equal((await c.get('/console')).status, 303);
+      assert.equal((await c.login('cara', 'cara-pw-1')).status, 401);
+      assert.equal((await c.login('cara', 'cara-pw-2')).status, 303);
+      await assert.rejects(t.admin('set-password', 'cara', '--password', 'short'), /password must be 6 to 128 characters/);
+      await assert.rejects(t.admin('set-password', 'nobody', '--password', 'long-enough'), /no account named "nobody"/);
+      await assert.rejects(t.admin('set-password', 'cara'), /missing --password/);
+    });
+
     it('is not served over plain HTTP', async () => {
       const res = await request(`${t.httpUrl}/console/login`);
       assert.equal(res.statusCode, 404);

@@ -1,0 +1,35 @@
+// `yona admin set-password USERNAME --password PW`: the account's console password (argon2id). Signs the
+// account out of every console session and lifts a sign-in lockout.
+import { parseArgs } from 'node:util';
+import type { Config } from '../config.ts';
+import { passwordProblem } from '../domain/accounts.ts';
+import { hashPassword } from '../domain/password.ts';
+import { findAccountByUsername } from '../store/accounts.ts';
+import type { Store } from '../store/db.ts';
+import { UsageError } from './admin.ts';
+
+const USAGE = 'usage: yona admin set-password USERNAME --password PW';
+
+export async function setPasswordCommand(store: Store, _config: Config, args: string[], out: (line: string) => void): Promise<void> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args, options: { password: { type: 'string' } }, allowPositionals: true, strict: true });
+  } catch (err) {
+    throw new UsageError(`${(err as Error).message}\n${USAGE}`);
+  }
+  const [username, extra] = parsed.positionals;
+  if (!username || extra !== undefined) throw new UsageError(USAGE);
+  const password = parsed.values.password;
+  if (password === undefined) throw new UsageError(`missing --password\n${USAGE}`);
+  const problem = passwordProblem(password);
+  if (problem) throw new UsageError(problem);
+  const account = await findAccountByUsername(store.db, username);
+  if (!account) throw new UsageError(`no account named "${username}"`);
+  const passwordHash = await hashPassword(password);
+  await store.db.transaction().execute(async (trx) => {
+    await trx.updateTable('accounts').set({ password_hash: passwordHash }).where('id', '=', account.id).execute();
+    await trx.deleteFrom('console_sessions').where('account_id', '=', account.id).execute();
+    await trx.deleteFrom('console_login_failures').where('username', '=', username).execute();
+  });
+  out(`the console password of ${username} is set; its console sessions are signed out`);
+}
