@@ -2,6 +2,7 @@
 // from its settings by their `protocol` (SMPP when absent); a protocol that reads carriers-file entries says how.
 import type { z } from 'zod';
 import { ConfigError } from '../domain/errors.ts';
+import { SipCarrier, type SipTrunkConfig } from './sip/connector.ts';
 import { SmppCarrier, type SmppCarrierConfig } from './smpp/connector.ts';
 import { smppConfigFromFile, smppFileCarrier } from './smpp/settings.ts';
 import type { Carrier, CarrierConfigBase, CarrierLogger } from './types.ts';
@@ -22,6 +23,10 @@ export function registerProtocol(name: string, protocol: CarrierProtocol): void 
 registerProtocol('smpp', {
   create: (config, logger) => new SmppCarrier({ ...(config as SmppCarrierConfig), logger }),
   file: { schema: smppFileCarrier, toConfig: smppConfigFromFile },
+});
+
+registerProtocol('sip', {
+  create: (config, logger) => new SipCarrier(config as SipTrunkConfig, undefined, logger),
 });
 
 /** The protocol a carrier's settings name; a ConfigError for one nobody registered. */

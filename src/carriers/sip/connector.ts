@@ -1,0 +1,129 @@
+// The voice trunk as a carrier (protocol 'sip'): a submit places a call to the destination with the message
+// spoken, once the trunk's concurrent-call limit and calls-per-second allow; it resolves when the call has been
+// started (its id is the call's Call-ID), and the call's outcome comes back later as a receipt carrying our
+// delivery status, like an SMS's delivery receipt.
+import type { Carrier, CarrierConfigBase, CarrierLogger, InboundSms, LateAccept, OutboundSms, Receipt, SubmitResult } from '../types.ts';
+import { placeCall, type CallOutcome, type CallResult, type Trunk } from './call.ts';
+import { CachedSpeech, EspeakEngine, type SpeechEngine, type VoiceName } from './speech.ts';
+
+/** Settings of one voice trunk. */
+export interface SipTrunkConfig extends CarrierConfigBase, Trunk {
+  protocol: 'sip';
+  /** Calls up at once on this trunk. */
+  maxCalls: number;
+  /** New calls a second (0: no cap). */
+  callsPerSecond: number;
+  ringTimeoutMs: number;
+}
+
+/** How a call message is spoken: the tts block of its send. */
+export interface SpokenMessage {
+  voice: VoiceName;
+  rate: number;
+  repeat: number;
+}
+
+/** Delivery statuses of call outcomes (compatibility.md's catalogue where it has one; 110 and 111 are Yona's). */
+export const CALL_STATUS: Record<CallResult, number> = {
+  answered: 102,
+  busy: 110,
+  no_answer: 111,
+  rejected: 108,
+  failed: 1,
+};
+
+const silent: CarrierLogger = { debug() {}, info() {}, warn() {}, error() {} };
+
+/** A voice trunk; `speech` renders the messages (espeak-ng by default, each text once). */
+export class SipCarrier implements Carrier {
+  readonly protocol = 'sip';
+  readonly name: string;
+  readonly inFlightLimit: number;
+  private readonly receiptHandlers: Array<(r: Receipt) => void | Promise<void>> = [];
+  private readonly waiting: Array<() => void> = [];
+  private active = 0;
+  private lastStart = 0;
+  private stopped = false;
+  private readonly calls = new Set<Promise<void>>();
+  /** Outcomes of the calls placed so far (for metrics and tests). */
+  readonly outcomes: Array<CallOutcome & { messageId: number }> = [];
+
+  constructor(
+    private readonly config: SipTrunkConfig,
+    private readonly speech: SpeechEngine = new CachedSpeech(new EspeakEngine()),
+    private readonly log: CarrierLogger = silent,
+  ) {
+    this.name = config.name;
+    this.inFlightLimit = Math.max(1, config.maxCalls);
+  }
+
+  async start(): Promise<void> {
+    this.stopped = false;
+  }
+
+  canSubmit(): boolean {
+    return !this.stopped;
+  }
+
+  /** Starts a call for the message (`sms.spoken` says how to speak it); resolves once the call is placed. */
+  async submit(sms: OutboundSms & { spoken?: SpokenMessage }): Promise<SubmitResult> {
+    if (this.stopped) return { ok: false, transient: true, error: 'trunk stopped' };
+    await this.slot();
+    if (this.stopped) {
+      this.release();
+      return { ok: false, transient: true, error: 'trunk stopped' };
+    }
+    const spoken = sms.spoken ?? { voice: 'ymMale', rate: 0, repeat: 2 };
+    const callId = `call-${sms.messageId}-${Date.now().toString(36)}`;
+    const call = placeCall(this.config, {
+      to: sms.destination, repeat: spoken.repeat, ringTimeoutMs: this.config.ringTimeoutMs,
+      audio: (law) => this.speech.render({ text: sms.text, voice: spoken.voice, rate: spoken.rate, law }),
+    }).then(async (outcome) => {
+      this.outcomes.push({ ...outcome, messageId: sms.messageId });
+      this.log.info({ carrier: this.name, result: outcome.result, sipStatus: outcome.sipStatus, ms: outcome.media?.durationMs }, 'call ended');
+      for (const handler of this.receiptHandlers) await handler({ carrierMessageId: callId, status: CALL_STATUS[outcome.result] });
+    }).catch((err) => this.log.error({ carrier: this.name, err }, 'reporting a call outcome failed')).finally(() => {
+      this.release();
+      this.calls.delete(call);
+    });
+    this.calls.add(call);
+    return { ok: true, carrierMessageIds: [callId] };
+  }
+
+  // Waits for a free call slot and for the calls-per-second spacing.
+  private async slot(): Promise<void> {
+    if (this.active >= this.inFlightLimit) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    this.active++;
+    if (this.config.callsPerSecond > 0) {
+      const gap = 1000 / this.config.callsPerSecond;
+      const wait = this.lastStart + gap - Date.now();
+      this.lastStart = Math.max(Date.now(), this.lastStart + gap);
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    }
+  }
+
+  private release(): void {
+    this.active--;
+    this.waiting.shift()?.();
+  }
+
+  onReceipt(handler: (receipt: Receipt) => void | Promise<void>): void {
+    this.receiptHandlers.push(handler);
+  }
+
+  onInbound(_handler: (sms: InboundSms) => void | Promise<void>): void {}
+
+  onLateAccept(_handler: (accepted: LateAccept) => void | Promise<void>): void {}
+
+  /** Calls in progress: how many now. */
+  activeCalls(): number {
+    return this.active;
+  }
+
+  /** Stops taking calls and lets the calls in progress end. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const w of this.waiting.splice(0)) w();
+    await Promise.all([...this.calls]);
+  }
+}

@@ -1,0 +1,84 @@
+// A voice trunk as a carrier, against the bundled simulator's SIP side: each submit places a call and its
+// outcome comes back as a receipt in our delivery statuses (answered 102, busy 110, no answer 111, rejected
+// 108); the simulator records the RTP each answered call got; the trunk's concurrent-call limit holds.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { CallSimulator } from '../../src/carriers/simulator/index.ts';
+import { SipCarrier, type SipTrunkConfig } from '../../src/carriers/sip/connector.ts';
+import { playbackFrames } from '../../src/carriers/sip/rtp.ts';
+import { CachedSpeech, EspeakEngine } from '../../src/carriers/sip/speech.ts';
+import type { Receipt } from '../../src/carriers/types.ts';
+import { voiceToolsAvailable } from '../helpers/sipp.ts';
+
+const available = voiceToolsAvailable();
+const TEXT = 'your code is 5521';
+
+async function until<T>(check: () => T | undefined, ms: number, what: string): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = check();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('a voice trunk against the bundled call simulator', { skip: !available }, () => {
+  let sim: CallSimulator;
+  let port: number;
+  const speech = new CachedSpeech(new EspeakEngine());
+  const trunk = (over: Partial<SipTrunkConfig> = {}): SipTrunkConfig => ({
+    protocol: 'sip', name: 'voice', host: '127.0.0.1', port, callerId: '035550000', localIp: '127.0.0.1',
+    maxCalls: 4, callsPerSecond: 0, ringTimeoutMs: 800, ...over,
+  });
+
+  before(async () => {
+    sim = new CallSimulator();
+    port = await sim.start();
+  });
+  after(() => sim.stop());
+
+  it('reports each call outcome as a receipt with its delivery status', async () => {
+    const carrier = new SipCarrier(trunk(), speech);
+    const receipts: Receipt[] = [];
+    carrier.onReceipt((r) => void receipts.push(r));
+    await carrier.start();
+    const numbers = { answered: '972521110001', busy: '972521110486', declined: '972521110603', silent: '972521110480', unknown: '972521110404' };
+    const ids = new Map<string, string>();
+    for (const [what, destination] of Object.entries(numbers)) {
+      const r = await carrier.submit({ messageId: ids.size + 1, source: 'x', destination, text: TEXT, spoken: { voice: 'ymFemale', rate: 0, repeat: 1 } });
+      assert.ok(r.ok);
+      ids.set(r.carrierMessageIds[0], what);
+    }
+    await until(() => (receipts.length === 5 ? true : undefined), 15_000, 'five outcomes');
+    const statuses = Object.fromEntries(receipts.map((r) => [ids.get(r.carrierMessageId), r.status]));
+    assert.deepEqual(statuses, { answered: 102, busy: 110, declined: 108, silent: 111, unknown: 108 });
+    const [answered] = sim.calls({ to: numbers.answered });
+    const audio = await speech.render({ text: TEXT, voice: 'ymFemale', rate: 0, law: 'pcma' });
+    const expected = playbackFrames(audio, 'pcma', 1).length;
+    assert.equal(answered.law, 'pcma', 'the simulator takes the first law offered');
+    assert.ok(Math.abs(answered.packets - expected) <= 2, `${answered.packets} RTP packets received for ${expected} sent`);
+    assert.ok(answered.endedAt !== undefined, 'the call was hung up with BYE');
+    await carrier.stop();
+  });
+
+  it('never has more calls up than the trunk allows', async () => {
+    const carrier = new SipCarrier(trunk({ maxCalls: 2 }), speech);
+    const receipts: Receipt[] = [];
+    carrier.onReceipt((r) => void receipts.push(r));
+    await carrier.start();
+    let most = 0;
+    const watch = setInterval(() => (most = Math.max(most, carrier.activeCalls())), 5);
+    const before = sim.calls().length;
+    await Promise.all(Array.from({ length: 5 }, (_, i) => carrier.submit({
+      messageId: 100 + i, source: 'x', destination: `97252222000${i}`, text: 'hi', spoken: { voice: 'ymMale', rate: 5, repeat: 1 },
+    })));
+    await until(() => (receipts.length === 5 ? true : undefined), 20_000, 'five calls');
+    clearInterval(watch);
+    assert.equal(most, 2);
+    const calls = sim.calls().slice(before);
+    const overlapping = Math.max(...calls.map((c) => calls.filter((o) => o.startedAt < (c.endedAt ?? Infinity) && (o.endedAt ?? Infinity) > c.startedAt).length));
+    assert.ok(overlapping <= 2, `the simulator saw ${overlapping} calls at once`);
+    await carrier.stop();
+  });
+});
