@@ -6,7 +6,7 @@ import type { AppContext } from '../../operations/execute.ts';
 import type { Account } from '../../store/accounts.ts';
 import type { ConsoleSession } from '../../store/console-sessions.ts';
 import { frame, type Html } from './html.ts';
-import { formBody, overHttps, parseCookies, redirect, sendHtml } from './http.ts';
+import { formBody, overHttps, parseCookies, redirect, safeBack, sendHtml } from './http.ts';
 import { messages, type Lang, type Messages } from './i18n.ts';
 import { prefersHebrew } from '../language.ts';
 import { ConsoleAuth, sameSecret, SESSION_COOKIE } from './session.ts';
@@ -48,6 +48,14 @@ function queryOf(request: FastifyRequest): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(q)) if (typeof v === 'string') out[k] = v;
   return out;
+}
+
+function formPage(request: FastifyRequest): string {
+  try {
+    return safeBack(new URL(String(request.headers.referer ?? '')).pathname);
+  } catch {
+    return '/console';
+  }
 }
 
 export class ConsoleRouter {
@@ -112,7 +120,8 @@ export class ConsoleRouter {
   }
 
   private pageContext(b: Base, account: Account, session: ConsoleSession, form: URLSearchParams, params: Record<string, string>): PageContext {
-    const path = b.request.url.split('?')[0];
+    // A page answering a form stands for the page the form was on (its language link and current section).
+    const path = b.request.method === 'POST' ? formPage(b.request) : b.request.url.split('?')[0];
     const noticeFromQuery = (): { kind: 'ok' | 'error'; text: string } | undefined => {
       const ok = b.query.ok as keyof Messages | undefined;
       const error = b.query.error as keyof Messages | undefined;
