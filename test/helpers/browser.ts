@@ -55,6 +55,6 @@ export async function signIn(page: Page, baseUrl: string, username: string, pass
   await page.goto(`${baseUrl}/console/login`);
   await page.getByLabel('Username').fill(username);
   await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForLoadState('load');
+  // The form's answer is a navigation (a page with the error, or a redirect into the console): wait for it.
+  await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), page.getByRole('button', { name: 'Sign in' }).click()]);
 }
