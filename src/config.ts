@@ -26,6 +26,8 @@ export interface Config {
   /** YONA_SECRET_KEY: the sealing key (32 bytes, base64); unset, one is kept in the data dir (secret-key.ts). */
   secretKey?: Buffer;
   otp: OtpSettings;
+  /** YONA_CALL_CREDITS_PER_MINUTE (2): credits a voice call costs per started minute of its estimated length. */
+  callCreditsPerMinute: number;
 }
 
 /** Limits of one-time codes; 0 turns a limit off. */
@@ -105,5 +107,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logRequests: env.YONA_LOG_REQUESTS === '1',
     secretKey: secretKey(env),
     otp: otpSettings(env),
+    callCreditsPerMinute: int(env, 'YONA_CALL_CREDITS_PER_MINUTE', 2),
   };
 }

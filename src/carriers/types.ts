@@ -12,6 +12,8 @@ export interface OutboundSms {
   /** Destination in international form without '+', e.g. 972501234567. */
   destination: string;
   text: string;
+  /** Set when the message is a voice call: the text is spoken so. */
+  spoken?: { voice: 'ymMale' | 'ymFemale'; rate: number; repeat: number };
 }
 
 /**
@@ -67,6 +69,8 @@ export interface Carrier {
   onLateAccept(handler: (accepted: LateAccept) => void | Promise<void>): void;
   /** Whether it can take submits now (an SMPP carrier: at least one bind up). */
   canSubmit(): boolean;
+  /** For a voice trunk: calls it can start now (below its concurrent-call limit). */
+  freeSlots?(): number;
   /** Graceful: unbind and close. */
   stop(): Promise<void>;
 }

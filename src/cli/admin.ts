@@ -15,6 +15,9 @@ import { deleteToken } from '../store/tokens.ts';
 import { openStore, type Store } from '../store/db.ts';
 import { applyLedgerChange } from '../store/ledger.ts';
 import { addVerifiedSender } from '../store/senders.ts';
+import { addFilteredPhones } from '../store/filtered-phones.ts';
+import { normalizePhone } from '../domain/phone.ts';
+import { readFileSync } from 'node:fs';
 
 /** A mistake on the command line: printed as one line, exit code 2. */
 export class UsageError extends Error {}
@@ -181,6 +184,18 @@ const otpInternational: Command = async (store, _config, all, out) => {
   out(`one-time codes to international numbers for ${target.username}: ${args[1]}`);
 };
 
+const addFiltered: Command = async (store, _config, args, out) => {
+  const { values, positionals: given } = options(args, { file: { type: 'string' } });
+  const raw = [...given, ...(values.file ? readFileSync(values.file, 'utf8').split(/\r?\n/).map((l) => l.trim()).filter(Boolean) : [])];
+  if (raw.length === 0) fail('usage: yona admin add-filtered PHONE... | --file FILE (one phone a line)');
+  const phones = raw.map((p) => {
+    const n = normalizePhone(p, { allowInternational: true });
+    return n.ok ? n.e164 : fail(`not a phone number: "${p}"`);
+  });
+  const added = await addFilteredPhones(store.db, phones, 'operator', Date.now());
+  out(`${added} filtered phones added (${phones.length - added} already known); voice sends of type 2 call them instead of texting`);
+};
+
 /** Admin commands by name; other issues add theirs here. */
 export const ADMIN_COMMANDS: Record<string, Command> = {
   'create-account': createAccount,
@@ -197,6 +212,7 @@ export const ADMIN_COMMANDS: Record<string, Command> = {
   push: (...a) => import('./admin-push.ts').then((m) => m.pushAdminCommand(...a)),
   ledger: (...a) => import('./admin-ledger.ts').then((m) => m.ledgerCommand(...a)),
   'otp-international': otpInternational,
+  'add-filtered': addFiltered,
   'set-password': (...a) => import('./admin-console.ts').then((m) => m.setPasswordCommand(...a)),
 };
 

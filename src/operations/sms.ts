@@ -1,5 +1,5 @@
-// sms: a text to phones and/or contact lists (with a `tts` block, a voice send whose block is validated and
-// stored for the voice worker). Field rules in send/options.ts; the writing in send/accept.ts.
+// sms: a text to phones and/or contact lists (with a `tts` block, a voice send: calls speaking the text, besides
+// or instead of texts, by its type). Field rules in send/options.ts; the writing in send/accept.ts.
 import { z } from 'zod';
 import { ApiError } from '../domain/errors.ts';
 import { acceptCampaign, concatBatches, inBatches } from './send/accept.ts';
@@ -65,6 +65,7 @@ export const sms = defineOperation({
 
     const acceptance = await acceptCampaign(ctx, {
       kind: tts ? 'tts' : 'sms',
+      ...(tts ? { calls: { type: tts.type, spoken: { voice: tts.voice, rate: tts.rate, repeat: tts.repeat } } } : {}),
       name,
       source,
       scheduledAt,

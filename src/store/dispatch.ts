@@ -24,9 +24,12 @@ export interface ClaimedMessage {
   priority: number;
   /** The encrypted value of the text's `[code]`, if any. */
   sealed: string | null;
+  /** 'sms' or 'call'; a call's `spoken` says how (JSON). */
+  channel: string;
+  spoken: string | null;
 }
 
-const CLAIM_COLUMNS = ['id', 'account_id', 'campaign_id', 'external_id', 'phone', 'source', 'text', 'attempts', 'priority', 'sealed'] as const;
+const CLAIM_COLUMNS = ['id', 'account_id', 'campaign_id', 'external_id', 'phone', 'source', 'text', 'attempts', 'priority', 'sealed', 'channel', 'spoken'] as const;
 const CHUNK = 500;
 
 function chunks<T>(items: T[], size = CHUNK): T[][] {
@@ -35,8 +38,8 @@ function chunks<T>(items: T[], size = CHUNK): T[][] {
   return out;
 }
 
-/** Which due messages a claim takes: all of them, or only the priority lane's. */
-export type ClaimScope = 'all' | 'priority';
+/** Which due messages a claim takes: texts, only the priority lane's texts, or calls (the voice lane's). */
+export type ClaimScope = 'all' | 'priority' | 'call';
 
 async function claimInState(
   db: Queryable, dialect: Dialect, state: MessageState, now: number, leaseUntil: number, limit: number, scope: ClaimScope = 'all',
@@ -48,11 +51,12 @@ async function claimInState(
     .where('id', 'in', (eb) => {
       // Every kind is texted, voice sends (kind 'tts') too: their types 2 and 3 carry an SMS half, and call-only
       // sends (type 4) are refused until a voice worker exists.
-      // The priority claim spells its condition as the partial index messages_priority_queue does, so both
-      // stores look only at that index (campaign traffic is not in it).
-      const due = (scope === 'priority'
-        ? eb.selectFrom('messages').select('id').where(sql<boolean>`state = 'queued' and priority > 0`)
-        : eb.selectFrom('messages').select('id').where('state', '=', state))
+      // The priority and call claims of queued messages spell their conditions as the partial indexes
+      // messages_priority_queue and messages_call_queue do, so both stores look only at those indexes.
+      const messages = eb.selectFrom('messages').select('id');
+      const due = (scope === 'priority' ? messages.where(sql<boolean>`state = 'queued' and priority > 0`)
+        : scope === 'call' && state === 'queued' ? messages.where(sql<boolean>`state = 'queued' and channel = 'call'`)
+        : messages.where('state', '=', state).where('channel', '=', scope === 'call' ? 'call' : 'sms'))
         .where('next_attempt_at', '<=', now).orderBy('next_attempt_at').orderBy('id').limit(limit);
       return dialect === 'postgres' ? due.forUpdate().skipLocked() : due;
     })
@@ -71,7 +75,7 @@ async function claimInState(
 export async function claimDueMessages(
   db: Queryable, dialect: Dialect, now: number, leaseUntil: number, limit: number, scope: ClaimScope = 'all',
 ): Promise<ClaimedMessage[]> {
-  const expired = scope === 'all' ? await claimInState(db, dialect, 'submitting', now, leaseUntil, limit) : [];
+  const expired = scope !== 'priority' ? await claimInState(db, dialect, 'submitting', now, leaseUntil, limit, scope) : [];
   const queued = await claimInState(db, dialect, 'queued', now, leaseUntil, limit - expired.length, scope);
   const claimed = [...expired, ...queued].sort((a, b) => a.id - b.id);
   const campaigns = [...new Set(claimed.map((m) => m.campaign_id))];

@@ -17,6 +17,9 @@ export interface NewMessage {
   unsubscribeCode: string | null;
   /** The encrypted value of the text's `[code]` (one-time codes); absent: none. */
   sealed?: string | null;
+  /** 'call': the text is spoken in a voice call, as `spoken` (JSON) says; absent: a text. */
+  channel?: 'sms' | 'call';
+  spoken?: string | null;
 }
 
 /** What every row of one insert shares. */
@@ -30,10 +33,10 @@ export interface MessageBatchCommon {
   priority?: number;
 }
 
-const ROW_COLUMNS = ['external_id', 'phone', 'source', 'text', 'parts', 'cost_credits', 'cost_agorot', 'unsubscribe_code', 'sealed'];
+const ROW_COLUMNS = ['external_id', 'phone', 'source', 'text', 'parts', 'cost_credits', 'cost_agorot', 'unsubscribe_code', 'sealed', 'channel', 'spoken'];
 const SHARED_COLUMNS = ['campaign_id', 'account_id', 'state', 'next_attempt_at', 'created_at', 'priority'];
 const COLUMN_LIST = [...SHARED_COLUMNS, ...ROW_COLUMNS].join(', ');
-// SQLite: 15 bound values per row keeps 500 rows under its 32766-parameter limit.
+// SQLite: 17 bound values per row keeps 500 rows under its 32766-parameter limit.
 const SQLITE_CHUNK = 500;
 const POSTGRES_CHUNK = 10_000;
 const sqliteStatements = new Map<number, string>();
@@ -60,6 +63,8 @@ const PG_ROW_COLUMNS: Array<{ name: string; type: string; value: (m: NewMessage)
   { name: 'cost_agorot', type: 'bigint', value: (m) => m.costAgorot },
   { name: 'unsubscribe_code', type: 'text', value: (m) => m.unsubscribeCode },
   { name: 'sealed', type: 'text', value: (m) => m.sealed ?? null },
+  { name: 'channel', type: 'text', value: (m) => m.channel ?? 'sms' },
+  { name: 'spoken', type: 'text', value: (m) => m.spoken ?? null },
 ];
 const pgStatements = new Map<string, string>();
 
@@ -104,7 +109,7 @@ export async function insertMessages(db: Queryable, dialect: Dialect, common: Me
     const chunk = rows.slice(i, i + SQLITE_CHUNK);
     const params: unknown[] = [];
     for (const r of chunk) {
-      params.push(...shared, r.externalId, r.phone, r.source, r.text, r.parts, r.costCredits, r.costAgorot, r.unsubscribeCode, r.sealed ?? null);
+      params.push(...shared, r.externalId, r.phone, r.source, r.text, r.parts, r.costCredits, r.costAgorot, r.unsubscribeCode, r.sealed ?? null, r.channel ?? 'sms', r.spoken ?? null);
     }
     await runCompiled(db, CompiledQuery.raw(sqliteInsert(chunk.length), params));
   }

@@ -64,6 +64,10 @@ export interface MessageTable {
   priority: Generated<number>;
   /** A secret the text's `[code]` stands for, encrypted (domain/sealed.ts); cleared once the message left. */
   sealed: Generated<string | null>;
+  /** 'sms' (a text) or 'call' (the text spoken in a voice call). */
+  channel: Generated<string>;
+  /** For a call: how it is spoken, JSON `{voice, rate, repeat}`. */
+  spoken: Generated<string | null>;
 }
 
 export interface ShortLinkTable {
@@ -100,10 +104,20 @@ export interface SenderVerificationTable {
   verified_at: number | null;
 }
 
+/** Phones known to refuse texts (filtered, "Kosher" handsets): a voice send of type 2 calls them instead. */
+export interface FilteredPhoneTable {
+  /** International form. */
+  phone: string;
+  /** 'receipt' (a text came back 15) or 'operator' (imported). */
+  source: string;
+  created_at: number;
+}
+
 export interface SendingTables {
   campaigns: CampaignTable;
   messages: MessageTable;
   short_links: ShortLinkTable;
   link_clicks: LinkClickTable;
   sender_verifications: SenderVerificationTable;
+  filtered_phones: FilteredPhoneTable;
 }

@@ -4,7 +4,8 @@
 import { randomBytes } from 'node:crypto';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { SmscSimulator } from '../carriers/simulator/index.ts';
+import { CallSimulator, SmscSimulator } from '../carriers/simulator/index.ts';
+import type { SipTrunkConfig } from '../carriers/sip/connector.ts';
 import { createCarrier } from '../carriers/index.ts';
 import type { SmppCarrierConfig } from '../carriers/smpp/connector.ts';
 import { CARRIER_TIMER_DEFAULTS } from '../carriers/smpp/settings.ts';
@@ -35,8 +36,9 @@ export interface CarriersRuntime {
   dispatcher: Dispatcher;
   receipts: ReceiptWorker;
   inbound: InboundHandler;
-  /** The bundled simulator when this process started one. */
+  /** The bundled simulator when this process started one (its SMSC, and its SIP side for calls). */
   simulator?: SmscSimulator;
+  callSimulator?: CallSimulator;
 }
 
 /** Where `yona sim` finds the simulator `yona serve` (or `yona smsc-sim`) started. */
@@ -57,12 +59,19 @@ export function carriersComponent(options: CarriersOptions = {}): Component & { 
     infoFile = simulatorInfoPath(service.config.dataDir);
     writeFileSync(infoFile, `${JSON.stringify({ smppPort: port, controlUrl, pid: process.pid, startedAt: new Date().toISOString() })}\n`);
     service.logger.info({ smpp: `127.0.0.1:${port}`, control: controlUrl }, 'no carrier configured: bundled SMSC simulator started (yona sim talks to it)');
-    runtime = { simulator } as CarriersRuntime;
+    const callSimulator = new CallSimulator();
+    const sipPort = await callSimulator.start(0);
+    service.logger.info({ sip: `127.0.0.1:${sipPort}` }, 'bundled call simulator started (a SIP trunk for voice sends)');
+    runtime = { simulator, callSimulator } as CarriersRuntime;
     const carrier: SmppCarrierConfig = {
       ...CARRIER_TIMER_DEFAULTS, name: 'simulator', host: '127.0.0.1', port, systemId: 'yona', password,
       bindMode: 'transceiver', binds: 2, windowSize: 100, maxSubmitsPerSecond: 0, tls: false, reconnectBaseMs: 100, reconnectMaxMs: 2000,
     };
-    return { carriers: [carrier], routes: [] };
+    const trunk: SipTrunkConfig = {
+      protocol: 'sip', name: 'simulator-voice', host: '127.0.0.1', port: sipPort, callerId: '035550000', localIp: '127.0.0.1',
+      maxCalls: 100, callsPerSecond: 0, ringTimeoutMs: 30_000,
+    };
+    return { carriers: [carrier, trunk], routes: [] };
   }
 
   return {
@@ -73,7 +82,11 @@ export function carriersComponent(options: CarriersOptions = {}): Component & { 
       const settings = { ...deliverySettings(env), ...options.settings };
       let setup = options.setup ?? (await loadCarrierSetup(service.store.db, env));
       if (setup.carriers.length === 0) setup = await startSimulator(service, settings);
-      const router = new Router(setup.routes, setup.carriers.map((c) => c.name));
+      // Texts and calls are routed apart: a route belongs to the side of the carrier it names.
+      const isTrunk = (name: string) => setup.carriers.some((c) => c.name === name && c.protocol === 'sip');
+      const names = setup.carriers.map((c) => c.name);
+      const router = new Router(setup.routes.filter((r) => !isTrunk(r.carrier)), names.filter((n) => !isTrunk(n)));
+      const voiceRouter = new Router(setup.routes.filter((r) => isTrunk(r.carrier)), names.filter(isTrunk));
       const deps = { store: service.store, logger: service.logger, signals: service.signals, clock: service.clock, settings };
       const receipts = new ReceiptWorker(deps);
       const inbound = new InboundHandler(deps);
@@ -89,7 +102,7 @@ export function carriersComponent(options: CarriersOptions = {}): Component & { 
         carriers.set(config.name, carrier);
       }
       const dispatcher = new Dispatcher({
-        ...deps, carriers, router, recorded: () => receipts.rematchSoon(), reclaimOnStart: service.store.dialect === 'sqlite',
+        ...deps, carriers, router, voiceRouter, recorded: () => receipts.rematchSoon(), reclaimOnStart: service.store.dialect === 'sqlite',
         sealingKey: sealingKey(service.config),
       });
       runtime = { ...runtime, carriers, dispatcher, receipts, inbound };
@@ -107,6 +120,7 @@ export function carriersComponent(options: CarriersOptions = {}): Component & { 
       await Promise.all([...(r.carriers?.values() ?? [])].map((c) => c.stop()));
       await r.receipts?.stop();
       await r.simulator?.stop();
+      await r.callSimulator?.stop();
       if (infoFile) rmSync(infoFile, { force: true });
       runtime = undefined;
     },

@@ -20,6 +20,8 @@ export interface DeliverySettings {
   retryMaxMs: number;
   /** A submitted message with no final receipt within this window gets status 2 (48 h). */
   receiptWindowMs: number;
+  /** A call with no outcome within this window (its process died mid-call) gets status 2 (15 min). */
+  callWindowMs: number;
   /** How often the receipt-window sweeper runs (min(60 s, window / 4)). */
   sweepMs: number;
   /** Reply keywords that block the sender (lower-cased): הסר, stop, remove. */
@@ -49,6 +51,7 @@ export function deliverySettings(env: NodeJS.ProcessEnv = process.env): Delivery
     retryBaseMs: 1000,
     retryMaxMs: 300_000,
     receiptWindowMs,
+    callWindowMs: int(env, 'YONA_CALL_WINDOW_MS', 15 * 60_000, 1),
     sweepMs: Math.max(10, Math.min(60_000, Math.floor(receiptWindowMs / 4))),
     removalKeywords: keywords,
     simulatorReceiptDelayMs: int(env, 'YONA_SIM_RECEIPT_DELAY_MS', 200),

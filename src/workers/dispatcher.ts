@@ -34,6 +34,8 @@ export interface DispatcherDeps {
   reclaimOnStart?: boolean;
   /** The key sealed message values (one-time codes) are opened with. */
   sealingKey?: Buffer;
+  /** Where calls go (voice trunks); calls fail when absent. */
+  voiceRouter?: Router;
 }
 
 /** Counters since start. */
@@ -50,6 +52,8 @@ export interface DispatcherStats {
 
 /** Messages the priority lane claims at a time. */
 const PRIORITY_BATCH = 100;
+/** Calls the voice lane claims at a time when no trunk says how many it can start. */
+const CALL_BATCH = 50;
 
 /** Runs `settings.lanes` claim-submit-record loops until stopped. */
 export class Dispatcher {
@@ -72,6 +76,7 @@ export class Dispatcher {
     const reclaim = this.deps.reclaimOnStart ? this.reclaimAbandoned() : Promise.resolve();
     for (let i = 0; i < this.deps.settings.lanes; i++) this.lanes.push(reclaim.then(() => this.loop(i, 'all')));
     this.lanes.push(reclaim.then(() => this.loop(this.deps.settings.lanes, 'priority')));
+    this.lanes.push(reclaim.then(() => this.loop(this.deps.settings.lanes + 1, 'call')));
   }
 
   /** Stops claiming, lets batches in flight finish and record, then resolves. */
@@ -130,7 +135,8 @@ export class Dispatcher {
     const { store, clock, settings, logger } = this.deps;
     const now = clock();
     const lease = this.nextLease();
-    const limit = scope === 'priority' ? PRIORITY_BATCH : settings.batchSize;
+    const limit = scope === 'priority' ? PRIORITY_BATCH : scope === 'call' ? this.callCapacity() : settings.batchSize;
+    if (limit === 0) return 0;
     const { claimed, toSend } = await store.db.transaction().execute(async (trx) => {
       const claimed = await claimDueMessages(trx, store.dialect, now, lease, limit, scope);
       return { claimed, toSend: claimed.length ? await suppressBlocked(trx, claimed, now) : [] };
@@ -141,7 +147,7 @@ export class Dispatcher {
     this.stats.blocked += claimed.length - toSend.length;
     if (claimed.length !== toSend.length) this.deps.signals.notify('push');
     const recorder = new BatchRecorder({
-      store, clock, leaseMs: settings.leaseMs, receiptWindowMs: settings.receiptWindowMs,
+      store, clock, leaseMs: settings.leaseMs, receiptWindowMs: scope === 'call' ? settings.callWindowMs : settings.receiptWindowMs,
       nextLease: () => this.nextLease(),
       written: (outcomes, ok) => this.written(outcomes, ok),
       failed: (err, what) => logger.error({ err, what }, 'dispatcher: writing a batch failed; its messages are claimed again when their lease ends'),
@@ -184,16 +190,32 @@ export class Dispatcher {
     }
   }
 
+  // Calls the voice trunks can start now: a call claimed waits for no slot, so it never outlives its lease.
+  private callCapacity(): number {
+    let free = 0;
+    let trunks = 0;
+    for (const carrier of this.deps.carriers.values()) {
+      if (carrier.freeSlots === undefined) continue;
+      trunks++;
+      free += carrier.freeSlots();
+    }
+    return trunks === 0 ? CALL_BATCH : free;
+  }
+
   private async submit(message: ClaimedMessage): Promise<DispatchOutcome> {
-    const name = this.deps.router.pick(message.phone);
+    const call = message.channel === 'call';
+    const name = (call ? this.deps.voiceRouter : this.deps.router)?.pick(message.phone);
     const carrier = name === undefined ? undefined : this.deps.carriers.get(name);
-    if (!carrier) return { kind: 'failed', message, carrier: null, status: DELIVERY.FAILED, error: 'no carrier routes this destination' };
+    if (!carrier) {
+      return { kind: 'failed', message, carrier: null, status: DELIVERY.FAILED, error: call ? 'no voice trunk routes this destination' : 'no carrier routes this destination' };
+    }
     const text = this.textOf(message);
     if (text === undefined) return { kind: 'failed', message, carrier: null, status: DELIVERY.FAILED, error: 'its code was sealed under another key (YONA_SECRET_KEY differs between nodes)' };
     await this.permits(carrier).acquire(message.priority > 0); // released when the outcome is written
     let result: SubmitResult;
     try {
-      result = await carrier.submit({ messageId: message.id, source: message.source, destination: message.phone, text });
+      const spoken = call && message.spoken ? { spoken: JSON.parse(message.spoken) } : {};
+      result = await carrier.submit({ messageId: message.id, source: message.source, destination: message.phone, text, ...spoken });
     } catch (err) {
       result = { ok: false, transient: true, error: `carrier error: ${(err as Error).message}` };
     }

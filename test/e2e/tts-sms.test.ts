@@ -1,6 +1,6 @@
-// Voice sends before voice calls exist, end to end on every store: a `tts` send of type 2 or 3 texts its SMS to
-// every destination through the normal dispatch path (a filtered handset reports 15), in JSON and XML, with the
-// tts block kept on the campaign; type 4 (call only) is 511 with nothing stored or charged.
+// Voice sends on a server with no voice trunk, end to end on every store: a `tts` send of type 2 or 3 texts its
+// SMS through the normal dispatch path (a filtered handset reports 15), in JSON and XML, with the tts block kept
+// on the campaign; the calls (type 3's and type 4's) fail with status 1 in dlr and are refunded.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { storeTargets } from '../helpers/stores.ts';
@@ -9,7 +9,7 @@ import { dlrById, eventually, newSender, startDelivery, windowAroundNow, type De
 
 const targets = await storeTargets();
 for (const target of targets) {
-  describe(`tts sends without voice calls (${target.name})`, () => {
+  describe(`tts sends on a server without a voice trunk (${target.name})`, () => {
     let h: DeliveryHarness;
     let s: Sender;
     const xmlSms = (inner: string) => h.t.post(`<sms><user><username>${s.username}</username></user><source>Yona</source>${inner}</sms>`,
@@ -53,16 +53,19 @@ for (const target of targets) {
       assert.deepEqual(h.simulator.messages({ to: '972521112234' }).map((m) => m.text), ['spoken and texted']);
     });
 
-    it('type 4 (call only) is 511 in JSON and XML, with nothing stored and nothing charged', async () => {
-      const [counts, balance] = [await sendTableCounts(h.t), await s.balance()];
-      const json = await s.sms({ destinations: { phone: '0521113234' }, message: 'call only', tts: { type: '4' } });
-      assert.equal(json.status, 511);
-      assert.match(json.message, /voice calls are not available on this server yet/i);
-      const xml = await xmlSms('<destinations><phone>0521113234</phone></destinations><message>call only</message><tts><type>4</type></tts>');
-      assert.equal(xmlStatus(xml.text), 511);
-      assert.match(xml.text, /<message>Voice calls are not available on this server yet[^<]*<\/message>/);
-      assert.deepEqual(await sendTableCounts(h.t), counts);
-      assert.deepEqual(await s.balance(), balance);
+    it('type 4 (call only) on a server without a voice trunk: accepted in JSON and XML, its calls fail (1, in dlr) and are refunded; nothing is texted', async () => {
+      const balance = await s.balance();
+      const json = await s.sms({ destinations: { phone: [{ $: { id: 'c4' }, _: '0521113234' }] }, message: 'call only', tts: { type: '4' } });
+      assert.deepEqual([json.status, json.calls], [0, 1]);
+      const xml = await xmlSms('<destinations><phone id="c4x">0521113235</phone></destinations><message>call only</message><tts><type>4</type></tts>');
+      assert.equal(xmlStatus(xml.text), 0, xml.text);
+      assert.equal(xmlField(xml.text, 'calls'), '1');
+      const reports = await eventually(async () => {
+        const r = await dlrById(s, ['c4', 'c4x']);
+        return r.get('c4')?.status === '1' && r.get('c4x')?.status === '1' ? r : undefined;
+      }, 8000, 'both calls failed');
+      assert.equal(reports.size, 2);
+      await eventually(async () => ((await s.balance()).credits === balance.credits ? true : undefined), 8000, 'the refunds');
       assert.equal(h.simulator.messages({ to: '972521113234' }).length, 0);
     });
   });

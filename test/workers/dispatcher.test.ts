@@ -129,22 +129,27 @@ for (const target of targets) {
       assert.equal(await campaignState(flaky.campaign_id), 'sent');
     });
 
-    it('texts the SMS half of voice sends (tts types 2 and 3) like any send; call-only (type 4) is refused before anything is stored', async () => {
+    it('texts voice sends through the text lanes and leaves their calls to the voice lane, which fails them without a trunk (refunded)', async () => {
+      const start = await s.balance();
       const filtered = await s.sms({ destinations: { phone: ['0521230119'] }, message: 'spoken 2', tts: { type: 2 } });
       const all = await s.sms({ destinations: { phone: ['0521230129'] }, message: 'spoken 3', tts: { type: 3 } });
       assert.deepEqual([filtered.status, all.status], [0, 0]);
-      assert.equal(await dispatcher.runBatch(), 2);
-      for (const [reply, to, text] of [[filtered, '972521230119', 'spoken 2'], [all, '972521230129', 'spoken 3']] as const) {
-        assert.deepEqual(await stateCounts(t, reply.campaign_id), { submitted: 1 });
-        assert.equal(await campaignState(reply.campaign_id), 'sent');
+      assert.equal(await dispatcher.runBatch(), 2, 'the two texts; the call waits for the voice lane');
+      assert.deepEqual(await stateCounts(t, filtered.campaign_id), { submitted: 1 });
+      assert.deepEqual(await stateCounts(t, all.campaign_id), { submitted: 1, queued: 1 });
+      for (const [to, text] of [['972521230119', 'spoken 2'], ['972521230129', 'spoken 3']] as const) {
         assert.deepEqual(sims[0].messages({ to }).map((m) => m.text), [text]);
       }
-      const before = await s.balance();
       const callOnly = await s.sms({ destinations: { phone: ['0521230139'] }, message: 'spoken 4', tts: { type: 4 } });
-      assert.equal(callOnly.status, 511);
-      assert.match(callOnly.message, /voice calls are not available on this server yet/i);
-      assert.deepEqual(await s.balance(), before);
-      assert.equal(await dispatcher.runBatch(), 0);
+      assert.deepEqual([callOnly.status, callOnly.calls], [0, 1]);
+      assert.equal(await dispatcher.runBatch(), 0, 'the text lanes take no call');
+      assert.equal(await dispatcher.runBatch('call'), 2, 'the voice lane takes both calls');
+      for (const reply of [all, callOnly]) {
+        const [call] = (await messages(reply.campaign_id)).filter((m) => m.channel === 'call');
+        assert.deepEqual([call.state, Number(call.status), call.error], ['failed', 1, 'no voice trunk routes this destination']);
+      }
+      assert.deepEqual(await s.balance(), { ...start, credits: start.credits - 2 }, 'only the two texts are paid for: the failed calls were refunded');
+      assert.equal(sims[0].messages({ to: '972521230139' }).length, 0);
     });
 
     it('a claim holds its messages until the lease expires; then they are claimed again', async () => {

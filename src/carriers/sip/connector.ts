@@ -17,11 +17,7 @@ export interface SipTrunkConfig extends CarrierConfigBase, Trunk {
 }
 
 /** How a call message is spoken: the tts block of its send. */
-export interface SpokenMessage {
-  voice: VoiceName;
-  rate: number;
-  repeat: number;
-}
+export type SpokenMessage = NonNullable<OutboundSms['spoken']>;
 
 /** Delivery statuses of call outcomes (compatibility.md's catalogue where it has one; 110 and 111 are Yona's). */
 export const CALL_STATUS: Record<CallResult, number> = {
@@ -66,7 +62,7 @@ export class SipCarrier implements Carrier {
   }
 
   /** Starts a call for the message (`sms.spoken` says how to speak it); resolves once the call is placed. */
-  async submit(sms: OutboundSms & { spoken?: SpokenMessage }): Promise<SubmitResult> {
+  async submit(sms: OutboundSms): Promise<SubmitResult> {
     if (this.stopped) return { ok: false, transient: true, error: 'trunk stopped' };
     await this.slot();
     if (this.stopped) {
@@ -118,6 +114,10 @@ export class SipCarrier implements Carrier {
   /** Calls in progress: how many now. */
   activeCalls(): number {
     return this.active;
+  }
+
+  freeSlots(): number {
+    return this.stopped ? 0 : Math.max(0, this.inFlightLimit - this.active - this.waiting.length);
   }
 
   /** Stops taking calls and lets the calls in progress end. */

@@ -3,6 +3,7 @@
 // `repeat` times with a second of silence between. Records how late each packet left (pacing jitter).
 import type { Socket } from 'node:dgram';
 import { randomInt } from 'node:crypto';
+import { PAUSE_BETWEEN_PLAYS_MS } from '../../domain/voice.ts';
 import type { G711Law } from './speech.ts';
 
 /** Samples (and bytes) in one 20 ms G.711 packet. */
@@ -47,7 +48,7 @@ export function parseRtp(packet: Buffer): (RtpHeader & { payload: Buffer }) | un
 }
 
 /** The frames a call plays: the audio `repeat` times, `pauseMs` of silence between, cut into 20 ms frames. */
-export function playbackFrames(audio: Buffer, law: G711Law, repeat: number, pauseMs = 1000): Buffer[] {
+export function playbackFrames(audio: Buffer, law: G711Law, repeat: number, pauseMs = PAUSE_BETWEEN_PLAYS_MS): Buffer[] {
   const pause = Buffer.alloc(Math.round((pauseMs / 1000) * 8000), SILENCE[law]);
   const parts: Buffer[] = [];
   for (let i = 0; i < repeat; i++) parts.push(...(i > 0 ? [pause, audio] : [audio]));

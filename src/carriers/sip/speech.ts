@@ -2,6 +2,7 @@
 // (Debian's `espeak-ng`, Hebrew and English) piped through sox into 8 kHz G.711, the audio of a SIP call.
 // An operator plugs in a better engine by implementing SpeechEngine: text and voice in, G.711 frames out.
 import { spawn } from 'node:child_process';
+import { speakableText } from '../../domain/speakable.ts';
 
 /** The two voices of the API's `tts.voice`. */
 export type VoiceName = 'ymMale' | 'ymFemale';
@@ -37,13 +38,7 @@ export function espeakVoice(text: string, voice: VoiceName): string {
   return voice === 'ymFemale' ? `${language}+f3` : language;
 }
 
-/**
- * The text as it should be spoken: runs of four or more digits (codes, numbers to dial back) are read digit
- * by digit, with a short pause between, instead of as one large number.
- */
-export function speakableText(text: string): string {
-  return text.replace(/\d{4,}/g, (digits) => digits.split('').join(', '));
-}
+export { speakableText };
 
 function run(command: string, args: string[], input: Buffer | null): Promise<Buffer> {
   return new Promise((resolve, reject) => {

@@ -3,11 +3,13 @@
 // all in the handler's transaction (not enough credit -> 4, not enough money -> 12, nothing created).
 import { PUBLIC_CODE_LENGTH, newPublicCodes } from '../../domain/codes.ts';
 import { countParts, detectEncoding, type Encoding } from '../../domain/encoding.ts';
+import { callCredits, estimatedCallSeconds } from '../../domain/voice.ts';
 import { ApiError } from '../../domain/errors.ts';
 import { sendingSettings, UNSUBSCRIBE_LINK_PREFIX, unsubscribeUrl, type UnsubscribeMode } from '../../domain/sending.ts';
 import { insertCampaign, setCampaignCharges } from '../../store/campaigns.ts';
 import { applyLedgerChange } from '../../store/ledger.ts';
 import { insertShortLinks } from '../../store/links.ts';
+import { filteredAmong } from '../../store/filtered-phones.ts';
 import { insertMessages, type NewMessage } from '../../store/messages.ts';
 import type { OperationContext } from '../types.ts';
 import type { Recipient } from './destinations.ts';
@@ -47,6 +49,14 @@ export interface CampaignDraft {
   free?: boolean;
   /** The dispatcher takes these messages ahead of campaign traffic (one-time codes). */
   priority?: boolean;
+  /** A voice send: who gets a call (tts type 2: filtered phones; 3: everyone, besides the text; 4: everyone, no text). */
+  calls?: CallPlan;
+}
+
+/** The calls of a voice send and how they are spoken. */
+export interface CallPlan {
+  type: 2 | 3 | 4;
+  spoken: { voice: 'ymMale' | 'ymFemale'; rate: number; repeat: number };
 }
 
 /** What was accepted, for the reply. */
@@ -58,6 +68,8 @@ export interface Acceptance {
   encoding: Encoding;
   credits: number;
   agorot: number;
+  /** Voice calls among the messages. */
+  calls: number;
 }
 
 /** Parts and alphabet of a text. */
@@ -97,6 +109,7 @@ interface Totals {
   agorot: number;
   maxParts: number;
   encoding: Encoding;
+  calls: number;
 }
 
 /** Prices, debits and writes a campaign with its messages, a batch at a time; throws 4 or 12 when the balance is short. */
@@ -105,7 +118,7 @@ export async function acceptCampaign(ctx: OperationContext, draft: CampaignDraft
   const scheduled = draft.scheduledAt !== null;
   const pricing = newPricing(ctx, draft);
   const tally = newTally();
-  const total: Totals = { recipients: 0, credits: 0, agorot: 0, maxParts: 0, encoding: 'gsm7' };
+  const total: Totals = { recipients: 0, credits: 0, agorot: 0, maxParts: 0, encoding: 'gsm7', calls: 0 };
   // The campaign row is written with the first batch that keeps anyone, so a send that keeps no one writes nothing.
   let campaignId: number | undefined;
   let batchesWritten = 0;
@@ -113,11 +126,12 @@ export async function acceptCampaign(ctx: OperationContext, draft: CampaignDraft
     const kept = draft.suppress ? await suppressBatch(ctx, batch, draft.suppress.tempBlDays, tally, draft.rejected) : batch;
     if (!draft.suppress) tally.offered += batch.length;
     if (kept.length === 0) return;
-    const rows = priceRows(kept, pricing, total);
+    const rows = priceRows(draft.calls ? await withCalls(ctx, kept, draft.calls) : kept, pricing, total);
+    total.recipients += kept.length;
     // Fail fast on the balance read at authentication; the guarded debit below is what decides.
     if (total.credits > Number(account.credits)) throw notEnoughCredit(total.credits, true);
     if (total.agorot > Number(account.intl_agorot)) throw notEnoughMoney(total.agorot, true);
-    campaignId ??= await writeCampaign(ctx, draft, rows.length, total.credits, total.agorot);
+    campaignId ??= await writeCampaign(ctx, draft, kept.length, total.credits, total.agorot);
     batchesWritten++;
     await insertMessages(ctx.db, ctx.dialect, {
       campaignId, accountId: account.id, state: scheduled ? 'scheduled' : 'queued', nextAttemptAt: draft.scheduledAt ?? now, now,
@@ -136,7 +150,22 @@ export async function acceptCampaign(ctx: OperationContext, draft: CampaignDraft
   if (!(await applyLedgerChange(ctx.db, { ...debit, currency: 'credits', amount: -total.credits }))) throw notEnoughCredit(total.credits);
   if (!(await applyLedgerChange(ctx.db, { ...debit, currency: 'international', amount: -total.agorot }))) throw notEnoughMoney(total.agorot);
   ctx.signals.notify(scheduled ? 'schedule' : 'dispatch');
-  return { campaignId, recipients: total.recipients, parts: total.maxParts, encoding: total.encoding, credits: total.credits, agorot: total.agorot };
+  return {
+    campaignId, recipients: total.recipients, parts: total.maxParts, encoding: total.encoding, credits: total.credits, agorot: total.agorot,
+    calls: total.calls,
+  };
+}
+
+/**
+ * A voice send's rows for a batch: type 4 calls everyone, type 3 texts and calls everyone, type 2 texts regular
+ * phones and calls the filtered ones (the registry of phones that refuse texts).
+ */
+async function withCalls(ctx: OperationContext, kept: Recipient[], plan: CallPlan): Promise<Recipient[]> {
+  const call = (r: Recipient): Recipient => ({ ...r, channel: 'call' });
+  if (plan.type === 4) return kept.map(call);
+  if (plan.type === 3) return kept.flatMap((r) => [r, call(r)]);
+  const filtered = await filteredAmong(ctx.db, kept.map((r) => r.phone));
+  return kept.map((r) => (filtered.has(r.phone) ? call(r) : r));
 }
 
 /** What pricing a send's messages needs, worked out once per send. */
@@ -148,12 +177,26 @@ interface Pricing {
   linkSuffix: string;
   publicUrl: string;
   withLinks: boolean;
+  /** Credits of a call speaking a text (memoised per text), and how calls are spoken (JSON). */
+  callPrice: (text: string) => number;
+  spoken: string | null;
 }
 
 function newPricing(ctx: OperationContext, draft: CampaignDraft): Pricing {
   const withLinks = draft.unsubscribe === 'link';
   const publicUrl = ctx.config.publicUrl;
+  const prices = new Map<string, number>();
+  const spoken = draft.calls?.spoken;
+  const callPrice = (text: string) => {
+    let price = prices.get(text);
+    if (price === undefined) {
+      price = callCredits(estimatedCallSeconds(text, spoken?.rate ?? 0, spoken?.repeat ?? 1), ctx.config.callCreditsPerMinute);
+      if (prices.size < 10_000) prices.set(text, price);
+    }
+    return price;
+  };
   return {
+    callPrice, spoken: spoken ? JSON.stringify(spoken) : null,
     parts: new PartsCache(), priceAgorot: sendingSettings().intlPriceAgorot, free: draft.free === true, publicUrl, withLinks,
     linkSuffix: withLinks ? UNSUBSCRIBE_LINK_PREFIX + unsubscribeUrl(publicUrl, 'x'.repeat(PUBLIC_CODE_LENGTH)) : '',
   };
@@ -165,6 +208,16 @@ function priceRows(kept: Recipient[], p: Pricing, total: Totals): NewMessage[] {
   const rows: NewMessage[] = new Array(kept.length);
   for (let i = 0; i < kept.length; i++) {
     const r = kept[i];
+    if (r.channel === 'call') {
+      const costCredits = p.free ? 0 : p.callPrice(r.text);
+      total.credits += costCredits;
+      total.calls++;
+      rows[i] = {
+        phone: r.phone, externalId: r.externalId, source: r.source, text: r.text, parts: 1, costCredits, costAgorot: 0,
+        unsubscribeCode: null, channel: 'call', spoken: p.spoken,
+      };
+      continue;
+    }
     const measured = p.parts.count(r.text + p.linkSuffix);
     const code = codes ? codes[i] : null;
     const shown = r.stored?.text ?? r.text;
@@ -180,7 +233,6 @@ function priceRows(kept: Recipient[], p: Pricing, total: Totals): NewMessage[] {
       sealed: r.stored?.sealed ?? null,
     };
   }
-  total.recipients += rows.length;
   return rows;
 }
 

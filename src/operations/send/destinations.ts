@@ -15,6 +15,8 @@ export interface Recipient {
   text: string;
   /** What the store keeps instead of `text` when the text holds a secret (a one-time code). */
   stored?: SealedText;
+  /** 'call': this recipient gets the text spoken in a voice call (absent: a text message). */
+  channel?: 'call';
 }
 
 /** A text kept with `[code]` in place of its secret, and the secret sealed beside it. */

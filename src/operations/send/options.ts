@@ -107,16 +107,12 @@ function intIn(value: unknown, field: string, min: number, max: number, fallback
   return n;
 }
 
-/**
- * Validates the voice block of an sms (stored with the campaign for the voice worker to come). Until voice
- * calls exist, types 2 and 3 send their SMS half now and type 4 (call only) is refused with 511.
- */
+/** Validates the voice block of an sms: `type` 2, 3 or 4, `rate` -10..10 (0), `repeat` 1..10 (2), `voice`. */
 export function parseTts(value: unknown): TtsOptions | undefined {
   if (value === undefined || value === null || value === '') return undefined;
   const block = (Array.isArray(value) ? value[0] : value) as Record<string, unknown>;
   if (typeof block !== 'object' || block === null) throw new ApiError(2, 'Invalid value for field tts: expected an element with type');
   const type = intIn(block.type, 'tts.type', 2, 4) as 2 | 3 | 4;
-  if (type === 4) throw new ApiError(511, 'Voice calls are not available on this server yet: tts type 4 (call only) cannot be sent; types 2 and 3 send their SMS');
   const rate = intIn(block.rate, 'tts.rate', -10, 10, 0);
   const repeat = intIn(block.repeat, 'tts.repeat', 1, 10, 2);
   const voice = (textOf(block.voice)?.trim() || 'ymMale') as TtsOptions['voice'];

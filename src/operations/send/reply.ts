@@ -24,6 +24,7 @@ export function acceptedReply(a: Acceptance, rejected: Rejections, scheduledAt: 
     credits: a.credits,
   };
   if (a.agorot > 0) reply.international_cost = formatShekels(a.agorot);
+  if (a.calls > 0) reply.calls = a.calls;
   if (scheduledAt !== null) reply.timing = formatShort(scheduledAt, timeZone);
   return { ...reply, ...rejected.replyFields() };
 }

@@ -14,6 +14,7 @@ import * as m0010 from './0010_partial_message_indexes.ts';
 import * as m0011 from './0011_one_time_codes.ts';
 import * as m0012 from './0012_console_sessions.ts';
 import * as m0013 from './0013_pending_receipt_status.ts';
+import * as m0014 from './0014_voice_calls.ts';
 
 type VersionedMigration = { up(db: Kysely<any>, dialect: Dialect): Promise<void> };
 
@@ -31,6 +32,7 @@ const MIGRATIONS: Record<string, VersionedMigration> = {
   '0011_one_time_codes': m0011,
   '0012_console_sessions': m0012,
   '0013_pending_receipt_status': m0013,
+  '0014_voice_calls': m0014,
 };
 
 /** Applies every migration not yet applied; throws when one fails. */
