@@ -106,6 +106,9 @@ export const DELIVERY_STATUS: Record<number, StatusEntry> = {
   103: { he: 'פג תוקף', en: 'Expired' },
   104: { he: 'נמחק', en: 'Deleted' },
   108: { he: 'נדחה', en: 'Rejected' },
+  // Yona's, in the catalogue's "not delivered" range: the outcomes of voice calls that have no 019 value.
+  110: { he: 'לא נענה - תפוס', en: 'Call not answered: busy' },
+  111: { he: 'לא נענה - אין מענה', en: 'Call not answered: no answer' },
   201: { he: 'נחסם לפי בקשה', en: 'Blocked on request (blocklist)' },
   // Not a carrier status: a scheduled message skipped at release by its send's temp_bl (715, as at acceptance).
   715: { he: 'נחסם זמנית (temp_bl)', en: 'Temporarily blocked (temp_bl): the number got a message within the last days' },

@@ -76,7 +76,7 @@ export const sms = defineOperation({
       links,
       options: {
         add_unsubscribe: unsubscribe, temp_bl: tempBl, includes_international: allowInternational, add_dynamic: dynamic,
-        cl_ids: listIds, tag: input.tag ?? null, links: links.map((l) => ({ id: l.key, target: l.target, code: l.code })), ...(tts ? { tts } : {}),
+        cl_ids: listIds, tag: input.tag ?? null, links: links.map((l) => ({ id: l.key, target: l.target, code: l.code })), ...(tts ? { tts, call_credits_per_minute: ctx.config.callCreditsPerMinute } : {}),
       },
     });
     return acceptedReply(acceptance, found.rejected, scheduledAt, ctx.account.time_zone, ctx.dryRun);

@@ -12,6 +12,7 @@
 // ("no confirmation within the window"), which a later final receipt does replace (it is better information).
 import { CompiledQuery } from 'kysely';
 import type { Dialect, Queryable } from './db.ts';
+import { followFilteredHandsets } from './filtered-followup.ts';
 import { loadMessagesForUpdate, recordStatusEvents, updateMessageStatuses, type MessageForUpdate, type StatusChange } from './status-events.ts';
 import { DELIVERY } from '../domain/status.ts';
 
@@ -62,7 +63,9 @@ interface PartRow {
 }
 
 /** Applies a batch of receipts in the caller's transaction; returns how many matched and how many wait. */
-export async function applyReceipts(db: Queryable, dialect: Dialect, receipts: IncomingReceipt[], now: number): Promise<{ matched: number; pending: number; changed: number }> {
+export async function applyReceipts(
+  db: Queryable, dialect: Dialect, receipts: IncomingReceipt[], now: number,
+): Promise<{ matched: number; pending: number; changed: number; followUpCalls?: number }> {
   const parts = new Map<string, PartRow>();
   const byCarrier = new Map<string, string[]>();
   for (const r of receipts) {
@@ -128,7 +131,8 @@ export async function applyReceipts(db: Queryable, dialect: Dialect, receipts: I
   }
   await updateMessageStatuses(db, dialect, updates.map((u) => ({ ...u, state: 'done' })));
   await recordStatusEvents(db, changes, now);
-  return { matched: receipts.length - unmatched.length, pending: unmatched.length, changed: changes.length };
+  const followUpCalls = await followFilteredHandsets(db, dialect, changes, now);
+  return { matched: receipts.length - unmatched.length, pending: unmatched.length, changed: changes.length, ...(followUpCalls ? { followUpCalls } : {}) };
 }
 
 function changeOf(m: MessageForUpdate, status: number, at: number): StatusChange {

@@ -118,6 +118,7 @@ export class ReceiptWorker {
     this.stats.pending += r.pending;
     this.stats.changed += r.changed;
     if (r.changed > 0) this.deps.signals.notify('push');
+    if (r.followUpCalls) this.deps.signals.notify('dispatch');
   }
 
   private rematch(): Promise<void> {

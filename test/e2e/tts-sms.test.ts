@@ -21,21 +21,26 @@ for (const target of targets) {
     });
     after(() => h.close());
 
-    it('type 2 texts every destination now; a filtered (Kosher) handset reports 15, the rest 102', async () => {
+    it('type 2 texts every destination now; a filtered (Kosher) handset reports 15 and its follow-up call fails (1) without a trunk', async () => {
       const reply = await s.sms({
         destinations: { phone: [{ $: { id: 'kosher' }, _: '0521110015' }, { $: { id: 'regular' }, _: '0521111234' }] },
         message: 'your appointment is tomorrow', tts: { type: 2, voice: 'ymFemale' },
       });
       assert.deepEqual([reply.status, reply.recipients, reply.credits], [0, 2, 2]);
       assert.equal((await s.balance()).credits, 98);
+      // The kosher phone's text and its follow-up call share the external id: dlr lists both.
+      const window = windowAroundNow();
       const reports = await eventually(async () => {
-        const r = await dlrById(s, ['kosher', 'regular']);
-        return r.get('kosher')?.status === '15' && r.get('regular')?.status === '102' ? r : undefined;
-      }, 8000, 'receipts of both texts');
-      assert.equal(reports.get('kosher')!.he_message, 'מספר כשר');
+        const r = await s.call('dlr', { transactions: { external_id: ['kosher', 'regular'] }, ...window });
+        const list = r.transactions as Array<Record<string, string>>;
+        const of = (id: string) => list.filter((x) => x.external_id === id).map((x) => x.status).sort();
+        return of('kosher').join() === '1,15' && of('regular').join() === '102' ? list : undefined;
+      }, 8000, 'the receipts of both texts and the failed follow-up call');
+      assert.equal(reports.find((x) => x.status === '15')!.he_message, 'מספר כשר');
       assert.deepEqual(h.simulator.messages({ to: '972521111234' }).map((m) => m.text), ['your appointment is tomorrow']);
       const campaign = await campaignRow(h.t, reply.campaign_id);
-      assert.deepEqual([campaign.kind, campaign.state, JSON.parse(campaign.options).tts], ['tts', 'sent', { type: 2, rate: 0, repeat: 2, voice: 'ymFemale' }]);
+      assert.deepEqual([campaign.kind, JSON.parse(campaign.options).tts], ['tts', { type: 2, rate: 0, repeat: 2, voice: 'ymFemale' }]);
+      await eventually(async () => ((await s.balance()).credits === 98 ? true : undefined), 8000, 'the failed call refunded');
     });
 
     it('type 3 in XML texts now and its report is polled in XML', async () => {

@@ -83,6 +83,25 @@ for (const target of targets) {
       assert.equal(calls.calls({ to: '972521310022' }).length, 0);
     });
 
+    it('follows a type 2 text that a filtered handset refused (15) with one call, and remembers the phone', async () => {
+      const before = (await s.balance()).credits;
+      const reply = await s.sms({ destinations: { phone: ['0521310015'] }, message: 'try the phone', tts: { type: 2, repeat: 1 } });
+      assert.deepEqual([reply.status, reply.calls, reply.credits], [0, undefined, 1], 'priced as a text: the handset is not known yet');
+      const call = await eventually(() => calls.calls({ to: '972521310015' }).find((c) => c.endedAt !== undefined), 20_000, 'the follow-up call');
+      assert.equal(call.behaviour, 'answer');
+      const rows = await eventually(async () => {
+        const r = await messagesOf(h.t, reply.campaign_id);
+        return r.length === 2 && r.every((m) => m.status !== null && Number(m.status) !== -1) ? r : undefined;
+      }, 20_000, 'both outcomes');
+      assert.deepEqual(rows.map((m) => [m.channel, Number(m.status)]), [['sms', 15], ['call', 102]]);
+      assert.equal((await s.balance()).credits, before - 1 - price('try the phone', 0, 1), 'the call is charged when it is placed');
+      const registry = await h.t.service.store.db.selectFrom('filtered_phones').selectAll().where('phone', '=', '972521310015').executeTakeFirstOrThrow();
+      assert.equal(registry.source, 'receipt');
+      // Only once: the call's own outcome does not set off another, and the next type 2 send calls at once.
+      const next = await s.sms({ destinations: { phone: ['0521310015'] }, message: 'again', tts: { type: 2, repeat: 1 } });
+      assert.equal(next.calls, 1);
+    });
+
     it('prices a voice send in a dry run and stores nothing', async () => {
       const before = (await s.balance()).credits;
       const reply = await s.sms({ destinations: { phone: ['0521310031'] }, message: TEXT, tts: { type: 4, rate: -10 } }, { dryRun: true });
