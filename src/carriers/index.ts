@@ -3,6 +3,7 @@
 import type { z } from 'zod';
 import { ConfigError } from '../domain/errors.ts';
 import { SipCarrier, type SipTrunkConfig } from './sip/connector.ts';
+import { sipConfigFromFile, sipFileTrunk } from './sip/settings.ts';
 import { SmppCarrier, type SmppCarrierConfig } from './smpp/connector.ts';
 import { smppConfigFromFile, smppFileCarrier } from './smpp/settings.ts';
 import type { Carrier, CarrierConfigBase, CarrierLogger } from './types.ts';
@@ -27,6 +28,7 @@ registerProtocol('smpp', {
 
 registerProtocol('sip', {
   create: (config, logger) => new SipCarrier(config as SipTrunkConfig, undefined, logger),
+  file: { schema: sipFileTrunk, toConfig: sipConfigFromFile },
 });
 
 /** The protocol a carrier's settings name; a ConfigError for one nobody registered. */
