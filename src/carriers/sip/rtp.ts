@@ -61,38 +61,79 @@ export function playbackFrames(audio: Buffer, law: G711Law, repeat: number, paus
   return frames;
 }
 
-/** How a stream went: packets sent and how late each left against its schedule. */
+/** How a stream went: packets sent, how long the sending took, and how late each left against its schedule. */
 export interface StreamStats {
   packets: number;
+  /** From the first packet to 20 ms after the last (the audio as the callee heard it). */
   durationMs: number;
   /** Lateness of each packet's send against start + n x 20 ms, in ms. */
   lateness: number[];
 }
 
+/** One stream the media clock paces. */
+interface Stream {
+  socket: Socket;
+  host: string;
+  port: number;
+  frames: Buffer[];
+  payloadType: number;
+  ssrc: number;
+  sequence: number;
+  timestamp: number;
+  start: number;
+  n: number;
+  lateness: number[];
+  /** When the last packet left. */
+  lastSent: number;
+  abort?: AbortSignal;
+  done(stats: StreamStats): void;
+}
+
+/** How often the media clock looks for due packets: well under a packet, so none leaves more than this late. */
+const TICK_MS = 2;
+
+/**
+ * One clock for every stream of the process: each tick sends every packet that is due (start + n x 20 ms), so a
+ * hundred calls cost one timer, not a hundred, and a stalled tick catches up instead of stretching a call.
+ */
+class MediaClock {
+  private readonly streams = new Set<Stream>();
+  private timer: NodeJS.Timeout | undefined;
+
+  add(stream: Stream): void {
+    this.streams.add(stream);
+    this.tick();
+  }
+
+  private tick = (): void => {
+    this.timer = undefined;
+    const now = performance.now();
+    for (const s of this.streams) {
+      if (!s.abort?.aborted) {
+        while (s.n < s.frames.length && s.start + s.n * PACKET_MS <= now + 0.5) {
+          s.lateness.push(Math.max(0, now - (s.start + s.n * PACKET_MS)));
+          s.socket.send(rtpPacket({ payloadType: s.payloadType, sequence: s.sequence, timestamp: s.timestamp, ssrc: s.ssrc, marker: s.n === 0 }, s.frames[s.n]), s.port, s.host);
+          s.lastSent = now;
+          s.sequence = (s.sequence + 1) & 0xffff;
+          s.timestamp = (s.timestamp + SAMPLES_PER_PACKET) >>> 0;
+          s.n++;
+        }
+      }
+      if (s.abort?.aborted || s.n >= s.frames.length) {
+        this.streams.delete(s);
+        s.done({ packets: s.n, durationMs: s.n === 0 ? 0 : s.lastSent - s.start + PACKET_MS, lateness: s.lateness });
+      }
+    }
+    if (this.streams.size > 0 && !this.timer) this.timer = setTimeout(this.tick, TICK_MS);
+  };
+}
+
+const clock = new MediaClock();
+
 /** Sends frames to `host:port` from `socket`, one every 20 ms; resolves when all left, or stops early on `abort`. */
 export function streamRtp(socket: Socket, host: string, port: number, frames: Buffer[], law: G711Law, abort?: AbortSignal): Promise<StreamStats> {
-  const ssrc = randomInt(0, 2 ** 32);
-  let sequence = randomInt(0, 2 ** 16);
-  let timestamp = randomInt(0, 2 ** 32);
-  const lateness: number[] = [];
-  const start = performance.now();
-  return new Promise((resolve) => {
-    let n = 0;
-    const finish = () => resolve({ packets: n, durationMs: performance.now() - start, lateness });
-    const tick = () => {
-      if (abort?.aborted || n >= frames.length) return finish();
-      const now = performance.now();
-      // Every packet already due leaves now; a stalled event loop catches up rather than stretching the call.
-      while (n < frames.length && start + n * PACKET_MS <= now + 0.5) {
-        lateness.push(Math.max(0, now - (start + n * PACKET_MS)));
-        socket.send(rtpPacket({ payloadType: PAYLOAD_TYPE[law], sequence, timestamp, ssrc, marker: n === 0 }, frames[n]), port, host);
-        sequence = (sequence + 1) & 0xffff;
-        timestamp = (timestamp + SAMPLES_PER_PACKET) >>> 0;
-        n++;
-      }
-      if (n >= frames.length) return finish();
-      setTimeout(tick, Math.max(0, start + n * PACKET_MS - performance.now()));
-    };
-    tick();
-  });
+  return new Promise((done) => clock.add({
+    socket, host, port, frames, payloadType: PAYLOAD_TYPE[law], ssrc: randomInt(0, 2 ** 32), sequence: randomInt(0, 2 ** 16),
+    timestamp: randomInt(0, 2 ** 32), start: performance.now(), n: 0, lateness: [], lastSent: 0, abort, done,
+  }));
 }
