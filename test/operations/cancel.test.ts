@@ -117,11 +117,12 @@ for (const target of targets) {
       const xmlId = Number(xmlField(xmlSent.text, 'campaign_id'));
       const before = (await s.balance()).credits;
       const reply = await s.call('cancel', { campaign_id: json.campaign_id });
-      assert.deepEqual([reply.status, reply.cancelled, reply.refunded_credits], [0, 1, 2]);
+      // Type 3: two texts (1 credit each) and two calls (a started minute each, 2 credits).
+      assert.deepEqual([reply.status, reply.cancelled, reply.refunded_credits], [0, 1, 6]);
       const xml = await t.post(`<cancel><user><username>canceller</username></user><campaign_id>${xmlId}</campaign_id></cancel>`,
         { contentType: 'application/xml', token: s.token });
       assert.deepEqual([xmlStatus(xml.text), xmlField(xml.text, 'refunded_credits')], [0, '1']);
-      assert.equal((await s.balance()).credits, before + 3);
+      assert.equal((await s.balance()).credits, before + 7);
       for (const id of [json.campaign_id, xmlId]) {
         assert.deepEqual([(await campaignRow(t, id)).kind, (await campaignRow(t, id)).state], ['tts', 'cancelled']);
         for (const m of await messagesOf(t, id)) assert.deepEqual([m.state, m.status], ['cancelled', 104]);
