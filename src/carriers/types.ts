@@ -30,6 +30,8 @@ export interface Receipt {
   carrierMessageId: string;
   /** Our delivery status (compatibility.md's catalogue): 102 delivered, 15 filtered handset, ...; -1 intermediate. */
   status: number;
+  /** The carrier never took the message after all (a call whose trunk never answered the INVITE): refund it. */
+  notPlaced?: true;
 }
 
 /** A part whose submit_sm_resp (OK) came after the submit had timed out: the carrier holds that copy too. */

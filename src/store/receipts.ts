@@ -13,6 +13,7 @@
 import { CompiledQuery } from 'kysely';
 import type { Dialect, Queryable } from './db.ts';
 import { followFilteredHandsets } from './filtered-followup.ts';
+import { refundMessage } from './messages.ts';
 import { loadMessagesForUpdate, recordStatusEvents, updateMessageStatuses, type MessageForUpdate, type StatusChange } from './status-events.ts';
 import { DELIVERY } from '../domain/status.ts';
 
@@ -25,6 +26,8 @@ export interface IncomingReceipt {
   carrierMessageId: string;
   status: number;
   at: number;
+  /** The carrier never took the message: its cost is refunded (once) along with the status. */
+  refund?: boolean;
 }
 
 const CHUNK = 400;
@@ -90,6 +93,7 @@ export async function applyReceipts(
       unmatched.push(r);
       continue;
     }
+    if (r.refund) await refundMessage(db, { id: part.message_id }, 'refund: the call was never placed (the trunk did not answer)', now);
     const next = mergePartStatus(part.part_status, r.status);
     if (next !== part.part_status) {
       part.part_status = next;

@@ -111,6 +111,26 @@ for (const target of targets) {
   });
 }
 
+describe('a voice send to a trunk that never answers', { skip: !available }, () => {
+  let h: DeliveryHarness;
+  let s: Sender;
+
+  before(async () => {
+    const [target] = await storeTargets();
+    h = await startDelivery(target, { setup: (port) => ({ carriers: [simCarrier(port), trunkTo('deaf', 9, { ringTimeoutMs: 300 })], routes: [] }) });
+    s = await newSender(h.t, 'unheard', 100);
+  });
+  after(() => h.close());
+
+  it('reports the call failed (1) and refunds it: no call was placed', async () => {
+    const reply = await s.sms({ destinations: { phone: [{ $: { id: 'deaf-1' }, _: '0521330001' }] }, message: TEXT, tts: { type: 4 } });
+    assert.equal(reply.status, 0, reply.message);
+    assert.equal((await s.balance()).credits, 100 - reply.credits);
+    await eventually(async () => (await dlrById(s, ['deaf-1'])).get('deaf-1')?.status === '1' || undefined, 15_000, 'the failed call');
+    await eventually(async () => ((await s.balance()).credits === 100 ? true : undefined), 5000, 'the refund');
+  });
+});
+
 describe('a voice send to sipp as the trunk', { skip: !available }, () => {
   let h: DeliveryHarness;
   let s: Sender;

@@ -77,7 +77,8 @@ export class SipCarrier implements Carrier {
     }).then(async (outcome) => {
       this.outcomes.push({ ...outcome, messageId: sms.messageId });
       this.log.info({ carrier: this.name, result: outcome.result, sipStatus: outcome.sipStatus, ms: outcome.media?.durationMs }, 'call ended');
-      for (const handler of this.receiptHandlers) await handler({ carrierMessageId: callId, status: CALL_STATUS[outcome.result] });
+      const notPlaced = outcome.result === 'failed' && outcome.sipStatus === undefined ? { notPlaced: true as const } : {};
+      for (const handler of this.receiptHandlers) await handler({ carrierMessageId: callId, status: CALL_STATUS[outcome.result], ...notPlaced });
     }).catch((err) => this.log.error({ carrier: this.name, err }, 'reporting a call outcome failed')).finally(() => {
       this.release();
       this.calls.delete(call);
