@@ -106,7 +106,7 @@ function asInternational(phone: string): string {
   return n.ok ? n.e164 : phone.replace(/^\+/, '');
 }
 
-/** `yona sim mo --from PHONE --to NUMBER --text TEXT` and `yona sim messages [--to PHONE] [--json]`. */
+/** `yona sim mo --from PHONE --to NUMBER --text TEXT`, `yona sim messages [--to PHONE] [--json]` and `yona sim calls [...]`. */
 export async function runSim(args: string[], out: Out = console.log): Promise<void> {
   const [sub, ...rest] = args;
   const { values } = parseArgs({
@@ -135,5 +135,18 @@ export async function runSim(args: string[], out: Out = console.log): Promise<vo
     }
     return;
   }
-  fail('usage: yona sim <mo|messages> ... (yona sim mo --from PHONE --to NUMBER --text TEXT; yona sim messages [--to PHONE] [--json])');
+  if (sub === 'calls') {
+    const calls = await client.calls(values.to ? asInternational(values.to) : undefined);
+    if (values.json) {
+      out(JSON.stringify(calls));
+      return;
+    }
+    if (calls.length === 0) out('no calls');
+    for (const c of calls) {
+      const media = c.behaviour === 'answer' ? `  ${c.law ?? '-'}  ${c.packets} RTP packets, ${(c.durationMs / 1000).toFixed(1)} s of audio` : '';
+      out(`${new Date(c.startedAt).toISOString()}  to ${c.to}  from ${c.from}  ${c.behaviour}${c.endedAt === undefined ? ' (in progress)' : ''}${media}`);
+    }
+    return;
+  }
+  fail('usage: yona sim <mo|messages|calls> ... (yona sim mo --from PHONE --to NUMBER --text TEXT; yona sim messages|calls [--to PHONE] [--json])');
 }

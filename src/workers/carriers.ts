@@ -61,6 +61,7 @@ export function carriersComponent(options: CarriersOptions = {}): Component & { 
     service.logger.info({ smpp: `127.0.0.1:${port}`, control: controlUrl }, 'no carrier configured: bundled SMSC simulator started (yona sim talks to it)');
     const callSimulator = new CallSimulator();
     const sipPort = await callSimulator.start(0);
+    simulator.attachCalls(callSimulator);
     service.logger.info({ sip: `127.0.0.1:${sipPort}` }, 'bundled call simulator started (a SIP trunk for voice sends)');
     runtime = { simulator, callSimulator } as CarriersRuntime;
     const carrier: SmppCarrierConfig = {

@@ -2,18 +2,19 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { SmscSimulator } from './smsc.ts';
 import type { ReceivedMessage } from './log.ts';
+import type { ReceivedCall } from './uas.ts';
 
 const MAX_BODY = 64 * 1024;
 
 /** What the control channel needs from the simulator. */
 export type SimulatorControl = Pick<
   SmscSimulator,
-  'sendInbound' | 'messages' | 'stats' | 'throttle' | 'failNext' | 'disconnectAll' | 'setReceiptDelay'
+  'sendInbound' | 'messages' | 'calls' | 'stats' | 'throttle' | 'failNext' | 'disconnectAll' | 'setReceiptDelay'
 >;
 
 /**
  * Starts the control server. Endpoints (JSON in and out):
- * POST /mo {from,to,text} -> {parts, delivered}; GET /messages?to= -> {messages}; GET /stats;
+ * POST /mo {from,to,text} -> {parts, delivered}; GET /messages?to= -> {messages}; GET /calls?to= -> {calls}; GET /stats;
  * POST /throttle {on}; POST /fail-next {n, status}; POST /disconnect; POST /receipt-delay {ms}.
  */
 export async function startControlServer(sim: SimulatorControl, port: number): Promise<Server> {
@@ -31,6 +32,7 @@ async function route(sim: SimulatorControl, req: IncomingMessage, res: ServerRes
   const url = new URL(req.url ?? '/', 'http://127.0.0.1');
   const key = `${req.method} ${url.pathname}`;
   if (key === 'GET /messages') return send(res, 200, { messages: sim.messages({ to: url.searchParams.get('to') ?? undefined }) });
+  if (key === 'GET /calls') return send(res, 200, { calls: sim.calls({ to: url.searchParams.get('to') ?? undefined }) });
   if (key === 'GET /stats') return send(res, 200, sim.stats());
   if (req.method !== 'POST') return send(res, 404, { error: 'not found' });
   let body: Record<string, unknown>;
@@ -98,6 +100,13 @@ export class SimulatorClient {
     const query = to ? `?to=${encodeURIComponent(to)}` : '';
     const body = (await this.call('GET', `/messages${query}`)) as { messages: ReceivedMessage[] };
     return body.messages;
+  }
+
+  /** Calls the simulator's SIP side took, optionally to one number. */
+  async calls(to?: string): Promise<ReceivedCall[]> {
+    const query = to ? `?to=${encodeURIComponent(to)}` : '';
+    const body = (await this.call('GET', `/calls${query}`)) as { calls: ReceivedCall[] };
+    return body.calls;
   }
 
   private async call(method: string, path: string, body?: unknown): Promise<unknown> {

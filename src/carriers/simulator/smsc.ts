@@ -7,6 +7,7 @@ import { Reassembler } from '../smpp/concat.ts';
 import { rawPayload, sendPdu, STATUS } from '../smpp/pdu.ts';
 import { inboundFields, receiptFields } from './build.ts';
 import { startControlServer } from './control.ts';
+import type { CallSimulator, ReceivedCall } from './uas.ts';
 import { DeliveryQueue, type DeliveryTarget } from './deliveries.ts';
 import { SimulatorIds, type SimIdFormat } from './ids.ts';
 import { MessageLog, type ReceivedMessage } from './log.ts';
@@ -289,6 +290,18 @@ export class SmscSimulator {
   /** Messages received so far (optionally only those to one destination), oldest first. */
   messages(filter: { to?: string } = {}): ReceivedMessage[] {
     return this.log.list(filter);
+  }
+
+  private callSide: CallSimulator | undefined;
+
+  /** Serves the calls of the simulator's SIP side on this control channel too (`yona sim calls`). */
+  attachCalls(calls: CallSimulator): void {
+    this.callSide = calls;
+  }
+
+  /** Calls the attached SIP side took (none without one), oldest first. */
+  calls(filter: { to?: string } = {}): ReceivedCall[] {
+    return this.callSide?.calls(filter) ?? [];
   }
 
   /** Counters since start. */
