@@ -88,8 +88,20 @@ describe('a call to sipp', { skip: !available }, () => {
     assert.deepEqual([refused.result, refused.sipStatus], ['rejected', 403]);
   });
 
+  it('places the call over TCP too', async () => {
+    peer = await startSipp('uas', 1, 'tcp');
+    const outcome = await placeCall(trunk(peer.port, { transport: 'tcp' }), request());
+    assert.deepEqual([outcome.result, outcome.reason], ['answered', '200 OK'], 'answered over TCP, and our BYE got its 200');
+    assert.ok(outcome.media!.received >= outcome.media!.packets * 0.95, 'sipp echoed the RTP');
+    // sipp's exit code is not checked here: over TCP it counts a call whose connection closed during its
+    // closing wait as failed, though every message of the call was exchanged.
+  });
+
   it('fails when nothing answers at the trunk address', async () => {
     const outcome = await placeCall(trunk(9), request({ ringTimeoutMs: 300 }));
     assert.deepEqual([outcome.result, outcome.reason, outcome.sipStatus], ['failed', 'no response from the trunk', undefined]);
+    const tcp = await placeCall(trunk(9, { transport: 'tcp' }), request());
+    assert.equal(tcp.result, 'failed');
+    assert.match(tcp.reason, /^cannot reach the trunk: connect ECONNREFUSED/);
   });
 });

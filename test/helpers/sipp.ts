@@ -16,17 +16,19 @@ export function voiceToolsAvailable(): boolean {
 
 export interface SippPeer {
   port: number;
+  /** What sipp wrote on stderr (why a call failed). */
+  stderr(): string;
   /** Resolves with sipp's exit code once its calls are done (0: every call went as the scenario says). */
   exit: Promise<number>;
   stop(): void;
 }
 
 /** Starts sipp as a UAS on loopback: its built-in `uas` scenario (answers, echoes RTP) or one of test/fixtures/sipp. */
-export async function startSipp(scenario: 'uas' | 'busy' | 'decline' | 'ring' | 'auth', calls = 1): Promise<SippPeer> {
+export async function startSipp(scenario: 'uas' | 'busy' | 'decline' | 'ring' | 'auth', calls = 1, transport: 'udp' | 'tcp' = 'udp'): Promise<SippPeer> {
   const port = 20000 + Math.floor(Math.random() * 20000);
   const mediaPort = port + 2;
   const which = scenario === 'uas' ? ['-sn', 'uas'] : ['-sf', join(import.meta.dirname, '..', 'fixtures', 'sipp', `${scenario}.xml`)];
-  const child = spawn('sipp', [...which, '-i', '127.0.0.1', '-p', String(port), '-mp', String(mediaPort), '-rtp_echo', '-m', String(calls), '-nostdin', '-timeout', '60s', '-timeout_error'],
+  const child = spawn('sipp', [...which, '-t', transport === 'tcp' ? 't1' : 'u1', '-i', '127.0.0.1', '-p', String(port), '-mp', String(mediaPort), '-rtp_echo', '-m', String(calls), '-nostdin', '-timeout', '60s', '-timeout_error'],
     { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr += d));
@@ -34,5 +36,5 @@ export async function startSipp(scenario: 'uas' | 'busy' | 'decline' | 'ring' | 
   // sipp listens at once; give it a moment to bind before the first INVITE.
   await new Promise((r) => setTimeout(r, 300));
   if (child.exitCode !== null) throw new Error(`sipp did not start: ${stderr}`);
-  return { port, exit, stop: () => child.kill('SIGKILL') };
+  return { port, exit, stderr: () => stderr, stop: () => child.kill('SIGKILL') };
 }

@@ -1,11 +1,12 @@
-// One outbound call over SIP/UDP to a trunk: INVITE with an SDP offer of PCMA and PCMU (retransmitted on
-// RFC 3261's timer A until a response), digest authentication on 401/407, provisional responses, a ring timeout
+// One outbound call over SIP (UDP or TCP) to a trunk: INVITE with an SDP offer of PCMA and PCMU (over UDP
+// retransmitted on RFC 3261's timer A until a response), digest authentication on 401/407, provisional responses, a ring timeout
 // that CANCELs, ACK for every final response, the message played over RTP in the law the answer chose, then BYE.
 // The outcome says what a delivery report needs: answered (with the audio's duration), busy, no answer,
 // rejected or failed, with the SIP status that decided it.
 import { createSocket, type Socket } from 'node:dgram';
 import { randomInt } from 'node:crypto';
 import { digestAuthorization } from './digest.ts';
+import { openTransport, type SipTransport, type SipTransportKind } from './transport.ts';
 import { formatRequest, formatResponse, header, newBranch, parseSdp, parseSip, sdpOffer, sipToken, tagOf, uriOf, type SipMessage } from './message.ts';
 import { PAYLOAD_TYPE, playbackFrames, streamRtp, type StreamStats } from './rtp.ts';
 import type { G711Law } from './speech.ts';
@@ -23,6 +24,8 @@ export interface Trunk {
   password?: string;
   /** The address our SIP and RTP sockets bind to and announce (127.0.0.1 for loopback trunks). */
   localIp: string;
+  /** SIP over 'udp' (the default) or 'tcp'. */
+  transport?: SipTransportKind;
 }
 
 export interface CallRequest {
@@ -64,7 +67,13 @@ export function outcomeOf(status: number): CallResult {
 
 /** Places one call and resolves with its outcome; never rejects. */
 export async function placeCall(trunk: Trunk, request: CallRequest): Promise<CallOutcome> {
-  const call = new UdpCall(trunk, request);
+  let transport: SipTransport;
+  try {
+    transport = await openTransport(trunk.transport ?? 'udp', trunk.host, trunk.port, trunk.localIp);
+  } catch (err) {
+    return { result: 'failed', reason: `cannot reach the trunk: ${(err as Error).message}`, callId: '' };
+  }
+  const call = new Call(trunk, request, transport);
   try {
     return await call.run();
   } finally {
@@ -72,8 +81,7 @@ export async function placeCall(trunk: Trunk, request: CallRequest): Promise<Cal
   }
 }
 
-class UdpCall {
-  private readonly sip: Socket = createSocket('udp4');
+class Call {
   private readonly rtp: Socket = createSocket('udp4');
   private readonly callId = `${sipToken(12)}@yona`;
   private readonly fromTag = sipToken();
@@ -86,19 +94,14 @@ class UdpCall {
   private responses: Array<(m: SipMessage) => void> = [];
   private byeFromPeer = new AbortController();
   private heard = 0;
-  private unsent = 0;
-  private allSent: (() => void) | undefined;
 
-  constructor(private readonly trunk: Trunk, private readonly request: CallRequest) {
+  constructor(private readonly trunk: Trunk, private readonly request: CallRequest, private readonly sip: SipTransport) {
     this.domain = trunk.domain ?? trunk.host;
   }
 
-  /** Closes both sockets once the last SIP datagram (an ACK, a BYE's retransmission) has left. */
+  /** Closes the SIP transport once the last message (an ACK, a BYE) has left, and the RTP socket. */
   async close(): Promise<void> {
-    if (this.unsent > 0) {
-      await Promise.race([new Promise<void>((r) => (this.allSent = r)), new Promise((r) => setTimeout(r, 1000))]);
-    }
-    this.sip.close();
+    await this.sip.close();
     this.rtp.close();
   }
 
@@ -107,14 +110,11 @@ class UdpCall {
   }
 
   private send(text: string): void {
-    this.unsent++;
-    this.sip.send(text, this.trunk.port, this.trunk.host, () => {
-      if (--this.unsent === 0) this.allSent?.();
-    });
+    this.sip.send(text);
   }
 
   private via(branch: string): string {
-    return `SIP/2.0/UDP ${this.trunk.localIp}:${this.sip.address().port};branch=${branch};rport`;
+    return `SIP/2.0/${this.sip.kind.toUpperCase()} ${this.trunk.localIp}:${this.sip.localPort()};branch=${branch};rport`;
   }
 
   private common(branch: string, method: string, cseq: number, to: string): Array<[string, string]> {
@@ -126,7 +126,8 @@ class UdpCall {
 
   private invite(sdp: string, authorization?: [string, string]): string {
     const headers = this.common(this.branch, 'INVITE', this.cseq, `<sip:${this.request.to}@${this.domain}>`);
-    headers.push(['Contact', `<sip:${this.trunk.callerId}@${this.trunk.localIp}:${this.sip.address().port}>`], ['Content-Type', 'application/sdp']);
+    const transport = this.sip.kind === 'tcp' ? ';transport=tcp' : '';
+    headers.push(['Contact', `<sip:${this.trunk.callerId}@${this.trunk.localIp}:${this.sip.localPort()}${transport}>`], ['Content-Type', 'application/sdp']);
     if (authorization) headers.push(authorization);
     return formatRequest('INVITE', this.requestUri, headers, sdp);
   }
@@ -170,7 +171,7 @@ class UdpCall {
       let answered = false;
       let retransmit: NodeJS.Timeout | undefined;
       const schedule = () => {
-        if (text === undefined) return;
+        if (text === undefined || this.sip.reliable) return;
         retransmit = setTimeout(() => {
           if (answered) return;
           this.send(text);
@@ -205,11 +206,8 @@ class UdpCall {
   }
 
   async run(): Promise<CallOutcome> {
-    await Promise.all([
-      new Promise<void>((r) => this.sip.bind(0, this.trunk.localIp, () => r())),
-      new Promise<void>((r) => this.rtp.bind(0, this.trunk.localIp, () => r())),
-    ]);
-    this.sip.on('message', (raw) => this.onMessage(raw));
+    await new Promise<void>((r) => this.rtp.bind(0, this.trunk.localIp, () => r()));
+    this.sip.onMessage((raw) => this.onMessage(raw));
     this.rtp.on('message', () => void this.heard++); // the callee's audio is counted, not kept
     const sdp = sdpOffer(this.trunk.localIp, this.rtp.address().port, randomInt(1, 2 ** 31));
     const outcome = (result: CallResult, reason: string, sipStatus?: number): CallOutcome => ({ result, reason, sipStatus, callId: this.callId });

@@ -10,6 +10,7 @@ export const sipFileTrunk = z.object({
   name: z.string().min(1),
   host: z.string().min(1),
   port: z.number().int().min(1).max(65535).default(5060),
+  transport: z.enum(['udp', 'tcp']).default('udp'),
   /** The system number calls come from. */
   callerId: z.string().regex(/^\+?\d{3,15}$/, 'callerId must be a phone number'),
   domain: z.string().min(1).optional(),
