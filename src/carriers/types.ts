@@ -32,6 +32,8 @@ export interface Receipt {
   status: number;
   /** The carrier never took the message after all (a call whose trunk never answered the INVITE): refund it. */
   notPlaced?: true;
+  /** For an answered call: how long its message played. */
+  durationMs?: number;
 }
 
 /** A part whose submit_sm_resp (OK) came after the submit had timed out: the carrier holds that copy too. */

@@ -49,8 +49,10 @@ function readExternalIds(transactions: unknown, bare: unknown): string[] {
 }
 
 function reportReply(rows: ReportRow[], timeZone: string): Reply {
-  const transactions = rows.slice(0, MAX_REPORT_ROWS).map((r) => dlrFields({
-    externalId: r.external_id, status: r.status, date: r.status_at, phone: r.phone, operator: r.carrier, shipmentId: r.campaign_id, timeZone,
+  // A voice call's report says it is one, and an answered call how many seconds its message played.
+  const transactions = rows.slice(0, MAX_REPORT_ROWS).map((r) => ({
+    ...dlrFields({ externalId: r.external_id, status: r.status, date: r.status_at, phone: r.phone, operator: r.carrier, shipmentId: r.campaign_id, timeZone }),
+    ...(r.channel === 'call' ? { channel: 'call', ...(r.call_seconds !== null ? { call_seconds: r.call_seconds } : {}) } : {}),
   }));
   const reply: Reply = { status: 0, message: countMessage(transactions.length, 'delivery report'), transactions };
   if (rows.length > MAX_REPORT_ROWS) reply.truncated = 1;

@@ -28,6 +28,8 @@ export interface IncomingReceipt {
   at: number;
   /** The carrier never took the message: its cost is refunded (once) along with the status. */
   refund?: boolean;
+  /** An answered call's playing time, kept on the message for its reports. */
+  durationMs?: number;
 }
 
 const CHUNK = 400;
@@ -94,6 +96,9 @@ export async function applyReceipts(
       continue;
     }
     if (r.refund) await refundMessage(db, { id: part.message_id }, 'refund: the call was never placed (the trunk did not answer)', now);
+    if (r.durationMs !== undefined) {
+      await db.updateTable('messages').set({ call_seconds: Math.round(r.durationMs / 1000) }).where('id', '=', part.message_id).execute();
+    }
     const next = mergePartStatus(part.part_status, r.status);
     if (next !== part.part_status) {
       part.part_status = next;

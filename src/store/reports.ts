@@ -10,15 +10,21 @@ export interface ReportRow {
   phone: string;
   carrier: string | null;
   campaign_id: number;
+  /** 'call' for a voice call, with the seconds an answered one played. */
+  channel: string;
+  call_seconds: number | null;
 }
 
 const CHUNK = 500;
-const COLUMNS = ['id', 'external_id', 'status', 'status_at', 'phone', 'carrier', 'campaign_id', 'created_at', 'submitted_at'] as const;
+const COLUMNS = ['id', 'external_id', 'status', 'status_at', 'phone', 'carrier', 'campaign_id', 'created_at', 'submitted_at', 'channel', 'call_seconds'] as const;
 
-function toReport(r: { id: number; external_id: string | null; status: number | null; status_at: number | null; phone: string; carrier: string | null; campaign_id: number }): ReportRow {
+function toReport(r: {
+  id: number; external_id: string | null; status: number | null; status_at: number | null; phone: string; carrier: string | null; campaign_id: number;
+  channel: string; call_seconds: number | null;
+}): ReportRow {
   return {
     id: Number(r.id), external_id: r.external_id, status: Number(r.status), status_at: Number(r.status_at), phone: r.phone, carrier: r.carrier,
-    campaign_id: Number(r.campaign_id),
+    campaign_id: Number(r.campaign_id), channel: r.channel, call_seconds: r.call_seconds === null ? null : Number(r.call_seconds),
   };
 }
 

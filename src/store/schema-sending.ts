@@ -68,6 +68,8 @@ export interface MessageTable {
   channel: Generated<string>;
   /** For a call: how it is spoken, JSON `{voice, rate, repeat}`. */
   spoken: Generated<string | null>;
+  /** For an answered call: the seconds its message played. */
+  call_seconds: Generated<number | null>;
 }
 
 export interface ShortLinkTable {

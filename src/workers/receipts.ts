@@ -50,7 +50,7 @@ export class ReceiptWorker {
   add(carrier: string, receipt: Receipt): Promise<void> {
     this.stats.received++;
     return new Promise((resolve, reject) => {
-      this.queue.push({ receipt: { carrier, carrierMessageId: receipt.carrierMessageId, status: receipt.status, at: this.deps.clock(), ...(receipt.notPlaced ? { refund: true } : {}) }, resolve, reject });
+      this.queue.push({ receipt: { carrier, carrierMessageId: receipt.carrierMessageId, status: receipt.status, at: this.deps.clock(), ...(receipt.notPlaced ? { refund: true } : {}), ...(receipt.durationMs !== undefined ? { durationMs: receipt.durationMs } : {}) }, resolve, reject });
       if (this.queue.length >= MAX_BATCH) void this.flush();
       else if (!this.scheduled) {
         this.scheduled = true;

@@ -54,10 +54,13 @@ for (const target of targets) {
         return ['v-ok', 'v-busy', 'v-quiet'].every((id) => r.get(id) && r.get(id)!.status !== '-1') ? r : undefined;
       }, 20_000, 'the three call outcomes');
       assert.deepEqual(['v-ok', 'v-busy', 'v-quiet'].map((id) => reports.get(id)!.status), ['102', '110', '111']);
+      assert.deepEqual(['v-ok', 'v-busy'].map((id) => reports.get(id)!.channel), ['call', 'call']);
+      assert.equal(reports.get('v-busy')!.call_seconds, undefined);
       assert.equal(h.simulator.messages({ to: '972521310001' }).length, 0, 'no text');
       const [answered] = calls.calls({ to: '972521310001' });
       const audio = await new CachedSpeech(new EspeakEngine()).render({ text: TEXT, voice: 'ymFemale', rate: 0, law: 'pcma' });
       assert.ok(Math.abs(answered.packets - playbackFrames(audio, 'pcma', 1).length) <= 2, `${answered.packets} RTP packets`);
+      assert.equal(reports.get('v-ok')!.call_seconds, Math.round(audio.length / 8000), 'the seconds the message played');
       const rows = await messagesOf(h.t, reply.campaign_id);
       assert.deepEqual(rows.map((m) => m.channel), ['call', 'call', 'call']);
       assert.deepEqual(JSON.parse(rows[0].spoken!), { voice: 'ymFemale', rate: 0, repeat: 1 });

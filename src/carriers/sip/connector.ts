@@ -78,7 +78,8 @@ export class SipCarrier implements Carrier {
       this.outcomes.push({ ...outcome, messageId: sms.messageId });
       this.log.info({ carrier: this.name, result: outcome.result, sipStatus: outcome.sipStatus, ms: outcome.media?.durationMs }, 'call ended');
       const notPlaced = outcome.result === 'failed' && outcome.sipStatus === undefined ? { notPlaced: true as const } : {};
-      for (const handler of this.receiptHandlers) await handler({ carrierMessageId: callId, status: CALL_STATUS[outcome.result], ...notPlaced });
+      const played = outcome.result === 'answered' && outcome.media ? { durationMs: outcome.media.durationMs } : {};
+      for (const handler of this.receiptHandlers) await handler({ carrierMessageId: callId, status: CALL_STATUS[outcome.result], ...notPlaced, ...played });
     }).catch((err) => this.log.error({ carrier: this.name, err }, 'reporting a call outcome failed')).finally(() => {
       this.release();
       this.calls.delete(call);
