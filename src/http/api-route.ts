@@ -1,9 +1,11 @@
-// POST /api and POST /api/test: decode the body, run the operation, reply in the request's encoding.
+// POST /api and POST /api/test: decode the body, run the operation, reply in the encoding the Accept header
+// prefers, else the request's (accept.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { findOperation } from '../operations/index.ts';
 import { executeRequest, type AppContext } from '../operations/execute.ts';
 import { bearerToken } from './auth.ts';
 import { bodyText, decodeBody, detectEncoding, encodeReply, parseProblem, replyContentType, type Encoding, type Reply } from './codec.ts';
+import { replyEncoding } from './accept.ts';
 import { inHebrew, prefersHebrew } from './language.ts';
 import type { Metrics } from './metrics.ts';
 
@@ -24,7 +26,9 @@ function contentTypeOf(request: FastifyRequest): string | undefined {
   return sentContentType.has(request) ? sentContentType.get(request) : request.headers['content-type'];
 }
 
-function send(request: FastifyRequest, reply: FastifyReply, root: string, body: Reply, encoding: Encoding): FastifyReply {
+function send(request: FastifyRequest, reply: FastifyReply, root: string, body: Reply, requested: Encoding): FastifyReply {
+  const encoding = replyEncoding(request.headers.accept, requested);
+  reply.header('vary', 'Accept');
   const language = request.headers['accept-language']; // parsed only when sent
   if (language !== undefined && prefersHebrew(language)) {
     body = inHebrew(body);
