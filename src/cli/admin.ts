@@ -16,6 +16,7 @@ import { openStore, type Store } from '../store/db.ts';
 import { applyLedgerChange } from '../store/ledger.ts';
 import { addVerifiedSender } from '../store/senders.ts';
 import { addFilteredPhones } from '../store/filtered-phones.ts';
+import { ADMIN_HELP, didYouMean, formatCommandList, formatHelp, wantsHelp } from './help.ts';
 import { normalizePhone } from '../domain/phone.ts';
 import { readFileSync } from 'node:fs';
 
@@ -39,12 +40,15 @@ export function parseArgsProblem(err: unknown): UsageError | undefined {
   return new UsageError(message.split('\n')[0]);
 }
 
-/** Parses a command's options; argument errors become one-line UsageErrors. */
+/** Parses a command's options; argument errors become one-line UsageErrors (an unknown option names the nearest). */
 function options<T extends ParseArgsConfig['options']>(args: string[], spec: T) {
   try {
     return parseArgs({ args, allowPositionals: true, options: spec });
   } catch (err) {
-    throw parseArgsProblem(err) ?? err;
+    const problem = parseArgsProblem(err);
+    const unknown = /^unknown option (--[^\s;]+)$/.exec(problem?.message ?? '')?.[1];
+    if (unknown) throw new UsageError(`unknown option ${unknown}${didYouMean(unknown, Object.keys(spec ?? {}).map((o) => `--${o}`))}`);
+    throw problem ?? err;
   }
 }
 
@@ -216,17 +220,33 @@ export const ADMIN_COMMANDS: Record<string, Command> = {
   'set-password': (...a) => import('./admin-console.ts').then((m) => m.setPasswordCommand(...a)),
 };
 
+const ADMIN_LIST = () => formatCommandList('usage: yona admin COMMAND [ARGS]', ADMIN_HELP, 'yona admin COMMAND --help explains a command.');
+
+// The command named by `name`, or a UsageError naming the nearest one.
+function adminCommand(name: string | undefined): Command {
+  if (!name) fail(`a command is needed\n${ADMIN_LIST()}`);
+  const command = ADMIN_COMMANDS[name];
+  if (!command) fail(`unknown admin command "${name}"${didYouMean(name, Object.keys(ADMIN_COMMANDS))} (yona admin --help lists them)`);
+  return command;
+}
+
 /** Runs one admin command on an open store (tests call this in-process). */
 export async function runAdminCommand(store: Store, config: Config, args: string[], out: (line: string) => void): Promise<void> {
   const [name, ...rest] = args;
-  const command = name ? ADMIN_COMMANDS[name] : undefined;
-  if (!command) fail(`usage: yona admin <${Object.keys(ADMIN_COMMANDS).join('|')}> ...`);
-  await command(store, config, rest, out);
+  await adminCommand(name)(store, config, rest, out);
 }
 
-/** Runs `yona admin NAME ARGS...` against the configured store. */
+/** Runs `yona admin NAME ARGS...` against the configured store; `--help` prints help and opens nothing. */
 export async function runAdmin(args: string[], out: (line: string) => void = console.log): Promise<void> {
-  if (!args[0] || !ADMIN_COMMANDS[args[0]]) fail(`usage: yona admin <${Object.keys(ADMIN_COMMANDS).join('|')}> ...`);
+  if (args[0] === '--help' || args[0] === '-h' || args[0] === 'help') {
+    out(ADMIN_LIST());
+    return;
+  }
+  adminCommand(args[0]);
+  if (wantsHelp(args.slice(1))) {
+    out(formatHelp(ADMIN_HELP[args[0]]));
+    return;
+  }
   const config = loadConfig();
   const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   try {

@@ -1,6 +1,7 @@
 // The `yona` command line: serve, admin, smsc-sim, sim.
 import { ConfigError } from '../config.ts';
 import { parseArgsProblem, runAdmin, UsageError } from './admin.ts';
+import { COMMAND_HELP, didYouMean, formatCommandList, formatHelp, wantsHelp } from './help.ts';
 import { runServe } from './serve.ts';
 
 type Runner = (args: string[]) => Promise<void>;
@@ -13,10 +14,21 @@ export const COMMANDS: Record<string, Runner> = {
   sim: (args) => import('./sim.ts').then((m) => m.runSim(args)),
 };
 
+const TOP_HELP = formatCommandList('usage: yona COMMAND [ARGS]', COMMAND_HELP, 'yona COMMAND --help explains a command; yona admin --help lists the operator commands.');
+
 async function main(argv: string[]): Promise<void> {
   const [name, ...rest] = argv;
-  const run = name ? COMMANDS[name] : undefined;
-  if (!run) throw new UsageError(`usage: yona <${Object.keys(COMMANDS).join('|')}> ...`);
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    if (name === undefined) throw new UsageError(`a command is needed\n${TOP_HELP}`);
+    console.log(TOP_HELP);
+    return;
+  }
+  const run = COMMANDS[name];
+  if (!run) throw new UsageError(`unknown command "${name}"${didYouMean(name, Object.keys(COMMANDS))} (usage: yona COMMAND [ARGS]; yona --help lists the commands)`);
+  if (name !== 'admin' && wantsHelp(rest)) {
+    console.log(formatHelp(COMMAND_HELP[name]));
+    return;
+  }
   await run(rest);
 }
 

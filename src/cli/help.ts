@@ -1,0 +1,164 @@
+// What `yona --help`, `yona admin --help` and `--help` on every command print: each command's usage, what it
+// does and an example; and the nearest valid name for a mistyped command or option.
+
+export interface CommandHelp {
+  usage: string;
+  summary: string;
+  example: string;
+}
+
+/** The top-level commands. */
+export const COMMAND_HELP: Record<string, CommandHelp> = {
+  serve: {
+    usage: 'yona serve',
+    summary: 'Runs the service: HTTPS API and console, plain HTTP on loopback, and the delivery workers (settings from the environment).',
+    example: 'YONA_DATA_DIR=./data yona serve',
+  },
+  admin: {
+    usage: 'yona admin COMMAND ...',
+    summary: 'Operator commands on the same store the service uses (safe while it runs); yona admin --help lists them.',
+    example: 'yona admin create-account alice --password s3cret-pw --credits 100',
+  },
+  'smsc-sim': {
+    usage: 'yona smsc-sim --port N [--control-port N] [--receipt-delay MS] [--id-format text|submit-hex|receipt-hex] [--system-id ID --password PW] [--tls | --tls-cert CERT.pem --tls-key KEY.pem]',
+    summary: 'Runs the bundled SMSC simulator on its own, for a Yona configured with an SMPP carrier pointing at it.',
+    example: 'yona smsc-sim --port 2775 --control-port 2776',
+  },
+  sim: {
+    usage: 'yona sim mo --from PHONE --to NUMBER --text TEXT | yona sim messages [--to PHONE] [--json] | yona sim calls [--to PHONE] [--json]',
+    summary: 'Talks to a running simulator: sends an inbound SMS, lists the texts and the calls it received.',
+    example: 'yona sim mo --from 0501234567 --to 0559990000 --text "STOP"',
+  },
+};
+
+/** The `yona admin` commands. */
+export const ADMIN_HELP: Record<string, CommandHelp> = {
+  'create-account': {
+    usage: 'yona admin create-account USERNAME --password PW [--name N] [--credits N] [--international SHEKELS] [--reseller] [--parent USERNAME] [--time-zone TZ] [--allow-ip CIDR]...',
+    summary: 'Creates an account (a reseller, or a reseller\'s sub-account with --parent) with its opening balances.',
+    example: 'yona admin create-account alice --password s3cret-pw --credits 100 --international 20.00',
+  },
+  'create-token': {
+    usage: 'yona admin create-token USERNAME [--expires-in 90d|12h|2s]',
+    summary: 'Mints an API token; it is printed once, alone on the last line (only its SHA-256 is stored).',
+    example: 'TOKEN=$(yona admin create-token alice | tail -n 1)',
+  },
+  'delete-token': {
+    usage: 'yona admin delete-token USERNAME "TOKEN NAME"',
+    summary: 'Deletes a token by its name; it stops working at once.',
+    example: 'yona admin delete-token alice "API 25/11/2026 10:00:00"',
+  },
+  'allow-ip': {
+    usage: 'yona admin allow-ip USERNAME CIDR',
+    summary: 'Adds an address or CIDR to the account\'s allowlist and turns the IP check on.',
+    example: 'yona admin allow-ip alice 203.0.113.0/24',
+  },
+  'ip-check': {
+    usage: 'yona admin ip-check USERNAME on|off',
+    summary: 'Turns the account\'s IP allowlist check on or off (on with no address locks the API out).',
+    example: 'yona admin ip-check alice off',
+  },
+  'add-credits': {
+    usage: 'yona admin add-credits USERNAME N',
+    summary: 'Grants N domestic credits (a ledger row).',
+    example: 'yona admin add-credits alice 500',
+  },
+  'verify-sender': {
+    usage: 'yona admin verify-sender USERNAME SOURCE',
+    summary: 'Marks a sender (source) verified for the account, e.g. a landline confirmed by a call.',
+    example: 'yona admin verify-sender alice 035551234',
+  },
+  'set-password': {
+    usage: 'yona admin set-password USERNAME --password PW',
+    summary: 'Sets the console password (argon2id), signs the account out of the console and lifts a lockout.',
+    example: 'yona admin set-password alice --password n3w-secret',
+  },
+  ledger: {
+    usage: 'yona admin ledger USERNAME [--json]',
+    summary: 'Prints every credit and money movement of the account with its reason and reference, and the balances.',
+    example: 'yona admin ledger alice --json',
+  },
+  'otp-international': {
+    usage: 'yona admin otp-international USERNAME on|off',
+    summary: 'Lets the account send one-time codes to international numbers, or stops it.',
+    example: 'yona admin otp-international alice on',
+  },
+  'add-filtered': {
+    usage: 'yona admin add-filtered PHONE... | --file FILE',
+    summary: 'Adds filtered (Kosher) phones to the registry: voice sends of type 2 call them instead of texting.',
+    example: 'yona admin add-filtered --file kosher-phones.txt',
+  },
+  'add-carrier': {
+    usage: 'yona admin add-carrier NAME --host H --port P --system-id S --password PW [--system-type T] [--bind transceiver|tx+rx] [--binds N] [--window N] [--max-tps N] [--tls [--tls-ca CA.pem] [--tls-servername NAME]] [--long-messages udh|payload] [--receipt-ids as-is|submit-hex|receipt-hex|both-hex]',
+    summary: 'Adds or updates an SMPP carrier; yona serve binds it on its next start.',
+    example: 'yona admin add-carrier partner --host smsc.example.com --port 2775 --system-id yona --password pw --binds 2',
+  },
+  'add-route': {
+    usage: 'yona admin add-route PREFIX|default CARRIER',
+    summary: 'Routes destinations starting with PREFIX (international digits) to a carrier.',
+    example: 'yona admin add-route 97250 partner',
+  },
+  'add-number': {
+    usage: 'yona admin add-number USERNAME NUMBER',
+    summary: 'Gives the account an inbound number: texts to it show in its incoming and its push feed.',
+    example: 'yona admin add-number alice 0559990000',
+  },
+  carriers: {
+    usage: 'yona admin carriers',
+    summary: 'Lists the carriers (passwords never shown) and routes the next yona serve would use.',
+    example: 'yona admin carriers',
+  },
+  push: {
+    usage: 'yona admin push list USERNAME [TYPE] | delete USERNAME TYPE | enable USERNAME TYPE | secret USERNAME [--clear] | log USERNAME TYPE [N]',
+    summary: 'Shows and manages the account\'s push URL registrations, their signing secret and delivery log.',
+    example: 'yona admin push log alice dlr 50',
+  },
+};
+
+/** The help of one command, as printed. */
+export function formatHelp(help: CommandHelp): string {
+  return `usage: ${help.usage}\n\n${help.summary}\n\nexample:\n  ${help.example}`;
+}
+
+/** A list of commands with their summaries, as `yona --help` and `yona admin --help` print it. */
+export function formatCommandList(title: string, commands: Record<string, CommandHelp>, more: string): string {
+  const width = Math.max(...Object.keys(commands).map((n) => n.length));
+  const lines = Object.entries(commands).map(([name, h]) => `  ${name.padEnd(width)}  ${h.summary}`);
+  return `${title}\n\ncommands:\n${lines.join('\n')}\n\n${more}`;
+}
+
+/** Whether the arguments ask for help. */
+export function wantsHelp(args: string[]): boolean {
+  return args.includes('--help') || args.includes('-h');
+}
+
+function distance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let previous = row[0];
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const kept = row[j];
+      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1));
+      previous = kept;
+    }
+  }
+  return row[b.length];
+}
+
+/** The candidate nearest to a mistyped name, when it is near enough to be what was meant. */
+export function nearest(name: string, candidates: string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const c of candidates) {
+    const d = distance(name.toLowerCase(), c.toLowerCase());
+    if (d < bestDistance) [best, bestDistance] = [c, d];
+  }
+  return best !== undefined && bestDistance <= Math.max(2, Math.floor(name.length / 3)) ? best : undefined;
+}
+
+/** "; did you mean X?" for a mistyped name, or nothing. */
+export function didYouMean(name: string, candidates: string[]): string {
+  const match = nearest(name, candidates);
+  return match ? `; did you mean "${match}"?` : '';
+}
