@@ -122,31 +122,23 @@ export async function runSim(args: string[], out: Out = console.log): Promise<vo
       : `queued in the simulator (${result.parts} parts): no Yona bind acknowledged it yet`);
     return;
   }
+  const to = values.to ? asInternational(values.to) : undefined;
+  // A listing: one JSON array with --json, else a line (or two) per item.
+  const list = <T>(items: T[], what: string, line: (item: T) => string) => {
+    if (values.json) out(JSON.stringify(items));
+    else if (items.length === 0) out(`no ${what}`);
+    else for (const item of items) out(line(item));
+  };
   if (sub === 'messages') {
-    const messages = await client.messages(values.to ? asInternational(values.to) : undefined);
-    if (values.json) {
-      out(JSON.stringify(messages));
-      return;
-    }
-    if (messages.length === 0) out('no messages');
-    for (const m of messages) {
-      out(`${new Date(m.receivedAt).toISOString()}  to ${m.destination}  from ${m.source}  ${m.parts} part${m.parts === 1 ? '' : 's'}` +
-        `${m.messagePayload ? ' (message_payload)' : ''}${m.dataCoding === 8 ? ' UCS-2' : ''}\n  ${m.text.replace(/\n/g, '\n  ')}`);
-    }
-    return;
+    return list(await client.messages(to), 'messages', (m) =>
+      `${new Date(m.receivedAt).toISOString()}  to ${m.destination}  from ${m.source}  ${m.parts} part${m.parts === 1 ? '' : 's'}` +
+      `${m.messagePayload ? ' (message_payload)' : ''}${m.dataCoding === 8 ? ' UCS-2' : ''}\n  ${m.text.replace(/\n/g, '\n  ')}`);
   }
   if (sub === 'calls') {
-    const calls = await client.calls(values.to ? asInternational(values.to) : undefined);
-    if (values.json) {
-      out(JSON.stringify(calls));
-      return;
-    }
-    if (calls.length === 0) out('no calls');
-    for (const c of calls) {
+    return list(await client.calls(to), 'calls', (c) => {
       const media = c.behaviour === 'answer' ? `  ${c.law ?? '-'}  ${c.packets} RTP packets, ${(c.durationMs / 1000).toFixed(1)} s of audio` : '';
-      out(`${new Date(c.startedAt).toISOString()}  to ${c.to}  from ${c.from}  ${c.behaviour}${c.endedAt === undefined ? ' (in progress)' : ''}${media}`);
-    }
-    return;
+      return `${new Date(c.startedAt).toISOString()}  to ${c.to}  from ${c.from}  ${c.behaviour}${c.endedAt === undefined ? ' (in progress)' : ''}${media}`;
+    });
   }
   fail('usage: yona sim <mo|messages|calls> ... (yona sim mo --from PHONE --to NUMBER --text TEXT; yona sim messages|calls [--to PHONE] [--json])');
 }

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { SegmentedMessage } from 'sms-segments-calculator';
 import oracleTableModule from 'sms-segments-calculator/dist/libs/UnicodeToGSM.js';
 import { countParts, decodeFromSmpp, detectEncoding, encodeForSmpp } from '../../src/domain/encoding.ts';
+import { mulberry32 } from '../helpers/random.ts';
 
 // The oracle's own char -> GSM code units table (a CommonJS default export), used as an independent reference.
 const oracleTable = ((oracleTableModule as unknown as { default?: Record<string, number[]> }).default ??
@@ -14,18 +15,6 @@ const ENGLISH = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789 
 const HEBREW = Array.from({ length: 0x05ea - 0x05d0 + 1 }, (_, i) => String.fromCharCode(0x05d0 + i)).join('') + ' .,!?0123';
 const EMOJI = Array.from({ length: 0x50 }, (_, i) => String.fromCodePoint(0x1f600 + i)); // single code points, no ZWJ
 const NON_GSM_LATIN = '`çáíóúêôÁ';
-
-// Deterministic PRNG so a failing case can be reproduced.
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const rand = mulberry32(0x5eed019);
 const pick = <T>(items: ArrayLike<T>): T => items[Math.floor(rand() * items.length)];

@@ -4,24 +4,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { formatShort } from '../../src/domain/dates.ts';
+import { mulberry32 } from '../helpers/random.ts';
 import { storeTargets } from '../helpers/stores.ts';
 import { startDelivery, type DeliveryHarness } from '../workers/delivery-helpers.ts';
 
 const targets = await storeTargets();
 const SEED = Number(process.env.LEDGER_PROPERTY_SEED ?? Date.now() % 100_000);
 const WAVE = 120;
-
-/** A small deterministic generator (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 for (const target of targets) {
   describe(`ledger property under concurrency (${target.name}, seed ${SEED})`, () => {
@@ -42,7 +31,7 @@ for (const target of targets) {
     after(() => h.close());
 
     it(`keeps every balance equal to its ledger sum through ${WAVE * 2} concurrent operations`, async () => {
-      const rnd = random(SEED);
+      const rnd = mulberry32(SEED);
       const pick = <T>(items: T[]) => items[Math.floor(rnd() * items.length)];
       const call = (root: string, username: string, doc: Record<string, unknown>) => h.t.api(root, { user: { username }, ...doc }, { token });
       const phone = () => `05212${String(Math.floor(rnd() * 100_000)).padStart(5, '0')}`;
