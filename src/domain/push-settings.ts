@@ -1,6 +1,5 @@
 // Push settings from the environment (YONA_PUSH_*), and the settings a running service uses: the pusher
 // binds its own to the service's config so the push_url operation judges URLs by the same rules.
-import type { Config } from '../config.ts';
 import { parseDuration } from './token.ts';
 
 /** How the pusher delivers, and which URLs push_url accepts. */
@@ -60,15 +59,16 @@ export function retryDelay(settings: PushSettings, failures: number, random = Ma
   return Math.min(settings.retryMaxMs, Math.round(exp * (1 + random() / 2)));
 }
 
-const bound = new WeakMap<Config, PushSettings>();
+// Keyed by the service's configuration object (any object: the domain knows nothing of its shape).
+const bound = new WeakMap<object, PushSettings>();
 let fromProcess: PushSettings | undefined;
 
 /** Makes `settings` the ones used for this service (the pusher calls it on start). */
-export function bindPushSettings(config: Config, settings: PushSettings): void {
+export function bindPushSettings(config: object, settings: PushSettings): void {
   bound.set(config, settings);
 }
 
 /** The settings of the service owning `config`: those bound by its pusher, else read from process.env. */
-export function pushSettingsFor(config: Config): PushSettings {
+export function pushSettingsFor(config: object): PushSettings {
   return bound.get(config) ?? (fromProcess ??= parsePushSettings(process.env));
 }

@@ -3,7 +3,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { findOperation } from '../operations/index.ts';
 import { executeRequest, type AppContext } from '../operations/execute.ts';
-import { bearerToken } from './auth.ts';
+import { bearerToken } from './bearer.ts';
 import { bodyText, decodeBody, detectEncoding, encodeReply, parseProblem, replyContentType, type Encoding, type Reply } from './codec.ts';
 import { replyEncoding } from './accept.ts';
 import { inHebrew, prefersHebrew } from './language.ts';

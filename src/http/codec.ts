@@ -2,6 +2,7 @@
 // in the request's encoding. No DTDs or entities: a body declaring them is refused.
 import xml2js from 'xml2js';
 import { statusMessage } from '../domain/status.ts';
+import type { Reply } from '../operations/types.ts';
 
 export type Encoding = 'json' | 'xml';
 
@@ -167,7 +168,7 @@ function spreadRepeatedRoots(children: Record<string, unknown>): Record<string, 
   return out;
 }
 
-export type Reply = Record<string, unknown> & { status: number };
+export type { Reply };
 
 /** Item element names for list fields in XML replies (`<transactions><transaction>…`). */
 const ITEM_NAMES: Record<string, string> = {

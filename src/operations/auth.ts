@@ -1,17 +1,12 @@
 // Who is calling: the bearer token (3, 10, 11), the account's IP allowlist (511), and the account acted for
 // (`user.username`: 11 for a stranger's name, 503 for a reseller naming an account that is not its own).
+// The token itself comes from the HTTP edge (http/bearer.ts).
 import { ApiError } from '../domain/errors.ts';
 import { addressAllowed, normalizeAddress } from '../domain/ip.ts';
 import { hashToken } from '../domain/token.ts';
 import { findAccountByUsername, listAllowedIps, type Account } from '../store/accounts.ts';
 import type { Queryable } from '../store/db.ts';
 import { findTokenByHash } from '../store/tokens.ts';
-
-/** The bearer token from an Authorization header, or undefined. */
-export function bearerToken(header: string | undefined): string | undefined {
-  const m = /^\s*Bearer\s+(\S+)\s*$/i.exec(header ?? '');
-  return m?.[1];
-}
 
 /** The account owning a valid token; throws ApiError 3, 10 or 11. */
 export async function authenticateToken(db: Queryable, token: string | undefined, now: number): Promise<Account> {

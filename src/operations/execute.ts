@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import type { Config } from '../config.ts';
 import { ApiError, missingField } from '../domain/errors.ts';
 import { statusMessage, type RequestStatus } from '../domain/status.ts';
-import { authenticateToken, checkIpAllowed, resolveActingAccount } from '../http/auth.ts';
+import { authenticateToken, checkIpAllowed, resolveActingAccount } from './auth.ts';
 import type { Queryable, Store } from '../store/db.ts';
 import type { Account } from '../store/accounts.ts';
 import { userField } from './fields.ts';

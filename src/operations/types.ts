@@ -3,9 +3,8 @@ import type { z } from 'zod';
 import type { Config } from '../config.ts';
 import type { Account } from '../store/accounts.ts';
 import type { Dialect, Queryable } from '../store/db.ts';
-import type { Reply } from '../http/codec.ts';
-
-export type { Reply };
+/** An operation's reply: `status` and the fields of its encoding-neutral document. */
+export type Reply = Record<string, unknown> & { status: number };
 
 /** Signals workers that new rows await them (after commit); a no-op in dry-run. */
 export interface Signals {

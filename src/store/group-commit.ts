@@ -10,7 +10,7 @@ import {
   CompiledQuery, SelectQueryNode, SqliteAdapter, SqliteDialect, SqliteDriver, SqliteIntrospector, SqliteQueryCompiler,
   type DatabaseConnection, type Dialect, type Driver, type Kysely, type QueryCompiler, type QueryResult,
 } from 'kysely';
-import { FifoPermits } from '../permits.ts';
+import { FifoPermits } from '../support/permits.ts';
 
 const TX_SAVEPOINT = 'yona_group_tx';
 /** How every SQLite transaction begins: holding the write lock, waiting up to busy_timeout for it. */

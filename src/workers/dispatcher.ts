@@ -9,7 +9,7 @@ import type { Carrier, SubmitResult } from '../carriers/types.ts';
 import { fillCode } from '../domain/otp.ts';
 import { unseal } from '../domain/sealed.ts';
 import type { Logger } from '../logger.ts';
-import { FifoPermits } from '../permits.ts';
+import { FifoPermits } from '../support/permits.ts';
 import type { LocalSignals } from '../signals.ts';
 import type { Store } from '../store/db.ts';
 import {

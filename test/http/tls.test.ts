@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { generate } from 'selfsigned';
-import { selfSignedCertificate } from '../../src/http/tls.ts';
+import { selfSignedCertificate } from '../../src/support/self-signed.ts';
 
 test('a kept certificate is reused until 30 days before it expires, then replaced', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'yona-tls-'));

@@ -1,7 +1,7 @@
 // TLS for a standalone simulator: the operator's key and certificate, or a self-signed certificate for
 // localhost / 127.0.0.1 / ::1 created once and kept, so carriers can trust it with tlsCa pointing at it.
 import { readFileSync } from 'node:fs';
-import { selfSignedCertificate } from '../../http/tls.ts';
+import { selfSignedCertificate } from '../../support/self-signed.ts';
 
 /** PEM key and certificate to serve, and the certificate's path (what a carrier's tlsCa should name). */
 export interface SimulatorTls {

@@ -1,0 +1,64 @@
+// The layers point one way (ARCHITECTURE.md): cli -> service -> http -> operations -> (domain, store, carriers);
+// delivery workers -> (store, carriers, domain); store -> domain; carriers -> domain; domain -> nothing of ours.
+// support/ holds process-level helpers with no Yona logic (a FIFO semaphore, a self-signed certificate): any layer
+// may use them, and they use only domain/.
+// `npm run lint:layers` checks src/ against these rules; npm test runs the same check (test/layers.test.ts).
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'domain-is-pure',
+      comment: 'domain/ holds pure logic: it imports nothing of ours outside domain/',
+      severity: 'error',
+      from: { path: '(^|/)src/domain/' },
+      to: { path: '(^|/)src/', pathNot: '(^|/)src/domain/' },
+    },
+    {
+      name: 'store-reads-only-domain',
+      comment: 'store/ imports only domain/ (and itself)',
+      severity: 'error',
+      from: { path: '(^|/)src/store/' },
+      to: { path: '(^|/)src/', pathNot: ['(^|/)src/store/', '(^|/)src/domain/', '(^|/)src/support/'] },
+    },
+    {
+      name: 'carriers-below-store',
+      comment: 'carriers/ speak protocols: they import only domain/ (and themselves), never the store or the workers',
+      severity: 'error',
+      from: { path: '(^|/)src/carriers/' },
+      to: { path: '(^|/)src/', pathNot: ['(^|/)src/carriers/', '(^|/)src/domain/', '(^|/)src/support/'] },
+    },
+    {
+      name: 'operations-below-http',
+      comment: 'operations/ never import the HTTP edge, the workers or the CLI',
+      severity: 'error',
+      from: { path: '(^|/)src/operations/' },
+      to: { path: '(^|/)src/(http|workers|cli)/' },
+    },
+    {
+      name: 'workers-below-operations',
+      comment: 'the delivery workers use store, carriers and domain, not the operations, the HTTP edge or the CLI',
+      severity: 'error',
+      from: { path: '(^|/)src/workers/' },
+      to: { path: '(^|/)src/(operations|http|cli)/' },
+    },
+    {
+      name: 'support-is-plain',
+      comment: 'support/ helpers use only domain/',
+      severity: 'error',
+      from: { path: '(^|/)src/support/' },
+      to: { path: '(^|/)src/', pathNot: ['(^|/)src/support/', '(^|/)src/domain/'] },
+    },
+    {
+      name: 'http-below-cli',
+      comment: 'the HTTP edge never imports the CLI',
+      severity: 'error',
+      from: { path: '(^|/)src/http/' },
+      to: { path: '(^|/)src/cli/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+  },
+};
