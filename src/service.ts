@@ -47,6 +47,11 @@ export async function startService(config: Config, components: Component[] = [],
     signals,
     clock,
     onUnexpectedError: (err, root) => logger.error({ err, operation: root }, 'operation failed unexpectedly'),
+    onLegacyAuth: (username, result) => {
+      metrics.legacyAuth.inc({ result });
+      if (result !== 'ok') logger.warn({ username, result, legacy: true }, 'password authentication refused');
+      else logger.debug({ username, legacy: true }, 'password authentication');
+    },
   };
   const tls = await loadTls(config);
   const routes = components.flatMap((c) => (c.routes ? [c.routes] : []));

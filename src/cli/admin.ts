@@ -10,7 +10,7 @@ import { hashPassword } from '../domain/password.ts';
 import { parseDuration } from '../domain/token.ts';
 import { formatLong } from '../domain/dates.ts';
 import { mintToken } from '../operations/tokens.ts';
-import { allowIp, findAccountByUsername, insertAccount, setIpCheck, setOtpInternational, type Account } from '../store/accounts.ts';
+import { allowIp, findAccountByUsername, insertAccount, setIpCheck, setLegacyPassword, setOtpInternational, type Account } from '../store/accounts.ts';
 import { deleteToken } from '../store/tokens.ts';
 import { openStore, type Store } from '../store/db.ts';
 import { applyLedgerChange } from '../store/ledger.ts';
@@ -188,6 +188,14 @@ const otpInternational: Command = async (store, _config, all, out) => {
   out(`one-time codes to international numbers for ${target.username}: ${args[1]}`);
 };
 
+const legacyPassword: Command = async (store, _config, all, out) => {
+  const args = positionals(all, 'yona admin legacy-password USERNAME on|off');
+  const target = await account(store, args[0]);
+  if (args[1] !== 'on' && args[1] !== 'off') fail('usage: yona admin legacy-password USERNAME on|off');
+  await setLegacyPassword(store.db, target.id, args[1] === 'on');
+  out(`password authentication (without a bearer token, over HTTPS only) for ${target.username}: ${args[1]}`);
+};
+
 const addFiltered: Command = async (store, _config, args, out) => {
   const { values, positionals: given } = options(args, { file: { type: 'string' } });
   const raw = [...given, ...(values.file ? readFileSync(values.file, 'utf8').split(/\r?\n/).map((l) => l.trim()).filter(Boolean) : [])];
@@ -217,6 +225,7 @@ export const ADMIN_COMMANDS: Record<string, Command> = {
   ledger: (...a) => import('./admin-ledger.ts').then((m) => m.ledgerCommand(...a)),
   'otp-international': otpInternational,
   'add-filtered': addFiltered,
+  'legacy-password': legacyPassword,
   'set-password': (...a) => import('./admin-console.ts').then((m) => m.setPasswordCommand(...a)),
 };
 

@@ -83,6 +83,11 @@ export const ADMIN_HELP: Record<string, CommandHelp> = {
     summary: 'Lets the account send one-time codes to international numbers, or stops it.',
     example: 'yona admin otp-international alice on',
   },
+  'legacy-password': {
+    usage: 'yona admin legacy-password USERNAME on|off',
+    summary: 'Lets calls without a bearer token authenticate with user.username and user.password (over HTTPS only), or stops it.',
+    example: 'yona admin legacy-password alice on',
+  },
   'add-filtered': {
     usage: 'yona admin add-filtered PHONE... | --file FILE',
     summary: 'Adds filtered (Kosher) phones to the registry: voice sends of type 2 call them instead of texting.',

@@ -74,6 +74,7 @@ export function registerApiRoutes(app: FastifyInstance, ctx: AppContext, metrics
         token: bearerToken(request.headers.authorization),
         ip: request.ip,
         dryRun,
+        secure: request.protocol === 'https',
       });
     }
     const label = findOperation(root) ? root : 'unknown';

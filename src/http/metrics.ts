@@ -5,6 +5,8 @@ export interface Metrics {
   registry: client.Registry;
   apiRequests: client.Counter<'operation' | 'status'>;
   apiDuration: client.Histogram<'operation'>;
+  /** Calls authenticated (or refused) by username and password, by outcome. */
+  legacyAuth: client.Counter<'result'>;
 }
 
 /** A fresh registry with process metrics and the API counters. */
@@ -24,5 +26,11 @@ export function createMetrics(): Metrics {
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5],
     registers: [registry],
   });
-  return { registry, apiRequests, apiDuration };
+  const legacyAuth = new client.Counter({
+    name: 'yona_legacy_password_requests_total',
+    help: 'API calls that authenticated with a username and password instead of a token, by outcome',
+    labelNames: ['result'],
+    registers: [registry],
+  });
+  return { registry, apiRequests, apiDuration, legacyAuth };
 }

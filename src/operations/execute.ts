@@ -5,9 +5,10 @@ import type { Config } from '../config.ts';
 import { ApiError, missingField } from '../domain/errors.ts';
 import { statusMessage, type RequestStatus } from '../domain/status.ts';
 import { authenticateToken, checkIpAllowed, resolveActingAccount } from './auth.ts';
+import { authenticatePassword, type LegacyResult } from './legacy-auth.ts';
 import type { Queryable, Store } from '../store/db.ts';
-import type { Account } from '../store/accounts.ts';
-import { userField } from './fields.ts';
+import { findAccountById, type Account } from '../store/accounts.ts';
+import { textOf, userField } from './fields.ts';
 import { findOperation } from './index.ts';
 import type { Operation, OperationContext, Reply, Signals } from './types.ts';
 
@@ -17,6 +18,8 @@ export interface AppContext {
   signals: Signals;
   clock: () => number;
   onUnexpectedError(err: unknown, root: string): void;
+  /** Told of every password-authenticated call (never the password): for the metric and the log. */
+  onLegacyAuth?(username: string, result: LegacyResult): void;
 }
 
 export interface ApiRequest {
@@ -25,6 +28,8 @@ export interface ApiRequest {
   token: string | undefined;
   ip: string;
   dryRun: boolean;
+  /** Came over TLS (directly, or through a trusted proxy that terminated it). */
+  secure?: boolean;
 }
 
 class DryRunRollback extends Error {
@@ -47,12 +52,25 @@ export async function executeRequest(app: AppContext, req: ApiRequest): Promise<
 async function execute(app: AppContext, req: ApiRequest): Promise<Reply> {
   const op = findOperation(req.root);
   if (!op) throw new ApiError(997, `Not a valid command sent: unknown operation "${req.root}"`);
-  return runHandler(app, op, req, app.clock());
+  const now = app.clock();
+  return runHandler(app, op, req, now, await passwordCaller(app, req, now));
+}
+
+// With no bearer token, `user.password` authenticates accounts that allow it (legacy-auth.ts); a token wins.
+async function passwordCaller(app: AppContext, req: ApiRequest, now: number): Promise<Account | undefined> {
+  if (req.token) return undefined;
+  const user = (Array.isArray(req.doc.user) ? req.doc.user[0] : req.doc.user) as Record<string, unknown> | undefined;
+  const username = textOf(user?.username)?.trim();
+  const password = textOf(user?.password);
+  if (!username || password === undefined || password === '') return undefined;
+  return authenticatePassword(app.store.db, username, password, req.secure === true, now, (result) => app.onLegacyAuth?.(username, result));
 }
 
 /** Who calls, for which account, with what input: 3, 10, 11, 511, 503 or 2 otherwise. */
-async function authorize(db: Queryable, op: Operation, req: ApiRequest, now: number): Promise<{ who: Who; input: unknown }> {
-  const caller = await authenticateToken(db, req.token, now);
+async function authorize(db: Queryable, op: Operation, req: ApiRequest, now: number, passwordAccount?: Account): Promise<{ who: Who; input: unknown }> {
+  // A writing operation reads the password-authenticated account again inside its transaction, as it would its token's.
+  const caller = passwordAccount === undefined ? await authenticateToken(db, req.token, now)
+    : op.readOnly ? passwordAccount : await accountById(db, passwordAccount.id);
   await checkIpAllowed(db, caller, req.ip);
   const user = userField.safeParse(req.doc.user);
   if (!user.success) throw missingField('user.username');
@@ -77,6 +95,13 @@ function parseInput(op: Operation, doc: Record<string, unknown>): unknown {
   throw new ApiError(2, `Invalid value for field ${field}: ${issue.message}`);
 }
 
+// The account a password authenticated (it may have been deleted since: 3).
+async function accountById(db: Queryable, id: number): Promise<Account> {
+  const account = await findAccountById(db, id);
+  if (!account) throw new ApiError(3);
+  return account;
+}
+
 interface Who {
   caller: Account;
   account: Account;
@@ -86,7 +111,7 @@ interface Who {
 
 // A writing operation authorizes inside its own transaction: the token and account it reads are those it
 // writes against, and on the embedded store those reads run inside the group's open transaction.
-async function runHandler(app: AppContext, op: Operation<z.ZodType>, req: ApiRequest, now: number): Promise<Reply> {
+async function runHandler(app: AppContext, op: Operation<z.ZodType>, req: ApiRequest, now: number, passwordAccount?: Account): Promise<Reply> {
   const { store, config } = app;
   const pending = new Set<'dispatch' | 'push' | 'schedule'>();
   const signals: Signals = { notify: (topic) => pending.add(topic) };
@@ -94,12 +119,12 @@ async function runHandler(app: AppContext, op: Operation<z.ZodType>, req: ApiReq
     db, dialect: store.dialect, config, signals, ...who,
   });
   if (op.readOnly) {
-    const { who, input } = await authorize(store.db, op, req, now);
+    const { who, input } = await authorize(store.db, op, req, now, passwordAccount);
     return op.handler(context(store.db, who), input);
   }
   try {
     const reply = await store.db.transaction().execute(async (trx) => {
-      const { who, input } = await authorize(trx, op, req, now);
+      const { who, input } = await authorize(trx, op, req, now, passwordAccount);
       const r = await op.handler(context(trx, who), input);
       if (req.dryRun) throw new DryRunRollback(r);
       return r;

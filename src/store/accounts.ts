@@ -1,11 +1,56 @@
 // Account rows: creation, lookup, allowed IPs and sub-account relations.
 import type { Selectable } from 'kysely';
-import type { Queryable } from './db.ts';
+import { runPrepared, type Queryable } from './db.ts';
 import type { AccountTable } from './schema.ts';
 
 /** An account as requests see it: the password hash stays in the store, and the one-time-code fields are read
  *  where they are used (authentication, on every request, reads only these columns). */
-export type Account = Omit<Selectable<AccountTable>, 'password_hash' | 'otp_phone' | 'otp_international'>;
+export type Account = Omit<Selectable<AccountTable>, 'password_hash' | 'otp_phone' | 'otp_international' | 'legacy_password' | 'legacy_failures' | 'legacy_locked_until'>;
+
+/** What password authentication reads of an account: the account, and its password state. */
+export interface LegacyCredentials {
+  account: Account;
+  passwordHash: string;
+  enabled: boolean;
+  lockedUntil: number | null;
+}
+
+/** The account with this username and its password-authentication state, if any (prepared: every such call runs it). */
+export async function legacyCredentials(db: Queryable, username: string): Promise<LegacyCredentials | undefined> {
+  const [row] = await runPrepared(db, legacyCredentialsQuery, [username]);
+  if (!row) return undefined;
+  const { password_hash, legacy_password, legacy_locked_until, ...account } = row;
+  return {
+    account, passwordHash: password_hash, enabled: Number(legacy_password) === 1,
+    lockedUntil: legacy_locked_until === null ? null : Number(legacy_locked_until),
+  };
+}
+
+function legacyCredentialsQuery(db: Queryable) {
+  return db.selectFrom('accounts').select([
+    'id', 'username', 'name', 'credits', 'intl_agorot', 'is_reseller', 'parent_id', 'time_zone', 'ip_check', 'created_at',
+    'password_hash', 'legacy_password', 'legacy_locked_until',
+  ]).where('username', '=', '?');
+}
+
+/** Records a wrong password; the `limit`th in a row locks password authentication until `now + lockMs`. */
+export async function recordLegacyFailure(db: Queryable, id: number, now: number, limit: number, lockMs: number): Promise<boolean> {
+  const row = await db.updateTable('accounts').set((eb) => ({ legacy_failures: eb('legacy_failures', '+', 1) }))
+    .where('id', '=', id).returning('legacy_failures').executeTakeFirst();
+  if (Number(row?.legacy_failures ?? 0) < limit) return false;
+  await db.updateTable('accounts').set({ legacy_failures: 0, legacy_locked_until: now + lockMs }).where('id', '=', id).execute();
+  return true;
+}
+
+/** Forgets the wrong passwords before a right one. */
+export async function clearLegacyFailures(db: Queryable, id: number): Promise<void> {
+  await db.updateTable('accounts').set({ legacy_failures: 0, legacy_locked_until: null }).where('id', '=', id).where('legacy_failures', '>', 0).execute();
+}
+
+/** Turns password authentication on or off for an account. */
+export async function setLegacyPassword(db: Queryable, id: number, enabled: boolean): Promise<void> {
+  await db.updateTable('accounts').set({ legacy_password: enabled ? 1 : 0, legacy_failures: 0, legacy_locked_until: null }).where('id', '=', id).execute();
+}
 
 /** Whether send_otp may go to international numbers for this account. */
 export async function otpInternationalAllowed(db: Queryable, accountId: number): Promise<boolean> {

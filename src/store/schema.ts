@@ -25,6 +25,11 @@ export interface AccountTable {
   otp_phone: Generated<string | null>;
   /** 1 when send_otp may go to international numbers. */
   otp_international: Generated<number>;
+  /** 1 when a call without a bearer token may authenticate with `user.username` and `user.password`. */
+  legacy_password: Generated<number>;
+  /** Wrong passwords since the last right one, and when the lockout they caused ends. */
+  legacy_failures: Generated<number>;
+  legacy_locked_until: Generated<number | null>;
   created_at: number;
 }
 
