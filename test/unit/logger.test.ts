@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { it } from 'node:test';
-import { createLogger } from '../../src/logger.ts';
+import { createLogger, readableLines } from '../../src/logger.ts';
 
 it('redacts authorization headers, passwords and tokens wherever they appear', () => {
   let written = '';
@@ -15,4 +15,13 @@ it('redacts authorization headers, passwords and tokens wherever they appear', (
     assert.ok(!written.includes(secret), `${secret} leaked: ${written}`);
   }
   assert.ok(written.includes('[redacted]'));
+});
+
+it('writes readable lines for a terminal, with the fields and still no secret', () => {
+  let written = '';
+  const sink = new Writable({ write(chunk, _enc, done) { written += chunk; done(); } });
+  const log = createLogger('info', readableLines(sink));
+  log.info({ https: 8443, password: 'SECRET6' }, 'yona is serving');
+  assert.match(written, /^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}\] INFO: yona is serving\n {4}https: 8443\n {4}password: "\[redacted\]"\n$/);
+  assert.ok(!written.includes('{"'), 'not JSON');
 });
