@@ -229,6 +229,11 @@ export const en = {
   subNew: 'New sub-account',
   subOpening: 'Opening credits',
   subCreate: 'Create the sub-account',
+  overviewTokens: 'Active API tokens',
+  overviewIpCheck: 'IP check',
+  overviewTodo: 'Before calling the API',
+  overviewNoToken: 'Create your first API token: the API needs one.',
+  overviewCampaigns: 'See your campaigns and their deliveries',
 };
 
 export type Messages = { [K in keyof typeof en]: string };
@@ -461,6 +466,11 @@ export const he: Messages = {
   subNew: 'תת-חשבון חדש',
   subOpening: 'יתרת פתיחה',
   subCreate: 'יצירת תת-החשבון',
+  overviewTokens: 'טוקנים פעילים ל-API',
+  overviewIpCheck: 'בדיקת IP',
+  overviewTodo: 'לפני הקריאה ל-API',
+  overviewNoToken: 'צרו את טוקן ה-API הראשון: ה-API דורש טוקן.',
+  overviewCampaigns: 'לקמפיינים ולמסירות שלהם',
 };
 
 export function messages(lang: Lang): Messages {

@@ -46,6 +46,7 @@ for (const target of await storeTargets()) {
       assert.equal(home.status, 200);
       assert.match(home.text, /alice/);
       assert.match(home.text, /SMS credits/);
+      assert.match(home.text, /Create your first API token: the API needs one./);
     });
 
     it('refuses a form without the session CSRF token, and a sign-in form without its cookie', async () => {
