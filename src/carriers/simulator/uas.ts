@@ -49,6 +49,8 @@ export class CallSimulator {
   private readonly socket: Socket = createSocket('udp4');
   private readonly dialogs = new Map<string, Dialog>();
   private readonly log: ReceivedCall[] = [];
+  /** Calls that ended: a retransmitted INVITE of one, arriving late, is not a new call. */
+  private readonly ended = new Set<string>();
 
   async start(port = 0): Promise<number> {
     await new Promise<void>((resolve) => this.socket.bind(port, '127.0.0.1', () => resolve()));
@@ -78,6 +80,7 @@ export class CallSimulator {
     const callId = header(m, 'call-id') ?? '';
     const dialog = this.dialogs.get(callId);
     if (m.method === 'INVITE') {
+      if (this.ended.has(callId)) return;
       if (dialog) {
         if (dialog.final) this.reply(peer, dialog.final); // a retransmitted INVITE gets the final answer again
         return;
@@ -112,6 +115,7 @@ export class CallSimulator {
       dialog.final = formatResponse(m, status, reason, [], '', dialog.toTag);
       this.reply(peer, dialog.final);
       call.endedAt = Date.now();
+      this.remember(call.callId);
     };
     if (behaviour === 'busy') return final(486, 'Busy Here');
     if (behaviour === 'decline') return final(603, 'Decline');
@@ -136,8 +140,14 @@ export class CallSimulator {
     this.reply(peer, dialog.final);
   }
 
+  private remember(callId: string): void {
+    if (this.ended.size >= 100_000) this.ended.clear();
+    this.ended.add(callId);
+  }
+
   private finish(dialog: Dialog): void {
     dialog.call.endedAt = Date.now();
+    this.remember(dialog.call.callId);
     dialog.media?.close();
     dialog.media = undefined;
     this.dialogs.delete(dialog.call.callId);
