@@ -82,3 +82,21 @@ describe('a voice trunk against the bundled call simulator', { skip: !available 
     await carrier.stop();
   });
 });
+
+describe('a voice trunk whose speech engine fails', () => {
+  it('refuses the message for good before any call is placed', async () => {
+    const sim = new CallSimulator();
+    const port = await sim.start();
+    const broken = { render: () => Promise.reject(new Error('espeak-ng could not run')) };
+    const carrier = new SipCarrier({
+      protocol: 'sip', name: 'mute', host: '127.0.0.1', port, callerId: '035550000', localIp: '127.0.0.1', maxCalls: 1, callsPerSecond: 0, ringTimeoutMs: 500,
+    }, broken);
+    await carrier.start();
+    const result = await carrier.submit({ messageId: 1, source: 'x', destination: '972521119999', text: 'hello', spoken: { voice: 'ymMale', rate: 0, repeat: 1 } });
+    assert.deepEqual(result, { ok: false, transient: false, error: 'the message could not be spoken: espeak-ng could not run' });
+    assert.equal(carrier.freeSlots(), 1, 'its call slot is free again');
+    assert.equal(sim.calls().length, 0);
+    await carrier.stop();
+    await sim.stop();
+  });
+});

@@ -70,6 +70,14 @@ export class SipCarrier implements Carrier {
       return { ok: false, transient: true, error: 'trunk stopped' };
     }
     const spoken = sms.spoken ?? { voice: 'ymMale', rate: 0, repeat: 2 };
+    // The speech is rendered before the call is placed: a message that cannot be spoken fails (and is refunded)
+    // without ringing anyone.
+    try {
+      await this.speech.render({ text: sms.text, voice: spoken.voice, rate: spoken.rate, law: 'pcma' });
+    } catch (err) {
+      this.release();
+      return { ok: false, transient: false, error: `the message could not be spoken: ${(err as Error).message}` };
+    }
     const callId = `call-${sms.messageId}-${Date.now().toString(36)}`;
     const call = placeCall(this.config, {
       to: sms.destination, repeat: spoken.repeat, ringTimeoutMs: this.config.ringTimeoutMs,
