@@ -1,9 +1,11 @@
 // One validated configuration, read from the environment (flags override in cli/).
+import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { DEFAULT_TIME_ZONE, isValidTimeZone } from './domain/dates.ts';
 import { parseDuration } from './domain/token.ts';
 import { parseCidr } from './domain/ip.ts';
 import { ConfigError } from './domain/errors.ts';
+import { parseRoles, type Role } from './domain/roles.ts';
 
 export interface Config {
   dataDir: string;
@@ -28,6 +30,17 @@ export interface Config {
   otp: OtpSettings;
   /** YONA_CALL_CREDITS_PER_MINUTE (2): credits a voice call costs per started minute of its estimated length. */
   callCreditsPerMinute: number;
+  node: NodeSettings;
+}
+
+/** This node among several on one database. */
+export interface NodeSettings {
+  /** YONA_NODE_NAME (the host name): unique per node of one database. */
+  name: string;
+  /** YONA_ROLES or `yona serve --roles` (all): what this node runs. */
+  roles: Role[];
+  /** YONA_NODE_LEASE_MS (10000): a dead node's binds, shares and leadership move after this long. */
+  leaseMs: number;
 }
 
 /** Limits of one-time codes; 0 turns a limit off. */
@@ -74,6 +87,13 @@ function otpSettings(env: NodeJS.ProcessEnv): OtpSettings {
   };
 }
 
+function nodeSettings(env: NodeJS.ProcessEnv): NodeSettings {
+  const leaseMs = int(env, 'YONA_NODE_LEASE_MS', 10_000);
+  if (leaseMs < 1000) throw new ConfigError(`YONA_NODE_LEASE_MS must be at least 1000, got "${env.YONA_NODE_LEASE_MS}"`);
+  const name = (env.YONA_NODE_NAME ?? '').trim() || hostname();
+  return { name, roles: parseRoles(env.YONA_ROLES, 'YONA_ROLES'), leaseMs };
+}
+
 /** Reads and checks the configuration; throws ConfigError with a clear message. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const tokenTtl = env.YONA_TOKEN_TTL ?? '365d';
@@ -108,5 +128,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secretKey: secretKey(env),
     otp: otpSettings(env),
     callCreditsPerMinute: int(env, 'YONA_CALL_CREDITS_PER_MINUTE', 2),
+    node: nodeSettings(env),
   };
 }

@@ -1,5 +1,8 @@
 // Composes one Yona process: store, logger, metrics, HTTP listeners and the workers of its roles.
 import type { FastifyInstance } from 'fastify';
+import { registerNodeMetrics } from './cluster/metrics.ts';
+import { ClusterNode } from './cluster/node.ts';
+import type { Role } from './domain/roles.ts';
 import type { Config } from './config.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createMetrics, type Metrics } from './http/metrics.ts';
@@ -21,6 +24,15 @@ export interface Component {
   stop(): Promise<void>;
   /** Routes this component serves (public pages), registered before listening. */
   routes?: (app: FastifyInstance) => void;
+  /** How the roles it serves are doing, for /healthz. */
+  health?: () => RoleHealth[];
+}
+
+/** A role's state on this node: ok false answers /healthz with 503. */
+export interface RoleHealth {
+  role: Role;
+  ok: boolean;
+  [detail: string]: unknown;
 }
 
 export interface Service {
@@ -31,6 +43,8 @@ export interface Service {
   signals: LocalSignals;
   clock: () => number;
   http: RunningHttp;
+  /** This node among the nodes of the database: its roles and leases. */
+  node: ClusterNode;
   close(): Promise<void>;
 }
 
@@ -53,21 +67,29 @@ export async function startService(config: Config, components: Component[] = [],
       else logger.debug({ username, legacy: true }, 'password authentication');
     },
   };
+  const node = new ClusterNode(store, config.node, logger, clock);
+  await node.start();
+  registerNodeMetrics(metrics.registry, node, store);
   const tls = await loadTls(config);
   const routes = components.flatMap((c) => (c.routes ? [c.routes] : []));
-  const http = await startHttp({ ctx, metrics, logger, tls, routes });
+  const health = () => components.flatMap((c) => c.health?.() ?? []);
+  const http = await startHttp({ ctx, metrics, logger, tls, routes, node, health, api: node.has('api') });
   const service: Service = {
-    config, store, logger, metrics, signals, clock, http,
+    config, store, logger, metrics, signals, clock, http, node,
     async close() {
       // Listeners first: no new work arrives while the workers finish theirs.
       await http.close();
       for (const c of [...components].reverse()) await c.stop().catch((err) => logger.error({ err }, `stopping ${c.name} failed`));
+      await node.stop();
       await store.close();
     },
   };
   for (const c of components) await c.start(service);
   logger.info(
-    { https: http.httpsPort, http: `${config.httpHost}:${http.httpPort}`, store: store.dialect, selfSignedTls: tls.selfSigned },
+    {
+      https: http.httpsPort, http: `${config.httpHost}:${http.httpPort}`, store: store.dialect, selfSignedTls: tls.selfSigned,
+      node: node.name, roles: node.roles.join(','),
+    },
     'yona is serving',
   );
   return service;

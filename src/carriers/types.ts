@@ -75,6 +75,13 @@ export interface Carrier {
   canSubmit(): boolean;
   /** For a voice trunk: calls it can start now (below its concurrent-call limit). */
   freeSlots?(): number;
+  /**
+   * Units of its capacity that several nodes share through leases (an SMPP carrier's binds, shares of a
+   * trunk's concurrent calls); absent when it cannot be shared out.
+   */
+  readonly shares?: number;
+  /** Uses only the shares numbered `indexes` (those this node holds); `start()` uses them all. */
+  useShares?(indexes: number[]): Promise<void>;
   /** Graceful: unbind and close. */
   stop(): Promise<void>;
 }

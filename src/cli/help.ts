@@ -10,9 +10,9 @@ export interface CommandHelp {
 /** The top-level commands. */
 export const COMMAND_HELP: Record<string, CommandHelp> = {
   serve: {
-    usage: 'yona serve',
-    summary: 'Runs the service: HTTPS API and console, plain HTTP on loopback, and the delivery workers (settings from the environment).',
-    example: 'YONA_DATA_DIR=./data yona serve',
+    usage: 'yona serve [--roles api,dispatcher,scheduler,pusher,receipts,voice]',
+    summary: 'Runs the service: HTTPS API and console, plain HTTP on loopback, and the delivery workers (settings from the environment); --roles picks what this node runs (default: all).',
+    example: 'DATABASE_URL=postgres://yona@db/yona YONA_NODE_NAME=worker-1 yona serve --roles dispatcher,receipts,pusher',
   },
   admin: {
     usage: 'yona admin COMMAND ...',
@@ -72,6 +72,11 @@ export const ADMIN_HELP: Record<string, CommandHelp> = {
     usage: 'yona admin set-password USERNAME --password PW',
     summary: 'Sets the console password (argon2id), signs the account out of the console and lifts a lockout.',
     example: 'yona admin set-password alice --password n3w-secret',
+  },
+  nodes: {
+    usage: 'yona admin nodes [--json]',
+    summary: 'Lists the live nodes on this database: roles, last heartbeat, and the binds, call shares and leadership each holds.',
+    example: 'yona admin nodes --json',
   },
   ledger: {
     usage: 'yona admin ledger USERNAME [--json]',

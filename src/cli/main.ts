@@ -8,7 +8,7 @@ type Runner = (args: string[]) => Promise<void>;
 
 /** Subcommands; other issues register theirs here. */
 export const COMMANDS: Record<string, Runner> = {
-  serve: () => runServe(),
+  serve: (args) => runServe(args),
   admin: (args) => runAdmin(args),
   'smsc-sim': (args) => import('./sim.ts').then((m) => m.runSmscSim(args)),
   sim: (args) => import('./sim.ts').then((m) => m.runSim(args)),

@@ -1,5 +1,10 @@
-// `yona serve`: the service with every role in one process; SIGTERM/SIGINT shut it down gracefully.
+// `yona serve [--roles api,dispatcher,...]`: the service with its roles (all by default) in one process;
+// SIGTERM/SIGINT shut it down gracefully.
+import { parseArgs } from 'node:util';
+import { ledComponent } from '../cluster/leader.ts';
 import { loadConfig } from '../config.ts';
+import { parseRoles, ROLES, type Role } from '../domain/roles.ts';
+import { createLogger } from '../logger.ts';
 import { startService, type Component, type Service } from '../service.ts';
 import { createBirthdaySender } from '../operations/send/birthday.ts';
 import { birthdayComponent } from '../workers/birthdays.ts';
@@ -9,9 +14,21 @@ import { lockDataDir } from './serve-lock.ts';
 import { carriersComponent } from '../workers/carriers.ts';
 import { createPusher } from '../workers/pusher.ts';
 
-/** Components `serve` runs besides the API (workers and the bundled simulator are added by their issues). */
-export function defaultComponents(): Component[] {
-  return [schedulerComponent(), publicPagesComponent(), carriersComponent(), createPusher(), birthdaysComponent()];
+/** Components `serve` runs besides the API for the given roles (all by default). */
+export function defaultComponents(roles: readonly Role[] = ROLES, logger = createLogger('info')): Component[] {
+  const has = (r: Role) => roles.includes(r);
+  const components: Component[] = [];
+  if (has('scheduler')) components.push(schedulerRole([schedulerComponent(), birthdaysComponent()], logger));
+  if (has('api')) components.push(publicPagesComponent());
+  if (has('dispatcher') || has('voice') || has('receipts')) components.push(carriersComponent());
+  if (has('pusher')) components.push(createPusher());
+  return components;
+}
+
+// Scheduled releases and birthday runs happen on one node at a time: the one holding the scheduler lease.
+function schedulerRole(inner: Component[], logger: ReturnType<typeof createLogger>): Component {
+  const led = ledComponent('scheduler', inner, logger);
+  return { ...led, health: () => [{ role: 'scheduler', ok: true, leader: led.leading() }] };
 }
 
 /** The birthday worker sending through the normal send path of the running service. */
@@ -32,10 +49,14 @@ export function birthdaysComponent(intervalMs?: number): Component {
 }
 
 /** Starts the service and waits for a signal. */
-export async function runServe(): Promise<void> {
-  const config = loadConfig();
+export async function runServe(args: string[] = []): Promise<void> {
+  const { values } = parseArgs({ args, options: { roles: { type: 'string' } } });
+  const loaded = loadConfig();
+  const roles = values.roles === undefined ? loaded.node.roles : parseRoles(values.roles);
+  const config = { ...loaded, node: { ...loaded.node, roles } };
   const unlock = config.databaseUrl ? () => {} : lockDataDir(config.dataDir);
-  const service = await startService(config, defaultComponents());
+  const logger = createLogger(config.logLevel);
+  const service = await startService(config, defaultComponents(roles, logger), { logger });
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;

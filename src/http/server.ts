@@ -7,7 +7,8 @@ import type { Logger } from '../logger.ts';
 import type { AppContext } from '../operations/execute.ts';
 import { apiErrorReply, registerApiRoutes } from './api-route.ts';
 import { registerConsole } from './console/index.ts';
-import { checkMigrated } from '../store/migrations/index.ts';
+import type { ClusterNode } from '../cluster/node.ts';
+import { registerHealth, type HealthSource } from './health.ts';
 import type { Metrics } from './metrics.ts';
 import type { TlsMaterial } from './tls.ts';
 
@@ -18,6 +19,10 @@ export interface HttpDeps {
   tls: TlsMaterial;
   /** More routes (public links, console) registered by their owners. */
   routes?: Array<(app: FastifyInstance) => void>;
+  node: ClusterNode;
+  health: HealthSource['health'];
+  /** Serve the API, the console and the public pages (the api role); otherwise only /healthz and /metrics. */
+  api: boolean;
 }
 
 export interface RunningHttp {
@@ -73,11 +78,8 @@ export async function startHttp(deps: HttpDeps): Promise<RunningHttp> {
 
   // Any other path: a plain 404 on both listeners, naming no route or method.
   app.setNotFoundHandler((_request, reply) => reply.code(404).send({ error: 'Not Found' }));
-  registerApiRoutes(app, deps.ctx, deps.metrics);
-  app.get('/healthz', async (_req, reply) => {
-    await checkMigrated(deps.ctx.store.db);
-    return reply.send({ status: 'ok', store: deps.ctx.store.dialect });
-  });
+  if (deps.api) registerApiRoutes(app, deps.ctx, deps.metrics);
+  registerHealth(app, { db: deps.ctx.store.db, dialect: deps.ctx.store.dialect, node: deps.node, health: deps.health, clock: deps.ctx.clock });
   // Metrics only on the plain loopback listener, and never relayed by a proxy: not over the public HTTPS port.
   app.get('/metrics', async (request, reply) => {
     const encrypted = (request.raw.socket as { encrypted?: boolean }).encrypted === true;
@@ -86,8 +88,10 @@ export async function startHttp(deps: HttpDeps): Promise<RunningHttp> {
     }
     return reply.header('content-type', deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
   });
-  registerConsole(app, deps.ctx, deps.logger);
-  for (const register of deps.routes ?? []) register(app);
+  if (deps.api) {
+    registerConsole(app, deps.ctx, deps.logger);
+    for (const register of deps.routes ?? []) register(app);
+  }
 
   const httpServer = http.createServer(listener);
   httpServer.keepAliveTimeout = 65_000;

@@ -3,6 +3,7 @@ import type { Generated } from 'kysely';
 import type { AudienceTables } from './schema-audience.ts';
 import type { CarriersTables } from './schema-carriers.ts';
 import type { ConsoleTables } from './schema-console.ts';
+import type { NodesTables } from './schema-nodes.ts';
 import type { OtpTables } from './schema-otp.ts';
 import type { PushTables } from './schema-push.ts';
 import type { SendingTables } from './schema-sending.ts';
@@ -75,7 +76,7 @@ export interface VerifiedSenderTable {
   verified_at: number;
 }
 
-export interface Database extends SendingTables, AudienceTables, CarriersTables, PushTables, OtpTables, ConsoleTables {
+export interface Database extends SendingTables, AudienceTables, CarriersTables, PushTables, OtpTables, ConsoleTables, NodesTables {
   accounts: AccountTable;
   account_ips: AccountIpTable;
   api_tokens: ApiTokenTable;

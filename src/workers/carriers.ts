@@ -2,16 +2,19 @@
 // configured, the bundled SMSC simulator started in-process on loopback), and runs the dispatcher, the
 // receipts worker and the inbound handler against them.
 import { randomBytes } from 'node:crypto';
+import client from 'prom-client';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CallSimulator, SmscSimulator } from '../carriers/simulator/index.ts';
 import type { SipTrunkConfig } from '../carriers/sip/connector.ts';
 import { createCarrier } from '../carriers/index.ts';
+import { isShared, keepShares } from '../cluster/shares.ts';
 import type { SmppCarrierConfig } from '../carriers/smpp/connector.ts';
 import { CARRIER_TIMER_DEFAULTS } from '../carriers/smpp/settings.ts';
 import type { Carrier } from '../carriers/types.ts';
 import { sealingKey } from '../secret-key.ts';
-import type { Component, Service } from '../service.ts';
+import type { Component, RoleHealth, Service } from '../service.ts';
+import type { Role } from '../domain/roles.ts';
 import { recordLateCarrierId } from '../store/dispatch.ts';
 import { loadCarrierSetup, type CarrierSetup } from './carrier-setup.ts';
 import { deliverySettings, type DeliverySettings } from './delivery-settings.ts';
@@ -39,6 +42,36 @@ export interface CarriersRuntime {
   /** The bundled simulator when this process started one (its SMSC, and its SIP side for calls). */
   simulator?: SmscSimulator;
   callSimulator?: CallSimulator;
+}
+
+// Counters of this node's dispatcher and the binds of its carriers, read at scrape time (registered once).
+function registerDispatchMetrics(service: Service, stats: () => Dispatcher['stats'] | undefined, carriers: () => Map<string, Carrier> | undefined): void {
+  const { registry } = service.metrics;
+  if (registry.getSingleMetric('yona_dispatched_messages_total')) return;
+  const node = service.node.name;
+  new client.Counter({
+    name: 'yona_dispatched_messages_total', help: 'Messages this node submitted, retried or failed at submit (by outcome)', labelNames: ['node', 'outcome'],
+    registers: [registry],
+    collect() {
+      const s = stats();
+      if (!s) return;
+      this.reset();
+      this.inc({ node, outcome: 'submitted' }, s.submitted);
+      this.inc({ node, outcome: 'retried' }, s.retried);
+      this.inc({ node, outcome: 'failed' }, s.failed);
+    },
+  });
+  new client.Gauge({
+    name: 'yona_carrier_shares_in_use', help: 'Binds (SMPP) or call shares (SIP) this node holds, per carrier', labelNames: ['node', 'carrier'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const c of carriers()?.values() ?? []) {
+        const held = service.node.leases().filter((l) => l.endsWith(`:${c.name}`) || l.includes(`:${c.name}#`)).length;
+        this.set({ node, carrier: c.name }, held);
+      }
+    },
+  });
 }
 
 /** Where `yona sim` finds the simulator `yona serve` (or `yona smsc-sim`) started. */
@@ -75,14 +108,28 @@ export function carriersComponent(options: CarriersOptions = {}): Component & { 
     return { carriers: [carrier, trunk], routes: [] };
   }
 
+  // What each delivery role of this node holds: binds per SMS carrier, call shares per trunk.
+  function health(service: Service | undefined): RoleHealth[] {
+    if (!service) return [];
+    const held = service.node.leases();
+    const report = (role: Role, prefix: string): RoleHealth => ({ role, ok: runtime?.dispatcher !== undefined, holds: held.filter((l) => l.startsWith(prefix)) });
+    return [report('dispatcher', 'bind:'), report('voice', 'calls:'), { role: 'receipts', ok: runtime?.receipts !== undefined }];
+  }
+  let started: Service | undefined;
+
   return {
     name: 'carriers',
     runtime: () => runtime,
+    health: () => health(started),
     async start(service) {
+      started = service;
       const env = options.env ?? process.env;
       const settings = { ...deliverySettings(env), ...options.settings };
+      const { node } = service;
       let setup = options.setup ?? (await loadCarrierSetup(service.store.db, env));
-      if (setup.carriers.length === 0) setup = await startSimulator(service, settings);
+      if (setup.carriers.length === 0 && (node.has('dispatcher') || node.has('voice'))) setup = await startSimulator(service, settings);
+      // A node runs the SMS carriers with the dispatcher role and the voice trunks with the voice role.
+      const runs = (c: { protocol?: string }) => (c.protocol === 'sip' ? node.has('voice') : node.has('dispatcher'));
       // Texts and calls are routed apart: a route belongs to the side of the carrier it names.
       const isTrunk = (name: string) => setup.carriers.some((c) => c.name === name && c.protocol === 'sip');
       const names = setup.carriers.map((c) => c.name);
@@ -92,7 +139,7 @@ export function carriersComponent(options: CarriersOptions = {}): Component & { 
       const receipts = new ReceiptWorker(deps);
       const inbound = new InboundHandler(deps);
       const carriers = new Map<string, Carrier>();
-      for (const config of setup.carriers) {
+      for (const config of setup.carriers.filter(runs)) {
         const carrier = createCarrier(config, service.logger.child({ carrier: config.name }));
         carrier.onReceipt((r) => receipts.add(config.name, r));
         carrier.onInbound(async (m) => void (await inbound.handle(config.name, m)));
@@ -107,12 +154,15 @@ export function carriersComponent(options: CarriersOptions = {}): Component & { 
         sealingKey: sealingKey(service.config),
       });
       runtime = { ...runtime, carriers, dispatcher, receipts, inbound };
-      receipts.start();
+      registerDispatchMetrics(service, () => runtime?.dispatcher?.stats, () => runtime?.carriers);
+      receipts.start({ sweeps: node.has('receipts') });
+      // Binds and call shares are leased: a carrier's binds are the total over every node.
       await Promise.all([...carriers.values()].map(async (c) => {
+        if (isShared(c)) await keepShares(node, c, c.protocol === 'sip' ? 'voice' : 'dispatcher', service.logger.child({ carrier: c.name }));
         await c.start();
         if (!c.canSubmit()) service.logger.warn({ carrier: c.name }, 'carrier not bound yet; it keeps retrying and messages wait');
       }));
-      dispatcher.start();
+      dispatcher.start({ texts: node.has('dispatcher'), calls: node.has('voice') });
     },
     async stop() {
       if (!runtime) return;

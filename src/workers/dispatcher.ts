@@ -68,15 +68,17 @@ export class Dispatcher {
 
   constructor(private readonly deps: DispatcherDeps) {}
 
-  /** Starts the loops. */
-  start(): void {
+  /** Starts the loops: the text lanes (the dispatcher role) and the call lane (the voice role). */
+  start(which: { texts?: boolean; calls?: boolean } = {}): void {
     if (!this.stopped) return;
     this.stopped = false;
     this.unsubscribe = this.deps.signals.subscribe('dispatch', () => this.wake());
     const reclaim = this.deps.reclaimOnStart ? this.reclaimAbandoned() : Promise.resolve();
-    for (let i = 0; i < this.deps.settings.lanes; i++) this.lanes.push(reclaim.then(() => this.loop(i, 'all')));
-    this.lanes.push(reclaim.then(() => this.loop(this.deps.settings.lanes, 'priority')));
-    this.lanes.push(reclaim.then(() => this.loop(this.deps.settings.lanes + 1, 'call')));
+    if (which.texts !== false) {
+      for (let i = 0; i < this.deps.settings.lanes; i++) this.lanes.push(reclaim.then(() => this.loop(i, 'all')));
+      this.lanes.push(reclaim.then(() => this.loop(this.deps.settings.lanes, 'priority')));
+    }
+    if (which.calls !== false) this.lanes.push(reclaim.then(() => this.loop(this.deps.settings.lanes + 1, 'call')));
   }
 
   /** Stops claiming, lets batches in flight finish and record, then resolves. */
@@ -137,6 +139,8 @@ export class Dispatcher {
     const lease = this.nextLease();
     const limit = scope === 'priority' ? PRIORITY_BATCH : scope === 'call' ? this.callCapacity() : settings.batchSize;
     if (limit === 0) return 0;
+    // A node holding none of the carriers' binds (other nodes hold them all) leaves the messages to those nodes.
+    if (scope !== 'call' && !this.anyTextCarrierBound()) return 0;
     const { claimed, toSend } = await store.db.transaction().execute(async (trx) => {
       const claimed = await claimDueMessages(trx, store.dialect, now, lease, limit, scope);
       return { claimed, toSend: claimed.length ? await suppressBlocked(trx, claimed, now) : [] };
@@ -188,6 +192,17 @@ export class Dispatcher {
     } catch {
       return undefined;
     }
+  }
+
+  // With no text carrier at all, messages are claimed and fail (no route); with some, one must be bound.
+  private anyTextCarrierBound(): boolean {
+    let texting = 0;
+    for (const carrier of this.deps.carriers.values()) {
+      if (carrier.freeSlots !== undefined) continue;
+      texting++;
+      if (carrier.canSubmit()) return true;
+    }
+    return texting === 0;
   }
 
   // Calls the voice trunks can start now: a call claimed waits for no slot, so it never outlives its lease.

@@ -63,8 +63,10 @@ export class ReceiptWorker {
   }
 
   /** Starts the periodic re-match and sweeper. */
-  start(): void {
+  /** Starts taking receipts; with `sweeps` (the receipts role) also re-matches early ones and closes receipt windows. */
+  start(options: { sweeps?: boolean } = {}): void {
     this.stopped = false;
+    if (options.sweeps === false) return;
     const every = (ms: number, fn: () => Promise<unknown>) => {
       const t = setInterval(() => void fn().catch((err) => this.deps.logger.error({ err }, 'receipts: periodic task failed')), ms);
       t.unref();

@@ -28,6 +28,8 @@ export const CALL_STATUS: Record<CallResult, number> = {
   failed: 1,
 };
 
+const MAX_SHARES = 10;
+
 const silent: CarrierLogger = { debug() {}, info() {}, warn() {}, error() {} };
 
 /** A voice trunk; `speech` renders the messages (espeak-ng by default, each text once). */
@@ -38,6 +40,10 @@ export class SipCarrier implements Carrier {
   private readonly receiptHandlers: Array<(r: Receipt) => void | Promise<void>> = [];
   private readonly waiting: Array<() => void> = [];
   private active = 0;
+  /** Calls this node may have up at once: the trunk's limit, or the shares of it this node holds. */
+  private capacity: number;
+  /** The trunk's call limit split into shares several nodes hold through leases (up to 10). */
+  readonly shares: number;
   private lastStart = 0;
   private stopped = false;
   private readonly calls = new Set<Promise<void>>();
@@ -51,10 +57,24 @@ export class SipCarrier implements Carrier {
   ) {
     this.name = config.name;
     this.inFlightLimit = Math.max(1, config.maxCalls);
+    this.capacity = this.inFlightLimit;
+    this.shares = Math.min(this.inFlightLimit, MAX_SHARES);
   }
 
   async start(): Promise<void> {
     this.stopped = false;
+  }
+
+  /** Places at most the calls of the shares numbered `indexes` at once (the ones this node holds). */
+  async useShares(indexes: number[]): Promise<void> {
+    this.stopped = false;
+    this.capacity = [...new Set(indexes)].filter((i) => i >= 0 && i < this.shares).reduce((n, i) => n + this.shareSize(i), 0);
+    while (this.active < this.capacity && this.waiting.length > 0) this.waiting.shift()!();
+  }
+
+  // Calls of share i: the limit spread as evenly as it goes.
+  private shareSize(i: number): number {
+    return Math.floor(this.inFlightLimit / this.shares) + (i < this.inFlightLimit % this.shares ? 1 : 0);
   }
 
   canSubmit(): boolean {
@@ -98,7 +118,7 @@ export class SipCarrier implements Carrier {
 
   // Waits for a free call slot and for the calls-per-second spacing.
   private async slot(): Promise<void> {
-    if (this.active >= this.inFlightLimit) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    if (this.active >= this.capacity) await new Promise<void>((resolve) => this.waiting.push(resolve));
     this.active++;
     if (this.config.callsPerSecond > 0) {
       const gap = 1000 / this.config.callsPerSecond;
@@ -110,7 +130,7 @@ export class SipCarrier implements Carrier {
 
   private release(): void {
     this.active--;
-    this.waiting.shift()?.();
+    if (this.active < this.capacity) this.waiting.shift()?.();
   }
 
   onReceipt(handler: (receipt: Receipt) => void | Promise<void>): void {
@@ -127,7 +147,7 @@ export class SipCarrier implements Carrier {
   }
 
   freeSlots(): number {
-    return this.stopped ? 0 : Math.max(0, this.inFlightLimit - this.active - this.waiting.length);
+    return this.stopped ? 0 : Math.max(0, this.capacity - this.active - this.waiting.length);
   }
 
   /** Stops taking calls and lets the calls in progress end. */

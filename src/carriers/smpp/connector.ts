@@ -47,34 +47,69 @@ export class SmppCarrier implements Carrier {
   private readonly log: SmppLogger;
   private readonly sessionConfig: SessionConfig;
   private stopped = false;
+  /** The sessions of each bind number this carrier has open (two with tx+rx). */
+  private readonly byShare = new Map<number, SmppSession[]>();
+  private sharesChosen = false;
+  /** Its binds: the units several nodes share through leases. */
+  readonly shares: number;
   private boundWaiters: Array<() => void> = [];
 
   /** Reads the carrier's CA bundle (tlsCa) now; throws when it cannot be read. */
   constructor(private readonly config: SmppCarrierConfig) {
     this.name = config.name;
-    this.inFlightLimit = config.windowSize * Math.max(1, config.binds);
+    this.shares = Math.max(1, config.binds);
+    this.inFlightLimit = config.windowSize * this.shares;
     this.log = config.logger ?? silent;
     this.bucket = new TokenBucket(config.maxSubmitsPerSecond);
     this.sessionConfig = { ...config, tlsOptions: tlsConnectOptions(config) };
   }
 
-  /** Opens every bind; resolves once one can submit, or after 2 x responseTimeoutMs (binds keep retrying). */
+  /**
+   * Opens every bind (or keeps those useShares chose); resolves once one can submit, or after 2 x responseTimeoutMs
+   * (binds keep retrying).
+   */
   async start(): Promise<void> {
-    if (this.sessions.length > 0) return;
+    if (!this.sharesChosen) await this.useShares([...Array(this.shares).keys()]);
+    if (this.sessions.length > 0) await this.ready(this.config.responseTimeoutMs * 2);
+  }
+
+  /**
+   * Keeps open exactly the binds numbered `indexes` (those this node holds a lease for when several nodes share
+   * the carrier's binds): opens the missing ones and unbinds the others. Submits in an unbound session's
+   * window finish first (stop lets them); queued ones move to the remaining binds.
+   */
+  async useShares(indexes: number[]): Promise<void> {
     this.stopped = false;
+    this.sharesChosen = true;
+    const wanted = new Set(indexes.filter((i) => i >= 0 && i < this.shares));
     const kinds = this.config.bindMode === 'tx+rx' ? (['transmitter', 'receiver'] as const) : (['transceiver'] as const);
     const hooks = {
       bound: () => this.sessionBound(),
       slotFreed: () => this.pump(),
       deliver: (pdu: smpp.PDU) => this.deliver(pdu),
     };
-    for (let i = 0; i < Math.max(1, this.config.binds); i++) {
-      for (const kind of kinds) {
-        this.sessions.push(new SmppSession(`${this.name}#${i}:${kind}`, kind, this.sessionConfig, hooks, this.log));
-      }
+    const closing: SmppSession[] = [];
+    for (const [index, sessions] of this.byShare) {
+      if (wanted.has(index)) continue;
+      this.byShare.delete(index);
+      closing.push(...sessions);
     }
-    for (const session of this.sessions) session.start();
-    await this.ready(this.config.responseTimeoutMs * 2);
+    if (closing.length > 0) {
+      this.sessions.splice(0, this.sessions.length, ...this.sessions.filter((s) => !closing.includes(s)));
+    }
+    for (const index of wanted) {
+      if (this.byShare.has(index)) continue;
+      const opened = kinds.map((kind) => new SmppSession(`${this.name}#${index}:${kind}`, kind, this.sessionConfig, hooks, this.log));
+      this.byShare.set(index, opened);
+      this.sessions.push(...opened);
+      for (const session of opened) session.start();
+    }
+    await Promise.all(closing.map((s) => s.stop()));
+  }
+
+  /** The binds open now, by number. */
+  sharesInUse(): number[] {
+    return [...this.byShare.keys()].sort((a, b) => a - b);
   }
 
   /** Resolves true once at least one session can submit, false after `timeoutMs`. */
@@ -298,6 +333,8 @@ export class SmppCarrier implements Carrier {
     this.bucket.releaseAll();
     await Promise.all(this.sessions.map((s) => s.stop()));
     this.sessions.length = 0;
+    this.byShare.clear();
+    this.sharesChosen = false;
   }
 }
 

@@ -16,6 +16,7 @@ import * as m0012 from './0012_console_sessions.ts';
 import * as m0013 from './0013_pending_receipt_status.ts';
 import * as m0014 from './0014_voice_calls.ts';
 import * as m0015 from './0015_legacy_password.ts';
+import * as m0016 from './0016_nodes.ts';
 
 type VersionedMigration = { up(db: Kysely<any>, dialect: Dialect): Promise<void> };
 
@@ -35,6 +36,7 @@ const MIGRATIONS: Record<string, VersionedMigration> = {
   '0013_pending_receipt_status': m0013,
   '0014_voice_calls': m0014,
   '0015_legacy_password': m0015,
+  '0016_nodes': m0016,
 };
 
 /** Applies every migration not yet applied; throws when one fails. */

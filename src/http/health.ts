@@ -1,0 +1,40 @@
+// GET /healthz: the store answers, migrations are applied, and each role this node runs reports how it is doing
+// (its binds, whether it leads). `?role=NAME` asks about one role: 404 when this node does not run it, 503 when
+// it is not well. A node whose heartbeat could not be written for a lease time answers 503 for every role.
+import type { FastifyInstance } from 'fastify';
+import type { ClusterNode } from '../cluster/node.ts';
+import { ROLES, type Role } from '../domain/roles.ts';
+import type { Db } from '../store/db.ts';
+import { checkMigrated } from '../store/migrations/index.ts';
+
+export interface HealthSource {
+  db: Db;
+  dialect: string;
+  node: ClusterNode;
+  /** What the components of each role report. */
+  health: () => Array<{ role: Role; ok: boolean; [detail: string]: unknown }>;
+  clock: () => number;
+}
+
+export function registerHealth(app: FastifyInstance, source: HealthSource): void {
+  app.get<{ Querystring: { role?: string } }>('/healthz', async (request, reply) => {
+    await checkMigrated(source.db);
+    const { node } = source;
+    const beating = source.clock() - node.lastBeatAt < node.leaseMs;
+    const reports = source.health();
+    const roles: Record<string, Record<string, unknown>> = {};
+    for (const role of node.roles) {
+      const own = reports.filter((r) => r.role === role);
+      const details = Object.assign({}, ...own.map(({ role: _r, ok: _o, ...rest }) => rest)) as Record<string, unknown>;
+      roles[role] = { ok: beating && own.every((r) => r.ok), ...details };
+    }
+    const asked = request.query.role;
+    if (asked !== undefined) {
+      if (!(ROLES as readonly string[]).includes(asked)) return reply.code(404).send({ error: `unknown role "${asked}" (roles: ${ROLES.join(', ')})` });
+      if (!roles[asked]) return reply.code(404).send({ error: `this node does not run the ${asked} role`, node: node.name, roles: node.roles });
+      return reply.code(roles[asked].ok ? 200 : 503).send({ status: roles[asked].ok ? 'ok' : 'unhealthy', node: node.name, role: asked, ...roles[asked] });
+    }
+    const ok = Object.values(roles).every((r) => r.ok);
+    return reply.code(ok ? 200 : 503).send({ status: ok ? 'ok' : 'unhealthy', store: source.dialect, node: node.name, roles });
+  });
+}
