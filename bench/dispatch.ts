@@ -1,9 +1,13 @@
-// `npm run bench -- dispatch [--store postgres] [--recipients N] [--binds N] [--window N] [--lanes N] [--batch N] [--sink kannel]`:
+// `npm run bench -- dispatch [--store postgres] [--nodes 1,2 (dispatch-nodes.ts)] [--recipients N] [--binds N] [--window N] [--lanes N] [--batch N] [--sink kannel]`:
 // one HTTP sms to N recipients (100,000), dispatched over SMPP to an SMSC in a second process (`yona smsc-sim`,
 // receipts after 200 ms; or the Kannel comparison's smsc-sink.js with --sink kannel), until the last receipt
 // is stored. Prints one JSON line: submit_sm/s (first to last submit; target >= 10,000/s), end to end from the
 // first HTTP request to the last receipt stored (target >= 5,000 messages/s), peak RSS (target < 400 MB).
 import { readFileSync } from 'node:fs';
+if (process.argv.includes('--nodes')) {
+  await import('./dispatch-nodes.ts');
+  process.exit(0);
+}
 import { cpus } from 'node:os';
 import { carriersComponent } from '../src/workers/carriers.ts';
 import { anchorDir, startAnchorSink } from './lib/kannel.ts';

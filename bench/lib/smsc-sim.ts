@@ -10,6 +10,8 @@ import type { SmppCarrierConfig } from '../../src/carriers/smpp/connector.ts';
 export interface SmscSimProcess {
   child: ChildProcess;
   port: number;
+  /** Its HTTP control channel (GET /stats). */
+  controlUrl: string;
   /** Carrier settings binding to it (transceiver binds, no throughput cap). */
   carrier(over?: Partial<SmppCarrierConfig>): SmppCarrierConfig;
   stop(): void;
@@ -36,7 +38,8 @@ export async function startSmscSim(receiptDelayMs: number): Promise<SmscSimProce
     }
     await new Promise((r) => setTimeout(r, 50));
   }
-  return { child, port, stop, carrier: (over = {}) => simCarrier(port, over) };
+  const controlUrl = /control (http:\/\/\S+)/.exec(out)?.[1] ?? '';
+  return { child, port, controlUrl, stop, carrier: (over = {}) => simCarrier(port, over) };
 }
 
 /** Carrier settings binding a bench service to a simulator on `port` (2 transceiver binds, window 200, no cap). */

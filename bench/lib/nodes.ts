@@ -1,0 +1,86 @@
+// Several `yona serve` processes on one scratch PostgreSQL database, for benchmarks of nodes working together:
+// each a child process on its own loopback ports, named node-1, node-2, ..., with the roles it is given.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+
+const PG_ADMIN = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const bin = join(import.meta.dirname, '../../bin/yona.js');
+
+export interface BenchNode {
+  name: string;
+  child: ChildProcess;
+  httpPort: number;
+  httpsPort: number;
+  /** CPU seconds the process used so far (from /proc). */
+  cpuSeconds(): number;
+}
+
+/** A fresh database; `drop()` removes it. */
+export async function scratchDatabase(tag: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `yona_bench_${tag}_${process.pid}`;
+  const run = async (sql: string) => {
+    const c = new pg.Client({ connectionString: PG_ADMIN });
+    await c.connect();
+    try {
+      await c.query(sql);
+    } finally {
+      await c.end();
+    }
+  };
+  await run(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await run(`CREATE DATABASE ${name}`);
+  const url = new URL(PG_ADMIN);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => run(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+}
+
+/** Starts a node; resolves once it logs that it serves (fails after 30 s). */
+export async function startNode(name: string, roles: string, env: Record<string, string>): Promise<BenchNode> {
+  const dir = mkdtempSync(join(tmpdir(), `yona-bench-${name}-`));
+  const child = spawn(process.execPath, [bin, 'serve', '--roles', roles], {
+    env: {
+      ...process.env, YONA_DATA_DIR: dir, YONA_HTTPS_PORT: '0', YONA_HTTP_PORT: '0', YONA_HTTPS_HOST: '127.0.0.1', YONA_LOG_LEVEL: 'info',
+      YONA_NODE_NAME: name, ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  let logs = '';
+  child.stdout!.on('data', (d) => (logs = (logs + d).slice(-20_000)));
+  child.stderr!.on('data', (d) => (logs = (logs + d).slice(-20_000)));
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const line = logs.split('\n').find((l) => l.includes('yona is serving'));
+    if (line) {
+      const started = JSON.parse(line) as { https: number; http: string };
+      return { name, child, httpsPort: started.https, httpPort: Number(started.http.split(':').at(-1)), cpuSeconds: () => cpuSecondsOf(child.pid!) };
+    }
+    if (Date.now() > deadline || child.exitCode !== null) {
+      child.kill('SIGKILL');
+      throw new Error(`${name} did not start:\n${logs}`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Stops nodes with SIGTERM and waits for them to exit. */
+export async function stopNodes(nodes: BenchNode[]): Promise<void> {
+  await Promise.all(nodes.map((n) => new Promise<void>((resolve) => {
+    if (n.child.exitCode !== null) return resolve();
+    n.child.once('exit', () => resolve());
+    n.child.kill('SIGTERM');
+  })));
+}
+
+function cpuSecondsOf(pid: number): number {
+  try {
+    // /proc/PID/stat: fields 14 and 15 are user and system time in clock ticks (100 per second).
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
