@@ -4,6 +4,21 @@ import type { Signals } from './operations/types.ts';
 
 export type Topic = Parameters<Signals['notify']>[0];
 
+/** Notifications held while a transaction runs: `release` passes them on once it committed. */
+export class HeldSignals implements Signals {
+  private readonly topics = new Set<Topic>();
+
+  notify(topic: Topic): void {
+    this.topics.add(topic);
+  }
+
+  /** Passes the held notifications on to `to` (call it after the commit). */
+  release(to: Signals): void {
+    for (const topic of this.topics) to.notify(topic);
+    this.topics.clear();
+  }
+}
+
 /** A Signals implementation that workers subscribe to. */
 export class LocalSignals implements Signals {
   private readonly emitter = new EventEmitter();

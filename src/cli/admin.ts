@@ -258,7 +258,7 @@ export async function runAdmin(args: string[], out: (line: string) => void = con
     return;
   }
   const config = loadConfig();
-  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, pgPool: config.pgPool, groupCommit: config.sqliteGroupCommit });
   try {
     await runAdminCommand(store, config, args, out);
   } finally {

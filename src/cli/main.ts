@@ -1,5 +1,5 @@
 // The `yona` command line: serve, admin, smsc-sim, sim.
-import { ConfigError } from '../config.ts';
+import { ConfigError, readSetting } from '../config.ts';
 import { parseArgsProblem, runAdmin, UsageError } from './admin.ts';
 import { COMMAND_HELP, didYouMean, formatCommandList, formatHelp, wantsHelp } from './help.ts';
 import { runServe } from './serve.ts';
@@ -48,7 +48,7 @@ function report(err: unknown): never {
     process.exit(2);
   }
   process.stderr.write(`yona: ${describe(err).replace(/\s*\n\s*/g, ' ')}\n`);
-  if (/^(debug|trace)$/.test(process.env.YONA_LOG_LEVEL ?? '')) process.stderr.write(`${(err as Error).stack ?? ''}\n`);
+  if (/^(debug|trace)$/.test(readSetting('YONA_LOG_LEVEL'))) process.stderr.write(`${(err as Error).stack ?? ''}\n`);
   process.exit(1);
 }
 

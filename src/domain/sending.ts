@@ -1,5 +1,5 @@
 // Settings and fixed texts of the send path: international price, unsubscribe lines, sender verification.
-// Read from the environment once (YONA_INTL_PRICE_AGOROT, YONA_VERIFY_CALL_NUMBER, YONA_VERIFY_SOURCE).
+// The settings come from the configuration (YONA_INTL_PRICE_AGOROT, YONA_VERIFY_CALL_NUMBER, YONA_VERIFY_SOURCE).
 
 export interface SendingSettings {
   /** Price of one SMS part to a non-Israeli number, in agorot (default 25, i.e. 0.25 shekel). */
@@ -10,22 +10,6 @@ export interface SendingSettings {
   verifySource: string;
   /** How long a verification link works (48 hours). */
   verifyTtlMs: number;
-}
-
-let cached: SendingSettings | undefined;
-
-/** The settings, read from `env` on first use (tests may pass their own env to re-read). */
-export function sendingSettings(env: NodeJS.ProcessEnv = process.env, reread = false): SendingSettings {
-  if (cached && !reread) return cached;
-  const price = Number(env.YONA_INTL_PRICE_AGOROT ?? 25);
-  if (!Number.isInteger(price) || price < 0) throw new Error(`YONA_INTL_PRICE_AGOROT must be a whole number of agorot, got "${env.YONA_INTL_PRICE_AGOROT}"`);
-  cached = {
-    intlPriceAgorot: price,
-    verifyCallNumber: env.YONA_VERIFY_CALL_NUMBER || '03-0000000',
-    verifySource: env.YONA_VERIFY_SOURCE || 'Yona',
-    verifyTtlMs: 48 * 3600_000,
-  };
-  return cached;
 }
 
 /** add_unsubscribe modes: none, a reply-to-remove line (2), or a removal link (3). */

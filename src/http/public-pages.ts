@@ -5,11 +5,12 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { looksLikePublicCode } from '../domain/codes.ts';
 import { maskPhone } from '../domain/phone.ts';
+import { unsubscribeByCode } from '../operations/block.ts';
+import { confirmSenderVerification } from '../operations/senders.ts';
 import type { Component, Service } from '../service.ts';
-import { addToBlocklist } from '../store/blocklist.ts';
 import { recordClick, shortLinkTarget } from '../store/links.ts';
 import { findUnsubscribeTarget } from '../store/messages.ts';
-import { completeSenderVerification, findSenderVerification } from '../store/senders.ts';
+import { findSenderVerification } from '../store/senders.ts';
 
 function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -63,10 +64,7 @@ export function registerPublicPages(app: FastifyInstance, current: () => Service
     const s = ready(reply);
     if (!s) return reply;
     const code = request.params.code;
-    const target = looksLikePublicCode(code) ? await findUnsubscribeTarget(s.store.db, code) : undefined;
-    if (!target) return notFound(reply);
-    await s.store.db.transaction().execute((trx) => addToBlocklist(trx, target.accountId, [target.phone], 'unsubscribe-link', s.clock()));
-    s.signals.notify('push');
+    if (!looksLikePublicCode(code) || !(await unsubscribeByCode(s.store, s.signals, code, s.clock()))) return notFound(reply);
     return page(reply, 200, 'הוסרת בהצלחה / Unsubscribed', '<p>המספר הוסר ולא יקבל עוד הודעות מהשולח.</p><p>You will not get further messages from this sender.</p>');
   });
 
@@ -84,7 +82,7 @@ export function registerPublicPages(app: FastifyInstance, current: () => Service
     const s = ready(reply);
     if (!s) return reply;
     const code = request.params.code;
-    const done = looksLikePublicCode(code) && (await s.store.db.transaction().execute((trx) => completeSenderVerification(trx, code, s.clock())));
+    const done = looksLikePublicCode(code) && (await confirmSenderVerification(s.store, code, s.clock()));
     if (!done) return notFound(reply);
     return page(reply, 200, 'השולח אומת / Sender verified', '<p>The number is now a verified sender.</p>');
   });

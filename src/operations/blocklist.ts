@@ -11,7 +11,7 @@ import { formatShort, parseShort } from '../domain/dates.ts';
 import { ApiError, missingField } from '../domain/errors.ts';
 import { maskPhone, normalizePhone } from '../domain/phone.ts';
 import { statusMessage } from '../domain/status.ts';
-import { addToBlocklist, listBlocklist, removeFromBlocklist } from '../store/blocklist.ts';
+import { blockNumbers, listBlocklist, removeFromBlocklist } from '../store/blocklist.ts';
 import { asList, optText, text, textOf } from './fields.ts';
 import { defineOperation } from './types.ts';
 
@@ -67,8 +67,7 @@ export const addNumBL = defineOperation({
   input: z.object({ phones: z.unknown().optional(), phone: z.unknown().optional() }),
   async handler(ctx, input) {
     const phones = readPhones(input.phones, input.phone);
-    const added = await addToBlocklist(ctx.db, ctx.account.id, phones, 'api', ctx.now);
-    if (added.length) ctx.signals.notify('push'); // blacklist events were queued with the additions
+    const added = await blockNumbers(ctx.db, ctx.signals, { accountId: ctx.account.id, phones, source: 'api', now: ctx.now });
     return { status: 946, message: statusMessage(946), added: added.length, already_listed: phones.length - added.length };
   },
 });

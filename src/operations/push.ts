@@ -5,7 +5,6 @@ import { z } from 'zod';
 import { formatEvent } from '../domain/dates.ts';
 import { ApiError, missingField } from '../domain/errors.ts';
 import { PUSH_TYPES } from '../domain/push-fields.ts';
-import { pushSettingsFor } from '../domain/push-settings.ts';
 import { checkPushUrl } from '../domain/push-url.ts';
 import { hasPushSecret, insertPushRegistration, listPushRegistrations } from '../store/push.ts';
 import type { PushType } from '../store/schema-push.ts';
@@ -25,7 +24,7 @@ async function add(ctx: OperationContext, typeText: string | undefined, urlText:
   if (!typeText) throw missingField('type');
   const type = parseType(typeText);
   if (!urlText) throw missingField('url');
-  const check = checkPushUrl(urlText, { allowPrivate: pushSettingsFor(ctx.config).allowPrivate });
+  const check = checkPushUrl(urlText, { allowPrivate: ctx.config.push.allowPrivate });
   if (!check.ok) throw new ApiError(2, `Invalid value for field url: ${check.reason}`);
   const id = await insertPushRegistration(ctx.db, { accountId: ctx.account.id, type, url: check.url.href, now: ctx.now });
   if (id === null) throw new ApiError(517, `Push url already registered for this type (${type}); the existing URL is unchanged`);

@@ -6,8 +6,9 @@ import { newPublicCode } from '../domain/codes.ts';
 import { DAY_MS } from '../domain/dates.ts';
 import { ApiError } from '../domain/errors.ts';
 import { normalizePhone, toNational } from '../domain/phone.ts';
-import { sendingSettings, verifyUrl } from '../domain/sending.ts';
-import { countRecentVerifications, isVerifiedSender, insertSenderVerification, listVerifiedSenders } from '../store/senders.ts';
+import { verifyUrl } from '../domain/sending.ts';
+import type { Store } from '../store/db.ts';
+import { completeSenderVerification, countRecentVerifications, isVerifiedSender, insertSenderVerification, listVerifiedSenders } from '../store/senders.ts';
 import { acceptCampaign } from './send/accept.ts';
 import type { Recipient } from './send/destinations.ts';
 import { Rejections } from './send/rejections.ts';
@@ -17,13 +18,18 @@ import { defineOperation } from './types.ts';
 /** Verification requests per number and account in 24 hours (each mobile one is a free SMS to someone). */
 export const MAX_VERIFICATIONS_PER_DAY = 3;
 
+/** The verification link `/v/:code` confirmed, in a transaction of its own; false for an unknown, used or expired code. */
+export async function confirmSenderVerification(store: Store, code: string, now: number): Promise<boolean> {
+  return store.db.transaction().execute((trx) => completeSenderVerification(trx, code, now));
+}
+
 export const verifyPhone = defineOperation({
   names: ['verify_phone'],
   input: z.object({ phone: z.unknown().optional() }),
   async handler(ctx, input) {
     const given = asList(input.phone).map((p) => (textOf(p) ?? '').trim()).filter((p) => p !== '');
     if (given.length === 0) throw new ApiError(510, 'Invalid verify_phone request: no phones to verify');
-    const settings = sendingSettings();
+    const settings = ctx.config.sending;
     const messages: string[] = [];
     const sms: Recipient[] = [];
     let accepted = 0;

@@ -1,5 +1,6 @@
-// The per-account blocklist. Every addition goes through addToBlocklist, which keeps `source` and
-// `created_at` on the row: the one place the push feed hooks to emit `blacklist` events in the same transaction.
+// The per-account blocklist. Every entry point that blocks a number (addNumBL, the console, the removal link,
+// a removal keyword reply) calls blockNumbers, which owns what a block does: the row (with its `source` and
+// `created_at`), a `blacklist` push event per new number in the same transaction, and the pusher's wake-up.
 import type { Selectable } from 'kysely';
 import { runPrepared, type Queryable } from './db.ts';
 import type { BlocklistTable } from './schema-audience.ts';
@@ -46,6 +47,29 @@ export async function addToBlocklist(
     for (const phone of part) if (inserted.has(phone)) added.push(phone);
   }
   await recordBlocklistPushes(db, accountId, added, now);
+  return added;
+}
+
+/** Where a block wakes the pusher: a service's signals, held until the caller's transaction commits. */
+export interface BlockSignals {
+  notify(topic: 'push'): void;
+}
+
+/** One request to block numbers (international form) for an account. */
+export interface Block {
+  accountId: number;
+  phones: string[];
+  source: BlockSource;
+  now: number;
+}
+
+/**
+ * Blocks numbers, in the caller's transaction: numbers already blocked keep their row, each new one gets a
+ * `blacklist` push event, and the pusher is told when any was new. Returns the numbers newly blocked.
+ */
+export async function blockNumbers(db: Queryable, signals: BlockSignals, block: Block): Promise<string[]> {
+  const added = await addToBlocklist(db, block.accountId, block.phones, block.source, block.now);
+  if (added.length) signals.notify('push');
   return added;
 }
 

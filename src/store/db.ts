@@ -26,6 +26,10 @@ export interface StoreOptions {
   dataDir: string;
   /** Run migrations on open (the server and CLI do; default true). */
   migrate?: boolean;
+  /** Connections in the PostgreSQL pool (YONA_PG_POOL, default 10). */
+  pgPool?: number;
+  /** Group commit on SQLite (YONA_SQLITE_GROUP_COMMIT, default on). */
+  groupCommit?: boolean;
 }
 
 // int8 and numeric come back from pg as strings; our numbers fit in doubles.
@@ -34,12 +38,12 @@ pg.types.setTypeParser(1700, (v) => Number(v));
 
 /** Opens the configured store and brings its schema up to date. */
 export async function openStore(options: StoreOptions): Promise<Store> {
-  const store = options.databaseUrl ? openPostgres(options.databaseUrl) : openSqlite(options.dataDir);
+  const store = options.databaseUrl ? openPostgres(options.databaseUrl, options.pgPool ?? 10) : openSqlite(options.dataDir, options.groupCommit ?? true);
   if (options.migrate !== false) await migrateToLatest(store.db, store.dialect);
   return store;
 }
 
-function openSqlite(dataDir: string): Store {
+function openSqlite(dataDir: string, groupCommit: boolean): Store {
   mkdirSync(dataDir, { recursive: true });
   const sqlite = new SqliteDatabase(join(dataDir, 'yona.db'));
   sqlite.pragma('journal_mode = WAL');
@@ -54,7 +58,7 @@ function openSqlite(dataDir: string): Store {
   // index tails, the account row) are copied back once per checkpoint, so fewer checkpoints copy fewer pages
   // (bench accept: 130-136 against 143-151 us per send in alternating runs).
   sqlite.pragma('wal_autocheckpoint = 10000');
-  const db = new Kysely<Database>({ dialect: groupCommitSqliteDialect(withStatementCache(sqlite)) });
+  const db = new Kysely<Database>({ dialect: groupCommitSqliteDialect(withStatementCache(sqlite), groupCommit) });
   return { db, dialect: 'sqlite', close: () => db.destroy() };
 }
 
@@ -80,8 +84,8 @@ function withStatementCache(sqlite: SqliteDatabase.Database, limit = 500): Sqlit
   return sqlite;
 }
 
-function openPostgres(url: string): Store {
-  const pool = new pg.Pool({ connectionString: url, max: Number(process.env.YONA_PG_POOL ?? 10) });
+function openPostgres(url: string, max: number): Store {
+  const pool = new pg.Pool({ connectionString: url, max });
   // An idle client that loses its connection (server restart, DROP DATABASE) is discarded by the pool; unhandled, its error would crash the process.
   pool.on('error', () => {});
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: withNamedStatements(pool) }) });

@@ -232,9 +232,9 @@ class ImmediateSqliteDialect extends SqliteDialect {
   }
 }
 
-/** A Kysely dialect for SQLite with group commit (same SQL as Kysely's SqliteDialect); YONA_SQLITE_GROUP_COMMIT=0 turns it off. */
-export function groupCommitSqliteDialect(db: SqliteDatabase.Database, env: NodeJS.ProcessEnv = process.env): Dialect {
-  if (env.YONA_SQLITE_GROUP_COMMIT === '0') return new ImmediateSqliteDialect(db);
+/** A Kysely dialect for SQLite with group commit (same SQL as Kysely's SqliteDialect); groupCommit false (YONA_SQLITE_GROUP_COMMIT=0) turns it off. */
+export function groupCommitSqliteDialect(db: SqliteDatabase.Database, groupCommit = true): Dialect {
+  if (!groupCommit) return new ImmediateSqliteDialect(db);
   const driver = new GroupCommitSqliteDriver(db);
   return {
     createAdapter: () => new GroupCommitSqliteAdapter(driver),

@@ -53,9 +53,9 @@ export function readCarriersFile(path: string): CarrierSetup {
   return { carriers, routes };
 }
 
-/** The carriers of the file (when YONA_CARRIERS_FILE is set) and of the store, with their routes. */
-export async function loadCarrierSetup(db: Queryable, env: NodeJS.ProcessEnv = process.env): Promise<CarrierSetup> {
-  const fromFile = env.YONA_CARRIERS_FILE ? readCarriersFile(env.YONA_CARRIERS_FILE) : { carriers: [], routes: [] };
+/** The carriers of the file (YONA_CARRIERS_FILE, when set) and of the store, with their routes. */
+export async function loadCarrierSetup(db: Queryable, carriersFile: string | undefined): Promise<CarrierSetup> {
+  const fromFile = carriersFile ? readCarriersFile(carriersFile) : { carriers: [], routes: [] };
   const stored = (await listCarriers(db)).map(smppConfigFromStore);
   const carriers = [...fromFile.carriers];
   for (const c of stored) {

@@ -12,12 +12,13 @@ import { isShared, keepShares } from '../cluster/shares.ts';
 import type { SmppCarrierConfig } from '../carriers/smpp/connector.ts';
 import { CARRIER_TIMER_DEFAULTS } from '../carriers/smpp/settings.ts';
 import type { Carrier } from '../carriers/types.ts';
+import { loadConfig, type Env } from '../config.ts';
 import { sealingKey } from '../secret-key.ts';
 import type { Component, RoleHealth, Service } from '../service.ts';
 import type { Role } from '../domain/roles.ts';
 import { recordLateCarrierId } from '../store/dispatch.ts';
 import { loadCarrierSetup, type CarrierSetup } from './carrier-setup.ts';
-import { deliverySettings, type DeliverySettings } from './delivery-settings.ts';
+import type { DeliverySettings } from './delivery-settings.ts';
 import { Dispatcher } from './dispatcher.ts';
 import { InboundHandler } from './inbound.ts';
 import { ReceiptWorker } from './receipts.ts';
@@ -27,8 +28,8 @@ import { Router } from './routing.ts';
 export interface CarriersOptions {
   /** Carriers and routes to use instead of YONA_CARRIERS_FILE and the store. */
   setup?: CarrierSetup;
-  /** Environment for settings and YONA_CARRIERS_FILE (process.env). */
-  env?: NodeJS.ProcessEnv;
+  /** Settings and YONA_CARRIERS_FILE read from this environment instead of the service's configuration. */
+  env?: Env;
   /** Overrides of the settings read from the environment. */
   settings?: Partial<DeliverySettings>;
 }
@@ -123,10 +124,10 @@ export function carriersComponent(options: CarriersOptions = {}): Component & { 
     health: () => health(started),
     async start(service) {
       started = service;
-      const env = options.env ?? process.env;
-      const settings = { ...deliverySettings(env), ...options.settings };
+      const config = options.env ? loadConfig(options.env) : service.config;
+      const settings = { ...config.delivery, ...options.settings };
       const { node } = service;
-      let setup = options.setup ?? (await loadCarrierSetup(service.store.db, env));
+      let setup = options.setup ?? (await loadCarrierSetup(service.store.db, config.carriersFile));
       if (setup.carriers.length === 0 && (node.has('dispatcher') || node.has('voice'))) setup = await startSimulator(service, settings);
       // A node runs the SMS carriers with the dispatcher role and the voice trunks with the voice role.
       const runs = (c: { protocol?: string }) => (c.protocol === 'sip' ? node.has('voice') : node.has('dispatcher'));

@@ -1,7 +1,7 @@
-// Settings of the delivery workers (dispatcher, receipts, inbound), read from the environment:
+// Settings of the delivery workers (dispatcher, receipts, inbound), part of the configuration (config.ts):
 // YONA_DISPATCH_BATCH, YONA_DISPATCH_LANES, YONA_DISPATCH_LEASE_MS, YONA_DISPATCH_POLL_MS,
 // YONA_DISPATCH_MAX_ATTEMPTS, YONA_RECEIPT_WINDOW_MS, YONA_REMOVAL_KEYWORDS, YONA_SIM_RECEIPT_DELAY_MS.
-import { ConfigError } from '../config.ts';
+import { loadConfig, type Env } from '../config.ts';
 
 /** The delivery workers' settings (see the file comment for the variables). */
 export interface DeliverySettings {
@@ -30,32 +30,9 @@ export interface DeliverySettings {
   simulatorReceiptDelayMs: number;
 }
 
-function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min) throw new ConfigError(`${name} must be an integer >= ${min}, got "${raw}"`);
-  return n;
-}
-
-/** Reads the delivery settings from `env`; throws ConfigError on a malformed value. */
-export function deliverySettings(env: NodeJS.ProcessEnv = process.env): DeliverySettings {
-  const receiptWindowMs = int(env, 'YONA_RECEIPT_WINDOW_MS', 48 * 3600_000, 1);
-  const keywords = (env.YONA_REMOVAL_KEYWORDS ?? 'הסר,STOP,remove').split(',').map((k) => k.trim().toLowerCase()).filter(Boolean);
-  return {
-    batchSize: int(env, 'YONA_DISPATCH_BATCH', 1000, 1),
-    lanes: int(env, 'YONA_DISPATCH_LANES', 2, 1),
-    leaseMs: int(env, 'YONA_DISPATCH_LEASE_MS', 120_000, 100),
-    pollMs: int(env, 'YONA_DISPATCH_POLL_MS', 200, 1),
-    maxAttempts: int(env, 'YONA_DISPATCH_MAX_ATTEMPTS', 20, 1),
-    retryBaseMs: 1000,
-    retryMaxMs: 300_000,
-    receiptWindowMs,
-    callWindowMs: int(env, 'YONA_CALL_WINDOW_MS', 15 * 60_000, 1),
-    sweepMs: Math.max(10, Math.min(60_000, Math.floor(receiptWindowMs / 4))),
-    removalKeywords: keywords,
-    simulatorReceiptDelayMs: int(env, 'YONA_SIM_RECEIPT_DELAY_MS', 200),
-  };
+/** The delivery settings `env` gives (the defaults for an empty one); throws ConfigError on a malformed value. */
+export function deliverySettings(env: Env): DeliverySettings {
+  return loadConfig(env).delivery;
 }
 
 /** Whether an inbound text is a removal request: the whole text, trimmed, is a keyword (case-insensitive;

@@ -7,8 +7,8 @@ import { normalizeNumber } from './routing.ts';
 import type { InboundSms } from '../carriers/types.ts';
 import { incomingFields } from '../domain/push-fields.ts';
 import type { Logger } from '../logger.ts';
-import type { LocalSignals } from '../signals.ts';
-import { addToBlocklist } from '../store/blocklist.ts';
+import { HeldSignals, type LocalSignals } from '../signals.ts';
+import { blockNumbers } from '../store/blocklist.ts';
 import { findNumberOwner } from '../store/carriers.ts';
 import type { Queryable, Store } from '../store/db.ts';
 import { addInboundPart, insertInbound, insertUnrouted, pruneInboundParts, receivedReplyToRemoveCampaign } from '../store/inbound.ts';
@@ -49,12 +49,14 @@ export class InboundHandler {
     const dest = normalizeNumber(sms.to) || sms.to;
     const now = clock();
     await this.pruneParts(now);
+    const held = new HeldSignals();
     const outcome = await store.db.transaction().execute(async (trx): Promise<InboundOutcome> => {
-      if (!sms.part) return this.storeWhole(trx, carrier, { ...sms, phone, dest }, now);
+      if (!sms.part) return this.storeWhole(trx, held, carrier, { ...sms, phone, dest }, now);
       const whole = await addInboundPart(trx, store.dialect, { carrier, phone, dest, ...sms.part, text: sms.text, receivedAt: sms.at });
       if (!whole) return { routed: 'partial' };
-      return this.storeWhole(trx, carrier, { ...sms, phone, dest, text: whole.text, at: whole.receivedAt }, now);
+      return this.storeWhole(trx, held, carrier, { ...sms, phone, dest, text: whole.text, at: whole.receivedAt }, now);
     });
+    held.release(this.deps.signals);
     if (outcome.routed === 'partial') return outcome;
     if (outcome.routed === false) {
       this.stats.unrouted++;
@@ -68,7 +70,7 @@ export class InboundHandler {
   }
 
   // Routes and stores a whole message (its push event and reply-to-remove block too) in the caller's transaction.
-  private async storeWhole(trx: Queryable, carrier: string, sms: InboundSms & { phone: string; dest: string }, now: number): Promise<InboundOutcome> {
+  private async storeWhole(trx: Queryable, signals: HeldSignals, carrier: string, sms: InboundSms & { phone: string; dest: string }, now: number): Promise<InboundOutcome> {
     const { phone, dest } = sms;
     const accountId = await findNumberOwner(trx, dest);
     if (accountId === undefined) {
@@ -83,7 +85,7 @@ export class InboundHandler {
     });
     let blocked = false;
     if (isRemovalRequest(sms.text, this.deps.settings.removalKeywords) && (await receivedReplyToRemoveCampaign(trx, accountId, phone))) {
-      blocked = (await addToBlocklist(trx, accountId, [phone], 'reply-stop', now)).length > 0;
+      blocked = (await blockNumbers(trx, signals, { accountId, phones: [phone], source: 'reply-stop', now })).length > 0;
     }
     return { routed: true, accountId, blocked };
   }

@@ -6,7 +6,8 @@ import type dns from 'node:dns';
 import type { EventEmitter } from 'node:events';
 import type { Agent } from 'undici';
 import { encodeForm } from '../domain/push-fields.ts';
-import { bindPushSettings, parsePushSettings, type PushSettings } from '../domain/push-settings.ts';
+import { loadConfig, type Env } from '../config.ts';
+import type { PushSettings } from '../domain/push-settings.ts';
 import type { Component, Service } from '../service.ts';
 import {
   claimPushEvents, prunePushData, readyRegistrations, recordPushResults, type ClaimedPushEvent, type PushResult, type PushTarget,
@@ -15,8 +16,8 @@ import { createPushAgent, postForm, prepareTarget, pushHeaders, type PreparedTar
 
 /** Options of createPusher (tests and embedders). */
 export interface PusherOptions {
-  /** YONA_PUSH_* overrides on top of process.env (tests pass the service's env here). */
-  env?: Record<string, string | undefined>;
+  /** YONA_PUSH_* read from this environment instead of the service's configuration. */
+  env?: Env;
   /** The resolver behind the public-only lookup (tests simulate a name resolving to loopback). */
   resolve?: typeof dns.lookup;
   /** Events claimed ahead of sending, across lanes (default 4096). */
@@ -70,8 +71,7 @@ class Pusher implements Component {
 
   async start(service: Service): Promise<void> {
     this.service = service;
-    this.settings = parsePushSettings({ ...process.env, ...this.options.env });
-    bindPushSettings(service.config, this.settings);
+    this.settings = this.options.env ? loadConfig(this.options.env).push : service.config.push;
     this.agent = createPushAgent(this.settings, this.options.resolve);
     this.unsubscribe = service.signals.subscribe('push', () => this.requestScan());
     this.timers.push(setInterval(() => this.requestScan(), this.settings.pollMs));

@@ -5,7 +5,8 @@ import { createHmac } from 'node:crypto';
 import dns from 'node:dns';
 import { describe, it } from 'node:test';
 import { blacklistFields, dlrFields, encodeForm, incomingFields, isIntermediateDlrStatus } from '../../src/domain/push-fields.ts';
-import { parsePushSettings, PushSettingsError, retryDelay } from '../../src/domain/push-settings.ts';
+import { ConfigError, loadConfig } from '../../src/config.ts';
+import { retryDelay } from '../../src/domain/push-settings.ts';
 import { generatePushSecret, signPush, verifyPushSignature } from '../../src/domain/push-sign.ts';
 import { checkPushUrl, nonPublicReason } from '../../src/domain/push-url.ts';
 import { prepareTarget, publicOnlyLookup } from '../../src/workers/push-http.ts';
@@ -66,10 +67,10 @@ describe('push addresses and URLs', () => {
 
 describe('push settings, fields and signatures', () => {
   it('reads YONA_PUSH_* with defaults and grows the retry delay with jitter up to the cap', () => {
-    const d = parsePushSettings({});
+    const d = loadConfig({}).push;
     assert.deepEqual([d.allowPrivate, d.retryBaseMs, d.maxFailures, d.connectTimeoutMs, d.requestTimeoutMs, d.concurrency, d.pollMs], [false, 1000, 10, 5000, 10_000, 8, 250]);
-    assert.throws(() => parsePushSettings({ YONA_PUSH_MAX_FAILURES: '0' }), PushSettingsError);
-    assert.throws(() => parsePushSettings({ YONA_PUSH_RETENTION: 'soon' }), /YONA_PUSH_RETENTION/);
+    assert.throws(() => loadConfig({ YONA_PUSH_MAX_FAILURES: '0' }), ConfigError);
+    assert.throws(() => loadConfig({ YONA_PUSH_RETENTION: 'soon' }), /YONA_PUSH_RETENTION/);
     assert.equal(retryDelay(d, 1, () => 0), 1000);
     assert.equal(retryDelay(d, 1, () => 0.999), 1500);
     assert.equal(retryDelay(d, 4, () => 0), 8000);

@@ -43,7 +43,8 @@ for (const target of targets) {
       await eventually(async () => ((await s.balance()).credits === 98 ? true : undefined), 8000, 'the failed call refunded');
     });
 
-    it('type 3 in XML texts now and its report is polled in XML', async () => {
+    it('type 3 in XML texts now and its report is polled in XML; its call fails without a trunk and is refunded', async () => {
+      const before = await s.balance();
       const sent = await xmlSms('<destinations><phone id="x3">0521112234</phone></destinations><message>spoken and texted</message><tts><type>3</type></tts>');
       assert.equal(xmlStatus(sent.text), 0, sent.text);
       const w = windowAroundNow();
@@ -56,6 +57,12 @@ for (const target of targets) {
       assert.match(text, /<transaction><external_id>x3<\/external_id><status>102<\/status>/);
       assert.equal(xmlField(text, 'shipment_id'), xmlField(sent.text, 'shipment_id'));
       assert.deepEqual(h.simulator.messages({ to: '972521112234' }).map((m) => m.text), ['spoken and texted']);
+      // The call shares the external id: once it has failed (1), only the text's cost stays charged.
+      await eventually(async () => {
+        const r = await dlr();
+        return /<external_id>x3<\/external_id><status>1<\/status>/.test(r.text) ? true : undefined;
+      }, 8000, 'the failed call of the type 3 send');
+      await eventually(async () => ((await s.balance()).credits === before.credits - 1 ? true : undefined), 8000, 'the call refunded, the text charged');
     });
 
     it('type 4 (call only) on a server without a voice trunk: accepted in JSON and XML, its calls fail (1, in dlr) and are refunded; nothing is texted', async () => {

@@ -27,7 +27,7 @@ describe('SQLite group commit', () => {
     const file = join(dir, 'db.sqlite');
     const sqlite = new SqliteDatabase(file);
     sqlite.pragma('journal_mode = WAL');
-    db = new Kysely<Schema>({ dialect: groupCommitSqliteDialect(sqlite, {}) });
+    db = new Kysely<Schema>({ dialect: groupCommitSqliteDialect(sqlite) });
     await sql`create table items (id integer primary key, name text not null unique)`.execute(db);
     observer = new SqliteDatabase(file, { readonly: true });
   });
@@ -148,7 +148,7 @@ describe('SQLite group commit', () => {
   });
 
   it('a transaction holds the write lock from its start, with group commit and without', async () => {
-    const plain = new Kysely<Schema>({ dialect: groupCommitSqliteDialect(new SqliteDatabase(join(dir, 'db.sqlite')), { YONA_SQLITE_GROUP_COMMIT: '0' }) });
+    const plain = new Kysely<Schema>({ dialect: groupCommitSqliteDialect(new SqliteDatabase(join(dir, 'db.sqlite')), false) });
     const rival = new SqliteDatabase(join(dir, 'db.sqlite'));
     rival.pragma('busy_timeout = 0');
     try {

@@ -56,7 +56,7 @@ for (const target of targets) {
       const listed = await t.admin('carriers');
       assert.match(listed.join('\n'), /carrier partner: smpp2\.example\.net:2776, system_id yona, transceiver x1/);
       assert.ok(![...out, ...listed].join('\n').includes('pw-'), 'passwords are never printed');
-      const setup = await loadCarrierSetup(t.service.store.db, {});
+      const setup = await loadCarrierSetup(t.service.store.db, undefined);
       assert.deepEqual(setup.carriers.map((c) => [c.name, c.host, c.port, c.password]), [['partner', 'smpp2.example.net', 2776, 'pw-5678']]);
       await assert.rejects(t.admin('add-carrier', 'x', '--host', 'h', '--port', '99999', '--system-id', 's', '--password', 'p'), /--port/);
       await assert.rejects(t.admin('add-carrier', 'x', '--host', 'h'), /usage/);
@@ -67,7 +67,7 @@ for (const target of targets) {
       assert.match((await t.admin('add-route', 'default', 'partner')).join(''), /default route -> partner/);
       await assert.rejects(t.admin('add-route', '97250', 'nobody'), /no carrier named "nobody"/);
       await assert.rejects(t.admin('add-route', '05x', 'partner'), /PREFIX/);
-      const setup = await loadCarrierSetup(t.service.store.db, {});
+      const setup = await loadCarrierSetup(t.service.store.db, undefined);
       assert.deepEqual(setup.routes, [{ prefix: '', carrier: 'partner' }, { prefix: '97254', carrier: 'partner' }]);
     });
 

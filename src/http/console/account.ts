@@ -4,7 +4,8 @@ import { formatLong } from '../../domain/dates.ts';
 import { formatShekels } from '../../domain/money.ts';
 import { maskPhone, normalizePhone, toNational } from '../../domain/phone.ts';
 import { verifyPhone } from '../../operations/senders.ts';
-import { addToBlocklist, listBlocklist, removeFromBlocklist } from '../../store/blocklist.ts';
+import { blockNow } from '../../operations/block.ts';
+import { listBlocklist, removeFromBlocklist } from '../../store/blocklist.ts';
 import { ledgerEntries } from '../../store/ledger.ts';
 import { listVerifiedSenders } from '../../store/senders.ts';
 import { actionForm, csrfField, esc, table, type Html } from './html.ts';
@@ -73,8 +74,7 @@ export function registerAccountPages(r: ConsoleRouter): void {
     const bad = given.filter((p) => !normalizePhone(p, { allowInternational: true }).ok);
     if (bad.length) return blocklistPage(c, { notice: { kind: 'error', text: fmt(c.t.blockInvalid, { phones: bad.slice(0, 20).join(', ') }) }, phones: text });
     const phones = given.map((p) => (normalizePhone(p, { allowInternational: true }) as { e164: string }).e164);
-    const added = await c.app.store.db.transaction().execute((trx) => addToBlocklist(trx, c.account.id, phones, 'console', c.now));
-    if (added.length) c.app.signals.notify('push');
+    const added = await blockNow(c.app.store, c.app.signals, { accountId: c.account.id, phones, source: 'console', now: c.now });
     return blocklistPage(c, { notice: { kind: 'ok', text: fmt(c.t.blockAdded, { added: added.length, already: new Set(phones).size - added.length }) } });
   });
 

@@ -5,7 +5,7 @@ import { PUBLIC_CODE_LENGTH, newPublicCodes } from '../../domain/codes.ts';
 import { countParts, detectEncoding, type Encoding } from '../../domain/encoding.ts';
 import { callCredits, estimatedCallSeconds } from '../../domain/voice.ts';
 import { ApiError } from '../../domain/errors.ts';
-import { sendingSettings, UNSUBSCRIBE_LINK_PREFIX, unsubscribeUrl, type UnsubscribeMode } from '../../domain/sending.ts';
+import { UNSUBSCRIBE_LINK_PREFIX, unsubscribeUrl, type UnsubscribeMode } from '../../domain/sending.ts';
 import { insertCampaign, setCampaignCharges } from '../../store/campaigns.ts';
 import { applyLedgerChange } from '../../store/ledger.ts';
 import { insertShortLinks } from '../../store/links.ts';
@@ -197,7 +197,7 @@ function newPricing(ctx: OperationContext, draft: CampaignDraft): Pricing {
   };
   return {
     callPrice, spoken: spoken ? JSON.stringify(spoken) : null,
-    parts: new PartsCache(), priceAgorot: sendingSettings().intlPriceAgorot, free: draft.free === true, publicUrl, withLinks,
+    parts: new PartsCache(), priceAgorot: ctx.config.sending.intlPriceAgorot, free: draft.free === true, publicUrl, withLinks,
     linkSuffix: withLinks ? UNSUBSCRIBE_LINK_PREFIX + unsubscribeUrl(publicUrl, 'x'.repeat(PUBLIC_CODE_LENGTH)) : '',
   };
 }
