@@ -87,12 +87,12 @@ function describe(c: Described): string {
 }
 
 /** Routes destinations starting with PREFIX ('default' for all others) to a configured carrier. */
-export async function addRoute(store: Store, _config: Config, args: string[], out: Out): Promise<void> {
+export async function addRoute(store: Store, config: Config, args: string[], out: Out): Promise<void> {
   const [rawPrefix, carrier] = args;
   if (rawPrefix === undefined || !carrier) fail('usage: yona admin add-route PREFIX|default CARRIER (PREFIX in international digits, e.g. 97250)');
   const prefix = routePrefix(rawPrefix);
   if (!/^\d*$/.test(prefix)) fail(`PREFIX must be international digits like 97250 (or "default"), got "${rawPrefix}"`);
-  const setup = await loadCarrierSetup(store.db);
+  const setup = await loadCarrierSetup(store.db, config.carriersFile);
   if (!setup.carriers.some((c) => c.name === carrier)) fail(`no carrier named "${carrier}" (add it with yona admin add-carrier)`);
   await setRoute(store.db, prefix, carrier, Date.now());
   out(`${prefix === '' ? 'default route' : `destinations starting ${prefix}`} -> ${carrier}; restart yona serve to apply`);
@@ -110,8 +110,8 @@ export async function addNumber(store: Store, _config: Config, args: string[], o
 }
 
 /** Lists carriers (passwords never shown) and routes, as the next `yona serve` would use them. */
-export async function listCarriersCommand(store: Store, _config: Config, _args: string[], out: Out): Promise<void> {
-  const setup = await loadCarrierSetup(store.db);
+export async function listCarriersCommand(store: Store, config: Config, _args: string[], out: Out): Promise<void> {
+  const setup = await loadCarrierSetup(store.db, config.carriersFile);
   if (setup.carriers.length === 0) out('no carrier configured: yona serve starts the bundled SMSC simulator');
   for (const c of setup.carriers) {
     if ((c.protocol ?? 'smpp') !== 'smpp') {

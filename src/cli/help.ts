@@ -20,8 +20,8 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
     example: 'yona admin create-account alice --password s3cret-pw --credits 100',
   },
   'smsc-sim': {
-    usage: 'yona smsc-sim --port N [--control-port N] [--receipt-delay MS] [--id-format text|submit-hex|receipt-hex] [--system-id ID --password PW] [--tls | --tls-cert CERT.pem --tls-key KEY.pem]',
-    summary: 'Runs the bundled SMSC simulator on its own, for a Yona configured with an SMPP carrier pointing at it.',
+    usage: 'yona smsc-sim --port N [--host ADDR] [--max-binds N] [--control-port N] [--receipt-delay MS] [--id-format text|submit-hex|receipt-hex] [--system-id ID --password PW] [--tls | --tls-cert CERT.pem --tls-key KEY.pem]',
+    summary: 'Runs the bundled SMSC simulator on its own, for a Yona configured with an SMPP carrier pointing at it. --host: the address SMPP listens on (127.0.0.1); --max-binds: sessions bound at once, as a carrier\'s bind limit (a bind beyond it is refused ESME_RBINDFAIL).',
     example: 'yona smsc-sim --port 2775 --control-port 2776',
   },
   sim: {

@@ -1,12 +1,14 @@
 // `yona smsc-sim` (a standalone SMSC simulator) and `yona sim mo | messages` (talk to a running simulator
 // through its control channel, found in ${YONA_DATA_DIR}/simulator.json or given with --control URL).
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { SIM_ID_FORMATS, SimulatorClient, SmscSimulator, type SimIdFormat } from '../carriers/simulator/index.ts';
 import { readSimulatorTls, selfSignedSimulatorTls, type SimulatorTls } from '../carriers/simulator/tls.ts';
 import { normalizePhone } from '../domain/phone.ts';
 import { simulatorInfoPath } from '../workers/carriers.ts';
+import { readSetting } from '../config.ts';
 import { UsageError } from './admin.ts';
 
 type Out = (line: string) => void;
@@ -21,9 +23,9 @@ function port(text: string | undefined, what: string, fallback: number): number 
   return Number(text);
 }
 
-const dataDir = () => resolve(process.env.YONA_DATA_DIR ?? './data');
+const dataDir = () => readSetting('YONA_DATA_DIR');
 
-const SMSC_SIM_USAGE = 'usage: yona smsc-sim --port N [--control-port N] [--receipt-delay MS] [--id-format text|submit-hex|receipt-hex] [--system-id ID --password PW] ' +
+const SMSC_SIM_USAGE = 'usage: yona smsc-sim --port N [--host ADDR] [--max-binds N] [--control-port N] [--receipt-delay MS] [--id-format text|submit-hex|receipt-hex] [--system-id ID --password PW] ' +
   '[--tls | --tls-cert CERT.pem --tls-key KEY.pem]';
 
 // --tls-cert/--tls-key: the operator's pair; --tls alone: a self-signed certificate kept in the data dir.
@@ -47,7 +49,7 @@ export async function runSmscSim(args: string[], out: Out = console.log, until?:
     args,
     options: {
       port: { type: 'string' }, 'control-port': { type: 'string' }, 'receipt-delay': { type: 'string' }, 'id-format': { type: 'string' },
-      'system-id': { type: 'string' }, password: { type: 'string' },
+      'system-id': { type: 'string' }, password: { type: 'string' }, host: { type: 'string' }, 'max-binds': { type: 'string' },
       tls: { type: 'boolean', default: false }, 'tls-cert': { type: 'string' }, 'tls-key': { type: 'string' },
     },
   });
@@ -56,11 +58,15 @@ export async function runSmscSim(args: string[], out: Out = console.log, until?:
   if (delay !== undefined && !/^\d+$/.test(delay)) fail(`--receipt-delay must be milliseconds, got "${delay}"`);
   const idFormat = values['id-format'] ?? 'text';
   if (!(SIM_ID_FORMATS as readonly string[]).includes(idFormat)) fail(`--id-format must be one of ${SIM_ID_FORMATS.join(', ')}, got "${idFormat}"`);
+  const maxBinds = values['max-binds'];
+  if (maxBinds !== undefined && !/^[1-9]\d*$/.test(maxBinds)) fail(`--max-binds must be a positive whole number, got "${maxBinds}"`);
+  const host = values.host ?? '127.0.0.1';
+  if (isIP(host) === 0) fail(`--host must be an IP address, got "${host}"`);
   const tls = await tlsFromArgs(values);
   const simulator = new SmscSimulator({
     systemId: values['system-id'], password: values.password, receiptDelayMs: delay === undefined ? 200 : Number(delay),
     controlPort: port(values['control-port'], '--control-port', 0), tls: tls && { key: tls.key, cert: tls.cert },
-    idFormat: idFormat as SimIdFormat,
+    idFormat: idFormat as SimIdFormat, host, maxBinds: maxBinds === undefined ? undefined : Number(maxBinds),
   });
   const smppPort = await simulator.start(port(values.port, '--port', 0));
   const controlUrl = `http://127.0.0.1:${simulator.controlPort()}`;
@@ -68,7 +74,7 @@ export async function runSmscSim(args: string[], out: Out = console.log, until?:
   mkdirSync(dataDir(), { recursive: true });
   const info = { smppPort, controlUrl, pid: process.pid, startedAt: new Date().toISOString(), ...(tls ? { tls: true, tlsCert: tls.certPath } : {}) };
   writeFileSync(infoFile, `${JSON.stringify(info)}\n`);
-  out(`smsc simulator: SMPP${tls ? ' over TLS' : ''} on 127.0.0.1:${smppPort}, control ${controlUrl} (written to ${infoFile})`);
+  out(`smsc simulator: SMPP${tls ? ' over TLS' : ''} on ${host.includes(':') ? `[${host}]` : host}:${smppPort}, control ${controlUrl} (written to ${infoFile})`);
   if (tls) out(`TLS certificate${tls.selfSigned ? ' (self-signed)' : ''}: ${tls.certPath}; a carrier trusts it with "tls": true, "tlsCa": "${tls.certPath}"`);
   await new Promise<void>((done) => {
     let stopping = false;

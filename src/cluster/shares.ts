@@ -21,12 +21,12 @@ export function shareLease(carrier: Carrier, index: number): string {
 /** Keeps this node's part of the carrier's shares; returns once the first round ran. */
 export async function keepShares(node: ClusterNode, carrier: Shared, role: Role, logger: Logger): Promise<void> {
   const lease = (i: number) => shareLease(carrier, i);
-  let using: number[] = [];
+  let using: number[] | undefined; // undefined until the first round chose: a carrier opens every bind unless told
   let applying = Promise.resolve();
   // Shares are applied in order: a lease lost while a round runs is never opened again by a stale list.
   const apply = () => {
     const mine = [...Array(carrier.shares).keys()].filter((i) => node.holds(lease(i)));
-    if (mine.join() === using.join()) return applying;
+    if (using !== undefined && mine.join() === using.join()) return applying;
     using = mine;
     applying = applying.then(() => carrier.useShares(mine)).catch((err) => logger.error({ err, carrier: carrier.name }, 'node: changing binds failed'));
     return applying;
@@ -37,8 +37,8 @@ export async function keepShares(node: ClusterNode, carrier: Shared, role: Role,
     const mine = [...Array(carrier.shares).keys()].filter((i) => node.holds(lease(i)));
     if (mine.length > fair) {
       const extra = mine.slice(fair);
-      using = using.filter((i) => !extra.includes(i));
-      await (applying = applying.then(() => carrier.useShares(using)));
+      const keep = (using = (using ?? []).filter((i) => !extra.includes(i)));
+      await (applying = applying.then(() => carrier.useShares(keep)));
       await node.release(extra.map(lease));
       logger.info({ carrier: carrier.name, released: extra }, 'node: gave shares back to other nodes');
     }

@@ -1,27 +1,34 @@
 // Counted permits handed out in request order: a FIFO semaphore (Kysely's own mutex wakes every waiter at once).
 
-/** `count` permits; `acquire` waits in line while none is free. */
+/** At most `limit` permits out at once (a number, or read again at each turn when it can change); `acquire` waits in line. */
 export class FifoPermits {
-  private free: number;
+  private out = 0;
   private readonly waiters: Array<() => void> = [];
+  private readonly limit: () => number;
 
-  constructor(count: number) {
-    this.free = Math.max(1, count);
+  constructor(limit: number | (() => number)) {
+    this.limit = typeof limit === 'number' ? () => limit : limit;
   }
 
   /** Resolves once the caller holds one permit; an urgent caller goes to the head of the line. */
   acquire(urgent = false): Promise<void> {
-    if (this.free > 0) {
-      this.free--;
+    if (this.waiters.length === 0 && this.out < this.max()) {
+      this.out++;
       return Promise.resolve();
     }
     return new Promise((resolve) => (urgent ? this.waiters.unshift(resolve) : this.waiters.push(resolve)));
   }
 
-  /** Gives one permit back (to the longest waiter, if any). */
+  /** Gives one permit back; the longest waiters get permits while the limit allows. */
   release(): void {
-    const next = this.waiters.shift();
-    if (next) next();
-    else this.free++;
+    this.out = Math.max(0, this.out - 1);
+    while (this.waiters.length > 0 && this.out < this.max()) {
+      this.out++;
+      this.waiters.shift()!();
+    }
+  }
+
+  private max(): number {
+    return Math.max(1, this.limit());
   }
 }

@@ -179,7 +179,7 @@ export class Dispatcher {
 
   private permits(carrier: Carrier): FifoPermits {
     let permits = this.unrecorded.get(carrier.name);
-    if (!permits) this.unrecorded.set(carrier.name, (permits = new FifoPermits(carrier.inFlightLimit)));
+    if (!permits) this.unrecorded.set(carrier.name, (permits = new FifoPermits(() => carrier.inFlightLimit)));
     return permits;
   }
 

@@ -71,7 +71,7 @@ for (const target of targets) {
         const listed = (await t.admin('carriers')).join('\n');
         assert.match(listed, /carrier hexy: .*, receipt ids submit-hex/);
         assert.doesNotMatch(listed, /carrier plain: .*receipt ids/);
-        const setup = await loadCarrierSetup(t.service.store.db, {});
+        const setup = await loadCarrierSetup(t.service.store.db, undefined);
         assert.deepEqual(setup.carriers.map((c) => [c.name, c.receiptIds]), [['hexy', 'submit-hex'], ['plain', 'as-is']]);
         await assert.rejects(t.admin('add-carrier', 'bad', ...base, '--receipt-ids', 'hex'),
           (err: Error) => err.message === '--receipt-ids must be one of as-is, submit-hex, receipt-hex, both-hex, got "hex"');

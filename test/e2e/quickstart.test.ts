@@ -28,7 +28,7 @@ describe('quick start (real processes, embedded store)', () => {
     server = spawn(process.execPath, [bin, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     server.stdout!.on('data', (d) => (logs += d));
     server.stderr!.on('data', (d) => (logs += d));
-    for (let i = 0; i < 100 && !logs.includes('yona is serving'); i++) await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 400 && !logs.includes('yona is serving'); i++) await new Promise((r) => setTimeout(r, 100));
     assert.match(logs, /yona is serving/);
     // The TLS port is announced as such (the server comes from our factory, so fastify must be told).
     assert.match(logs, new RegExp(`Server listening at https://127\\.0\\.0\\.1:${httpsPort}`));

@@ -76,7 +76,7 @@ async function startServe(dataDir: string): Promise<Serve> {
   let logs = '';
   child.stdout!.on('data', (d) => (logs += d));
   child.stderr!.on('data', (d) => (logs += d));
-  for (let i = 0; i < 150 && !logs.includes('yona is serving'); i++) await sleep(100);
+  for (let i = 0; i < 400 && !logs.includes('yona is serving'); i++) await sleep(100);
   assert.match(logs, /yona is serving/);
   assert.equal(cli('admin', 'create-account', 'draining', '--password', 'correct-horse', '--credits', '9').status, 0);
   const minted = cli('admin', 'create-token', 'draining');

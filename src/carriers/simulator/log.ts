@@ -9,6 +9,8 @@ export interface ReceivedMessage {
   dataCoding: number;
   messageIds: string[];
   receivedAt: number;
+  /** Remote address:port of the bind the message came on. */
+  peer: string;
   /** Set when the text came whole in one submit_sm's message_payload TLV. */
   messagePayload?: true;
 }

@@ -31,6 +31,10 @@ export interface SimulatorOptions {
   tls?: { key: string; cert: string };
   /** Ids in submit_sm_resp vs receipts: the same text (default), or hex on one side and decimal on the other. */
   idFormat?: SimIdFormat;
+  /** Address SMPP listens on (127.0.0.1). */
+  host?: string;
+  /** Most sessions bound at once, as a carrier's bind limit; a bind beyond it is refused ESME_RBINDFAIL. Unset = no limit. */
+  maxBinds?: number;
 }
 
 /** Simulator counters. */
@@ -48,11 +52,19 @@ export interface SimulatorStats {
   inboundSent: number;
   /** Most submit_sm seen unanswered at once on one session (checks a client's window). */
   maxInFlight: number;
+  /** Sessions bound now. */
+  boundNow: number;
+  /** Most sessions ever bound at the same moment. */
+  maxBoundAtOnce: number;
+  /** Binds refused because maxBinds sessions were already bound. */
+  bindsRefused: number;
 }
 
 interface Bound extends DeliveryTarget {
   kind: 'transceiver' | 'transmitter' | 'receiver';
   inFlight: number;
+  /** Remote address:port of the session. */
+  peer: string;
 }
 
 type Part = { text: string; id: string };
@@ -84,7 +96,7 @@ export class SmscSimulator {
   private control: HttpServer | undefined;
   private readonly counters = {
     connections: 0, binds: 0, unbinds: 0, submitsReceived: 0, throttled: 0, failedOnPurpose: 0, receiptsSent: 0,
-    inboundSent: 0, maxInFlight: 0,
+    inboundSent: 0, maxInFlight: 0, maxBoundAtOnce: 0, bindsRefused: 0,
   };
 
   constructor(private readonly options: SimulatorOptions = {}) {
@@ -95,11 +107,11 @@ export class SmscSimulator {
     this.server = smpp.createServer({ ...(options.tls ?? {}) }, (session) => this.accept(session));
   }
 
-  /** Listens on 127.0.0.1 (and starts the control channel if configured); resolves with the SMPP port. */
+  /** Listens on the configured host, 127.0.0.1 by default (and starts the control channel if configured); resolves with the SMPP port. */
   async start(port = 0): Promise<number> {
     await new Promise<void>((resolve, reject) => {
       this.server.once('error', reject);
-      this.server.listen(port, '127.0.0.1', () => resolve());
+      this.server.listen(port, this.options.host ?? '127.0.0.1', () => resolve());
     });
     if (this.options.controlPort !== undefined) this.control = await startControlServer(this, this.options.controlPort);
     return this.port;
@@ -183,13 +195,19 @@ export class SmscSimulator {
     if (this.bound.has(session)) status = STATUS.ALYBND;
     else if (systemId !== undefined && pdu.system_id !== systemId) status = STATUS.INVSYSID;
     else if (password !== undefined && pdu.password !== password) status = STATUS.INVPASWD;
+    else if (this.options.maxBinds !== undefined && this.bound.size >= this.options.maxBinds) {
+      status = STATUS.BINDFAIL;
+      this.counters.bindsRefused++;
+    }
     if (status !== STATUS.OK) {
       sendPdu(session, pdu.response({ command_status: status }));
       return;
     }
     const kind = pdu.command.slice('bind_'.length) as Bound['kind'];
-    this.bound.set(session, { session, kind, systemId: String(pdu.system_id ?? ''), inFlight: 0, outstanding: new Map() });
+    const peer = `${session.socket.remoteAddress ?? ''}:${session.socket.remotePort ?? ''}`;
+    this.bound.set(session, { session, kind, systemId: String(pdu.system_id ?? ''), inFlight: 0, outstanding: new Map(), peer });
     this.counters.binds++;
+    this.counters.maxBoundAtOnce = Math.max(this.counters.maxBoundAtOnce, this.bound.size);
     sendPdu(session, pdu.response({ system_id: 'YonaSim' }));
     this.deliveries.flush();
   }
@@ -231,11 +249,11 @@ export class SmscSimulator {
       if (group) {
         this.parts.forget(group.key);
         this.log.record({ destination, source, text: group.parts.map((p) => p.text).join(''), parts: udh.total, dataCoding,
-          messageIds: group.parts.map((p) => p.id), receivedAt: Date.now() });
+          messageIds: group.parts.map((p) => p.id), receivedAt: Date.now(), peer: bound.peer });
       }
     } else {
       this.log.record({
-        destination, source, text: decoded.text, parts: 1, dataCoding, messageIds: [id], receivedAt: Date.now(), ...(viaPayload ? { messagePayload: true } : {}),
+        destination, source, text: decoded.text, parts: 1, dataCoding, messageIds: [id], receivedAt: Date.now(), peer: bound.peer, ...(viaPayload ? { messagePayload: true } : {}),
       });
     }
     const registered = typeof pdu.registered_delivery === 'number' ? pdu.registered_delivery : 0;
@@ -306,7 +324,7 @@ export class SmscSimulator {
 
   /** Counters since start. */
   stats(): SimulatorStats {
-    return { ...this.counters, messagesReceived: this.log.received, duplicates: this.log.duplicates };
+    return { ...this.counters, boundNow: this.bound.size, messagesReceived: this.log.received, duplicates: this.log.duplicates };
   }
 
   /**

@@ -36,7 +36,6 @@ const UDHI = 0x40;
 export class SmppCarrier implements Carrier {
   readonly name: string;
   readonly protocol = 'smpp';
-  readonly inFlightLimit: number;
   private readonly sessions: SmppSession[] = [];
   private readonly waiters: SlotWaiter[] = [];
   private readonly bucket: TokenBucket;
@@ -58,7 +57,6 @@ export class SmppCarrier implements Carrier {
   constructor(private readonly config: SmppCarrierConfig) {
     this.name = config.name;
     this.shares = Math.max(1, config.binds);
-    this.inFlightLimit = config.windowSize * this.shares;
     this.log = config.logger ?? silent;
     this.bucket = new TokenBucket(config.maxSubmitsPerSecond);
     this.sessionConfig = { ...config, tlsOptions: tlsConnectOptions(config) };
@@ -105,6 +103,11 @@ export class SmppCarrier implements Carrier {
       for (const session of opened) session.start();
     }
     await Promise.all(closing.map((s) => s.stop()));
+  }
+
+  /** Submits one window per bind this node has open (all its binds until useShares chose). */
+  get inFlightLimit(): number {
+    return this.config.windowSize * (this.sharesChosen ? Math.max(1, this.byShare.size) : this.shares);
   }
 
   /** The binds open now, by number. */
