@@ -22,23 +22,23 @@ module.exports = {
     },
     {
       name: 'carriers-below-store',
-      comment: 'carriers/ speak protocols: they import only domain/ (and themselves), never the store or the workers',
+      comment: 'carriers/ speak protocols: they import only domain/ (and themselves), never the store or the delivery workers',
       severity: 'error',
       from: { path: '(^|/)src/carriers/' },
       to: { path: '(^|/)src/', pathNot: ['(^|/)src/carriers/', '(^|/)src/domain/', '(^|/)src/support/'] },
     },
     {
       name: 'operations-below-http',
-      comment: 'operations/ never import the HTTP edge, the workers or the CLI',
+      comment: 'operations/ never import the HTTP edge, the delivery workers or the CLI',
       severity: 'error',
       from: { path: '(^|/)src/operations/' },
-      to: { path: '(^|/)src/(http|workers|cli)/' },
+      to: { path: '(^|/)src/(http|delivery|cli)/' },
     },
     {
-      name: 'workers-below-operations',
+      name: 'delivery-below-operations',
       comment: 'the delivery workers use store, carriers and domain, not the operations, the HTTP edge or the CLI',
       severity: 'error',
-      from: { path: '(^|/)src/workers/' },
+      from: { path: '(^|/)src/delivery/' },
       to: { path: '(^|/)src/(operations|http|cli)/' },
     },
     {

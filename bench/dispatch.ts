@@ -9,7 +9,7 @@ if (process.argv.includes('--nodes')) {
   process.exit(0);
 }
 import { cpus } from 'node:os';
-import { carriersComponent } from '../src/workers/carriers.ts';
+import { carriersComponent } from '../src/delivery/carriers.ts';
 import { anchorDir, startAnchorSink } from './lib/kannel.ts';
 import { benchStore, peakRssMb, startBenchService } from './lib/service.ts';
 import { simCarrier, startSmscSim } from './lib/smsc-sim.ts';

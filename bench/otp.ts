@@ -6,7 +6,7 @@
 // was still to be submitted when the last code went out (so the codes were measured behind a busy dispatcher).
 import { request } from 'undici';
 import { SmscSimulator } from '../src/carriers/simulator/index.ts';
-import { carriersComponent } from '../src/workers/carriers.ts';
+import { carriersComponent } from '../src/delivery/carriers.ts';
 import { startBenchService } from './lib/service.ts';
 import { simCarrier } from './lib/smsc-sim.ts';
 

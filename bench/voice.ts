@@ -8,7 +8,7 @@ import { request } from 'undici';
 import { CallSimulator, SmscSimulator } from '../src/carriers/simulator/index.ts';
 import { SipCarrier, type SipTrunkConfig } from '../src/carriers/sip/connector.ts';
 import { EspeakEngine } from '../src/carriers/sip/speech.ts';
-import { carriersComponent } from '../src/workers/carriers.ts';
+import { carriersComponent } from '../src/delivery/carriers.ts';
 import { startBenchService } from './lib/service.ts';
 import { simCarrier } from './lib/smsc-sim.ts';
 

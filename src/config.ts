@@ -1,7 +1,7 @@
 // One validated configuration, read from the environment (flags override in cli/). Every setting is declared
 // once in SETTINGS below: its variable, its zod schema (the text of the variable to a typed value, with its
 // default), the default as the README shows it, and what it means. The README's configuration table is
-// checked against SETTINGS by test/unit/config.test.ts. Nothing else in src/ reads process.env: the parsed
+// checked against SETTINGS by test/config.test.ts. Nothing else in src/ reads process.env: the parsed
 // Config is handed down through the service to the components.
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
@@ -13,7 +13,7 @@ import { ConfigError } from './domain/errors.ts';
 import type { PushSettings } from './domain/push-settings.ts';
 import { parseRoles, type Role } from './domain/roles.ts';
 import type { SendingSettings } from './domain/sending.ts';
-import type { DeliverySettings } from './workers/delivery-settings.ts';
+import type { DeliverySettings } from './delivery/delivery-settings.ts';
 
 export interface Config {
   dataDir: string;

@@ -1,7 +1,7 @@
 // For bench/push.ts: notes when each delivery receipt reached Yona (the SMPP connector handing the parsed
 // deliver_sm to the receipts worker, before its batching and commit), and maps pushed events back to them.
 import type { Kysely } from 'kysely';
-import type { ReceiptWorker } from '../../src/workers/receipts.ts';
+import type { ReceiptWorker } from '../../src/delivery/receipts.ts';
 
 export interface ReceiptStamps {
   /** Carrier message id -> Date.now() when its receipt came in. */

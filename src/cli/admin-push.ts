@@ -9,7 +9,7 @@ import {
   clearPushSecret, deletePushRegistration, enablePushRegistration, findPushRegistration, listPushAttempts,
   listPushRegistrations, setPushSecret,
 } from '../store/push.ts';
-import type { PushType } from '../store/schema-push.ts';
+import type { PushType } from '../store/schema/push.ts';
 import { UsageError } from './admin.ts';
 
 type Out = (line: string) => void;

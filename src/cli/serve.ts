@@ -7,12 +7,12 @@ import { parseRoles, ROLES, type Role } from '../domain/roles.ts';
 import { createLogger } from '../logger.ts';
 import { startService, type Component, type Service } from '../service.ts';
 import { createBirthdaySender } from '../operations/send/birthday.ts';
-import { birthdayComponent } from '../workers/birthdays.ts';
-import { schedulerComponent } from '../workers/scheduler.ts';
+import { birthdayComponent } from '../delivery/birthdays.ts';
+import { schedulerComponent } from '../delivery/scheduler.ts';
 import { publicPagesComponent } from '../http/public-pages.ts';
 import { lockDataDir } from './serve-lock.ts';
-import { carriersComponent } from '../workers/carriers.ts';
-import { createPusher } from '../workers/pusher.ts';
+import { carriersComponent } from '../delivery/carriers.ts';
+import { createPusher } from '../delivery/pusher.ts';
 
 /** Components `serve` runs besides the API for the given roles (all by default). */
 export function defaultComponents(roles: readonly Role[] = ROLES, logger = createLogger('info')): Component[] {

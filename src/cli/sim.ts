@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 import { SIM_ID_FORMATS, SimulatorClient, SmscSimulator, type SimIdFormat } from '../carriers/simulator/index.ts';
 import { readSimulatorTls, selfSignedSimulatorTls, type SimulatorTls } from '../carriers/simulator/tls.ts';
 import { normalizePhone } from '../domain/phone.ts';
-import { simulatorInfoPath } from '../workers/carriers.ts';
+import { simulatorInfoPath } from '../delivery/carriers.ts';
 import { readSetting } from '../config.ts';
 import { UsageError } from './admin.ts';
 

@@ -1,6 +1,6 @@
 // Birthday campaigns: new_birthday_campaign (our extension), get_birthday_campaigns, edit_birthday_campaign.
 // A campaign greets each contact of a list on their birthday (a `dd/mm` or `dd/mm/yyyy` value in one of
-// df1..df6) from `hour` o'clock in the account's time zone; workers/birthdays.ts does the sending.
+// df1..df6) from `hour` o'clock in the account's time zone; delivery/birthdays.ts does the sending.
 //
 // Requests and replies:
 //   new_birthday_campaign  cl_id, name (<= 50), message (<= 1005; dynamic fields merged), source (verified),

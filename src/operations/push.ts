@@ -7,7 +7,7 @@ import { ApiError, missingField } from '../domain/errors.ts';
 import { PUSH_TYPES } from '../domain/push-fields.ts';
 import { checkPushUrl } from '../domain/push-url.ts';
 import { hasPushSecret, insertPushRegistration, listPushRegistrations } from '../store/push.ts';
-import type { PushType } from '../store/schema-push.ts';
+import type { PushType } from '../store/schema/push.ts';
 import { optText } from './fields.ts';
 import { defineOperation, type OperationContext, type Reply } from './types.ts';
 

@@ -1,7 +1,7 @@
 // Account rows: creation, lookup, allowed IPs and sub-account relations.
 import type { Selectable } from 'kysely';
 import { runPrepared, type Queryable } from './db.ts';
-import type { AccountTable } from './schema.ts';
+import type { AccountTable } from './schema/index.ts';
 
 /** An account as requests see it: the password hash stays in the store, and the one-time-code fields are read
  *  where they are used (authentication, on every request, reads only these columns). */

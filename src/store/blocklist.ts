@@ -3,7 +3,7 @@
 // `created_at`), a `blacklist` push event per new number in the same transaction, and the pusher's wake-up.
 import type { Selectable } from 'kysely';
 import { runPrepared, type Queryable } from './db.ts';
-import type { BlocklistTable } from './schema-audience.ts';
+import type { BlocklistTable } from './schema/audience.ts';
 import { recordBlocklistPushes } from './push.ts';
 
 /** A blocked number with its source and time. */

@@ -2,7 +2,7 @@
 // changes cancel and the scheduler make (UPDATE ... WHERE state = 'scheduled', safe across processes).
 import { sql, type Selectable } from 'kysely';
 import { runPreparedWrite, type Queryable } from './db.ts';
-import type { CampaignState, CampaignTable } from './schema-sending.ts';
+import type { CampaignState, CampaignTable } from './schema/sending.ts';
 
 export type Campaign = Selectable<CampaignTable>;
 

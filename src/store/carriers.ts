@@ -1,7 +1,7 @@
 // Operator configuration kept in the store: SMPP carriers, destination routes and the accounts' inbound numbers.
 import type { Selectable } from 'kysely';
 import type { Queryable } from './db.ts';
-import type { CarrierTable } from './schema-carriers.ts';
+import type { CarrierTable } from './schema/carriers.ts';
 
 /** A carrier row as stored. */
 export type CarrierRow = Selectable<CarrierTable>;

@@ -2,7 +2,7 @@
 // for the send path: keyset pages by id, so a list of millions is never held in memory at once.
 import { PostgresAdapter, sql, type Selectable } from 'kysely';
 import type { Queryable } from './db.ts';
-import type { ContactListTable, ContactTable } from './schema-audience.ts';
+import type { ContactListTable, ContactTable } from './schema/audience.ts';
 
 /** A contact list row (contact_count kept in step with its contacts). */
 export type ContactList = Selectable<ContactListTable>;

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteAdapter, SqliteDialect, type Compilable, type CompiledQuery, type QueryResult, type Transaction } from 'kysely';
 import pg from 'pg';
-import type { Database } from './schema.ts';
+import type { Database } from './schema/index.ts';
 import { migrateToLatest } from './migrations/index.ts';
 import { GroupCommitSqliteAdapter, groupCommitSqliteDialect } from './group-commit.ts';
 import { withNamedStatements } from './pg-prepared.ts';

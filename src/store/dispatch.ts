@@ -7,7 +7,7 @@ import { blockedAmong } from './blocklist.ts';
 import type { Dialect, Queryable } from './db.ts';
 import { refundMessage, skipMessages } from './messages.ts';
 import { recordStatusEvents, type StatusChange } from './status-events.ts';
-import type { MessageState } from './schema-sending.ts';
+import type { MessageState } from './schema/sending.ts';
 import { DELIVERY } from '../domain/status.ts';
 
 /** A message the dispatcher holds under a lease. */

@@ -2,7 +2,7 @@
 // look-up that tells whether a sender was sent a reply-to-remove campaign (add_unsubscribe 2) by the account.
 import { sql } from 'kysely';
 import type { Dialect, Queryable } from './db.ts';
-import type { InboundPartTable } from './schema-carriers.ts';
+import type { InboundPartTable } from './schema/carriers.ts';
 
 /** An inbound message routed to an account. */
 export interface NewInbound {

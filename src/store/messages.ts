@@ -3,7 +3,7 @@
 import { CompiledQuery, sql } from 'kysely';
 import { runCompiled, type Dialect, type Queryable } from './db.ts';
 import { applyLedgerChange } from './ledger.ts';
-import type { MessageState } from './schema-sending.ts';
+import type { MessageState } from './schema/sending.ts';
 
 /** What varies per message row. */
 export interface NewMessage {

@@ -5,7 +5,7 @@ import { sql } from 'kysely';
 import { retryDelay, type PushSettings } from '../domain/push-settings.ts';
 import type { Dialect, Queryable } from './db.ts';
 import { HELD } from './push.ts';
-import type { PushType } from './schema-push.ts';
+import type { PushType } from './schema/push.ts';
 
 /** A registration the pusher may deliver to now, with the account's signing secret. */
 export interface PushTarget {

@@ -4,7 +4,7 @@ import { CompiledQuery } from 'kysely';
 import { dlrFields } from '../domain/push-fields.ts';
 import type { Dialect, Queryable } from './db.ts';
 import { recordPushEvents, type PushEventInput } from './push.ts';
-import type { MessageState } from './schema-sending.ts';
+import type { MessageState } from './schema/sending.ts';
 
 /** One message's status changed (what a `dlr` push event says about it). */
 export interface StatusChange {

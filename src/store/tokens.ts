@@ -2,7 +2,7 @@
 import { PostgresAdapter, type Selectable } from 'kysely';
 import { runPrepared, type Queryable } from './db.ts';
 import type { Account } from './accounts.ts';
-import type { ApiTokenTable } from './schema.ts';
+import type { ApiTokenTable } from './schema/index.ts';
 import { MAX_ACTIVE_TOKENS } from '../domain/token.ts';
 
 export type ApiToken = Selectable<ApiTokenTable>;

@@ -7,10 +7,10 @@ import { after, before, describe, it } from 'node:test';
 import { runAdminCommand } from '../../src/cli/admin.ts';
 import { SmscSimulator } from '../../src/carriers/simulator/index.ts';
 import type { Component } from '../../src/service.ts';
-import { carriersComponent } from '../../src/workers/carriers.ts';
+import { carriersComponent } from '../../src/delivery/carriers.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { storeTargets } from '../helpers/stores.ts';
-import { dlrById, eventually, newSender, settleOnClose, type Sender } from '../workers/delivery-helpers.ts';
+import { dlrById, eventually, newSender, settleOnClose, type Sender } from '../delivery/delivery-helpers.ts';
 import { privatePki, type TestPki } from './tls-helpers.ts';
 
 const HEBREW = 'שלום רב! הודעה ארוכה בעברית לספק שמבקש message_payload, בחיבור TLS עם רשות אישורים פרטית. ';

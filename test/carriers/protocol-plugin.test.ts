@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { registerProtocol } from '../../src/carriers/index.ts';
 import type { Carrier, InboundSms, OutboundSms, Receipt, SubmitResult } from '../../src/carriers/types.ts';
 import { storeTargets } from '../helpers/stores.ts';
-import { dlrById, eventually, newSender, startDelivery, windowAroundNow, type DeliveryHarness, type Sender } from '../workers/delivery-helpers.ts';
+import { dlrById, eventually, newSender, startDelivery, windowAroundNow, type DeliveryHarness, type Sender } from '../delivery/delivery-helpers.ts';
 
 /** Accepts every message, reports it delivered at once, and refuses texts that say "refuse" for good (18). */
 class MemoryCarrier implements Carrier {

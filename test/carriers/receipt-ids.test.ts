@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { it } from 'node:test';
-import { readCarriersFile } from '../../src/workers/carrier-setup.ts';
+import { readCarriersFile } from '../../src/delivery/carrier-setup.ts';
 import { SimulatorIds } from '../../src/carriers/simulator/ids.ts';
 import { canonicalMessageId } from '../../src/carriers/smpp/ids.ts';
 

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, it } from 'node:test';
-import { readCarriersFile } from '../../src/workers/carrier-setup.ts';
+import { readCarriersFile } from '../../src/delivery/carrier-setup.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'yona-sip-settings-'));
 after(() => rmSync(dir, { recursive: true, force: true }));

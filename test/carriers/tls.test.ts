@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readCarriersFile } from '../../src/workers/carrier-setup.ts';
+import { readCarriersFile } from '../../src/delivery/carrier-setup.ts';
 import { SmscSimulator } from '../../src/carriers/simulator/index.ts';
 import { SmppCarrier, type SmppCarrierConfig } from '../../src/carriers/smpp/connector.ts';
 import type { Receipt } from '../../src/carriers/types.ts';

@@ -9,7 +9,7 @@ import { ConfigError, loadConfig } from '../../src/config.ts';
 import { retryDelay } from '../../src/domain/push-settings.ts';
 import { generatePushSecret, signPush, verifyPushSignature } from '../../src/domain/push-sign.ts';
 import { checkPushUrl, nonPublicReason } from '../../src/domain/push-url.ts';
-import { prepareTarget, publicOnlyLookup } from '../../src/workers/push-http.ts';
+import { prepareTarget, publicOnlyLookup } from '../../src/delivery/push-http.ts';
 
 describe('push addresses and URLs', () => {
   it('accepts public unicast IPv4 and IPv6 only', () => {

@@ -5,10 +5,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { fromZoned } from '../../src/domain/dates.ts';
-import { schedulerComponent } from '../../src/workers/scheduler.ts';
+import { schedulerComponent } from '../../src/delivery/scheduler.ts';
 import { storeTargets } from '../helpers/stores.ts';
 import { xmlField, xmlStatus } from '../operations/send-helpers.ts';
-import { eventually, newSender, startDelivery, type DeliveryHarness, type Sender } from '../workers/delivery-helpers.ts';
+import { eventually, newSender, startDelivery, type DeliveryHarness, type Sender } from '../delivery/delivery-helpers.ts';
 
 const at = (hour: number, minute = 0) => fromZoned({ year: 2027, month: 3, day: 2, hour, minute, second: 0 }, 'Asia/Jerusalem');
 const SENT = ['972521110011', '972521110021'];

@@ -9,7 +9,7 @@ import { runAdminCommand } from '../../src/cli/admin.ts';
 import { loadConfig } from '../../src/config.ts';
 import { openStore } from '../../src/store/db.ts';
 import { storeTargets } from '../helpers/stores.ts';
-import { eventually, waitForNoBackends, windowAroundNow } from '../workers/delivery-helpers.ts';
+import { eventually, waitForNoBackends, windowAroundNow } from '../delivery/delivery-helpers.ts';
 
 const bin = join(import.meta.dirname, '../../bin/yona.js');
 

@@ -5,11 +5,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { SmppCarrier } from '../../src/carriers/smpp/connector.ts';
-import { carriersComponent, type CarriersRuntime } from '../../src/workers/carriers.ts';
+import { carriersComponent, type CarriersRuntime } from '../../src/delivery/carriers.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { startSmscSimProcess, type SmscSimProcess } from '../helpers/smsc-sim-process.ts';
 import { storeTargets } from '../helpers/stores.ts';
-import { dlrById, eventually, mobiles, newSender, settleOnClose, simCarrier, type Sender } from '../workers/delivery-helpers.ts';
+import { dlrById, eventually, mobiles, newSender, settleOnClose, simCarrier, type Sender } from '../delivery/delivery-helpers.ts';
 
 const RATE = 800;
 const WINDOW = 20;

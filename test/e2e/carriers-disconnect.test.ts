@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { ReceivedMessage } from '../../src/carriers/simulator/index.ts';
 import { storeTargets } from '../helpers/stores.ts';
-import { eventually, mobiles, newSender, startDelivery, stateCounts, type DeliveryHarness, type Sender } from '../workers/delivery-helpers.ts';
+import { eventually, mobiles, newSender, startDelivery, stateCounts, type DeliveryHarness, type Sender } from '../delivery/delivery-helpers.ts';
 
 const RECIPIENTS = 3000;
 const WINDOW = 50;

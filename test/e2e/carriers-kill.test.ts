@@ -14,7 +14,7 @@ import { loadConfig } from '../../src/config.ts';
 import { openStore, type Store } from '../../src/store/db.ts';
 import { startServeProcess, type ServeProcess } from '../helpers/serve-process.ts';
 import { storeTargets } from '../helpers/stores.ts';
-import { eventually, mobiles, waitForNoBackends } from '../workers/delivery-helpers.ts';
+import { eventually, mobiles, waitForNoBackends } from '../delivery/delivery-helpers.ts';
 
 const RECIPIENTS = 4000;
 const BATCH = 100;

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { ReceivedMessage } from '../../src/carriers/simulator/index.ts';
 import { storeTargets } from '../helpers/stores.ts';
-import { dlrById, eventually, mobiles, newSender, startDelivery, stateCounts, type DeliveryHarness, type Sender } from '../workers/delivery-helpers.ts';
+import { dlrById, eventually, mobiles, newSender, startDelivery, stateCounts, type DeliveryHarness, type Sender } from '../delivery/delivery-helpers.ts';
 
 const RATE = 200;
 const BURST = Math.ceil(RATE / 20); // the bucket holds 50 ms of submits

@@ -3,12 +3,12 @@
 // and 15 for a destination ending 0015). Also `yona admin add-carrier --receipt-ids` and `yona admin carriers`.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { loadCarrierSetup } from '../../src/workers/carrier-setup.ts';
+import { loadCarrierSetup } from '../../src/delivery/carrier-setup.ts';
 import type { SimIdFormat } from '../../src/carriers/simulator/index.ts';
 import type { ReceiptIdMode } from '../../src/carriers/smpp/ids.ts';
 import { storeTargets, type StoreTarget } from '../helpers/stores.ts';
 import { startTestService } from '../helpers/service.ts';
-import { dlrById, eventually, newSender, settleOnClose, startDelivery } from '../workers/delivery-helpers.ts';
+import { dlrById, eventually, newSender, settleOnClose, startDelivery } from '../delivery/delivery-helpers.ts';
 
 const PHONES: Record<string, string> = { '0521230015': '15', '0521231234': '102' };
 

@@ -12,7 +12,7 @@ import { openStore, type Store } from '../../src/store/db.ts';
 import { startServeProcess, type ServeProcess } from '../helpers/serve-process.ts';
 import { startSmscSimProcess, type SmscSimProcess } from '../helpers/smsc-sim-process.ts';
 import { storeTargets } from '../helpers/stores.ts';
-import { eventually, mobiles, waitForNoBackends } from '../workers/delivery-helpers.ts';
+import { eventually, mobiles, waitForNoBackends } from '../delivery/delivery-helpers.ts';
 
 const BINDS = 2;
 const RECIPIENTS = 400;

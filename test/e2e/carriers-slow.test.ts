@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { storeTargets } from '../helpers/stores.ts';
-import { dlrById, eventually, mobiles, newSender, startDelivery, stateCounts, type DeliveryHarness, type Sender } from '../workers/delivery-helpers.ts';
+import { dlrById, eventually, mobiles, newSender, startDelivery, stateCounts, type DeliveryHarness, type Sender } from '../delivery/delivery-helpers.ts';
 
 const RECIPIENTS = 60;
 const RATE = 30; // submits per second: one batch of 30 takes 1 s, more than three leases of 300 ms

@@ -6,12 +6,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { SmscSimulator } from '../../src/carriers/simulator/index.ts';
 import { runSim } from '../../src/cli/sim.ts';
-import { carriersComponent } from '../../src/workers/carriers.ts';
-import { createPusher } from '../../src/workers/pusher.ts';
+import { carriersComponent } from '../../src/delivery/carriers.ts';
+import { createPusher } from '../../src/delivery/pusher.ts';
 import { startPushReceiver, waitFor, type PushReceiver } from '../helpers/push-receiver.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { storeTargets } from '../helpers/stores.ts';
-import { eventually, newSender, settleOnClose, simCarrier, windowAroundNow, type Sender } from '../workers/delivery-helpers.ts';
+import { eventually, newSender, settleOnClose, simCarrier, windowAroundNow, type Sender } from '../delivery/delivery-helpers.ts';
 
 const PUSH_ENV = { YONA_PUSH_ALLOW_PRIVATE: '1', YONA_PUSH_RETRY_BASE_MS: '20', YONA_PUSH_POLL_MS: '20' };
 const NUMBER = '0559990000';

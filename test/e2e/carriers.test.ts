@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { runSim } from '../../src/cli/sim.ts';
 import { storeTargets } from '../helpers/stores.ts';
-import { dlrById, eventually, newSender, startDelivery, stateCounts, windowAroundNow, type DeliveryHarness, type Sender } from '../workers/delivery-helpers.ts';
+import { dlrById, eventually, newSender, startDelivery, stateCounts, windowAroundNow, type DeliveryHarness, type Sender } from '../delivery/delivery-helpers.ts';
 
 const OUTCOMES: Record<string, number> = {
   '0521110015': 15, '0521110101': 101, '0521110103': 103, '0521110108': 108, '0521110747': 747, '0521111234': 102,

@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { formatShort } from '../../src/domain/dates.ts';
 import { mulberry32 } from '../helpers/random.ts';
 import { storeTargets } from '../helpers/stores.ts';
-import { startDelivery, type DeliveryHarness } from '../workers/delivery-helpers.ts';
+import { startDelivery, type DeliveryHarness } from '../delivery/delivery-helpers.ts';
 
 const targets = await storeTargets();
 const SEED = Number(process.env.LEDGER_PROPERTY_SEED ?? Date.now() % 100_000);

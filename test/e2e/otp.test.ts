@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { storeTargets } from '../helpers/stores.ts';
 import { sendTableCounts, xmlField, xmlStatus } from '../operations/send-helpers.ts';
-import { eventually, newSender, startDelivery, windowAroundNow, type DeliveryHarness, type Sender } from '../workers/delivery-helpers.ts';
+import { eventually, newSender, startDelivery, windowAroundNow, type DeliveryHarness, type Sender } from '../delivery/delivery-helpers.ts';
 
 const targets = await storeTargets();
 const NO_LIMITS = { YONA_OTP_RESEND_SECONDS: '0', YONA_OTP_PHONE_HOURLY: '0', YONA_OTP_ACCOUNT_HOURLY: '0', YONA_OTP_PHONE_FAILURES_HOURLY: '0' };

@@ -10,7 +10,7 @@ import { fromZoned } from '../../src/domain/dates.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { storeTargets, type StoreTarget } from '../helpers/stores.ts';
 import { campaignRow, xmlField, xmlStatus } from '../operations/send-helpers.ts';
-import { eventually, newSender, settleOnClose, windowAroundNow } from '../workers/delivery-helpers.ts';
+import { eventually, newSender, settleOnClose, windowAroundNow } from '../delivery/delivery-helpers.ts';
 
 const at = (hour: number, minute: number) => fromZoned({ year: 2026, month: 7, day: 1, hour, minute, second: 0 }, 'Asia/Jerusalem');
 

@@ -11,21 +11,21 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { request } from 'undici';
-import { Router } from '../../src/workers/routing.ts';
+import { Router } from '../../src/delivery/routing.ts';
 import { SmscSimulator } from '../../src/carriers/simulator/index.ts';
 import { SmppCarrier } from '../../src/carriers/smpp/connector.ts';
 import { fromZoned } from '../../src/domain/dates.ts';
 import { createLogger } from '../../src/logger.ts';
 import { campaignLinks } from '../../src/store/links.ts';
-import { deliverySettings } from '../../src/workers/delivery-settings.ts';
-import { Dispatcher } from '../../src/workers/dispatcher.ts';
+import { deliverySettings } from '../../src/delivery/delivery-settings.ts';
+import { Dispatcher } from '../../src/delivery/dispatcher.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { storeTargets } from '../helpers/stores.ts';
 import {
   assertTenOfFiftyAccepted, campaignRow, messagesOf, newResellerWithSubSender, newSender, sendTableCounts, startSendingService,
   xmlField, xmlStatus, type Sender,
 } from '../operations/send-helpers.ts';
-import { settleOnClose, simCarrier } from '../workers/delivery-helpers.ts';
+import { settleOnClose, simCarrier } from '../delivery/delivery-helpers.ts';
 
 const ZONE = 'Asia/Jerusalem';
 const PUBLIC = 'https://yona.example.test';
@@ -210,7 +210,7 @@ for (const target of targets) {
       sim = new SmscSimulator({ systemId: 'yona', password: 'secret', receiptDelayMs: 5 });
       carrier = new SmppCarrier(simCarrier(await sim.start(0), { name: 'a', queueTimeoutMs: 2000 }));
       await carrier.start();
-      // Not started: the test runs one batch when it chooses, as in test/workers/dispatcher.test.ts.
+      // Not started: the test runs one batch when it chooses, as in test/delivery/dispatcher.test.ts.
       dispatcher = new Dispatcher({
         store: t.service.store, logger: createLogger('silent'), signals: t.service.signals, clock: () => now,
         carriers: new Map([['a', carrier]]), router: new Router([{ prefix: '', carrier: 'a' }], ['a']),

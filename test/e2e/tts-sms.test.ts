@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { storeTargets } from '../helpers/stores.ts';
 import { campaignRow, sendTableCounts, xmlField, xmlStatus } from '../operations/send-helpers.ts';
-import { dlrById, eventually, newSender, startDelivery, windowAroundNow, type DeliveryHarness, type Sender } from '../workers/delivery-helpers.ts';
+import { dlrById, eventually, newSender, startDelivery, windowAroundNow, type DeliveryHarness, type Sender } from '../delivery/delivery-helpers.ts';
 
 const targets = await storeTargets();
 for (const target of targets) {

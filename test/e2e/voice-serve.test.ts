@@ -11,7 +11,7 @@ import { loadConfig } from '../../src/config.ts';
 import { openStore } from '../../src/store/db.ts';
 import { voiceToolsAvailable } from '../helpers/sipp.ts';
 import { storeTargets } from '../helpers/stores.ts';
-import { eventually, windowAroundNow } from '../workers/delivery-helpers.ts';
+import { eventually, windowAroundNow } from '../delivery/delivery-helpers.ts';
 
 const bin = join(import.meta.dirname, '../../bin/yona.js');
 const available = voiceToolsAvailable();

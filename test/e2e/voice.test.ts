@@ -12,7 +12,7 @@ import { callCredits, estimatedCallSeconds } from '../../src/domain/voice.ts';
 import { startSipp, voiceToolsAvailable, type SippPeer } from '../helpers/sipp.ts';
 import { storeTargets } from '../helpers/stores.ts';
 import { campaignRow, messagesOf } from '../operations/send-helpers.ts';
-import { dlrById, eventually, newSender, simCarrier, startDelivery, type DeliveryHarness, type Sender } from '../workers/delivery-helpers.ts';
+import { dlrById, eventually, newSender, simCarrier, startDelivery, type DeliveryHarness, type Sender } from '../delivery/delivery-helpers.ts';
 
 const available = voiceToolsAvailable();
 const targets = available ? await storeTargets() : [];

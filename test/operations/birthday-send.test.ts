@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ApiError } from '../../src/domain/errors.ts';
 import { createBirthdaySender } from '../../src/operations/send/birthday.ts';
-import type { BirthdaySend } from '../../src/workers/birthdays.ts';
+import type { BirthdaySend } from '../../src/delivery/birthdays.ts';
 import type { TestService } from '../helpers/service.ts';
 import { storeTargets } from '../helpers/stores.ts';
 import { messagesOf, newSender, sendTableCounts, startSendingService, type Sender } from './send-helpers.ts';

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { fromZoned } from '../../src/domain/dates.ts';
 import type { Service } from '../../src/service.ts';
-import { birthdayComponent, parseDayMonth, runBirthdays, type BirthdaySend, type BirthdaySender } from '../../src/workers/birthdays.ts';
+import { birthdayComponent, parseDayMonth, runBirthdays, type BirthdaySend, type BirthdaySender } from '../../src/delivery/birthdays.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { storeTargets } from '../helpers/stores.ts';
 

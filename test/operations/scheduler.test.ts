@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { fromZoned } from '../../src/domain/dates.ts';
 import { insertPushRegistration } from '../../src/store/push.ts';
-import { releaseDueCampaigns, schedulerComponent } from '../../src/workers/scheduler.ts';
+import { releaseDueCampaigns, schedulerComponent } from '../../src/delivery/scheduler.ts';
 import type { TestService } from '../helpers/service.ts';
 import { storeTargets } from '../helpers/stores.ts';
 import { campaignRow, messagesOf, newSender, startSendingService, xmlField, xmlStatus, type Sender } from './send-helpers.ts';

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { formatShort, fromZoned } from '../../src/domain/dates.ts';
-import { releaseDueCampaigns } from '../../src/workers/scheduler.ts';
+import { releaseDueCampaigns } from '../../src/delivery/scheduler.ts';
 import type { TestService } from '../helpers/service.ts';
 import { storeTargets } from '../helpers/stores.ts';
 import { campaignRow, messagesOf, newSender, startSendingService, xmlField, xmlStatus, type Sender } from './send-helpers.ts';

@@ -8,7 +8,7 @@ import {
   clearPushSecret, deletePushRegistration, disablePushRegistration, enablePushRegistration, hasPushSecret,
   listPushAttempts, listPushRegistrations, setPushSecret,
 } from '../../store/push.ts';
-import type { PushType } from '../../store/schema-push.ts';
+import type { PushType } from '../../store/schema/push.ts';
 import { actionForm, csrfField, esc, table, type Html } from './html.ts';
 import { fmt } from './i18n.ts';
 import { runOperation } from './operation.ts';

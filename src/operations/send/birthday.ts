@@ -1,4 +1,4 @@
-// The send path for the birthday worker (src/workers/birthdays.ts): a greeting goes out as a campaign of kind
+// The send path for the birthday worker (src/delivery/birthdays.ts): a greeting goes out as a campaign of kind
 // 'birthday' in the worker's transaction, charged like any send, skipping blocked numbers and numbers that are not Israeli mobiles.
 import type { Config } from '../../config.ts';
 import { ApiError } from '../../domain/errors.ts';

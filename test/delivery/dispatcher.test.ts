@@ -2,13 +2,13 @@
 // dispatch (201, refunded), prefix routing, retries with backoff, permanent failures (refunded), campaign states.
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { Router } from '../../src/workers/routing.ts';
+import { Router } from '../../src/delivery/routing.ts';
 import { SmscSimulator } from '../../src/carriers/simulator/index.ts';
 import { SmppCarrier } from '../../src/carriers/smpp/connector.ts';
 import { createLogger } from '../../src/logger.ts';
 import { claimDueMessages } from '../../src/store/dispatch.ts';
-import { deliverySettings } from '../../src/workers/delivery-settings.ts';
-import { Dispatcher } from '../../src/workers/dispatcher.ts';
+import { deliverySettings } from '../../src/delivery/delivery-settings.ts';
+import { Dispatcher } from '../../src/delivery/dispatcher.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { storeTargets } from '../helpers/stores.ts';
 import { newSender, settleOnClose, simCarrier, stateCounts, type Sender } from './delivery-helpers.ts';

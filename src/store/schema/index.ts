@@ -1,12 +1,12 @@
 // Table types for Kysely. Times are epoch milliseconds (bigint), flags are 0/1 integers, money is integer.
 import type { Generated } from 'kysely';
-import type { AudienceTables } from './schema-audience.ts';
-import type { CarriersTables } from './schema-carriers.ts';
-import type { ConsoleTables } from './schema-console.ts';
-import type { NodesTables } from './schema-nodes.ts';
-import type { OtpTables } from './schema-otp.ts';
-import type { PushTables } from './schema-push.ts';
-import type { SendingTables } from './schema-sending.ts';
+import type { AudienceTables } from './audience.ts';
+import type { CarriersTables } from './carriers.ts';
+import type { ConsoleTables } from './console.ts';
+import type { NodesTables } from './nodes.ts';
+import type { OtpTables } from './otp.ts';
+import type { PushTables } from './push.ts';
+import type { SendingTables } from './sending.ts';
 
 export interface AccountTable {
   id: Generated<number>;

@@ -6,10 +6,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { ConfigError, loadConfig, readSetting, SETTINGS } from '../../src/config.ts';
-import { ROLES } from '../../src/domain/roles.ts';
+import { ConfigError, loadConfig, readSetting, SETTINGS } from '../src/config.ts';
+import { ROLES } from '../src/domain/roles.ts';
 
-const root = join(import.meta.dirname, '..', '..');
+const root = join(import.meta.dirname, '..');
 
 /** The README's configuration table: variable -> default, as written (a row may name several, split by " / "). */
 function readmeTable(): Map<string, string> {

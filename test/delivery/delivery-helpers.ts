@@ -3,12 +3,12 @@
 import pg from 'pg';
 import { SmscSimulator, type SimulatorOptions } from '../../src/carriers/simulator/index.ts';
 import { CARRIER_TIMER_DEFAULTS } from '../../src/carriers/smpp/settings.ts';
-import type { CarrierSetup } from '../../src/workers/carrier-setup.ts';
+import type { CarrierSetup } from '../../src/delivery/carrier-setup.ts';
 import type { SmppCarrierConfig } from '../../src/carriers/smpp/connector.ts';
 import { formatShort } from '../../src/domain/dates.ts';
-import { carriersComponent, type CarriersRuntime } from '../../src/workers/carriers.ts';
+import { carriersComponent, type CarriersRuntime } from '../../src/delivery/carriers.ts';
 import type { Component } from '../../src/service.ts';
-import type { DeliverySettings } from '../../src/workers/delivery-settings.ts';
+import type { DeliverySettings } from '../../src/delivery/delivery-settings.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import type { StoreTarget } from '../helpers/stores.ts';
 import { newSender, type Sender } from '../operations/send-helpers.ts';

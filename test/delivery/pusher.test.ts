@@ -13,7 +13,7 @@ import { blacklistFields, dlrFields, incomingFields } from '../../src/domain/pus
 import { verifyPushSignature } from '../../src/domain/push-sign.ts';
 import { findAccountByUsername } from '../../src/store/accounts.ts';
 import { recordPushEvent, type PushEventInput } from '../../src/store/push.ts';
-import { createPusher } from '../../src/workers/pusher.ts';
+import { createPusher } from '../../src/delivery/pusher.ts';
 import { startPushReceiver, startSilentServer, waitFor, type PushReceiver, type Responder } from '../helpers/push-receiver.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { storeTargets, type StoreTarget } from '../helpers/stores.ts';

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { it } from 'node:test';
-import { createLogger, readableLines } from '../../src/logger.ts';
+import { createLogger, readableLines } from '../src/logger.ts';
 
 it('redacts authorization headers, passwords and tokens wherever they appear', () => {
   let written = '';
