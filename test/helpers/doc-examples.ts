@@ -30,7 +30,7 @@ export function readPage(file: string): Page {
     const [kind, encoding, role, path] = [m[1].trim(), ...m[1].trim().split(/\s+/)];
     const body = m[2];
     const line = text.slice(0, m.index).split('\n').length;
-    const section = [...text.slice(0, m.index).matchAll(/^## (.+)$/gm)].pop()?.[1] ?? '';
+    const section = [...text.slice(0, m.index).matchAll(/^## (.+)$/gm)].pop()?.[1] ?? '(page preamble)';
     if (kind === 'sh setup') {
       for (const cmd of body.split('\n').filter((l) => l.trim())) {
         if (!cmd.startsWith('yona admin ')) throw new Error(`${file}:${line}: a setup line must be a yona admin command: ${cmd}`);

@@ -27,7 +27,7 @@ const SEND: Record<string, JsonSchema> = {
   campaign_id: int('the campaign (0 on /api/test)'),
   recipients: int('messages accepted'),
   parts: int('SMS parts per message'),
-  encoding: str('GSM-7 or UCS-2'),
+  encoding: str('gsm7 or ucs2'),
   credits: int('credits taken'),
   international_cost: str(SHEKELS),
   calls: int('voice calls to place'),
