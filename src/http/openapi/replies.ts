@@ -7,6 +7,7 @@ import type { JsonSchema } from './json-schema.ts';
 const str = (description?: string): JsonSchema => ({ type: 'string', ...(description ? { description } : {}) });
 const int = (description?: string): JsonSchema => ({ type: 'integer', ...(description ? { description } : {}) });
 const list = (items: JsonSchema, description?: string): JsonSchema => ({ type: 'array', items, ...(description ? { description } : {}) });
+const nullable = (schema: JsonSchema): JsonSchema => ({ ...schema, type: [schema.type as string, 'null'] });
 const obj = (properties: Record<string, JsonSchema>, required: string[] = Object.keys(properties)): JsonSchema => ({ type: 'object', properties, required });
 
 const DATE = 'dd/mm/yy hh:mm in the account\'s time zone';
@@ -62,7 +63,14 @@ export const REPLY_FIELDS: Record<string, { properties: Record<string, JsonSchem
   addNumBL: { properties: { added: int(), already_listed: int() } },
   rmNumBL: { properties: { deleted: int(), not_in_blacklist: int() } },
   new_birthday_campaign: { properties: { id: int() } },
-  get_birthday_campaigns: { properties: { campaigns: list({ type: 'object' }) } },
+  get_birthday_campaigns: {
+    properties: {
+      campaigns: list(obj({
+        id: int(), name: str(), cl_id: int('the list greeted'), message: str(), source: str(), hour: int('0-23, the account\'s time zone'),
+        dob_field: str('df1..df6: the contact field holding the birthday'), active: int('1 or 0'), date: str(`created, ${DATE}`),
+      })),
+    },
+  },
   edit_birthday_campaign: { properties: { id: int() } },
   sms: { properties: SEND, required: SEND_REQUIRED },
   bulk: { properties: SEND, required: SEND_REQUIRED },
@@ -75,7 +83,22 @@ export const REPLY_FIELDS: Record<string, { properties: Record<string, JsonSchem
     properties: { transactions: list({ type: 'object', properties: { phone: str(), dest: str(), message: str(), date: str() } }), truncated: int() },
     required: ['transactions'],
   },
-  push_url: { properties: { type: str(), url: str(), registrations: list({ type: 'object' }) }, required: [] },
+  push_url: {
+    properties: {
+      type: str('the type registered (action add)'),
+      url: str('the URL registered (action add)'),
+      registrations: list({
+        type: 'object',
+        description: 'action status: one item per registered type',
+        properties: {
+          type: str(), url: str(), state: str('registered or disabled'), consecutive_failures: int(), pending_events: int('events waiting to be pushed'),
+          signed: int('1 when pushes carry a signature'), disabled_at: nullable(str()), disabled_reason: nullable(str()), created_at: str(),
+          last_attempt_at: nullable(str()), last_http_status: nullable(int()), last_error: nullable(str()),
+        },
+      }),
+    },
+    required: [],
+  },
   send_otp: { properties: { shipment_id: str(), campaign_id: int(), credits: int(), valid_time: int('minutes'), max_tries: int() } },
   validate_otp: { properties: {} },
   addSub: { properties: { username: str(), balance: str() } },
