@@ -3,7 +3,7 @@
 import { operationNames } from '../../operations/index.ts';
 import { REPLY_FIELDS } from './replies.ts';
 import { jsonRequestSchema, requestComponents, xmlRequestSchema } from './requests.ts';
-import { statusSchema, statusTable, SUCCESS_STATUSES } from './statuses.ts';
+import { failureStatuses, statusSchema, statusTable } from './statuses.ts';
 import type { JsonSchema } from './json-schema.ts';
 import { webhooks } from './webhooks.ts';
 
@@ -15,7 +15,7 @@ function replyComponents(): Record<string, JsonSchema> {
     ErrorReply: {
       type: 'object',
       description: 'A failed call: a non-zero status and a message saying what was wrong.',
-      properties: { status: statusSchema(), message: { type: 'string' } },
+      properties: { status: statusSchema(failureStatuses()), message: { type: 'string' } },
       required: ['status', 'message'],
     },
   };
@@ -25,7 +25,7 @@ function replyComponents(): Record<string, JsonSchema> {
     out[replyComponent(root)] = {
       type: 'object',
       title: `${root} reply`,
-      properties: { status: statusSchema(SUCCESS_STATUSES), message: { type: 'string' }, ...fields.properties },
+      properties: { status: statusSchema(fields.statuses ?? [0]), message: { type: 'string' }, ...fields.properties },
       required: ['status', 'message', ...(fields.required ?? Object.keys(fields.properties))],
       xml: { name: root },
     };

@@ -42,8 +42,8 @@ const SEND_REQUIRED = ['shipment_id', 'campaign_id', 'recipients', 'parts', 'enc
 const BALANCE = { balance: str('domestic credits'), international_balance: str(SHEKELS), interantional_balance: str('the same, spelled as 019 spells it') };
 const SUB = obj({ username: str(), name: str(), balance: str(), international_balance: str(SHEKELS) });
 
-/** Success reply fields by root element, with those always present. */
-export const REPLY_FIELDS: Record<string, { properties: Record<string, JsonSchema>; required?: string[] }> = {
+/** Success reply fields by root element, with those always present, and the success statuses when not just 0. */
+export const REPLY_FIELDS: Record<string, { properties: Record<string, JsonSchema>; required?: string[]; statuses?: number[] }> = {
   getApiToken: { properties: { expiration_date: str('dd/mm/yyyy hh:mm:ss'), name: str('the token\'s name') } },
   balance: { properties: BALANCE },
   newCL: { properties: { id: int('the first new list'), lists: list(LIST_SUMMARY), errors: list(ROW_ERROR) } },
@@ -60,8 +60,8 @@ export const REPLY_FIELDS: Record<string, { properties: Record<string, JsonSchem
     required: ['id', 'name', 'date', 'total', 'page_size', 'pages', 'contacts'],
   },
   blacklist: { properties: { transactions: list(obj({ phone: str('masked'), date: str(DATE) })) } },
-  addNumBL: { properties: { added: int(), already_listed: int() } },
-  rmNumBL: { properties: { deleted: int(), not_in_blacklist: int() } },
+  addNumBL: { properties: { added: int(), already_listed: int() }, statuses: [946] },
+  rmNumBL: { properties: { deleted: int(), not_in_blacklist: int() }, statuses: [0, 944] },
   new_birthday_campaign: { properties: { id: int() } },
   get_birthday_campaigns: {
     properties: {

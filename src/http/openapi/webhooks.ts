@@ -2,13 +2,14 @@
 // (domain/push-fields.ts); a field without a description here fails the document's build.
 import { blacklistFields, dlrFields, incomingFields, type PushFields } from '../../domain/push-fields.ts';
 import type { JsonSchema } from './json-schema.ts';
+import { deliveryStatusList } from './statuses.ts';
 
 const DATE = 'When it happened, `dd/mm/yy hh:mm:ss` in the account\'s time zone.';
 
 const FIELD_MEANINGS: Record<string, Record<string, string>> = {
   dlr: {
     external_id: 'The id given as attribute `id` on `phone` when sending (blank when none was given).',
-    status: 'Delivery status code (102 delivered, 15 filtered handset, -1 sent without confirmation yet, ...).',
+    status: `Delivery status code: ${deliveryStatusList()}`,
     he_message: 'The delivery status in Hebrew.',
     en_message: 'The delivery status in English.',
     date: DATE,
