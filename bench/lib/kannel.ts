@@ -1,6 +1,6 @@
 // Kannel 1.4.5 beside Yona: the accept target is Kannel's accept rate on the same machine, and these machines
-// are shared and noisy, so `bench accept --beside-kannel` measures both in one run. This starts the workplace's
-// Kannel anchor (sendsms -> smsbox -> bearerbox -> SMPP sink, memory-only queue, no receipts) from its config
+// are shared and noisy, so `bench accept --beside-kannel` measures both in one run. This starts the
+// Kannel reference kit, the anchor (sendsms -> smsbox -> bearerbox -> SMPP sink, memory-only queue, no receipts) from its config
 // template and sink, and the bench drives it with the same load generator as Yona (runLoad: autocannon in a
 // second process, same connections and duration). The anchor's own load generator costs about twice
 // autocannon's CPU per request, which on two shared cores held Kannel to 0.7-0.8 of the rate it reaches with the

@@ -208,7 +208,7 @@ const addFiltered: Command = async (store, _config, args, out) => {
   out(`${added} filtered phones added (${phones.length - added} already known); voice sends of type 2 call them instead of texting`);
 };
 
-/** Admin commands by name; other issues add theirs here. */
+/** Admin commands by name. */
 export const ADMIN_COMMANDS: Record<string, Command> = {
   'create-account': createAccount,
   'create-token': createToken,

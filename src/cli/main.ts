@@ -6,7 +6,7 @@ import { runServe } from './serve.ts';
 
 type Runner = (args: string[]) => Promise<void>;
 
-/** Subcommands; other issues register theirs here. */
+/** Subcommands by name. */
 export const COMMANDS: Record<string, Runner> = {
   serve: (args) => runServe(args),
   admin: (args) => runAdmin(args),

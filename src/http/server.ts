@@ -9,6 +9,7 @@ import { apiErrorReply, registerApiRoutes } from './api-route.ts';
 import { registerConsole } from './console/index.ts';
 import type { ClusterNode } from '../cluster/node.ts';
 import { registerHealth, type HealthSource } from './health.ts';
+import { registerOpenApiRoute } from './openapi/route.ts';
 import type { Metrics } from './metrics.ts';
 import type { TlsMaterial } from './tls.ts';
 
@@ -78,7 +79,10 @@ export async function startHttp(deps: HttpDeps): Promise<RunningHttp> {
 
   // Any other path: a plain 404 on both listeners, naming no route or method.
   app.setNotFoundHandler((_request, reply) => reply.code(404).send({ error: 'Not Found' }));
-  if (deps.api) registerApiRoutes(app, deps.ctx, deps.metrics);
+  if (deps.api) {
+    registerApiRoutes(app, deps.ctx, deps.metrics);
+    registerOpenApiRoute(app);
+  }
   registerHealth(app, { db: deps.ctx.store.db, dialect: deps.ctx.store.dialect, node: deps.node, health: deps.health, clock: deps.ctx.clock });
   // Metrics only on the plain loopback listener, and never relayed by a proxy: not over the public HTTPS port.
   app.get('/metrics', async (request, reply) => {

@@ -19,7 +19,7 @@ import {
 } from '../store/birthdays.ts';
 import { findContactList } from '../store/contacts.ts';
 import { isVerifiedSender } from '../store/senders.ts';
-import { optInt, optText, rawText, text, textOf } from './fields.ts';
+import { optInt, optText, rawText, text, textOf, readByHandler } from './fields.ts';
 import { defineOperation, type OperationContext } from './types.ts';
 
 /** Hour greetings go out when new_birthday_campaign names none. */
@@ -91,7 +91,7 @@ export const getBirthdayCampaigns = defineOperation({
 export const editBirthdayCampaign = defineOperation({
   names: ['edit_birthday_campaign'],
   input: z.object({
-    id: z.unknown().optional(), campaign_id: z.unknown().optional(),
+    id: readByHandler('The campaign to change (from new_birthday_campaign or get_birthday_campaigns).'), campaign_id: readByHandler('Another name for `id`.'),
     message: z.preprocess((v) => (textOf(v) === '' ? undefined : v), rawText().optional()),
     hour: optInt(), source: optText(), active: optInt(), name: optText(), dob_field: optText(),
   }),

@@ -12,7 +12,7 @@ import { ApiError, missingField } from '../domain/errors.ts';
 import { maskPhone, normalizePhone } from '../domain/phone.ts';
 import { statusMessage } from '../domain/status.ts';
 import { blockNumbers, listBlocklist, removeFromBlocklist } from '../store/blocklist.ts';
-import { asList, optText, text, textOf } from './fields.ts';
+import { asList, optText, text, textOf, readByHandler } from './fields.ts';
 import { defineOperation } from './types.ts';
 
 const MINUTE = 60_000;
@@ -64,7 +64,7 @@ export const blacklist = defineOperation({
 /** addNumBL: blocks numbers (source 'api'); 946 on success. */
 export const addNumBL = defineOperation({
   names: ['addNumBL'],
-  input: z.object({ phones: z.unknown().optional(), phone: z.unknown().optional() }),
+  input: z.object({ phones: readByHandler('Holds the numbers to block: `{"phone": ["0521234567", ...]}`.'), phone: readByHandler('Numbers given without `phones` (repeatable).') }),
   async handler(ctx, input) {
     const phones = readPhones(input.phones, input.phone);
     const added = await blockNumbers(ctx.db, ctx.signals, { accountId: ctx.account.id, phones, source: 'api', now: ctx.now });
@@ -75,7 +75,7 @@ export const addNumBL = defineOperation({
 /** rmNumBL: unblocks numbers; 944 when some were not blocked. */
 export const rmNumBL = defineOperation({
   names: ['rmNumBL'],
-  input: z.object({ phones: z.unknown().optional(), phone: z.unknown().optional(), reason: optText() }),
+  input: z.object({ phones: readByHandler('Holds the numbers to unblock: `{"phone": ["0521234567", ...]}`.'), phone: readByHandler('Numbers given without `phones` (repeatable).'), reason: optText() }),
   async handler(ctx, input) {
     const phones = readPhones(input.phones, input.phone);
     const deleted = (await removeFromBlocklist(ctx.db, ctx.account.id, phones, input.reason ?? null, ctx.now)).length;

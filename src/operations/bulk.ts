@@ -8,7 +8,7 @@ import { normaliseGivenPhones, readDestinations, type NormalisedDestinations } f
 import { checkCampaignName, checkMessage, checkSource, parseIncludesInternational, parseTempBl, parseTiming } from './send/options.ts';
 import { Rejections } from './send/rejections.ts';
 import { acceptedReply } from './send/reply.ts';
-import { asList, optText, textOf } from './fields.ts';
+import { asList, optText, textOf, readByHandler } from './fields.ts';
 import { defineOperation } from './types.ts';
 
 /** Most `sms` items one bulk may hold; more is status 2 (nothing sent). */
@@ -29,7 +29,7 @@ function bulkItems(messages: unknown): Array<Record<string, unknown>> {
 export const bulk = defineOperation({
   names: ['bulk'],
   input: z.object({
-    messages: z.unknown().optional(),
+    messages: readByHandler('`{"sms": [...]}`: up to 2,500 items, each with `source`, `message` and `destinations` (`phone`, repeatable, with an optional attribute `id`).'),
     timing: optText(),
     temp_bl: optText(),
     campaign_name: optText(),

@@ -23,7 +23,7 @@ import {
   countContacts, createContactList, deleteContactList, findContactList, insertContacts, listContactLists,
   pageContacts, removeContacts, type ContactList, type NewContact,
 } from '../store/contacts.ts';
-import { asList, optInt, text, textOf } from './fields.ts';
+import { asList, optInt, text, textOf, readByHandler } from './fields.ts';
 import { defineOperation, type OperationContext } from './types.ts';
 
 /** A destination row that did not make it into (or out of) a list. */
@@ -41,6 +41,9 @@ interface RowInput {
   contact: NewContact | undefined;
   reason?: string;
 }
+
+const DESTINATIONS = '`{"destination": [{"phone": "0521234567", "df1": "..."}, ...]}`: contacts with up to six fields df1..df6.';
+const LIST_ID = '`{"id": ...}`: the list.';
 
 /** getCLbyID page size when none is given, and the largest accepted (larger asks are capped). */
 export const DEFAULT_PAGE_SIZE = 1000;
@@ -113,7 +116,7 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 /** newCL: creates one or more lists; bad rows are reported, not fatal. */
 export const newCL = defineOperation({
   names: ['newCL'],
-  input: z.object({ cl: z.preprocess(present, z.array(z.object({ name: text(), destinations: z.unknown().optional() }))) }),
+  input: z.object({ cl: z.preprocess(present, z.array(z.object({ name: text(), destinations: readByHandler(DESTINATIONS) }))) }),
   async handler(ctx, input) {
     const lists: { id: number; name: string; contacts: number; rejected: number }[] = [];
     const errors: RowError[] = [];
@@ -131,7 +134,7 @@ export const newCL = defineOperation({
 /** removeCL: deletes lists with their contacts (all named lists, or none). */
 export const removeCL = defineOperation({
   names: ['removeCL'],
-  input: z.object({ cl: z.unknown().optional() }),
+  input: z.object({ cl: readByHandler('`{"id": ...}`, repeatable: the lists to delete.') }),
   async handler(ctx, input) {
     const raw = asList(input.cl).flatMap((c) => (c !== null && typeof c === 'object' ? asList((c as Record<string, unknown>).id) : []));
     if (raw.length === 0) throw missingField('cl.id');
@@ -151,7 +154,7 @@ export const removeCL = defineOperation({
 /** addNumCL: adds contacts to a list; duplicates are reported, not added. */
 export const addNumCL = defineOperation({
   names: ['addNumCL'],
-  input: z.object({ cl: z.unknown().optional(), destinations: z.unknown().optional() }),
+  input: z.object({ cl: readByHandler(LIST_ID), destinations: readByHandler(DESTINATIONS) }),
   async handler(ctx, input) {
     const list = await requireList(ctx, input.cl);
     const { added, errors } = await addRows(ctx, list, readRows(input.destinations ?? nested(input.cl, 'destinations')));
@@ -164,7 +167,7 @@ export const addNumCL = defineOperation({
 /** rmNumCL: removes numbers from a list. */
 export const rmNumCL = defineOperation({
   names: ['rmNumCL'],
-  input: z.object({ cl: z.unknown().optional(), destinations: z.unknown().optional() }),
+  input: z.object({ cl: readByHandler(LIST_ID), destinations: readByHandler(DESTINATIONS) }),
   async handler(ctx, input) {
     const list = await requireList(ctx, input.cl);
     const rows = readRows(input.destinations ?? nested(input.cl, 'destinations'));
@@ -201,7 +204,7 @@ export const getCL = defineOperation({
 /** getCLbyID: one page of a list's contacts. */
 export const getCLbyID = defineOperation({
   names: ['getCLbyID'],
-  input: z.object({ cl: z.unknown().optional(), page: optInt(), page_size: optInt(), after: optInt() }),
+  input: z.object({ cl: readByHandler(LIST_ID), page: optInt(), page_size: optInt(), after: optInt() }),
   readOnly: true,
   async handler(ctx, input) {
     const list = await requireList(ctx, input.cl);

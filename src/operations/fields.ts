@@ -72,3 +72,6 @@ export const optInt = () => int().optional();
 
 /** The `user` element with its `username`. */
 export const userField = z.preprocess((v) => (Array.isArray(v) ? v[0] : v), z.object({ username: text() }));
+
+/** A field the handler reads itself (its shapes are too lenient for a schema), described for the API document. */
+export const readByHandler = (description: string) => z.unknown().optional().describe(description);

@@ -14,7 +14,7 @@ import { ApiError, missingField } from '../domain/errors.ts';
 import { dlrFields, incomingFields } from '../domain/push-fields.ts';
 import { listInbound } from '../store/inbound.ts';
 import { reportsByDate, reportsByExternalIds, type ReportRow } from '../store/reports.ts';
-import { asList, text, textOf } from './fields.ts';
+import { asList, text, textOf, readByHandler } from './fields.ts';
 import { defineOperation, type Reply } from './types.ts';
 
 const MINUTE = 60_000;
@@ -67,7 +67,12 @@ function countMessage(n: number, noun: string): string {
 /** dlr: reports of messages by the caller's external ids. */
 export const dlr = defineOperation({
   names: ['dlr'],
-  input: z.object({ transactions: z.unknown().optional(), external_id: z.unknown().optional(), from: text(), to: text() }),
+  input: z.object({
+    transactions: readByHandler('`{"external_id": [...]}`: the ids given on `phone` when sending, at most 1,000.'),
+    external_id: readByHandler('The same ids without `transactions`.'),
+    from: text(),
+    to: text(),
+  }),
   readOnly: true,
   async handler(ctx, input) {
     const ids = readExternalIds(input.transactions, input.external_id);

@@ -11,7 +11,7 @@ import {
 } from './send/options.ts';
 import { Rejections } from './send/rejections.ts';
 import { acceptedReply } from './send/reply.ts';
-import { optText, rawText, text, textOf } from './fields.ts';
+import { optText, rawText, text, textOf, readByHandler } from './fields.ts';
 import { defineOperation } from './types.ts';
 
 const rawOptional = () => z.preprocess((v) => textOf(v), z.string().optional());
@@ -19,7 +19,7 @@ const rawOptional = () => z.preprocess((v) => textOf(v), z.string().optional());
 /** Input of sms: destinations, links and tts are read by hand (lenient shapes, 100,000 phones). */
 export const smsInput = z.object({
   source: text(),
-  destinations: z.unknown().optional(),
+  destinations: readByHandler('`phone` (repeatable, `5xxxxxxx` or `05xxxxxxx`, optional attribute `id`: in JSON `{"$": {"id": "a1"}, "_": "0521234567"}`) and `cl_id` (repeatable contact list ids).'),
   message: rawText(),
   tag: rawOptional(),
   add_dynamic: optText(),
@@ -28,8 +28,8 @@ export const smsInput = z.object({
   temp_bl: optText(),
   includes_international: optText(),
   campaign_name: optText(),
-  links: z.unknown().optional(),
-  tts: z.unknown().optional(),
+  links: readByHandler('`link` elements (repeatable), each a URL with attribute `id`; `[id]` in the message marks where its short link goes.'),
+  tts: readByHandler('Makes the send a voice send: `type` (2, 3 or 4), `rate` (-10..10), `repeat` (default 2), `voice` (ymMale, ymFemale).'),
 });
 
 export const sms = defineOperation({

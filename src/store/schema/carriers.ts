@@ -110,7 +110,7 @@ export interface UnroutedInboundTable {
   received_at: number;
 }
 
-/** The tables of this issue, merged into the Database type. */
+/** The carrier tables, merged into the Database type. */
 export interface CarriersTables {
   carriers: CarrierTable;
   carrier_routes: CarrierRouteTable;

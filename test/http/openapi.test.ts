@@ -1,0 +1,77 @@
+// GET /openapi.json over HTTP: a valid OpenAPI 3.1 document (checked by an independent validator) that lists
+// every root element of the operation table, on both listeners.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { Agent, request } from 'undici';
+import { operationNames } from '../../src/operations/index.ts';
+import { REQUEST_STATUS } from '../../src/domain/status.ts';
+import { storeTargets } from '../helpers/stores.ts';
+import { startTestService, type TestService } from '../helpers/service.ts';
+
+const insecure = new Agent({ connect: { rejectUnauthorized: false } });
+type Doc = Record<string, any>;
+
+describe('OpenAPI document', () => {
+  let t: TestService;
+  let doc: Doc;
+  before(async () => {
+    t = await startTestService((await storeTargets())[0]);
+    const res = await request(`${t.httpUrl}/openapi.json`);
+    assert.equal(res.statusCode, 200);
+    assert.match(String(res.headers['content-type']), /^application\/json/);
+    doc = (await res.body.json()) as Doc;
+  });
+  after(() => t.close());
+
+  it('is a valid OpenAPI 3.1 document', async () => {
+    const validator = new Validator();
+    const result = await validator.validate(doc);
+    assert.equal(validator.version, '3.1');
+    assert.deepEqual(result, { valid: true });
+  });
+
+  it('is served the same over HTTPS', async () => {
+    const res = await request(`${t.httpsUrl}/openapi.json`, { dispatcher: insecure });
+    assert.equal(res.statusCode, 200);
+    assert.deepEqual(await res.body.json(), doc);
+  });
+
+  it('offers every operation of the table as one root element of the JSON body, on /api and /api/test', () => {
+    const branches: Doc[] = doc.components.schemas.JsonRequest.oneOf;
+    const roots = branches.map((b) => Object.keys(b.properties)[0]);
+    assert.deepEqual([...roots].sort(), [...operationNames()].sort());
+    for (const b of branches) assert.deepEqual(b.required, [Object.keys(b.properties)[0]]);
+    for (const path of ['/api', '/api/test']) {
+      const content = doc.paths[path].post.requestBody.content;
+      assert.deepEqual(Object.keys(content).sort(), ['application/json', 'application/xml']);
+      assert.equal(content['application/json'].schema.$ref, '#/components/schemas/JsonRequest');
+    }
+  });
+
+  it('names each XML root element after its operation', () => {
+    const refs: string[] = doc.components.schemas.XmlRequest.oneOf.map((b: Doc) => b.$ref.split('/').pop());
+    const names = refs.map((r) => doc.components.schemas[r].xml.name);
+    assert.deepEqual(names.sort(), [...operationNames()].sort());
+  });
+
+  it('lists every status code with its message: failures in the error reply, successes in the replies of their operations', () => {
+    const all = Object.keys(REQUEST_STATUS).map(Number);
+    for (const code of all) assert.ok(doc.info.description.includes(`| ${code} | ${REQUEST_STATUS[code].en} |`), `status ${code} not in the table`);
+    const failures: Doc[] = doc.components.schemas.ErrorReply.properties.status.oneOf;
+    for (const c of failures) assert.equal(c.title, REQUEST_STATUS[c.const].en);
+    const successOf = (root: string) => doc.components.schemas[`${root}Reply`].properties.status.oneOf.map((c: Doc) => c.const);
+    assert.deepEqual(successOf('balance'), [0]);
+    assert.deepEqual(successOf('addNumBL'), [946]);
+    assert.deepEqual(successOf('rmNumBL'), [0, 944]);
+    assert.deepEqual([...failures.map((c) => c.const), 0, 944, 946].sort((a, b) => a - b), all.sort((a, b) => a - b));
+  });
+
+  it('describes the three push bodies as webhooks with their form fields', () => {
+    const fields = (type: string) => Object.keys(doc.webhooks[type].post.requestBody.content['application/x-www-form-urlencoded'].schema.properties);
+    assert.deepEqual(Object.keys(doc.webhooks).sort(), ['blacklist', 'dlr', 'incoming_sms']);
+    assert.deepEqual(fields('dlr'), ['external_id', 'status', 'he_message', 'en_message', 'date', 'phone', 'operaor', 'operator', 'shipment_id']);
+    assert.deepEqual(fields('incoming_sms'), ['phone', 'dest', 'message', 'date']);
+    assert.deepEqual(fields('blacklist'), ['dest', 'message', 'date']);
+  });
+});
