@@ -28,6 +28,7 @@ function bulkItems(messages: unknown): Array<Record<string, unknown>> {
 
 export const bulk = defineOperation({
   names: ['bulk'],
+  sharesCommits: true,
   input: z.object({
     messages: z.unknown().optional(),
     timing: optText(),

@@ -29,11 +29,58 @@ export async function applyLedgerChange(db: Queryable, change: LedgerChange): Pr
   const entry = await runPreparedWrite(db, insertEntryQuery, [
     change.accountId, change.currency, change.amount, change.reason, change.refType ?? null, change.refId ?? null, change.now,
   ]);
+  const deferred = deferredChanges.get(db);
+  if (deferred) {
+    deferred.addOne(change.accountId, change.currency, change.amount);
+    return true;
+  }
   const guard = change.amount < 0 ? -change.amount : 0;
   const updated = await runPreparedWrite(db, UPDATE_BALANCE[change.currency], [change.amount, change.accountId, guard]);
   if (updated.changes > 0) return true;
   await runPrepared(db, deleteEntryQuery, [entry.id]);
   return false;
+}
+
+/** Net balance changes per account and currency, not yet applied. */
+export class BalanceChanges {
+  private readonly net = new Map<string, { accountId: number; currency: Currency; amount: number }>();
+
+  addOne(accountId: number, currency: Currency, amount: number): void {
+    const key = `${accountId}:${currency}`;
+    const entry = this.net.get(key);
+    if (entry) entry.amount += amount;
+    else this.net.set(key, { accountId, currency, amount });
+  }
+
+  add(other: BalanceChanges): void {
+    for (const c of other.net.values()) this.addOne(c.accountId, c.currency, c.amount);
+  }
+
+  /** Nonzero changes, accounts in id order (so transactions that lock several account rows never deadlock). */
+  changes(): Array<{ accountId: number; currency: Currency; amount: number }> {
+    return [...this.net.values()].filter((c) => c.amount !== 0).sort((a, b) => a.accountId - b.accountId || a.currency.localeCompare(b.currency));
+  }
+}
+
+// Transactions whose balance changes are recorded for later (pg-group-commit.ts): their ledger rows are written
+// at once, their balances by applyDeferredBalanceChanges.
+const deferredChanges = new WeakMap<object, BalanceChanges>();
+
+/** From now on, applyLedgerChange on `db` writes the ledger row and records the balance change in `changes`. */
+export function deferBalanceChanges(db: Queryable, changes: BalanceChanges): void {
+  deferredChanges.set(db, changes);
+}
+
+/**
+ * Applies recorded balance changes, each in one guarded UPDATE; false as soon as one would take a balance
+ * below zero (the caller rolls the transaction back: the changes before it stay applied inside it).
+ */
+export async function applyDeferredBalanceChanges(db: Queryable, changes: BalanceChanges): Promise<boolean> {
+  for (const c of changes.changes()) {
+    const updated = await runPreparedWrite(db, UPDATE_BALANCE[c.currency], [c.amount, c.accountId, c.amount < 0 ? -c.amount : 0]);
+    if (updated.changes === 0) return false;
+  }
+  return true;
 }
 
 // UPDATE accounts SET column = column + $amount WHERE id = $id AND column >= $guard.
