@@ -8,7 +8,7 @@ import { runAdminCommand } from '../src/cli/admin.ts';
 import { loadConfig } from '../src/config.ts';
 import { openStore } from '../src/store/db.ts';
 import { runLoad, type LoadResult } from './lib/load.ts';
-import { scratchDatabase, startNode, stopNodes, type BenchNode } from './lib/nodes.ts';
+import { postgresCpuSeconds, scratchDatabase, startNode, stopNodes, type BenchNode } from './lib/nodes.ts';
 
 const arg = (name: string, fallback: string) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -44,9 +44,11 @@ async function runWith(count: number, lanes: number): Promise<Record<string, unk
     const campaigns = async () => Number((await store.db.selectFrom('campaigns').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
     const before = await campaigns();
     const cpu0 = nodes.map((n) => n.cpuSeconds());
+    const pgCpu0 = postgresCpuSeconds();
     const t0 = performance.now();
     const loads: LoadResult[] = await loadOn(seconds);
     const elapsed = (performance.now() - t0) / 1000;
+    const pgCpu = postgresCpuSeconds() - pgCpu0;
     await new Promise((r) => setTimeout(r, 300)); // requests left in flight finish
     const accepted = (await campaigns()) - before;
     const balance = Number((await store.db.selectFrom('accounts').select('credits').where('username', '=', 'bench').executeTakeFirstOrThrow()).credits);
@@ -58,6 +60,7 @@ async function runWith(count: number, lanes: number): Promise<Record<string, unk
       p50_ms: Math.max(...loads.map((l) => l.p50_ms)), p99_ms: Math.max(...loads.map((l) => l.p99_ms)),
       non_2xx: loads.reduce((s, l) => s + l.non_2xx, 0), errors: loads.reduce((s, l) => s + l.errors, 0),
       node_cpu_us_per_accept: nodes.map((n, i) => Math.round(((n.cpuSeconds() - cpu0[i]) * 1e6) / Math.max(accepted / count, 1))),
+      postgres_cpu_us_per_accept: Math.round((pgCpu * 1e6) / Math.max(accepted, 1)),
       balance_matches: balance === 100_000_000 - (await campaigns()),
     };
   } finally {

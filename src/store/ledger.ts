@@ -25,15 +25,15 @@ export interface LedgerChange {
  */
 export async function applyLedgerChange(db: Queryable, change: LedgerChange): Promise<boolean> {
   if (change.amount === 0) return true;
+  const deferred = deferredChanges.get(db);
+  if (deferred) {
+    deferred.record(change);
+    return true;
+  }
   // Prepared per currency: every send runs this, and building the query cost more than running it.
   const entry = await runPreparedWrite(db, insertEntryQuery, [
     change.accountId, change.currency, change.amount, change.reason, change.refType ?? null, change.refId ?? null, change.now,
   ]);
-  const deferred = deferredChanges.get(db);
-  if (deferred) {
-    deferred.addOne(change.accountId, change.currency, change.amount);
-    return true;
-  }
   const guard = change.amount < 0 ? -change.amount : 0;
   const updated = await runPreparedWrite(db, UPDATE_BALANCE[change.currency], [change.amount, change.accountId, guard]);
   if (updated.changes > 0) return true;
@@ -41,41 +41,55 @@ export async function applyLedgerChange(db: Queryable, change: LedgerChange): Pr
   return false;
 }
 
-/** Net balance changes per account and currency, not yet applied. */
+/** Balance changes recorded, not yet applied: their ledger rows and the net change per account and currency. */
 export class BalanceChanges {
+  private readonly entries: LedgerChange[] = [];
   private readonly net = new Map<string, { accountId: number; currency: Currency; amount: number }>();
 
-  addOne(accountId: number, currency: Currency, amount: number): void {
-    const key = `${accountId}:${currency}`;
+  record(change: LedgerChange): void {
+    this.entries.push(change);
+    const key = `${change.accountId}:${change.currency}`;
     const entry = this.net.get(key);
-    if (entry) entry.amount += amount;
-    else this.net.set(key, { accountId, currency, amount });
+    if (entry) entry.amount += change.amount;
+    else this.net.set(key, { accountId: change.accountId, currency: change.currency, amount: change.amount });
   }
 
   add(other: BalanceChanges): void {
-    for (const c of other.net.values()) this.addOne(c.accountId, c.currency, c.amount);
+    for (const change of other.entries) this.record(change);
   }
 
-  /** Nonzero changes, accounts in id order (so transactions that lock several account rows never deadlock). */
+  /** The ledger rows to write. */
+  rows(): readonly LedgerChange[] {
+    return this.entries;
+  }
+
+  /** Nonzero net changes, accounts in id order (so transactions that lock several account rows never deadlock). */
   changes(): Array<{ accountId: number; currency: Currency; amount: number }> {
     return [...this.net.values()].filter((c) => c.amount !== 0).sort((a, b) => a.accountId - b.accountId || a.currency.localeCompare(b.currency));
   }
 }
 
-// Transactions whose balance changes are recorded for later (pg-group-commit.ts): their ledger rows are written
-// at once, their balances by applyDeferredBalanceChanges.
+// Transactions whose balance changes are recorded for later (pg-group-commit.ts): their ledger rows and
+// balances are written by applyDeferredBalanceChanges.
 const deferredChanges = new WeakMap<object, BalanceChanges>();
 
-/** From now on, applyLedgerChange on `db` writes the ledger row and records the balance change in `changes`. */
+/** From now on, applyLedgerChange on `db` records its change in `changes` instead of writing it. */
 export function deferBalanceChanges(db: Queryable, changes: BalanceChanges): void {
   deferredChanges.set(db, changes);
 }
 
 /**
- * Applies recorded balance changes, each in one guarded UPDATE; false as soon as one would take a balance
- * below zero (the caller rolls the transaction back: the changes before it stay applied inside it).
+ * Applies recorded balance changes: their ledger rows in one INSERT, then each net change in one guarded UPDATE;
+ * false as soon as one would take a balance below zero (the caller rolls the transaction back: what ran before it
+ * stays applied inside it).
  */
 export async function applyDeferredBalanceChanges(db: Queryable, changes: BalanceChanges): Promise<boolean> {
+  const rows = changes.rows();
+  if (rows.length > 0) {
+    await db.insertInto('ledger_entries').values(rows.map((c) => ({
+      account_id: c.accountId, currency: c.currency, amount: c.amount, reason: c.reason, ref_type: c.refType ?? null, ref_id: c.refId ?? null, created_at: c.now,
+    }))).execute();
+  }
   for (const c of changes.changes()) {
     const updated = await runPreparedWrite(db, UPDATE_BALANCE[c.currency], [c.amount, c.accountId, c.amount < 0 ? -c.amount : 0]);
     if (updated.changes === 0) return false;
