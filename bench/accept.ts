@@ -1,4 +1,4 @@
-// `npm run bench -- accept [--store postgres] [--seconds N] [--connections N] [--beside-kannel]`: single-recipient
+// `npm run bench -- accept [--store postgres] [--nodes 1,2 (accept-nodes.ts)] [--seconds N] [--connections N] [--beside-kannel]`: single-recipient
 // `sms` accepted per second over keep-alive HTTP (load from a second process), then the time to accept one `sms`
 // with 100,000 phone destinations. Targets: >= 10,000/s on SQLite, set as Kannel 1.4.5's accept rate on this
 // machine (`--beside-kannel` measures Kannel just before and just after Yona's load, with the same load generator,
@@ -9,6 +9,11 @@ import { kannelAnchorDir, startKannel, type RunningKannel } from './lib/kannel.t
 import { runLoad, type LoadOptions } from './lib/load.ts';
 import { groupCommitStats } from '../src/store/group-commit.ts';
 import { benchStore, peakRssMb, startBenchService } from './lib/service.ts';
+
+if (process.argv.includes('--nodes')) {
+  await import('./accept-nodes.ts');
+  process.exit(0);
+}
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(name);
@@ -64,9 +69,16 @@ try {
   const loadBefore = loadavg()[0];
   const cpuBefore = process.cpuUsage();
   const groupBefore = { ...groupCommitStats };
+  const sendGroups = bench.service.store.sendGroups?.stats;
+  const pgGroupsBefore = sendGroups ? { ...sendGroups } : undefined;
   const load = await runLoad({ url: `${bench.httpUrl}/api`, body: single, headers, connections, durationSeconds: seconds });
   const cpu = process.cpuUsage(cpuBefore);
   const commits = groupCommitStats.commits - groupBefore.commits;
+  const pgGroups = sendGroups && pgGroupsBefore ? {
+    pg_groups: sendGroups.groups - pgGroupsBefore.groups,
+    sends_per_pg_group: Math.round(((sendGroups.sends - pgGroupsBefore.sends) / Math.max(sendGroups.groups - pgGroupsBefore.groups, 1)) * 10) / 10,
+    pg_group_fallbacks: sendGroups.fallbacks - pgGroupsBefore.fallbacks,
+  } : {};
   const transactionsPerCommit = commits > 0 ? Math.round(((groupCommitStats.transactions - groupBefore.transactions) / commits) * 10) / 10 : null;
   // Requests the load generator left in flight when it stopped still finish here: count once they have.
   const accepted = (await settledCount('campaigns')) - campaignsBefore;
@@ -91,7 +103,7 @@ try {
     // The service's own CPU per accepted send (load generator excluded), and what else the machine was doing.
     server_cpu_us_per_accept: Math.round((cpu.user + cpu.system) / Math.max(accepted, 1)), client_cpu_us_per_request: load.client_cpu_us_per_request,
     load_avg_1m_before: Math.round(loadBefore * 100) / 100,
-    ...(store === 'sqlite' ? { transactions_per_commit: transactionsPerCommit } : {}),
+    ...(store === 'sqlite' ? { transactions_per_commit: transactionsPerCommit } : pgGroups),
     bulk_100k_s: Math.round(bulkSeconds * 1000) / 1000, bulk_status: bigReply.status, bulk_recipients: bigReply.recipients, bulk_rows_written: bulkWritten,
     target_accepts_per_s: 10_000, target_bulk_100k_s: store === 'postgres' ? 4 : 2,
     peak_rss_mb: await peakRssMb(),

@@ -22,6 +22,8 @@ export interface Config {
   pgPool: number;
   /** YONA_SQLITE_GROUP_COMMIT (on): commit concurrent SQLite transactions together. */
   sqliteGroupCommit: boolean;
+  /** YONA_PG_GROUP_LANES (4): connections that commit concurrent API sends together on PostgreSQL; 0 commits each alone. */
+  pgGroupLanes: number;
   httpsPort: number;
   httpsHost: string;
   httpPort: number;
@@ -148,6 +150,7 @@ export const SETTINGS = {
   DATABASE_URL: setting(optionalText, 'unset', 'postgres://...: PostgreSQL instead of the embedded store'),
   YONA_PG_POOL: setting(integer(10, 1), '10', 'connections in the PostgreSQL pool of one process'),
   YONA_SQLITE_GROUP_COMMIT: setting(given.transform((raw) => raw !== '0'), 'on', '0 commits each SQLite transaction alone'),
+  YONA_PG_GROUP_LANES: setting(integer(4, 0, 64), '4', 'connections that commit concurrent API sends together on PostgreSQL (0: each alone)'),
   // Listeners
   YONA_HTTPS_PORT: setting(integer(8443), '8443', 'port of the public TLS listener'),
   YONA_HTTPS_HOST: setting(text('0.0.0.0'), '0.0.0.0', 'address of the public TLS listener'),
@@ -273,6 +276,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl: v.DATABASE_URL,
     pgPool: v.YONA_PG_POOL,
     sqliteGroupCommit: v.YONA_SQLITE_GROUP_COMMIT,
+    pgGroupLanes: v.YONA_PG_GROUP_LANES,
     httpsPort: v.YONA_HTTPS_PORT,
     httpsHost: v.YONA_HTTPS_HOST,
     httpPort: v.YONA_HTTP_PORT,

@@ -52,7 +52,7 @@ export interface Service {
 export async function startService(config: Config, components: Component[] = [], options: ServiceOptions = {}): Promise<Service> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const clock = options.clock ?? Date.now;
-  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, pgPool: config.pgPool, groupCommit: config.sqliteGroupCommit });
+  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, pgPool: config.pgPool, groupCommit: config.sqliteGroupCommit, pgGroupLanes: config.pgGroupLanes });
   const metrics = createMetrics();
   const signals = new LocalSignals();
   const ctx: AppContext = {

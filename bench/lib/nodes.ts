@@ -1,7 +1,7 @@
 // Several `yona serve` processes on one scratch PostgreSQL database, for benchmarks of nodes working together:
 // each a child process on its own loopback ports, named node-1, node-2, ..., with the roles it is given.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -83,4 +83,19 @@ function cpuSecondsOf(pid: number): number {
   } catch {
     return 0;
   }
+}
+
+/** CPU seconds used so far by every process named postgres on this machine (the server and its backends, live ones). */
+export function postgresCpuSeconds(): number {
+  let total = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (stat.includes('(postgres)')) total += cpuSecondsOf(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return total;
 }

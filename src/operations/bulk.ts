@@ -28,6 +28,7 @@ function bulkItems(messages: unknown): Array<Record<string, unknown>> {
 
 export const bulk = defineOperation({
   names: ['bulk'],
+  sharesCommits: true,
   input: z.object({
     messages: readByHandler('`{"sms": [...]}`: up to 2,500 items, each with `source`, `message` and `destinations` (`phone`, repeatable, with an optional attribute `id`).'),
     timing: optText(),

@@ -6,7 +6,7 @@ import { ApiError, missingField } from '../domain/errors.ts';
 import { statusMessage, type RequestStatus } from '../domain/status.ts';
 import { authenticateToken, checkIpAllowed, resolveActingAccount } from './auth.ts';
 import { authenticatePassword, type LegacyResult } from './legacy-auth.ts';
-import type { Queryable, Store } from '../store/db.ts';
+import type { Queryable, Store, Tx } from '../store/db.ts';
 import { findAccountById, type Account } from '../store/accounts.ts';
 import { textOf, userField } from './fields.ts';
 import { findOperation } from './index.ts';
@@ -123,12 +123,14 @@ async function runHandler(app: AppContext, op: Operation<z.ZodType>, req: ApiReq
     return op.handler(context(store.db, who), input);
   }
   try {
-    const reply = await store.db.transaction().execute(async (trx) => {
+    const work = async (trx: Tx) => {
       const { who, input } = await authorize(trx, op, req, now, passwordAccount);
       const r = await op.handler(context(trx, who), input);
       if (req.dryRun) throw new DryRunRollback(r);
       return r;
-    });
+    };
+    const grouped = op.sharesCommits && !req.dryRun ? store.sendGroups : undefined;
+    const reply = await (grouped ? grouped.run(work) : store.db.transaction().execute(work));
     for (const topic of pending) app.signals.notify(topic);
     return reply;
   } catch (err) {

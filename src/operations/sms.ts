@@ -35,6 +35,7 @@ export const smsInput = z.object({
 export const sms = defineOperation({
   names: ['sms'],
   input: smsInput,
+  sharesCommits: true,
   async handler(ctx, input) {
     const source = checkSource(input.source);
     const message = checkMessage(input.message);

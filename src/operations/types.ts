@@ -34,6 +34,11 @@ export interface Operation<S extends z.ZodType = z.ZodType> {
   resellerOnly?: boolean;
   /** Reads only: runs without a transaction. */
   readOnly?: boolean;
+  /**
+   * Writes no shared row but its account's balance (through the ledger): on PostgreSQL it may share its
+   * transaction with concurrent requests of the same kind (store/pg-group-commit.ts).
+   */
+  sharesCommits?: boolean;
   handler(ctx: OperationContext, input: z.output<S>): Promise<Reply>;
 }
 

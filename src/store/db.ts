@@ -8,6 +8,7 @@ import type { Database } from './schema/index.ts';
 import { migrateToLatest } from './migrations/index.ts';
 import { GroupCommitSqliteAdapter, groupCommitSqliteDialect } from './group-commit.ts';
 import { withNamedStatements } from './pg-prepared.ts';
+import { PgGroupCommit } from './pg-group-commit.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 export type Db = Kysely<Database>;
@@ -18,6 +19,8 @@ export type Queryable = Kysely<Database>;
 export interface Store {
   db: Db;
   dialect: Dialect;
+  /** On PostgreSQL (unless YONA_PG_GROUP_LANES is 0): runs API sends in transactions they share (pg-group-commit.ts). */
+  sendGroups?: PgGroupCommit;
   close(): Promise<void>;
 }
 
@@ -30,6 +33,8 @@ export interface StoreOptions {
   pgPool?: number;
   /** Group commit on SQLite (YONA_SQLITE_GROUP_COMMIT, default on). */
   groupCommit?: boolean;
+  /** Lanes of the PostgreSQL group commit for sends (YONA_PG_GROUP_LANES, default 4; 0: none). */
+  pgGroupLanes?: number;
 }
 
 // int8 and numeric come back from pg as strings; our numbers fit in doubles.
@@ -38,7 +43,7 @@ pg.types.setTypeParser(1700, (v) => Number(v));
 
 /** Opens the configured store and brings its schema up to date. */
 export async function openStore(options: StoreOptions): Promise<Store> {
-  const store = options.databaseUrl ? openPostgres(options.databaseUrl, options.pgPool ?? 10) : openSqlite(options.dataDir, options.groupCommit ?? true);
+  const store = options.databaseUrl ? openPostgres(options.databaseUrl, options.pgPool ?? 10, options.pgGroupLanes ?? 4) : openSqlite(options.dataDir, options.groupCommit ?? true);
   if (options.migrate !== false) await migrateToLatest(store.db, store.dialect);
   return store;
 }
@@ -84,12 +89,21 @@ function withStatementCache(sqlite: SqliteDatabase.Database, limit = 500): Sqlit
   return sqlite;
 }
 
-function openPostgres(url: string, max: number): Store {
+function openPostgres(url: string, max: number, groupLanes: number): Store {
   const pool = new pg.Pool({ connectionString: url, max });
   // An idle client that loses its connection (server restart, DROP DATABASE) is discarded by the pool; unhandled, its error would crash the process.
   pool.on('error', () => {});
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: withNamedStatements(pool) }) });
-  return { db, dialect: 'postgres', close: () => db.destroy() };
+  // Lanes hold pool connections while they run: at most half the pool, so the workers keep theirs.
+  const lanes = Math.min(groupLanes, Math.floor(max / 2));
+  const sendGroups = lanes > 0 ? new PgGroupCommit(db, lanes) : undefined;
+  return {
+    db, dialect: 'postgres', sendGroups,
+    close: async () => {
+      await sendGroups?.close();
+      await db.destroy();
+    },
+  };
 }
 
 const compiledQueries = new WeakMap<Function, WeakMap<object, CompiledQuery>>();

@@ -25,6 +25,11 @@ export interface LedgerChange {
  */
 export async function applyLedgerChange(db: Queryable, change: LedgerChange): Promise<boolean> {
   if (change.amount === 0) return true;
+  const deferred = deferredChanges.get(db);
+  if (deferred) {
+    deferred.record(change);
+    return true;
+  }
   // Prepared per currency: every send runs this, and building the query cost more than running it.
   const entry = await runPreparedWrite(db, insertEntryQuery, [
     change.accountId, change.currency, change.amount, change.reason, change.refType ?? null, change.refId ?? null, change.now,
@@ -34,6 +39,62 @@ export async function applyLedgerChange(db: Queryable, change: LedgerChange): Pr
   if (updated.changes > 0) return true;
   await runPrepared(db, deleteEntryQuery, [entry.id]);
   return false;
+}
+
+/** Balance changes recorded, not yet applied: their ledger rows and the net change per account and currency. */
+export class BalanceChanges {
+  private readonly entries: LedgerChange[] = [];
+  private readonly net = new Map<string, { accountId: number; currency: Currency; amount: number }>();
+
+  record(change: LedgerChange): void {
+    this.entries.push(change);
+    const key = `${change.accountId}:${change.currency}`;
+    const entry = this.net.get(key);
+    if (entry) entry.amount += change.amount;
+    else this.net.set(key, { accountId: change.accountId, currency: change.currency, amount: change.amount });
+  }
+
+  add(other: BalanceChanges): void {
+    for (const change of other.entries) this.record(change);
+  }
+
+  /** The ledger rows to write. */
+  rows(): readonly LedgerChange[] {
+    return this.entries;
+  }
+
+  /** Nonzero net changes, accounts in id order (so transactions that lock several account rows never deadlock). */
+  changes(): Array<{ accountId: number; currency: Currency; amount: number }> {
+    return [...this.net.values()].filter((c) => c.amount !== 0).sort((a, b) => a.accountId - b.accountId || a.currency.localeCompare(b.currency));
+  }
+}
+
+// Transactions whose balance changes are recorded for later (pg-group-commit.ts): their ledger rows and
+// balances are written by applyDeferredBalanceChanges.
+const deferredChanges = new WeakMap<object, BalanceChanges>();
+
+/** From now on, applyLedgerChange on `db` records its change in `changes` instead of writing it. */
+export function deferBalanceChanges(db: Queryable, changes: BalanceChanges): void {
+  deferredChanges.set(db, changes);
+}
+
+/**
+ * Applies recorded balance changes: their ledger rows in one INSERT, then each net change in one guarded UPDATE;
+ * false as soon as one would take a balance below zero (the caller rolls the transaction back: what ran before it
+ * stays applied inside it).
+ */
+export async function applyDeferredBalanceChanges(db: Queryable, changes: BalanceChanges): Promise<boolean> {
+  const rows = changes.rows();
+  if (rows.length > 0) {
+    await db.insertInto('ledger_entries').values(rows.map((c) => ({
+      account_id: c.accountId, currency: c.currency, amount: c.amount, reason: c.reason, ref_type: c.refType ?? null, ref_id: c.refId ?? null, created_at: c.now,
+    }))).execute();
+  }
+  for (const c of changes.changes()) {
+    const updated = await runPreparedWrite(db, UPDATE_BALANCE[c.currency], [c.amount, c.accountId, c.amount < 0 ? -c.amount : 0]);
+    if (updated.changes === 0) return false;
+  }
+  return true;
 }
 
 // UPDATE accounts SET column = column + $amount WHERE id = $id AND column >= $guard.

@@ -1,0 +1,88 @@
+// Sends of one account on PostgreSQL share transactions (store/pg-group-commit.ts). Over HTTP: concurrent sends
+// beyond the balance are each answered 0 or 4 with the balance exactly spent and never negative; a send that
+// fails inside a group (an unverified sender) leaves its neighbours accepted; a group whose combined debit finds
+// too little runs its sends again alone; every accepted send has its message, campaign and ledger row.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { storeTargets } from '../helpers/stores.ts';
+import { startTestService, type TestService } from '../helpers/service.ts';
+
+const postgres = (await storeTargets()).find((t) => t.name === 'postgres');
+
+describe('group commit of sends on PostgreSQL', { skip: postgres ? false : 'PostgreSQL not reachable' }, () => {
+  let t: TestService;
+
+  before(async () => {
+    t = await startTestService(postgres!, { env: { YONA_PG_GROUP_LANES: '2' } });
+  });
+  after(() => t?.close());
+
+  const balanceOf = async (username: string, token: string) => Number((await t.api('balance', { user: { username } }, { token })).balance);
+  const ledgerSum = async (username: string) => {
+    const id = await t.accountId(username);
+    const row = await t.service.store.db.selectFrom('ledger_entries').select((eb) => eb.fn.sum<number>('amount').as('sum'))
+      .where('account_id', '=', id).where('currency', '=', 'credits').executeTakeFirstOrThrow();
+    return Number(row.sum);
+  };
+  const countRows = async (table: 'messages' | 'campaigns', username: string) => {
+    const id = await t.accountId(username);
+    const row = await t.service.store.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', id).executeTakeFirstOrThrow();
+    return Number(row.n);
+  };
+
+  it('answers 120 concurrent sends against 70 credits with exactly 70 accepted, shared commits and the balance at 0', async () => {
+    await t.admin('create-account', 'busy', '--password', 'secret-pw', '--credits', '70');
+    const token = (await t.admin('create-token', 'busy')).at(-1)!;
+    await t.admin('verify-sender', 'busy', 'Yona');
+    const stats = t.service.store.sendGroups!.stats;
+    const before = { ...stats };
+    const replies = await Promise.all(Array.from({ length: 120 }, (_, i) => t.api('sms', {
+      user: { username: 'busy' }, source: 'Yona', destinations: { phone: `0521${String(i).padStart(6, '0')}` }, message: 'hello',
+    }, { token })));
+    const statuses = replies.map((r) => r.status);
+    assert.equal(statuses.filter((s) => s === 0).length, 70, `statuses: ${statuses.join(',')}`);
+    assert.equal(statuses.filter((s) => s === 4).length, 50);
+    assert.equal(await balanceOf('busy', token), 0);
+    assert.equal(await ledgerSum('busy'), 0); // +70 at creation, -70 over the sends
+    assert.equal(await countRows('messages', 'busy'), 70);
+    assert.equal(await countRows('campaigns', 'busy'), 70);
+    // The sends shared commits: fewer groups than sends committed in them.
+    const groups = stats.groups - before.groups;
+    const sends = stats.sends - before.sends;
+    assert.ok(groups > 0 && groups < sends, `groups ${groups}, sends ${sends}`);
+    // Past the 70th credit, a group's combined debit found too little and its sends ran again alone.
+    assert.ok(stats.fallbacks > before.fallbacks);
+  });
+
+  it('keeps the other sends of a group when one of them fails, and charges only the accepted', async () => {
+    const { token } = await t.account('mixed'); // 1000 credits
+    await t.admin('verify-sender', 'mixed', 'Yona');
+    const replies = await Promise.all(Array.from({ length: 60 }, (_, i) => t.api('sms', {
+      user: { username: 'mixed' }, source: i % 3 === 0 ? 'Unknown' : 'Yona', destinations: { phone: `0522${String(i).padStart(6, '0')}` }, message: 'hi',
+    }, { token })));
+    const failed = replies.filter((_, i) => i % 3 === 0);
+    const accepted = replies.filter((_, i) => i % 3 !== 0);
+    assert.ok(failed.every((r) => r.status === 515), JSON.stringify(failed.map((r) => r.status)));
+    assert.ok(accepted.every((r) => r.status === 0), JSON.stringify(accepted.map((r) => r.status)));
+    assert.equal(await balanceOf('mixed', token), 1000 - 40);
+    assert.equal(await ledgerSum('mixed'), 1000 - 40);
+    assert.equal(await countRows('messages', 'mixed'), 40);
+  });
+
+  it('never lets two accounts sending at once take from each other, nor a dry run change anything', async () => {
+    const a = await t.account('left');
+    const b = await t.account('right');
+    for (const u of ['left', 'right']) await t.admin('verify-sender', u, 'Yona');
+    const send = (username: string, token: string, i: number, dryRun = false) => t.api('sms', {
+      user: { username }, source: 'Yona', destinations: { phone: `0523${String(i).padStart(6, '0')}` }, message: 'x'.repeat(i % 2 ? 200 : 10),
+    }, { token, dryRun });
+    const replies = await Promise.all(Array.from({ length: 80 }, (_, i) => (i % 2 ? send('left', a.token, i) : send('right', b.token, i, i % 4 === 0))));
+    assert.ok(replies.every((r) => r.status === 0), JSON.stringify(replies.map((r) => r.status)));
+    // left: 40 sends of 2 parts each (200 characters); right: 20 real sends of 1 part (the other 20 dry runs).
+    assert.equal(await balanceOf('left', a.token), 1000 - 80);
+    assert.equal(await balanceOf('right', b.token), 1000 - 20);
+    assert.equal(await ledgerSum('left'), 1000 - 80);
+    assert.equal(await ledgerSum('right'), 1000 - 20);
+    assert.equal(await countRows('messages', 'right'), 20);
+  });
+});
