@@ -22,6 +22,8 @@ export interface Config {
   pgPool: number;
   /** YONA_SQLITE_GROUP_COMMIT (on): commit concurrent SQLite transactions together. */
   sqliteGroupCommit: boolean;
+  /** YONA_RETENTION_DAYS (0: keep everything): finished campaigns with their messages, and inbound messages, older than this go. */
+  retentionDays: number;
   /** YONA_PG_GROUP_LANES (4): connections that commit concurrent API sends together on PostgreSQL; 0 commits each alone. */
   pgGroupLanes: number;
   httpsPort: number;
@@ -150,6 +152,7 @@ export const SETTINGS = {
   DATABASE_URL: setting(optionalText, 'unset', 'postgres://...: PostgreSQL instead of the embedded store'),
   YONA_PG_POOL: setting(integer(10, 1), '10', 'connections in the PostgreSQL pool of one process'),
   YONA_SQLITE_GROUP_COMMIT: setting(given.transform((raw) => raw !== '0'), 'on', '0 commits each SQLite transaction alone'),
+  YONA_RETENTION_DAYS: setting(integer(0, 0, 36_500), '0', 'days finished campaigns, their messages and inbound messages are kept (0: for ever)'),
   YONA_PG_GROUP_LANES: setting(integer(4, 0, 64), '4', 'connections that commit concurrent API sends together on PostgreSQL (0: each alone)'),
   // Listeners
   YONA_HTTPS_PORT: setting(integer(8443), '8443', 'port of the public TLS listener'),
@@ -277,6 +280,7 @@ export function loadConfig(env: Env = process.env): Config {
     pgPool: v.YONA_PG_POOL,
     sqliteGroupCommit: v.YONA_SQLITE_GROUP_COMMIT,
     pgGroupLanes: v.YONA_PG_GROUP_LANES,
+    retentionDays: v.YONA_RETENTION_DAYS,
     httpsPort: v.YONA_HTTPS_PORT,
     httpsHost: v.YONA_HTTPS_HOST,
     httpPort: v.YONA_HTTP_PORT,

@@ -9,6 +9,7 @@ import { startService, type Component, type Service } from '../service.ts';
 import { createBirthdaySender } from '../operations/send/birthday.ts';
 import { birthdayComponent } from '../delivery/birthdays.ts';
 import { schedulerComponent } from '../delivery/scheduler.ts';
+import { retentionComponent } from '../delivery/retention.ts';
 import { publicPagesComponent } from '../http/public-pages.ts';
 import { lockDataDir } from './serve-lock.ts';
 import { carriersComponent } from '../delivery/carriers.ts';
@@ -18,14 +19,14 @@ import { createPusher } from '../delivery/pusher.ts';
 export function defaultComponents(roles: readonly Role[] = ROLES, logger = createLogger('info')): Component[] {
   const has = (r: Role) => roles.includes(r);
   const components: Component[] = [];
-  if (has('scheduler')) components.push(schedulerRole([schedulerComponent(), birthdaysComponent()], logger));
+  if (has('scheduler')) components.push(schedulerRole([schedulerComponent(), birthdaysComponent(), retentionComponent()], logger));
   if (has('api')) components.push(publicPagesComponent());
   if (has('dispatcher') || has('voice') || has('receipts')) components.push(carriersComponent());
   if (has('pusher')) components.push(createPusher());
   return components;
 }
 
-// Scheduled releases and birthday runs happen on one node at a time: the one holding the scheduler lease.
+// Scheduled releases, birthday runs and the retention sweep happen on one node at a time: the one holding the scheduler lease.
 function schedulerRole(inner: Component[], logger: ReturnType<typeof createLogger>): Component {
   const led = ledComponent('scheduler', inner, logger);
   return { ...led, health: () => [{ role: 'scheduler', ok: true, leader: led.leading() }] };

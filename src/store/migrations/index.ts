@@ -17,6 +17,7 @@ import * as m0013 from './0013_pending_receipt_status.ts';
 import * as m0014 from './0014_voice_calls.ts';
 import * as m0015 from './0015_legacy_password.ts';
 import * as m0016 from './0016_nodes.ts';
+import * as m0017 from './0017_retention.ts';
 
 type VersionedMigration = { up(db: Kysely<any>, dialect: Dialect): Promise<void> };
 
@@ -37,6 +38,7 @@ const MIGRATIONS: Record<string, VersionedMigration> = {
   '0014_voice_calls': m0014,
   '0015_legacy_password': m0015,
   '0016_nodes': m0016,
+  '0017_retention': m0017,
 };
 
 /** Applies every migration not yet applied; throws when one fails. */
