@@ -3,17 +3,10 @@
 // For each setting of YONA_PG_GROUP_LANES (0: each send commits alone) and each node count, on a fresh database:
 // the load (autocannon, one child process per node, the connections split between them) for N seconds after a
 // warm-up, then the accepted sends counted in the database. Target: >= 3,000/s over 2 nodes. One JSON line.
-import { tmpdir } from 'node:os';
-import { runAdminCommand } from '../src/cli/admin.ts';
-import { loadConfig } from '../src/config.ts';
-import { openStore } from '../src/store/db.ts';
 import { runLoad, type LoadResult } from './lib/load.ts';
-import { postgresCpuSeconds, scratchDatabase, startNode, stopNodes, type BenchNode } from './lib/nodes.ts';
+import { argValue, openWithBenchAccount, postgresCpuSeconds, scratchDatabase, startNode, stopNodes, type BenchNode } from './lib/nodes.ts';
 
-const arg = (name: string, fallback: string) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : fallback;
-};
+const arg = argValue;
 const counts = arg('nodes', '1,2').split(',').map(Number).filter((n) => n >= 1);
 const seconds = Number(arg('seconds', '10'));
 const connections = Number(arg('connections', '64'));
@@ -23,16 +16,9 @@ const TARGET = 3_000;
 async function runWith(count: number, lanes: number): Promise<Record<string, unknown>> {
   const db = await scratchDatabase(`accept${count}`);
   const env: Record<string, string> = { DATABASE_URL: db.url, YONA_PG_GROUP_LANES: String(lanes) };
-  const config = loadConfig({ ...process.env, ...env, YONA_DATA_DIR: tmpdir() });
-  const store = await openStore({ databaseUrl: db.url, dataDir: tmpdir() });
+  const { store, token } = await openWithBenchAccount(db.url, env, 100_000_000);
   const nodes: BenchNode[] = [];
   try {
-    const lines: string[] = [];
-    const admin = (...a: string[]) => runAdminCommand(store, config, a, (l) => lines.push(l));
-    await admin('create-account', 'bench', '--password', 'bench-password', '--credits', '100000000');
-    await admin('create-token', 'bench');
-    const token = lines.at(-1)!;
-    await admin('verify-sender', 'bench', 'Yona');
     // API nodes only: the dispatcher's work would compete for the same cores and is measured by bench dispatch.
     for (let i = 1; i <= count; i++) nodes.push(await startNode(`node-${i}`, 'api', env));
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };

@@ -6,17 +6,11 @@
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runAdminCommand } from '../src/cli/admin.ts';
-import { loadConfig } from '../src/config.ts';
-import { openStore } from '../src/store/db.ts';
 import { currentLeases } from '../src/store/nodes.ts';
-import { scratchDatabase, startNode, stopNodes, type BenchNode } from './lib/nodes.ts';
+import { argValue, openWithBenchAccount, scratchDatabase, startNode, stopNodes, type BenchNode } from './lib/nodes.ts';
 import { startSmscSim } from './lib/smsc-sim.ts';
 
-const arg = (name: string, fallback: string) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : fallback;
-};
+const arg = argValue;
 const counts = arg('nodes', '1,2').split(',').map(Number).filter((n) => n >= 1);
 const recipients = Number(arg('recipients', '100000'));
 const binds = Number(arg('binds', '4'));
@@ -42,16 +36,9 @@ async function runWith(count: number): Promise<Record<string, unknown>> {
   const carriersFile = join(tmpdir(), `yona-bench-carriers-${process.pid}-${count}.json`);
   writeFileSync(carriersFile, JSON.stringify({ carriers: [{ name: 'sim', host: '127.0.0.1', port: smsc.port, systemId: 'yona', password: 'bench', binds, windowSize: 200 }] }));
   const env = { DATABASE_URL: db.url, YONA_CARRIERS_FILE: carriersFile, YONA_NODE_LEASE_MS: '3000' };
-  const config = loadConfig({ ...process.env, ...env, YONA_DATA_DIR: tmpdir() });
-  const store = await openStore({ databaseUrl: db.url, dataDir: tmpdir() });
+  const { store, token } = await openWithBenchAccount(db.url, env, recipients);
   const nodes: BenchNode[] = [];
   try {
-    const lines: string[] = [];
-    const admin = (...a: string[]) => runAdminCommand(store, config, a, (l) => lines.push(l));
-    await admin('create-account', 'bench', '--password', 'bench-password', '--credits', String(recipients));
-    await admin('create-token', 'bench');
-    const token = lines.at(-1)!;
-    await admin('verify-sender', 'bench', 'Yona');
     for (let i = 1; i <= count; i++) nodes.push(await startNode(`node-${i}`, i === 1 ? 'all' : 'dispatcher,receipts', env));
     // Binds settle before the clock starts: every node holds its part.
     await poll(async () => {

@@ -5,6 +5,9 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { runAdminCommand } from '../../src/cli/admin.ts';
+import { loadConfig } from '../../src/config.ts';
+import { openStore, type Store } from '../../src/store/db.ts';
 
 const PG_ADMIN = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const bin = join(import.meta.dirname, '../../bin/yona.js');
@@ -98,4 +101,23 @@ export function postgresCpuSeconds(): number {
     }
   }
   return total;
+}
+
+/** The value after `--NAME` on the command line, or the fallback. */
+export function argValue(name: string, fallback: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : fallback;
+}
+
+/** Opens a scratch database (migrated) with the account `bench`: `credits`, a token, the verified sender Yona. */
+export async function openWithBenchAccount(url: string, env: Record<string, string>, credits: number): Promise<{ store: Store; token: string }> {
+  const config = loadConfig({ ...process.env, ...env, YONA_DATA_DIR: tmpdir() });
+  const store = await openStore({ databaseUrl: url, dataDir: tmpdir() });
+  const lines: string[] = [];
+  const admin = (...a: string[]) => runAdminCommand(store, config, a, (l) => lines.push(l));
+  await admin('create-account', 'bench', '--password', 'bench-password', '--credits', String(credits));
+  await admin('create-token', 'bench');
+  const token = lines.at(-1)!;
+  await admin('verify-sender', 'bench', 'Yona');
+  return { store, token };
 }
