@@ -27,6 +27,22 @@ const TAKE = 'savepoint yona_send';
 const RELEASE_AND_TAKE = 'release savepoint yona_send; savepoint yona_send';
 const ROLLBACK_TO = 'rollback to savepoint yona_send';
 
+// The reads made once for all the sends of a group, by the group's transaction.
+const groupReads = new WeakMap<object, Map<string, Promise<unknown>>>();
+
+/**
+ * Inside a group's transaction, a lookup made once for all its sends (a token with its account, a verified
+ * sender: a busy account's sends repeat them); anywhere else, made each time. So a token deleted while a group
+ * runs is refused from the next group on, a few milliseconds later.
+ */
+export function readOncePerGroup<T>(db: object, key: string, read: () => Promise<T>): Promise<T> {
+  const reads = groupReads.get(db);
+  if (!reads) return read();
+  let pending = reads.get(key) as Promise<T> | undefined;
+  if (!pending) reads.set(key, (pending = read()));
+  return pending;
+}
+
 interface Item<T = unknown> {
   work: (trx: Tx) => Promise<T>;
   resolve(value: T): void;
@@ -89,6 +105,7 @@ export class PgGroupCommit {
       for (const item of items) item.reject(err);
       return;
     }
+    groupReads.set(trx, new Map());
     const changes = new BalanceChanges();
     const done: Done[] = [];
     // One savepoint at a time: taken before the first send, kept through a send that failed (rolled back to it),

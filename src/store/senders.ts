@@ -1,5 +1,6 @@
 // Verified senders (`source` values an account may send from).
 import { runPrepared, type Queryable } from './db.ts';
+import { readOncePerGroup } from './pg-group-commit.ts';
 
 /** Marks a source as verified for the account (idempotent). */
 export async function addVerifiedSender(db: Queryable, accountId: number, source: string, method: string, now: number): Promise<void> {
@@ -11,9 +12,8 @@ export async function addVerifiedSender(db: Queryable, accountId: number, source
 }
 
 /** True when the source is verified for the account (a prepared query: it runs on every send). */
-export async function isVerifiedSender(db: Queryable, accountId: number, source: string): Promise<boolean> {
-  const rows = await runPrepared(db, verifiedSenderQuery, [accountId, source]);
-  return rows.length > 0;
+export function isVerifiedSender(db: Queryable, accountId: number, source: string): Promise<boolean> {
+  return readOncePerGroup(db, `sender:${accountId}:${source}`, async () => (await runPrepared(db, verifiedSenderQuery, [accountId, source])).length > 0);
 }
 
 function verifiedSenderQuery(db: Queryable) {

@@ -1,6 +1,7 @@
 // API token rows: stored as SHA-256 only; at most MAX_ACTIVE_TOKENS active per account.
 import { PostgresAdapter, type Selectable } from 'kysely';
 import { runPrepared, type Queryable } from './db.ts';
+import { readOncePerGroup } from './pg-group-commit.ts';
 import type { Account } from './accounts.ts';
 import type { ApiTokenTable } from './schema/index.ts';
 import { MAX_ACTIVE_TOKENS } from '../domain/token.ts';
@@ -13,11 +14,13 @@ export interface TokenWithAccount {
 }
 
 /** The token with this hash and its account, in one query (what authentication needs: every request runs it). */
-export async function findTokenByHash(db: Queryable, tokenHash: string): Promise<TokenWithAccount | undefined> {
-  const [row] = await runPrepared(db, tokenByHashQuery, [tokenHash]);
-  if (!row) return undefined;
-  const { t_expires_at, t_superseded_at, ...account } = row;
-  return { token: { expires_at: t_expires_at, superseded_at: t_superseded_at }, account };
+export function findTokenByHash(db: Queryable, tokenHash: string): Promise<TokenWithAccount | undefined> {
+  return readOncePerGroup(db, `token:${tokenHash}`, async () => {
+    const [row] = await runPrepared(db, tokenByHashQuery, [tokenHash]);
+    if (!row) return undefined;
+    const { t_expires_at, t_superseded_at, ...account } = row;
+    return { token: { expires_at: t_expires_at, superseded_at: t_superseded_at }, account };
+  });
 }
 
 function tokenByHashQuery(db: Queryable) {
