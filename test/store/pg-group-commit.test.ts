@@ -54,6 +54,21 @@ describe('group commit of sends on PostgreSQL', { skip: postgres ? false : 'Post
     assert.ok(stats.fallbacks > before.fallbacks);
   });
 
+  it('refuses a deleted token on the next send, though groups read a token once for all their sends', async () => {
+    await t.admin('create-account', 'revoked', '--password', 'secret-pw', '--credits', '100');
+    const lines = await t.admin('create-token', 'revoked');
+    const token = lines.at(-1)!;
+    await t.admin('verify-sender', 'revoked', 'Yona');
+    const send = (i: number) => t.api('sms', {
+      user: { username: 'revoked' }, source: 'Yona', destinations: { phone: `0524${String(i).padStart(6, '0')}` }, message: 'hi',
+    }, { token });
+    assert.deepEqual((await Promise.all([0, 1, 2, 3].map(send))).map((r) => r.status), [0, 0, 0, 0]);
+    const name = (await t.service.store.db.selectFrom('api_tokens').select('name').where('account_id', '=', await t.accountId('revoked')).executeTakeFirstOrThrow()).name;
+    await t.admin('delete-token', 'revoked', name);
+    assert.deepEqual((await Promise.all([4, 5].map(send))).map((r) => r.status), [3, 3]);
+    assert.equal(await countRows('messages', 'revoked'), 4);
+  });
+
   it('keeps the other sends of a group when one of them fails, and charges only the accepted', async () => {
     const { token } = await t.account('mixed'); // 1000 credits
     await t.admin('verify-sender', 'mixed', 'Yona');
