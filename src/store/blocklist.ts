@@ -135,6 +135,24 @@ export async function isBlocked(db: Queryable, accountId: number, phoneE164: str
 }
 
 /** The account's entries blocked within [from, to] (epoch ms, inclusive), oldest first. */
+/** Where a page of the blocklist ends: the last entry's time and id (the next page starts after it). */
+export interface BlocklistCursor {
+  createdAt: number;
+  id: number;
+}
+
+/** A page of an account's blocklist, newest first: `limit` entries after `before` (from the newest when absent). */
+export async function blocklistPage(db: Queryable, accountId: number, limit: number, before?: BlocklistCursor): Promise<BlocklistEntry[]> {
+  let query = db.selectFrom('blocklist').selectAll().where('account_id', '=', accountId);
+  if (before) {
+    query = query.where((eb) => eb.or([
+      eb('created_at', '<', before.createdAt),
+      eb.and([eb('created_at', '=', before.createdAt), eb('id', '<', before.id)]),
+    ]));
+  }
+  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+}
+
 export async function listBlocklist(db: Queryable, accountId: number, from: number, to: number): Promise<BlocklistEntry[]> {
   return db
     .selectFrom('blocklist')

@@ -161,12 +161,25 @@ export interface LedgerEntry {
   created_at: number;
 }
 
+/** A page of an account's ledger, newest first: `limit` entries with ids below `beforeId` (from the newest when absent). */
+export async function ledgerPage(db: Queryable, accountId: number, limit: number, beforeId?: number): Promise<LedgerEntry[]> {
+  let query = db.selectFrom('ledger_entries').select(['id', 'currency', 'amount', 'reason', 'ref_type', 'ref_id', 'created_at'])
+    .where('account_id', '=', accountId);
+  if (beforeId !== undefined) query = query.where('id', '<', beforeId);
+  const rows = await query.orderBy('id', 'desc').limit(limit).execute();
+  return rows.map(toLedgerEntry);
+}
+
 /** An account's ledger, oldest first. */
 export async function ledgerEntries(db: Queryable, accountId: number): Promise<LedgerEntry[]> {
   const rows = await db.selectFrom('ledger_entries').select(['id', 'currency', 'amount', 'reason', 'ref_type', 'ref_id', 'created_at'])
     .where('account_id', '=', accountId).orderBy('id').execute();
-  return rows.map((r) => ({
+  return rows.map(toLedgerEntry);
+}
+
+function toLedgerEntry(r: { id: number; currency: string; amount: number; reason: string; ref_type: string | null; ref_id: number | null; created_at: number }): LedgerEntry {
+  return {
     id: Number(r.id), currency: r.currency as Currency, amount: Number(r.amount), reason: r.reason, ref_type: r.ref_type,
     ref_id: r.ref_id === null ? null : Number(r.ref_id), created_at: Number(r.created_at),
-  }));
+  };
 }

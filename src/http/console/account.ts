@@ -5,13 +5,13 @@ import { formatShekels } from '../../domain/money.ts';
 import { maskPhone, normalizePhone, toNational } from '../../domain/phone.ts';
 import { verifyPhone } from '../../operations/senders.ts';
 import { blockNow } from '../../operations/block.ts';
-import { listBlocklist, removeFromBlocklist } from '../../store/blocklist.ts';
-import { ledgerEntries } from '../../store/ledger.ts';
+import { blocklistPage, removeFromBlocklist, type BlocklistCursor } from '../../store/blocklist.ts';
+import { ledgerPage } from '../../store/ledger.ts';
 import { listVerifiedSenders } from '../../store/senders.ts';
-import { actionForm, csrfField, esc, table, type Html } from './html.ts';
+import { actionForm, csrfField, esc, olderNewerPager, table, type Html } from './html.ts';
 import { fmt } from './i18n.ts';
 import { runOperation } from './operation.ts';
-import type { ConsoleRouter, PageContext } from './router.ts';
+import { whole, type ConsoleRouter, type PageContext } from './router.ts';
 
 const LEDGER_ROWS = 200;
 const BLOCKLIST_ROWS = 500;
@@ -19,7 +19,8 @@ const MAX_PHONES = 10_000;
 
 async function balancePage(c: PageContext) {
   const { t, account } = c;
-  const entries = (await ledgerEntries(c.app.store.db, account.id)).slice(-LEDGER_ROWS).reverse();
+  const before = whole(c.query.before);
+  const entries = await ledgerPage(c.app.store.db, account.id, LEDGER_ROWS, before);
   const rows = entries.map((e): Html[] => [
     esc(formatLong(e.created_at, account.time_zone)),
     `<span class="num">${esc(e.currency === 'credits' ? String(e.amount) : `₪${formatShekels(e.amount)}`)}</span>`,
@@ -28,8 +29,15 @@ async function balancePage(c: PageContext) {
   const body = `<ul class="stats"><li>${esc(t.credits)}<b>${esc(account.credits)}</b></li>
 <li>${esc(t.international)}<b>₪${esc(formatShekels(account.intl_agorot))}</b></li></ul>
 <h2>${esc(t.ledger)}</h2><p class="muted">${esc(fmt(t.ledgerNewest, { n: LEDGER_ROWS }))}</p>
-${table(t.ledger, [t.pushWhen, t.amount, t.currency, t.reason], rows, t.none)}`;
+${table(t.ledger, [t.pushWhen, t.amount, t.currency, t.reason], rows, t.none)}
+${olderNewerPager(t, '/console/balance', before !== undefined, entries.length === LEDGER_ROWS ? String(entries.at(-1)!.id) : undefined)}`;
   return c.render(t.navBalance, body);
+}
+
+// `before=TIME.ID`: the blocklist page after that entry.
+function blocklistCursor(text: string | undefined): BlocklistCursor | undefined {
+  const m = text === undefined ? null : /^(\d{1,15})\.(\d{1,15})$/.exec(text);
+  return m ? { createdAt: Number(m[1]), id: Number(m[2]) } : undefined;
 }
 
 async function sendersPage(c: PageContext, o: { notice?: { kind: 'ok' | 'error'; text: string }; phone?: string } = {}) {
@@ -42,9 +50,11 @@ async function sendersPage(c: PageContext, o: { notice?: { kind: 'ok' | 'error';
   return c.render(t.navSenders, `${table(t.navSenders, [t.sender, t.senderMethod, t.senderVerifiedAt], rows, t.sendersNone)}${form}`, { notice: o.notice });
 }
 
-async function blocklistPage(c: PageContext, o: { notice?: { kind: 'ok' | 'error'; text: string }; phones?: string } = {}) {
+async function renderBlocklist(c: PageContext, o: { notice?: { kind: 'ok' | 'error'; text: string }; phones?: string } = {}) {
   const { t, account } = c;
-  const entries = (await listBlocklist(c.app.store.db, account.id, 0, c.now)).slice(-BLOCKLIST_ROWS).reverse();
+  const before = blocklistCursor(c.query.before);
+  const entries = await blocklistPage(c.app.store.db, account.id, BLOCKLIST_ROWS, before);
+  const last = entries.at(-1);
   const rows = entries.map((e): Html[] => [
     esc(toNational(e.phone)), esc(e.source), esc(formatLong(Number(e.created_at), account.time_zone)),
     actionForm('/console/blocklist/remove', c.session.csrf, t.unblock, { phone: e.phone }, { confirm: fmt(t.unblockConfirm, { phone: maskPhone(e.phone) }) }),
@@ -52,13 +62,15 @@ async function blocklistPage(c: PageContext, o: { notice?: { kind: 'ok' | 'error
   const form = `<form method="post" action="/console/blocklist" class="card">${csrfField(c.session.csrf)}<h2>${esc(t.blockAdd)}</h2>
 <label for="block-phones">${esc(t.blockPhones)}</label><textarea id="block-phones" name="phones" required>${esc(o.phones ?? '')}</textarea>
 <button type="submit">${esc(t.block)}</button></form>`;
-  return c.render(t.navBlocklist, `<p>${esc(t.blockIntro)}</p>${form}${table(t.navBlocklist, [t.phone, t.blockSource, t.created, t.actions], rows, t.blockNone)}`, { notice: o.notice });
+  const pager = olderNewerPager(t, '/console/blocklist', before !== undefined,
+    entries.length === BLOCKLIST_ROWS && last ? `${Number(last.created_at)}.${Number(last.id)}` : undefined);
+  return c.render(t.navBlocklist, `<p>${esc(t.blockIntro)}</p>${form}${table(t.navBlocklist, [t.phone, t.blockSource, t.created, t.actions], rows, t.blockNone)}${pager}`, { notice: o.notice });
 }
 
 export function registerAccountPages(r: ConsoleRouter): void {
   r.get('/console/balance', (c) => balancePage(c));
   r.get('/console/senders', (c) => sendersPage(c));
-  r.get('/console/blocklist', (c) => blocklistPage(c));
+  r.get('/console/blocklist', (c) => renderBlocklist(c));
 
   r.post('/console/senders', async (c) => {
     const phone = (c.form.get('phone') ?? '').trim().slice(0, 20);
@@ -69,13 +81,14 @@ export function registerAccountPages(r: ConsoleRouter): void {
   r.post('/console/blocklist', async (c) => {
     const text = (c.form.get('phones') ?? '').slice(0, 200_000);
     const given = text.split(/[\s,;]+/).map((p) => p.trim()).filter((p) => p !== '');
-    if (given.length === 0) return blocklistPage(c, { notice: { kind: 'error', text: c.t.blockNone } });
-    if (given.length > MAX_PHONES) return blocklistPage(c, { notice: { kind: 'error', text: fmt(c.t.csvTooMany, { max: MAX_PHONES }) }, phones: text });
+    if (given.length === 0) return renderBlocklist(c, { notice: { kind: 'error', text: c.t.blockNone } });
+    if (given.length > MAX_PHONES) return renderBlocklist(c, { notice: { kind: 'error', text: fmt(c.t.csvTooMany, { max: MAX_PHONES }) }, phones: text });
     const bad = given.filter((p) => !normalizePhone(p, { allowInternational: true }).ok);
-    if (bad.length) return blocklistPage(c, { notice: { kind: 'error', text: fmt(c.t.blockInvalid, { phones: bad.slice(0, 20).join(', ') }) }, phones: text });
+    if (bad.length) return renderBlocklist(c, { notice: { kind: 'error', text: fmt(c.t.blockInvalid, { phones: bad.slice(0, 20).join(', ') }) }, phones: text });
     const phones = given.map((p) => (normalizePhone(p, { allowInternational: true }) as { e164: string }).e164);
     const added = await blockNow(c.app.store, c.app.signals, { accountId: c.account.id, phones, source: 'console', now: c.now });
-    return blocklistPage(c, { notice: { kind: 'ok', text: fmt(c.t.blockAdded, { added: added.length, already: new Set(phones).size - added.length }) } });
+    // Redirected (303), so reloading the page it lands on does not block the numbers again.
+    return c.redirect('/console/blocklist', { ok: 'blockAdded', counts: { added: added.length, already: new Set(phones).size - added.length } });
   });
 
   r.post('/console/blocklist/remove', async (c) => {

@@ -7,17 +7,14 @@ import { deliveryStatusText } from '../../domain/status.ts';
 import { cancel } from '../../operations/campaigns.ts';
 import { findCampaign } from '../../store/campaigns.ts';
 import { campaignMessagesPage, campaignOutcomes, campaignsPage, campaignTimeline } from '../../store/console-campaigns.ts';
-import { actionForm, esc, table, type Html } from './html.ts';
+import { actionForm, esc, olderNewerPager, table, type Html } from './html.ts';
 import { fmt, type Messages } from './i18n.ts';
 import { runOperation } from './operation.ts';
-import type { ConsoleRouter, PageContext } from './router.ts';
+import { whole, type ConsoleRouter, type PageContext } from './router.ts';
 
 const CAMPAIGNS_PER_PAGE = 25;
 const MESSAGES_PER_PAGE = 50;
 
-function whole(text: string | undefined): number | undefined {
-  return text !== undefined && /^\d{1,15}$/.test(text) ? Number(text) : undefined;
-}
 
 function stateName(t: Messages, state: string): string {
   const key = `campaignState_${state}` as keyof Messages;
@@ -40,8 +37,7 @@ async function listPage(c: PageContext) {
     ];
   });
   const last = campaigns.at(-1);
-  const pager = `<nav class="pager" aria-label="${esc(t.pages)}">${before !== undefined ? `<a href="/console/campaigns">${esc(t.newest)}</a>` : ''}
-${campaigns.length === CAMPAIGNS_PER_PAGE && last ? `<a href="/console/campaigns?before=${last.id}">${esc(t.older)}</a>` : ''}</nav>`;
+  const pager = olderNewerPager(t, '/console/campaigns', before !== undefined, campaigns.length === CAMPAIGNS_PER_PAGE && last ? String(last.id) : undefined);
   return c.render(t.navCampaigns, `${table(t.navCampaigns, [t.campaignId, t.name, t.campaignKind, t.state, t.campaignWhen, t.recipients, t.delivered, t.failedCount, t.pending], rows, t.campaignsNone)}${pager}`);
 }
 

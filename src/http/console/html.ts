@@ -79,3 +79,12 @@ export function table(caption: string, headers: string[], rows: Html[][], empty:
   return `<div class="scroll" tabindex="0" role="region" aria-label="${esc(caption)}"><table><caption>${esc(caption)}</caption><thead><tr>${headers.map((h) => `<th scope="col">${esc(h)}</th>`).join('')}</tr></thead>
 <tbody>${rows.map((r) => `<tr>${r.map((c) => `<td>${c}</td>`).join('')}</tr>`).join('')}</tbody></table></div>`;
 }
+
+/**
+ * Links between the pages of a list shown newest first: back to the newest when this page is an older one, and
+ * on to the older ones when this page is full (`olderCursor`: the `before` value of the next page).
+ */
+export function olderNewerPager(labels: { pages: string; newest: string; older: string }, path: string, onOlderPage: boolean, olderCursor: string | undefined): Html {
+  return `<nav class="pager" aria-label="${esc(labels.pages)}">${onOlderPage ? `<a href="${esc(path)}">${esc(labels.newest)}</a>` : ''}
+${olderCursor !== undefined ? `<a href="${esc(path)}?before=${encodeURIComponent(olderCursor)}">${esc(labels.older)}</a>` : ''}</nav>`;
+}

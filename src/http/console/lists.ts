@@ -9,14 +9,10 @@ import { csvDestinations, parseContactsCsv, type CsvRow } from './csv.ts';
 import { actionForm, csrfField, esc, table, type Html } from './html.ts';
 import { fmt, type Messages } from './i18n.ts';
 import { runOperation } from './operation.ts';
-import type { ConsoleRouter, PageContext } from './router.ts';
+import { whole, type ConsoleRouter, type PageContext } from './router.ts';
 
 const CONTACTS_PER_PAGE = 100;
 const MAX_CSV_ROWS = 100_000;
-
-function whole(text: string | undefined): number | undefined {
-  return text !== undefined && /^\d{1,15}$/.test(text) ? Number(text) : undefined;
-}
 
 function csvFields(c: PageContext, id: string): Html {
   const { t } = c;

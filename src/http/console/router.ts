@@ -7,7 +7,7 @@ import type { Account } from '../../store/accounts.ts';
 import type { ConsoleSession } from '../../store/console-sessions.ts';
 import { frame, type Html } from './html.ts';
 import { formBody, overHttps, parseCookies, redirect, safeBack, sendHtml } from './http.ts';
-import { messages, type Lang, type Messages } from './i18n.ts';
+import { fmt, messages, type Lang, type Messages } from './i18n.ts';
 import { prefersHebrew } from '../language.ts';
 import { ConsoleAuth, sameSecret, SESSION_COOKIE } from './session.ts';
 
@@ -31,8 +31,8 @@ export interface PageContext extends Base {
   params: Record<string, string>;
   /** Sends a page in the frame. */
   render(title: string, body: Html, o?: { code?: number; notice?: { kind: 'ok' | 'error'; text: string }; scripts?: string[]; styles?: string[] }): FastifyReply;
-  /** 303 to a console page, with a notice named by its message key. */
-  redirect(path: string, notice?: { ok?: keyof Messages; error?: keyof Messages }): FastifyReply;
+  /** 303 to a console page, with a notice named by its message key (and the whole numbers its text shows). */
+  redirect(path: string, notice?: { ok?: keyof Messages; error?: keyof Messages; counts?: Record<string, number> }): FastifyReply;
 }
 
 export type Handler = (c: PageContext) => Promise<FastifyReply>;
@@ -41,6 +41,11 @@ export function languageOf(request: FastifyRequest): Lang {
   const chosen = parseCookies(request.headers.cookie).get(LANG_COOKIE);
   if (chosen === 'he' || chosen === 'en') return chosen;
   return prefersHebrew(String(request.headers['accept-language'] ?? '')) ? 'he' : 'en';
+}
+
+/** A whole number from a path or query parameter (ids, cursors), or undefined. */
+export function whole(text: string | undefined): number | undefined {
+  return text !== undefined && /^\d{1,15}$/.test(text) ? Number(text) : undefined;
 }
 
 function queryOf(request: FastifyRequest): Record<string, string> {
@@ -125,8 +130,11 @@ export class ConsoleRouter {
     const noticeFromQuery = (): { kind: 'ok' | 'error'; text: string } | undefined => {
       const ok = b.query.ok as keyof Messages | undefined;
       const error = b.query.error as keyof Messages | undefined;
-      if (ok && Object.hasOwn(b.t, ok)) return { kind: 'ok', text: b.t[ok] };
-      if (error && Object.hasOwn(b.t, error)) return { kind: 'error', text: b.t[error] };
+      // A notice's {placeholders} take whole numbers from the query (counts), nothing else.
+      const counts: Record<string, number> = {};
+      for (const [k, v] of Object.entries(b.query)) if (k !== 'ok' && k !== 'error' && whole(v) !== undefined) counts[k] = whole(v)!;
+      if (ok && Object.hasOwn(b.t, ok)) return { kind: 'ok', text: fmt(b.t[ok], counts) };
+      if (error && Object.hasOwn(b.t, error)) return { kind: 'error', text: fmt(b.t[error], counts) };
       return undefined;
     };
     return {
@@ -137,8 +145,12 @@ export class ConsoleRouter {
         notice: o.notice ?? noticeFromQuery(), scripts: o.scripts, styles: o.styles,
       }), o.code ?? 200),
       redirect: (to, notice) => {
-        const q = notice?.ok ? `?ok=${notice.ok}` : notice?.error ? `?error=${notice.error}` : '';
-        return redirect(b.reply, `${to}${q}`);
+        const q = new URLSearchParams();
+        if (notice?.ok) q.set('ok', notice.ok);
+        else if (notice?.error) q.set('error', notice.error);
+        for (const [k, v] of Object.entries(notice?.counts ?? {})) q.set(k, String(v));
+        const query = q.toString();
+        return redirect(b.reply, query ? `${to}?${query}` : to);
       },
     };
   }
