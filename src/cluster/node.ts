@@ -57,7 +57,7 @@ export class ClusterNode {
   /** Writes the first heartbeat (refusing a name another live process on this host uses) and starts beating. */
   async start(): Promise<void> {
     const now = this.clock();
-    const same = (await liveNodes(this.store.db, now)).find((n) => n.name === this.name);
+    const same = (await liveNodes(this.store.control, now)).find((n) => n.name === this.name);
     if (same && same.pid !== process.pid && same.host === this.host && processAlive(same.pid) && this.store.dialect === 'postgres') {
       throw new Error(`node name "${this.name}" is in use by process ${same.pid} on this host: give each node its own YONA_NODE_NAME`);
     }
@@ -97,7 +97,7 @@ export class ClusterNode {
 
   private async beat(): Promise<void> {
     const now = this.clock();
-    const { db } = this.store;
+    const db = this.store.control;
     await beat(db, { name: this.name, roles: this.roles, host: this.host, pid: process.pid, startedAt: this.startedAt }, now, now + this.leaseMs);
     const names = [...this.held.keys()];
     const renewed = new Set(await renewLeases(db, this.name, names, now, now + this.leaseMs));
@@ -124,7 +124,7 @@ export class ClusterNode {
   async acquire(name: string, lost: () => void): Promise<boolean> {
     if (this.stopped) return false;
     const now = this.clock();
-    if (!(await acquireLease(this.store.db, name, this.name, now, now + this.leaseMs))) return false;
+    if (!(await acquireLease(this.store.control, name, this.name, now, now + this.leaseMs))) return false;
     this.held.set(name, { until: this.localUntil(now), lost });
     return true;
   }
@@ -132,7 +132,7 @@ export class ClusterNode {
   /** Gives leases back (after letting go of what they guard). */
   async release(names: string[]): Promise<void> {
     for (const name of names) this.held.delete(name);
-    await releaseLeases(this.store.db, this.name, names);
+    await releaseLeases(this.store.control, this.name, names);
   }
 
   holds(name: string): boolean {
@@ -164,7 +164,7 @@ export class ClusterNode {
     clearInterval(this.guard);
     await this.ticking?.catch(() => {});
     this.held.clear();
-    await removeNode(this.store.db, this.name).catch((err) => this.logger.error({ err }, 'node: leaving the node list failed'));
+    await removeNode(this.store.control, this.name).catch((err) => this.logger.error({ err }, 'node: leaving the node list failed'));
   }
 }
 

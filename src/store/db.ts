@@ -21,6 +21,11 @@ export interface Store {
   dialect: Dialect;
   /** On PostgreSQL (unless YONA_PG_GROUP_LANES is 0): runs API sends in transactions they share (pg-group-commit.ts). */
   sendGroups?: PgGroupCommit;
+  /**
+   * Where this node's heartbeat and leases are written: on PostgreSQL a connection of their own, so a pool busy
+   * with sends and dispatch never holds up a renewal until the lease runs out; on SQLite the store itself.
+   */
+  control: Db;
   close(): Promise<void>;
 }
 
@@ -64,7 +69,7 @@ function openSqlite(dataDir: string, groupCommit: boolean): Store {
   // (bench accept: 130-136 against 143-151 us per send in alternating runs).
   sqlite.pragma('wal_autocheckpoint = 10000');
   const db = new Kysely<Database>({ dialect: groupCommitSqliteDialect(withStatementCache(sqlite), groupCommit) });
-  return { db, dialect: 'sqlite', close: () => db.destroy() };
+  return { db, control: db, dialect: 'sqlite', close: () => db.destroy() };
 }
 
 /**
@@ -97,11 +102,15 @@ function openPostgres(url: string, max: number, groupLanes: number): Store {
   // Lanes hold pool connections while they run: at most half the pool, so the workers keep theirs.
   const lanes = Math.min(groupLanes, Math.floor(max / 2));
   const sendGroups = lanes > 0 ? new PgGroupCommit(db, lanes) : undefined;
+  const controlPool = new pg.Pool({ connectionString: url, max: 1 });
+  controlPool.on('error', () => {});
+  const control = new Kysely<Database>({ dialect: new PostgresDialect({ pool: controlPool }) });
   return {
-    db, dialect: 'postgres', sendGroups,
+    db, control, dialect: 'postgres', sendGroups,
     close: async () => {
       await sendGroups?.close();
       await db.destroy();
+      await control.destroy();
     },
   };
 }

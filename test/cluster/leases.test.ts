@@ -9,6 +9,7 @@ import { keepShares } from '../../src/cluster/shares.ts';
 import type { Carrier } from '../../src/carriers/types.ts';
 import { createLogger } from '../../src/logger.ts';
 import type { Service } from '../../src/service.ts';
+import { sql } from 'kysely';
 import { openStore, type Store } from '../../src/store/db.ts';
 import { currentLeases } from '../../src/store/nodes.ts';
 import { storeTargets } from '../helpers/stores.ts';
@@ -120,6 +121,26 @@ for (const target of await storeTargets()) {
       await stores[Number(second.split('-')[1])].close();
       await until(() => running.size === 1 && !running.has(second) && !running.has('node-0'), 4 * LEASE_MS, 'a third leader after the second died');
       assert.ok(Date.now() - diedAt >= LEASE_MS * 0.5, 'taken over only after the dead leader\'s lease ran out');
+    });
+
+    it('keeps its leases while every connection of its pool is busy for longer than the lease time', { skip: target.name !== 'postgres' && 'one connection on SQLite' }, async () => {
+      const created = await target.create();
+      cleanups.push(created.cleanup);
+      const store = await openStore({ databaseUrl: created.env.DATABASE_URL, dataDir: '', pgPool: 2 });
+      cleanups.push(() => store.close());
+      const board = new ShareBoard();
+      const n = node(store, 'node-busy');
+      cleanups.push(() => n.stop());
+      await n.start();
+      await keepShares(n, board.carrier('node-busy', 2), 'dispatcher', logger);
+      assert.deepEqual(board.using.get('node-busy'), [0, 1]);
+      // Both pooled connections sleep for three lease times (a pool taken by long sends and dispatch batches).
+      const busy = Promise.all([0, 1].map(() => sql`select pg_sleep(${(3 * LEASE_MS) / 1000})`.execute(store.db)));
+      await new Promise((r) => setTimeout(r, 2.5 * LEASE_MS));
+      const leases = await currentLeases(store.control, Date.now());
+      assert.deepEqual(leases.filter((l) => l.node === 'node-busy').map((l) => l.name).sort(), ['bind:sim#0', 'bind:sim#1']);
+      assert.deepEqual(board.using.get('node-busy'), [0, 1], 'no bind let go');
+      await busy;
     });
   });
 }
