@@ -108,6 +108,7 @@ export async function applyReceipts(
   for (let i = 0; i < unmatched.length; i += CHUNK) {
     await db.insertInto('pending_receipts').values(unmatched.slice(i, i + CHUNK).map((r) => ({
       carrier: r.carrier, carrier_message_id: r.carrierMessageId, status: r.status, at: r.at, created_at: now,
+      refund: r.refund ? 1 : 0, duration_ms: r.durationMs ?? null,
     }))).execute();
   }
   if (changedParts.size === 0) return { matched: receipts.length - unmatched.length, pending: unmatched.length, changed: 0 };
@@ -195,12 +196,13 @@ async function partStatuses(db: Queryable, messageIds: number[]): Promise<Map<nu
 export async function rematchPending(db: Queryable, dialect: Dialect, now: number, maxAgeMs: number, limit = 2000): Promise<{ applied: number; changed: number }> {
   const rows = await db.selectFrom('pending_receipts as p')
     .innerJoin('carrier_message_ids as c', (j) => j.onRef('c.carrier', '=', 'p.carrier').onRef('c.carrier_message_id', '=', 'p.carrier_message_id'))
-    .select(['p.id', 'p.carrier', 'p.carrier_message_id', 'p.status', 'p.at'])
+    .select(['p.id', 'p.carrier', 'p.carrier_message_id', 'p.status', 'p.at', 'p.refund', 'p.duration_ms'])
     .where('p.created_at', '>=', now - maxAgeMs)
     .orderBy('p.id').limit(limit).execute();
   if (rows.length === 0) return { applied: 0, changed: 0 };
   const { changed } = await applyReceipts(db, dialect, rows.map((r) => ({
     carrier: r.carrier, carrierMessageId: r.carrier_message_id, status: Number(r.status), at: Number(r.at),
+    ...(Number(r.refund) === 1 ? { refund: true } : {}), ...(r.duration_ms !== null ? { durationMs: Number(r.duration_ms) } : {}),
   })), now);
   const ids = rows.map((r) => Number(r.id));
   for (let i = 0; i < ids.length; i += CHUNK) await db.deleteFrom('pending_receipts').where('id', 'in', ids.slice(i, i + CHUNK)).execute();

@@ -125,6 +125,20 @@ for (const target of targets) {
       assert.equal((await db.selectFrom('pending_receipts').selectAll().execute()).length, 0);
     });
 
+    it('a call outcome that arrives before its id is recorded keeps its refund and playing time until it applies', async () => {
+      const balance = async () => Number((await s.call('balance', {})).balance);
+      const before = await balance();
+      const m = await submitted('never placed', true);
+      assert.equal(await balance(), before - 1);
+      assert.deepEqual(await apply([{ carrierMessageId: m.cids[0], status: 101, refund: true, durationMs: 4200 }]), { matched: 0, pending: 1, changed: 0 });
+      await m.record();
+      const { db, dialect } = t.service.store;
+      assert.deepEqual(await db.transaction().execute((trx) => rematchPending(trx, dialect, now, 60_000)), { applied: 1, changed: 1 });
+      const row = await message(m.id);
+      assert.deepEqual([row.status, Number(row.call_seconds)], [101, 4]);
+      assert.equal(await balance(), before, 'refunded once matched');
+    });
+
     it('a receipt for an id nobody knows is kept, not applied', async () => {
       assert.deepEqual(await apply([{ carrierMessageId: 'never-sent', status: 102 }]), { matched: 0, pending: 1, changed: 0 });
       const kept = await t.service.store.db.selectFrom('pending_receipts').select(['carrier_message_id', 'status']).execute();

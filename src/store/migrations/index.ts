@@ -18,6 +18,7 @@ import * as m0014 from './0014_voice_calls.ts';
 import * as m0015 from './0015_legacy_password.ts';
 import * as m0016 from './0016_nodes.ts';
 import * as m0017 from './0017_retention.ts';
+import * as m0018 from './0018_pending_receipt_call_outcome.ts';
 
 type VersionedMigration = { up(db: Kysely<any>, dialect: Dialect): Promise<void> };
 
@@ -39,6 +40,7 @@ const MIGRATIONS: Record<string, VersionedMigration> = {
   '0015_legacy_password': m0015,
   '0016_nodes': m0016,
   '0017_retention': m0017,
+  '0018_pending_receipt_call_outcome': m0018,
 };
 
 /** Applies every migration not yet applied; throws when one fails. */

@@ -70,6 +70,10 @@ export interface PendingReceiptTable {
   /** When the receipt arrived. */
   at: number;
   created_at: number;
+  /** 1: a call that was never placed, to be refunded when its message is matched. */
+  refund: Generated<number>;
+  /** An answered call's playing time. */
+  duration_ms: number | null;
 }
 
 /** An inbound SMS routed to an account (what `incoming` lists). */
