@@ -28,6 +28,20 @@ export function registerNodeMetrics(registry: client.Registry, node: ClusterNode
       this.set(labels, node.lastBeatAt === 0 ? -1 : (Date.now() - node.lastBeatAt) / 1000);
     },
   });
+  const groups = store.sendGroups?.stats;
+  if (groups) {
+    // Counters kept by the group commit (store/pg-group-commit.ts), read at scrape time.
+    const counter = (name: string, help: string, read: () => number) => new client.Counter({
+      name, help, labelNames: ['node'], registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(labels, read());
+      },
+    });
+    counter('yona_pg_send_groups_total', 'PostgreSQL transactions committed for groups of API sends', () => groups.groups);
+    counter('yona_pg_grouped_sends_total', 'API sends committed in those groups (over groups: sends per commit)', () => groups.sends);
+    counter('yona_pg_send_group_retries_total', 'Groups whose combined debit found too little, their sends run again one by one', () => groups.fallbacks);
+  }
   new client.Gauge({
     name: 'yona_queue_depth', help: 'Messages scheduled, queued and being submitted, over all nodes', labelNames: ['node', 'state'], registers: [registry],
     async collect() {

@@ -52,6 +52,12 @@ describe('group commit of sends on PostgreSQL', { skip: postgres ? false : 'Post
     assert.ok(groups > 0 && groups < sends, `groups ${groups}, sends ${sends}`);
     // Past the 70th credit, a group's combined debit found too little and its sends ran again alone.
     assert.ok(stats.fallbacks > before.fallbacks);
+    // The node's /metrics tells the same.
+    const metrics = await (await fetch(`${t.httpUrl}/metrics`)).text();
+    const value = (name: string) => Number(new RegExp(`^${name}\\{[^}]*\\} (\\d+)`, 'm').exec(metrics)?.[1]);
+    assert.equal(value('yona_pg_grouped_sends_total'), stats.sends);
+    assert.equal(value('yona_pg_send_groups_total'), stats.groups);
+    assert.ok(value('yona_pg_send_group_retries_total') >= 1);
   });
 
   it('refuses a deleted token on the next send, though groups read a token once for all their sends', async () => {
