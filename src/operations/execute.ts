@@ -115,12 +115,18 @@ async function runHandler(app: AppContext, op: Operation<z.ZodType>, req: ApiReq
   const { store, config } = app;
   const pending = new Set<'dispatch' | 'push' | 'schedule'>();
   const signals: Signals = { notify: (topic) => pending.add(topic) };
+  let prepared: unknown;
   const context = (db: OperationContext['db'], who: Who): OperationContext => ({
-    db, dialect: store.dialect, config, signals, ...who,
+    db, dialect: store.dialect, config, signals, prepared, ...who,
   });
   if (op.readOnly) {
     const { who, input } = await authorize(store.db, op, req, now, passwordAccount);
     return op.handler(context(store.db, who), input);
+  }
+  if (op.prepare) {
+    // Authorized first (outside the transaction, which authorizes again), so nobody unknown makes it work.
+    const { input } = await authorize(store.db, op, req, now, passwordAccount);
+    prepared = await op.prepare(input);
   }
   try {
     const work = async (trx: Tx) => {

@@ -70,6 +70,8 @@ export const addSub = defineOperation({
   names: ['addSub'],
   input: z.object({ userDetails: newSubAccount }),
   resellerOnly: true,
+  // argon2id takes tens of milliseconds: the password is hashed before the transaction (when it is valid).
+  prepare: async ({ userDetails: d }) => (passwordProblem(d.password) ? undefined : hashPassword(d.password)),
   async handler(ctx, { userDetails: d }) {
     const usernameIssue = usernameProblem(d.username);
     if (usernameIssue) throw new ApiError(995, `Username length is invalid: ${usernameIssue}`);
@@ -91,7 +93,7 @@ export const addSub = defineOperation({
       throw new ApiError(990, `Amount must be smaller than credit: the reseller has ${ctx.account.credits} credits, asked to give ${amount}`);
     }
     const id = await insertAccount(ctx.db, {
-      username: d.username, name: d.name, passwordHash: await hashPassword(d.password), isReseller: false,
+      username: d.username, name: d.name, passwordHash: typeof ctx.prepared === 'string' ? ctx.prepared : await hashPassword(d.password), isReseller: false,
       parentId: ctx.account.id, timeZone: ctx.account.time_zone, otpPhone, now: ctx.now,
     });
     const sub = await findAccountByUsername(ctx.db, d.username);

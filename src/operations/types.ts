@@ -23,6 +23,8 @@ export interface OperationContext {
   dryRun: boolean;
   config: Config;
   signals: Signals;
+  /** What the operation's `prepare` gave, worked out before the transaction (undefined without one). */
+  prepared?: unknown;
 }
 
 export interface Operation<S extends z.ZodType = z.ZodType> {
@@ -39,6 +41,11 @@ export interface Operation<S extends z.ZodType = z.ZodType> {
    * transaction with concurrent requests of the same kind (store/pg-group-commit.ts).
    */
   sharesCommits?: boolean;
+  /**
+   * Slow work on the input done before the handler's transaction opens, once the caller is authorized (hashing a
+   * password): a transaction held open through it would make other writes wait. Its result is `ctx.prepared`.
+   */
+  prepare?(input: z.output<S>): Promise<unknown>;
   handler(ctx: OperationContext, input: z.output<S>): Promise<Reply>;
 }
 

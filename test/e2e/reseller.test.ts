@@ -3,6 +3,7 @@
 // and the ledger (`yona admin ledger`): every movement two rows, balances equal to the ledger sums.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { ConsoleClient } from '../helpers/console-client.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { storeTargets } from '../helpers/stores.ts';
 import { xmlField, xmlStatus } from '../operations/send-helpers.ts';
@@ -40,6 +41,10 @@ for (const target of targets) {
       assert.equal(Number(sub.is_reseller), 0);
       assert.equal(sub.otp_phone, '972521110001');
       assert.match(sub.password_hash, /^\$argon2id\$/);
+      // The hash (made before the transaction) is of the password given: the sub-account signs in to the console with it.
+      const signIn = async (password: string) => (await new ConsoleClient(t.httpsUrl).login('branch1', password)).status;
+      assert.equal(await signIn('branch-pw-1'), 303);
+      assert.equal(await signIn('branch-pw-2'), 401);
       const lines = await t.admin('ledger', 'branch1', '--json');
       const ledger = JSON.parse(lines[0]);
       assert.deepEqual(ledger.entries.map((e: any) => [e.amount, e.reason, e.ref_type, e.ref_id]),

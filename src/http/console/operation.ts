@@ -16,9 +16,10 @@ export async function runOperation(app: AppContext, account: Account, op: Operat
   const pending = new Set<'dispatch' | 'push' | 'schedule'>();
   const signals: Signals = { notify: (topic) => pending.add(topic) };
   try {
+    const prepared = op.prepare ? await op.prepare(parsed.data) : undefined;
     const reply = await app.store.db.transaction().execute((trx) => op.handler({
       db: trx, dialect: app.store.dialect, config: app.config, signals, account, caller: account,
-      now: app.clock(), dryRun: false,
+      now: app.clock(), dryRun: false, prepared,
     }, parsed.data));
     for (const topic of pending) app.signals.notify(topic);
     return reply;
