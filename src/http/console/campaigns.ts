@@ -5,6 +5,7 @@ import { formatLong } from '../../domain/dates.ts';
 import { normalizePhone, toNational } from '../../domain/phone.ts';
 import { deliveryStatusText } from '../../domain/status.ts';
 import { cancel } from '../../operations/campaigns.ts';
+import type { Account } from '../../store/accounts.ts';
 import { findCampaign } from '../../store/campaigns.ts';
 import { campaignMessagesPage, campaignOutcomes, campaignsPage, campaignTimeline } from '../../store/console-campaigns.ts';
 import { actionForm, esc, olderNewerPager, table, type Html } from './html.ts';
@@ -22,23 +23,31 @@ function stateName(t: Messages, state: string): string {
 }
 
 async function listPage(c: PageContext) {
-  const { t, account } = c;
+  return c.render(c.t.navCampaigns, await campaignList(c, c.account, '/console/campaigns', true));
+}
+
+/**
+ * The campaigns of `owner` (the signed-in account, or a reseller's sub-account), newest first, a page at a
+ * time from `path`; `linked`: each row opens its campaign page (the signed-in account's own campaigns).
+ */
+export async function campaignList(c: PageContext, owner: Account, path: string, linked: boolean): Promise<Html> {
+  const { t } = c;
   const db = c.app.store.db;
   const before = whole(c.query.before);
-  const campaigns = await campaignsPage(db, account.id, before, CAMPAIGNS_PER_PAGE);
-  const outcomes = await campaignOutcomes(db, account.id, campaigns.map((k) => Number(k.id)));
-  const tz = account.time_zone;
+  const campaigns = await campaignsPage(db, owner.id, before, CAMPAIGNS_PER_PAGE);
+  const outcomes = await campaignOutcomes(db, owner.id, campaigns.map((k) => Number(k.id)));
+  const tz = owner.time_zone;
   const rows = campaigns.map((k): Html[] => {
     const o = outcomes.get(Number(k.id))!;
     return [
-      `<a href="/console/campaigns/${k.id}">${esc(k.id)}</a>`, esc(k.name ?? ''), esc(k.kind), esc(stateName(t, k.state)),
+      linked ? `<a href="/console/campaigns/${k.id}">${esc(k.id)}</a>` : esc(k.id), esc(k.name ?? ''), esc(k.kind), esc(stateName(t, k.state)),
       esc(formatLong(Number(k.scheduled_at ?? k.created_at), tz)),
       `<span class="num">${esc(k.recipients)}</span>`, esc(o.delivered), esc(o.failed), esc(o.pending),
     ];
   });
   const last = campaigns.at(-1);
-  const pager = olderNewerPager(t, '/console/campaigns', before !== undefined, campaigns.length === CAMPAIGNS_PER_PAGE && last ? String(last.id) : undefined);
-  return c.render(t.navCampaigns, `${table(t.navCampaigns, [t.campaignId, t.name, t.campaignKind, t.state, t.campaignWhen, t.recipients, t.delivered, t.failedCount, t.pending], rows, t.campaignsNone)}${pager}`);
+  const pager = olderNewerPager(t, path, before !== undefined, campaigns.length === CAMPAIGNS_PER_PAGE && last ? String(last.id) : undefined);
+  return `${table(t.navCampaigns, [t.campaignId, t.name, t.campaignKind, t.state, t.campaignWhen, t.recipients, t.delivered, t.failedCount, t.pending], rows, t.campaignsNone)}${pager}`;
 }
 
 async function campaignPage(c: PageContext, notice?: { kind: 'ok' | 'error'; text: string }) {

@@ -1,8 +1,11 @@
-// Resellers: their sub-accounts with balances, a new sub-account (the API's addSub) and credit or money
-// transfers both ways (updateAmountSub). Other accounts get a 404 here.
+// Resellers: their sub-accounts with balances and campaigns, a new sub-account (the API's addSub) and credit or
+// money transfers both ways (updateAmountSub). Other accounts get a 404 here.
 import { formatShekels } from '../../domain/money.ts';
 import { addSub, updateAmountSub } from '../../operations/reseller.ts';
+import { findAccountByUsername } from '../../store/accounts.ts';
 import { listSubAccounts } from '../../store/subaccounts.ts';
+import { campaignList } from './campaigns.ts';
+import { fmt } from './i18n.ts';
 import { csrfField, esc, table, type Html } from './html.ts';
 import { runOperation } from './operation.ts';
 import type { ConsoleRouter, PageContext } from './router.ts';
@@ -12,7 +15,10 @@ async function subsPage(c: PageContext, o: { notice?: { kind: 'ok' | 'error'; te
   if (!account.is_reseller) return c.render(t.notFound, `<p>${esc(t.notFoundText)}</p>`, { code: 404 });
   const subs = await listSubAccounts(c.app.store.db, account.id);
   const v = o.values ?? {};
-  const rows = subs.map((s): Html[] => [esc(s.username), esc(s.name), `<span class="num">${esc(s.credits)}</span>`, `<span class="num">₪${esc(formatShekels(s.intlAgorot))}</span>`]);
+  const rows = subs.map((s): Html[] => [
+    `<a href="/console/subaccounts/${encodeURIComponent(s.username)}/campaigns">${esc(s.username)}</a>`, esc(s.name),
+    `<span class="num">${esc(s.credits)}</span>`, `<span class="num">₪${esc(formatShekels(s.intlAgorot))}</span>`,
+  ]);
   const transfer = subs.length === 0 ? '' : `<form method="post" action="/console/subaccounts/transfer" class="card">${csrfField(c.session.csrf)}<h2>${esc(t.subTransfer)}</h2>
 <p class="muted">${esc(t.subTransferHint)}</p>
 <label for="tr-user">${esc(t.username)}</label><select id="tr-user" name="username">${subs.map((s) => `<option${v.username === s.username ? ' selected' : ''}>${esc(s.username)}</option>`).join('')}</select>
@@ -29,8 +35,19 @@ async function subsPage(c: PageContext, o: { notice?: { kind: 'ok' | 'error'; te
   return c.render(t.navSubs, `${table(t.navSubs, [t.username, t.name, t.credits, t.international], rows, t.subsNone)}${transfer}${create}`, { notice: o.notice });
 }
 
+// A sub-account's campaigns, for its reseller only (anyone else: 404, as for a page that does not exist).
+async function subCampaignsPage(c: PageContext) {
+  const { t, account } = c;
+  const sub = account.is_reseller ? await findAccountByUsername(c.app.store.db, c.params.username ?? '') : undefined;
+  if (!sub || Number(sub.parent_id) !== Number(account.id)) return c.render(t.notFound, `<p>${esc(t.notFoundText)}</p>`, { code: 404 });
+  const path = `/console/subaccounts/${encodeURIComponent(sub.username)}/campaigns`;
+  const title = fmt(t.subCampaigns, { username: sub.username });
+  return c.render(title, `<p><a href="/console/subaccounts">${esc(t.navSubs)}</a></p>${await campaignList(c, sub, path, false)}`);
+}
+
 export function registerSubaccounts(r: ConsoleRouter): void {
   r.get('/console/subaccounts', (c) => subsPage(c));
+  r.get('/console/subaccounts/:username/campaigns', (c) => subCampaignsPage(c));
 
   r.post('/console/subaccounts', async (c) => {
     if (!c.account.is_reseller) return subsPage(c);
