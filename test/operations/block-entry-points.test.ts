@@ -4,15 +4,14 @@
 // the same fields, and a `blacklist` listing; doing it again adds nothing and pushes nothing.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { SmscSimulator } from '../../src/carriers/simulator/index.ts';
+import type { SmscSimulator } from '../../src/carriers/simulator/index.ts';
 import { runSim } from '../../src/cli/sim.ts';
 import { publicPagesComponent } from '../../src/http/public-pages.ts';
-import { carriersComponent } from '../../src/delivery/carriers.ts';
 import { createPusher } from '../../src/delivery/pusher.ts';
 import { startPushReceiver, waitFor, type PushReceiver } from '../helpers/push-receiver.ts';
-import { startTestService, type TestService } from '../helpers/service.ts';
+import type { TestService } from '../helpers/service.ts';
 import { storeTargets } from '../helpers/stores.ts';
-import { eventually, newSender, settleOnClose, simCarrier, windowAroundNow, type Sender } from '../delivery/delivery-helpers.ts';
+import { eventually, newSender, startDelivery, windowAroundNow, type DeliveryHarness, type Sender } from '../delivery/delivery-helpers.ts';
 
 const ENV = { YONA_PUSH_ALLOW_PRIVATE: '1', YONA_PUSH_RETRY_BASE_MS: '20', YONA_PUSH_POLL_MS: '20' };
 const NUMBER = '0559990011';
@@ -21,6 +20,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const targets = await storeTargets();
 for (const target of targets) {
   describe(`blocking a number through each entry point (${target.name})`, () => {
+    let h: DeliveryHarness;
     let t: TestService;
     let simulator: SmscSimulator;
     let s: Sender;
@@ -54,19 +54,15 @@ for (const target of targets) {
     };
 
     before(async () => {
-      simulator = new SmscSimulator({ systemId: 'yona', password: 'secret', receiptDelayMs: 20, controlPort: 0 });
-      const port = await simulator.start(0);
-      const carriers = carriersComponent({ setup: { carriers: [simCarrier(port)], routes: [] }, settings: { pollMs: 20 }, env: {} });
-      t = await startTestService(target, { env: ENV, components: [publicPagesComponent(), carriers, createPusher({ env: ENV })] });
-      settleOnClose(t);
+      h = await startDelivery(target, { sim: { controlPort: 0 }, env: ENV, components: [publicPagesComponent(), createPusher({ env: ENV })] });
+      ({ t, simulator } = h);
       s = await newSender(t, 'blocker', 1000);
       await t.admin('add-number', 'blocker', NUMBER);
       receiver = await startPushReceiver();
       assert.equal((await s.call('push_url', { type: 'blacklist', url: receiver.url })).status, 0);
     });
     after(async () => {
-      await t?.close();
-      await simulator?.stop();
+      await h?.close();
       await receiver?.close();
     });
 
