@@ -4,16 +4,15 @@
 // receivers on 127.0.0.1, the bundled carriers and public pages components, and the pusher.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { SmscSimulator } from '../../src/carriers/simulator/index.ts';
+import type { SmscSimulator } from '../../src/carriers/simulator/index.ts';
 import { runSim } from '../../src/cli/sim.ts';
 import { publicPagesComponent } from '../../src/http/public-pages.ts';
 import { findAccountByUsername } from '../../src/store/accounts.ts';
-import { carriersComponent } from '../../src/delivery/carriers.ts';
 import { createPusher } from '../../src/delivery/pusher.ts';
 import { startPushReceiver, waitFor, type PushReceiver } from '../helpers/push-receiver.ts';
-import { startTestService, type TestService } from '../helpers/service.ts';
+import type { TestService } from '../helpers/service.ts';
 import { storeTargets } from '../helpers/stores.ts';
-import { dlrById, newSender, settleOnClose, simCarrier, windowAroundNow, type Sender } from '../delivery/delivery-helpers.ts';
+import { dlrById, newSender, startDelivery, windowAroundNow, type DeliveryHarness, type Sender } from '../delivery/delivery-helpers.ts';
 
 const ENV = { YONA_PUSH_ALLOW_PRIVATE: '1', YONA_PUSH_RETRY_BASE_MS: '20', YONA_PUSH_MAX_FAILURES: '3', YONA_PUSH_POLL_MS: '20' };
 const EVENT_DATE = /^\d\d\/\d\d\/\d\d \d\d:\d\d:\d\d$/;
@@ -22,6 +21,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const targets = await storeTargets();
 for (const target of targets) {
   describe(`push end to end (${target.name})`, () => {
+    let h: DeliveryHarness;
     let t: TestService;
     let simulator: SmscSimulator;
     let s: Sender;
@@ -35,16 +35,12 @@ for (const target of targets) {
     };
 
     before(async () => {
-      simulator = new SmscSimulator({ systemId: 'yona', password: 'secret', receiptDelayMs: 20, controlPort: 0 });
-      const port = await simulator.start(0);
-      const carriers = carriersComponent({ setup: { carriers: [simCarrier(port)], routes: [] }, settings: { pollMs: 20 }, env: {} });
-      t = await startTestService(target, { env: ENV, components: [publicPagesComponent(), carriers, createPusher({ env: ENV })] });
-      settleOnClose(t);
+      h = await startDelivery(target, { sim: { controlPort: 0 }, env: ENV, components: [publicPagesComponent(), createPusher({ env: ENV })] });
+      ({ t, simulator } = h);
       s = await newSender(t, 'pushe2e', 1000);
     });
     after(async () => {
-      await t.close();
-      await simulator.stop();
+      await h.close();
       for (const r of receivers) await r.close();
     });
 
