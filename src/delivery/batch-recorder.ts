@@ -68,7 +68,7 @@ export class BatchRecorder {
     const { store, clock, receiptWindowMs } = this.deps;
     let ok = false;
     try {
-      await store.db.transaction().execute((trx) => recordOutcomes(trx, group, this.lease, clock(), receiptWindowMs));
+      await store.db.transaction().execute((trx) => recordOutcomes(trx, store.dialect, group, this.lease, clock(), receiptWindowMs));
       ok = true;
     } catch (err) {
       this.deps.failed(err, 'record');

@@ -145,7 +145,7 @@ export function carriersComponent(options: CarriersOptions = {}): Component & { 
         carrier.onReceipt((r) => receipts.add(config.name, r));
         carrier.onInbound(async (m) => void (await inbound.handle(config.name, m)));
         carrier.onLateAccept(async (late) => {
-          await recordLateCarrierId(service.store.db, config.name, late.messageId, late.partIndex, late.carrierMessageId, service.clock());
+          await recordLateCarrierId(service.store.db, service.store.dialect, config.name, late.messageId, late.partIndex, late.carrierMessageId, service.clock());
           receipts.rematchSoon(); // its receipt may already wait among the pending ones
         });
         carriers.set(config.name, carrier);

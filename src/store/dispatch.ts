@@ -135,8 +135,18 @@ export async function renewLease(db: Queryable, ids: number[], leaseUntil: numbe
 type CarrierIdRow = { carrier: string; carrier_message_id: string; message_id: number; part_index: number; part_status: null; created_at: number };
 
 // Records which message (and part) carrier ids belong to; an id the carrier gives again points at the new one.
-async function insertCarrierIds(db: Queryable, rows: CarrierIdRow[]): Promise<void> {
-  for (const part of chunks(rows, 400)) {
+// On PostgreSQL the table is partitioned by month and its key holds created_at (migration 0019), so the older
+// row of a reused id is removed first instead of being updated in place.
+async function insertCarrierIds(db: Queryable, dialect: Dialect, rows: CarrierIdRow[]): Promise<void> {
+  const latest = [...new Map(rows.map((r) => [`${r.carrier}\u0000${r.carrier_message_id}`, r])).values()];
+  for (const part of chunks(latest, 400)) {
+    if (dialect === 'postgres') {
+      await db.deleteFrom('carrier_message_ids')
+        .where((eb) => eb(eb.refTuple('carrier', 'carrier_message_id'), 'in', part.map((r) => eb.tuple(r.carrier, r.carrier_message_id))))
+        .execute();
+      await db.insertInto('carrier_message_ids').values(part).execute();
+      continue;
+    }
     await db.insertInto('carrier_message_ids').values(part)
       .onConflict((oc) => oc.columns(['carrier', 'carrier_message_id']).doUpdateSet((eb) => ({
         message_id: eb.ref('excluded.message_id'), part_index: eb.ref('excluded.part_index'), part_status: null, created_at: eb.ref('excluded.created_at'),
@@ -149,8 +159,10 @@ async function insertCarrierIds(db: Queryable, rows: CarrierIdRow[]): Promise<vo
  * Records the carrier id of a part whose submit_sm_resp came after we gave up waiting (the message was queued
  * again): the carrier did take that copy, and its receipt must find the message.
  */
-export async function recordLateCarrierId(db: Queryable, carrier: string, messageId: number, partIndex: number, carrierMessageId: string, now: number): Promise<void> {
-  await insertCarrierIds(db, [{ carrier, carrier_message_id: carrierMessageId, message_id: messageId, part_index: partIndex, part_status: null, created_at: now }]);
+export async function recordLateCarrierId(
+  db: Queryable, dialect: Dialect, carrier: string, messageId: number, partIndex: number, carrierMessageId: string, now: number,
+): Promise<void> {
+  await insertCarrierIds(db, dialect, [{ carrier, carrier_message_id: carrierMessageId, message_id: messageId, part_index: partIndex, part_status: null, created_at: now }]);
 }
 
 /** What became of one claimed message. */
@@ -165,7 +177,7 @@ export type DispatchOutcome =
  * part), back to queued for a retry, or failed (refunded, with a failure status and its dlr event).
  */
 export async function recordOutcomes(
-  db: Queryable, outcomes: DispatchOutcome[], leaseUntil: number, now: number, receiptWindowMs: number,
+  db: Queryable, dialect: Dialect, outcomes: DispatchOutcome[], leaseUntil: number, now: number, receiptWindowMs: number,
 ): Promise<void> {
   const submittedBy = new Map<string, number[]>();
   const idRows: CarrierIdRow[] = [];
@@ -198,7 +210,7 @@ export async function recordOutcomes(
       }).execute();
     }
   }
-  await insertCarrierIds(db, idRows);
+  await insertCarrierIds(db, dialect, idRows);
   for (const group of retries.values()) {
     for (const part of chunks(group.ids)) {
       await held(part).set({ state: 'queued', next_attempt_at: group.at, lease_until: null, error: group.error }).execute();

@@ -6,7 +6,7 @@
 import type { Db, Queryable } from './db.ts';
 
 /** Message states that still expect work or a receipt: a campaign with any of them is kept. */
-const OPEN_STATES = ['scheduled', 'queued', 'submitting', 'submitted'] as const;
+export const OPEN_MESSAGE_STATES = ['scheduled', 'queued', 'submitting', 'submitted'] as const;
 /** Messages removed per statement, so a 100,000-recipient campaign does not become one huge transaction. */
 const MESSAGE_BATCH = 5000;
 
@@ -22,7 +22,7 @@ async function expiredCampaigns(db: Queryable, cutoff: number, limit: number): P
     .where('c.created_at', '<', cutoff)
     .where('c.state', 'in', ['sent', 'cancelled'])
     .where(({ not, exists, selectFrom }) => not(exists(
-      selectFrom('messages as m').select('m.id').whereRef('m.campaign_id', '=', 'c.id').where('m.state', 'in', [...OPEN_STATES]),
+      selectFrom('messages as m').select('m.id').whereRef('m.campaign_id', '=', 'c.id').where('m.state', 'in', [...OPEN_MESSAGE_STATES]),
     )))
     .orderBy('c.created_at').orderBy('c.id').limit(limit).execute();
   return rows.map((r) => Number(r.id));

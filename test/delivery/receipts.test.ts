@@ -70,7 +70,7 @@ for (const target of targets) {
       const parts = Number((await message(m.id)).parts);
       const cids = Array.from({ length: parts }, (_, i) => `cid-${++seq}-${i}`);
       const outcome = { kind: 'submitted' as const, message: m, carrier: 'c', carrierMessageIds: cids };
-      const record = () => db.transaction().execute((trx) => recordOutcomes(trx, [outcome], lease, now, 60_000));
+      const record = () => db.transaction().execute((trx) => recordOutcomes(trx, dialect, [outcome], lease, now, 60_000));
       if (!later) await record();
       return { id: m.id, cids, record };
     }

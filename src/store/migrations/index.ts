@@ -19,6 +19,7 @@ import * as m0015 from './0015_legacy_password.ts';
 import * as m0016 from './0016_nodes.ts';
 import * as m0017 from './0017_retention.ts';
 import * as m0018 from './0018_pending_receipt_call_outcome.ts';
+import * as m0019 from './0019_time_partitions.ts';
 
 type VersionedMigration = { up(db: Kysely<any>, dialect: Dialect): Promise<void> };
 
@@ -41,10 +42,11 @@ const MIGRATIONS: Record<string, VersionedMigration> = {
   '0016_nodes': m0016,
   '0017_retention': m0017,
   '0018_pending_receipt_call_outcome': m0018,
+  '0019_time_partitions': m0019,
 };
 
-/** Applies every migration not yet applied; throws when one fails. */
-export async function migrateToLatest(db: Kysely<any>, dialect: Dialect): Promise<void> {
+/** Applies every migration not yet applied (or those up to `upTo`, a migration's name); throws when one fails. */
+export async function migrateToLatest(db: Kysely<any>, dialect: Dialect, upTo?: string): Promise<void> {
   const migrations: Record<string, Migration> = {};
   for (const [name, m] of Object.entries(MIGRATIONS)) migrations[name] = { up: (d) => m.up(d, dialect) };
   const migrator = new Migrator({
@@ -53,7 +55,7 @@ export async function migrateToLatest(db: Kysely<any>, dialect: Dialect): Promis
     migrationTableName: 'yona_migrations',
     migrationLockTableName: 'yona_migrations_lock',
   });
-  const { error, results } = await migrator.migrateToLatest();
+  const { error, results } = await (upTo ? migrator.migrateTo(upTo) : migrator.migrateToLatest());
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName;
     throw new Error(`migration ${failed ?? '?'} failed: ${(error as Error).message ?? error}`);
