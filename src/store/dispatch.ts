@@ -27,9 +27,11 @@ export interface ClaimedMessage {
   /** 'sms' or 'call'; a call's `spoken` says how (JSON). */
   channel: string;
   spoken: string | null;
+  /** When it was accepted: with the id, the row's key on PostgreSQL's monthly partitions. */
+  created_at: number;
 }
 
-const CLAIM_COLUMNS = ['id', 'account_id', 'campaign_id', 'external_id', 'phone', 'source', 'text', 'attempts', 'priority', 'sealed', 'channel', 'spoken'] as const;
+const CLAIM_COLUMNS = ['created_at', 'id', 'account_id', 'campaign_id', 'external_id', 'phone', 'source', 'text', 'attempts', 'priority', 'sealed', 'channel', 'spoken'] as const;
 const CHUNK = 500;
 
 function chunks<T>(items: T[], size = CHUNK): T[][] {
@@ -45,25 +47,27 @@ async function claimInState(
   db: Queryable, dialect: Dialect, state: MessageState, now: number, leaseUntil: number, limit: number, scope: ClaimScope = 'all',
 ): Promise<ClaimedMessage[]> {
   if (limit <= 0) return [];
+  // Every kind is texted, voice sends (kind 'tts') too: their types 2 and 3 carry an SMS half, and call-only
+  // sends (type 4) are refused until a voice worker exists.
+  // The priority and call claims of queued messages spell their conditions as the partial indexes
+  // messages_priority_queue and messages_call_queue do, so both stores look only at those indexes.
+  const messages = db.selectFrom('messages');
+  const due = (scope === 'priority' ? messages.where(sql<boolean>`state = 'queued' and priority > 0`)
+    : scope === 'call' && state === 'queued' ? messages.where(sql<boolean>`state = 'queued' and channel = 'call'`)
+    : messages.where('state', '=', state).where('channel', '=', scope === 'call' ? 'call' : 'sms'))
+    .where('next_attempt_at', '<=', now).orderBy('next_attempt_at').orderBy('id').limit(limit);
+  // On PostgreSQL the rows are matched by (id, created_at), so each is looked up in its month's partition only.
+  const claimed = dialect === 'postgres'
+    ? sql<boolean>`(id, created_at) in (${due.select(['id', 'created_at']).forUpdate().skipLocked()})`
+    : sql<boolean>`id in (${due.select('id')})`;
   const rows = await db
     .updateTable('messages')
     .set({ state: 'submitting', lease_until: leaseUntil, next_attempt_at: leaseUntil, attempts: sql`attempts + 1` })
-    .where('id', 'in', (eb) => {
-      // Every kind is texted, voice sends (kind 'tts') too: their types 2 and 3 carry an SMS half, and call-only
-      // sends (type 4) are refused until a voice worker exists.
-      // The priority and call claims of queued messages spell their conditions as the partial indexes
-      // messages_priority_queue and messages_call_queue do, so both stores look only at those indexes.
-      const messages = eb.selectFrom('messages').select('id');
-      const due = (scope === 'priority' ? messages.where(sql<boolean>`state = 'queued' and priority > 0`)
-        : scope === 'call' && state === 'queued' ? messages.where(sql<boolean>`state = 'queued' and channel = 'call'`)
-        : messages.where('state', '=', state).where('channel', '=', scope === 'call' ? 'call' : 'sms'))
-        .where('next_attempt_at', '<=', now).orderBy('next_attempt_at').orderBy('id').limit(limit);
-      return dialect === 'postgres' ? due.forUpdate().skipLocked() : due;
-    })
+    .where(claimed)
     .returning([...CLAIM_COLUMNS])
     .execute();
   return rows.map((r) => ({
-    ...r, id: Number(r.id), account_id: Number(r.account_id), campaign_id: Number(r.campaign_id), attempts: Number(r.attempts), priority: Number(r.priority),
+    ...r, id: Number(r.id), created_at: Number(r.created_at), account_id: Number(r.account_id), campaign_id: Number(r.campaign_id), attempts: Number(r.attempts), priority: Number(r.priority),
   }));
 }
 
@@ -200,8 +204,12 @@ export async function recordOutcomes(
       failures.push(o);
     }
   }
-  const held = (ids: number[]) =>
-    db.updateTable('messages').where('id', 'in', ids).where('state', '=', 'submitting').where('lease_until', '=', leaseUntil);
+  // The batch's span of acceptance times keeps PostgreSQL to the months holding it.
+  const accepted = outcomes.map((o) => o.message.created_at);
+  const [since, until] = [Math.min(...accepted), Math.max(...accepted)];
+  const held = (ids: number[]) => db.updateTable('messages').where('id', 'in', ids)
+    .where('created_at', '>=', since).where('created_at', '<=', until)
+    .where('state', '=', 'submitting').where('lease_until', '=', leaseUntil);
   for (const [carrier, ids] of submittedBy) {
     for (const part of chunks(ids)) {
       await held(part).set({
