@@ -145,9 +145,10 @@ async function insertCarrierIds(db: Queryable, dialect: Dialect, rows: CarrierId
   const latest = [...new Map(rows.map((r) => [`${r.carrier}\u0000${r.carrier_message_id}`, r])).values()];
   for (const part of chunks(latest, 400)) {
     if (dialect === 'postgres') {
-      await db.deleteFrom('carrier_message_ids')
-        .where((eb) => eb(eb.refTuple('carrier', 'carrier_message_id'), 'in', part.map((r) => eb.tuple(r.carrier, r.carrier_message_id))))
-        .execute();
+      for (const carrier of new Set(part.map((r) => r.carrier))) {
+        const ids = part.filter((r) => r.carrier === carrier).map((r) => r.carrier_message_id);
+        await db.deleteFrom('carrier_message_ids').where('carrier', '=', carrier).where('carrier_message_id', 'in', ids).execute();
+      }
       await db.insertInto('carrier_message_ids').values(part).execute();
       continue;
     }

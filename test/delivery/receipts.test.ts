@@ -61,14 +61,14 @@ for (const target of targets) {
       .map((e) => JSON.parse(e.payload).status);
 
     // Sends one message and claims it; `record` writes it submitted with one carrier id per part (done at once unless `later`).
-    async function submitted(text: string, later = false): Promise<{ id: number; cids: string[]; record(): Promise<void> }> {
+    async function submitted(text: string, later = false, given?: string[]): Promise<{ id: number; cids: string[]; record(): Promise<void> }> {
       now += 1000;
       await s.sms({ destinations: { phone: ['0521239999'] }, message: text });
       const { db, dialect } = t.service.store;
       const lease = now + 60_000;
       const [m] = await db.transaction().execute((trx) => claimDueMessages(trx, dialect, now, lease, 10));
       const parts = Number((await message(m.id)).parts);
-      const cids = Array.from({ length: parts }, (_, i) => `cid-${++seq}-${i}`);
+      const cids = given ?? Array.from({ length: parts }, (_, i) => `cid-${++seq}-${i}`);
       const outcome = { kind: 'submitted' as const, message: m, carrier: 'c', carrierMessageIds: cids };
       const record = () => db.transaction().execute((trx) => recordOutcomes(trx, dialect, [outcome], lease, now, 60_000));
       if (!later) await record();
@@ -84,6 +84,17 @@ for (const target of targets) {
       const row = await message(m.id);
       assert.deepEqual([row.state, row.status], ['done', 102]);
       assert.deepEqual(await events(m.id), ['102'], 'one dlr event per change');
+    });
+
+    it('a carrier id given again, 40 days later, belongs to the new message: its receipt lands there and one row is kept', async () => {
+      const first = await submitted('first use', false, ['cid-again']);
+      await apply([{ carrierMessageId: 'cid-again', status: 102 }]);
+      now += 40 * 86_400_000; // a month later: on PostgreSQL the second row goes to another month's partition
+      const second = await submitted('second use', false, ['cid-again']);
+      await apply([{ carrierMessageId: 'cid-again', status: 101 }]);
+      assert.deepEqual([(await message(second.id)).status, (await message(first.id)).status], [101, 102]);
+      const rows = await t.service.store.db.selectFrom('carrier_message_ids').select('message_id').where('carrier_message_id', '=', 'cid-again').execute();
+      assert.deepEqual(rows.map((r) => Number(r.message_id)), [second.id]);
     });
 
     it('a long message is final only when every part is; the first failed part decides', async () => {

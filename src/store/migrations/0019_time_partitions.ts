@@ -4,8 +4,10 @@
 // default partition for anything outside them; store/partitions.ts keeps months created ahead and drops those
 // past retention. A partitioned table's primary key and unique indexes must hold created_at, so:
 // - messages and push events are keyed by (id, created_at); ids still come from their sequences;
-// - carrier message ids are keyed by (carrier, carrier_message_id, created_at); a carrier id given again replaces
-//   the old row on insert (store/dispatch.ts);
+// - carrier message ids are keyed by (carrier_message_id, carrier, created_at), the id first: a batch's lookup by
+//   one carrier and many ids must walk the index by id, whatever a young partition's statistics say (led by the
+//   carrier, a lookup planned before the month's first ANALYZE read every row of that carrier); a carrier id
+//   given again replaces the old row on insert (store/dispatch.ts);
 // - the unsubscribe code index stops being unique: a code is 96 random bits, so it never was the index that
 //   kept codes apart.
 // Rows are copied into the new tables: a one-time cost of the upgrade, proportional to the data kept.
@@ -15,7 +17,7 @@ import type { Dialect } from '../db.ts';
 
 const TABLES: { table: string; key: string }[] = [
   { table: 'messages', key: 'id, created_at' },
-  { table: 'carrier_message_ids', key: 'carrier, carrier_message_id, created_at' },
+  { table: 'carrier_message_ids', key: 'carrier_message_id, carrier, created_at' },
   { table: 'push_events', key: 'id, created_at' },
 ];
 const MONTHS_AHEAD = 2;
