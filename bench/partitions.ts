@@ -24,8 +24,8 @@ async function fill(db: Db, account: number, campaign: number, from: number, to:
   await sql`insert into messages (campaign_id, account_id, external_id, phone, source, text, parts, state, status, status_at, created_at, submitted_at, next_attempt_at)
     select ${campaign}, ${account}, case when g % 10 = 0 then ${tag} || g end, '9725' || (20000000 + g), 'Yona', 'Your code is 123456', 1,
       case when g <= ${queued} then 'queued' else 'done' end, case when g <= ${queued} then null else 102 end,
-      case when g <= ${queued} then null else ${from} + g * ${step} + 5000 end, ${from} + g * ${step}, ${from} + g * ${step} + 100, 0
-    from generate_series(1, ${count}) g`.execute(db);
+      case when g <= ${queued} then null else t + 5000 end, t, t + 100, 0
+    from generate_series(1, ${count}::int) g, lateral (select ${from}::bigint + g * ${step}::bigint as t) at`.execute(db);
 }
 
 async function timeReads(db: Db, account: number, now: number): Promise<Record<string, number>> {
