@@ -92,9 +92,9 @@ export async function dropExpiredMonths(db: Db, cutoffs: Partial<Record<Partitio
     const cutoff = cutoffs[table];
     if (cutoff === undefined) continue;
     for (const p of await monthPartitions(db, table)) {
-      if (p.to > cutoff) continue;
-      // Dropping a partition locks its table, as the check before it does (so nothing reopens in between):
-      // wait for that briefly, and try again at the next run when the table stays busy.
+      if (p.to > cutoff || (await stillAtWork(db, p))) continue;
+      // Dropping a partition locks its table, as the check made again under that lock does (so nothing reopens
+      // in between): wait for it briefly, and try again at the next run when the table stays busy.
       const gone = await db.transaction().execute(async (trx) => {
         await sql`set local lock_timeout = '2s'`.execute(trx);
         await sql`lock table ${sql.table(table)} in access exclusive mode`.execute(trx);
