@@ -1,31 +1,47 @@
 // Group commit for API sends on PostgreSQL. A send's only write to a shared row is its account's balance, and
 // PostgreSQL holds that row's lock from the UPDATE through the COMMIT's WAL flush: one account's sends, one at
 // a time, got about 485 a second. Here concurrent sends share a transaction instead: a lane (one pooled
-// connection) takes every send queued, runs each in a SAVEPOINT of one transaction (a send that fails rolls
-// back to its own savepoint), records the balance changes instead of applying them (ledger.ts), then applies
-// the group's net change per account and currency in one guarded UPDATE each (accounts in id order) and
-// commits once. The account row is locked only over those UPDATEs and the COMMIT, once per group, so lanes on
-// one node and on other nodes run their sends' inserts in parallel.
+// connection) takes every send queued, runs them one after another in one transaction, records the balance
+// changes instead of applying them (ledger.ts), then applies the group's net change per account and currency in
+// one guarded UPDATE each (accounts in id order) and commits once. The account row is locked only over those
+// UPDATEs and the COMMIT, once per group, so lanes on one node and on other nodes run their sends' inserts in
+// parallel.
+//
+// A send refused before it wrote anything (most refusals: a bad phone, an unverified sender, a balance that is
+// short already at authentication) leaves the transaction as it was, and the group goes on without it. A send
+// that fails after writing, or with an error from the database (which aborts the transaction), ends the group:
+// it is rolled back and every send in it runs again in a transaction of its own, where its answer is its own.
+// No savepoints, so no round trip and no subtransaction per send.
 //
 // Recovery is PostgreSQL's own: a group is one transaction, committed or not; no reply leaves before the COMMIT
 // succeeded. If a guarded UPDATE finds too little (the sends of other lanes and nodes took the rest), the group
-// is rolled back and each of its sends runs again in a transaction of its own, where the usual guard decides
-// which get status 4.
-import { sql, type ControlledTransaction } from 'kysely';
+// is rolled back and each of its sends runs again alone, where the usual guard decides which get status 4.
+import type { ControlledTransaction, KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from 'kysely';
 import type { Database } from './schema/index.ts';
 import type { Db, Tx } from './db.ts';
 import { applyDeferredBalanceChanges, BalanceChanges, deferBalanceChanges } from './ledger.ts';
 
-/**
- * Sends per group at most: a group's replies wait for its last send, and each send that writes takes a
- * subtransaction id; past 64 in one transaction PostgreSQL's snapshots overflow to pg_subtrans, which slows
- * every other session's reads.
- */
-const MAX_GROUP = 60;
-// Statements without parameters go over the simple protocol, so two of them make one round trip.
-const TAKE = 'savepoint yona_send';
-const RELEASE_AND_TAKE = 'release savepoint yona_send; savepoint yona_send';
-const ROLLBACK_TO = 'rollback to savepoint yona_send';
+/** Sends per group at most: a group's replies wait for its last send. */
+const MAX_GROUP = 100;
+
+// Notes whether any statement run through it changed rows (INSERT, UPDATE, DELETE: PostgreSQL reports a count
+// for those and not for reads), raw statements included.
+class WriteWatch implements KyselyPlugin {
+  wrote = false;
+  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
+    return args.node;
+  }
+  async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+    if (args.result.numAffectedRows !== undefined) this.wrote = true;
+    return args.result;
+  }
+}
+
+// An error PostgreSQL (or the connection to it) raised: the transaction can no longer be trusted. The
+// operations' own refusals carry no `code`.
+function fromDatabase(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && 'code' in err;
+}
 
 // The reads made once for all the sends of a group, by the group's transaction.
 const groupReads = new WeakMap<object, Map<string, Promise<unknown>>>();
@@ -105,29 +121,27 @@ export class PgGroupCommit {
       for (const item of items) item.reject(err);
       return;
     }
-    groupReads.set(trx, new Map());
+    const watch = new WriteWatch();
+    const group = trx.withPlugin(watch);
+    groupReads.set(group, new Map());
     const changes = new BalanceChanges();
     const done: Done[] = [];
-    // One savepoint at a time: taken before the first send, kept through a send that failed (rolled back to it),
-    // released and taken again, in one round trip, after a send that succeeded.
-    let savepoint: 'none' | 'clean' | 'used' = 'none';
-    for (const item of items) {
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i];
       const mine = new BalanceChanges();
+      deferBalanceChanges(group, mine);
+      watch.wrote = false;
       try {
-        if (savepoint !== 'clean') await sql.raw(savepoint === 'none' ? TAKE : RELEASE_AND_TAKE).execute(trx);
-      } catch (err) {
-        item.reject(err);
-        continue;
-      }
-      deferBalanceChanges(trx, mine);
-      try {
-        const value = await item.work(trx);
-        savepoint = 'used';
+        const value = await item.work(group);
         changes.add(mine);
         done.push({ item, value });
       } catch (err) {
-        savepoint = await sql.raw(ROLLBACK_TO).execute(trx).then(() => 'clean' as const, () => 'used' as const);
-        item.reject(err);
+        if (!watch.wrote && !fromDatabase(err)) {
+          item.reject(err);
+          continue;
+        }
+        await this.runAlone(trx, [...done.map((d) => d.item), ...items.slice(i)]);
+        return;
       }
     }
     if (done.length === 0) {
@@ -136,14 +150,12 @@ export class PgGroupCommit {
     }
     let applied: boolean;
     try {
-      applied = await applyDeferredBalanceChanges(trx, changes);
+      applied = await applyDeferredBalanceChanges(group, changes);
     } catch {
       applied = false; // a broken connection or a deadlock: the sends run again alone, where the error is theirs
     }
     if (!applied) {
-      await trx.rollback().execute().catch(() => {});
-      this.stats.fallbacks++;
-      for (const { item } of done) await this.db.transaction().execute(item.work).then(item.resolve, item.reject);
+      await this.runAlone(trx, done.map((d) => d.item));
       return;
     }
     try {
@@ -155,5 +167,12 @@ export class PgGroupCommit {
     this.stats.groups++;
     this.stats.sends += done.length;
     for (const { item, value } of done) item.resolve(value);
+  }
+
+  // Rolls the group back and runs these sends again, each in a transaction of its own.
+  private async runAlone(trx: ControlledTransaction<Database>, items: Item[]): Promise<void> {
+    await trx.rollback().execute().catch(() => {});
+    this.stats.fallbacks++;
+    for (const item of items) await this.db.transaction().execute(item.work).then(item.resolve, item.reject);
   }
 }
