@@ -6,11 +6,11 @@ import { countParts, detectEncoding, type Encoding } from '../../domain/encoding
 import { callCredits, estimatedCallSeconds } from '../../domain/voice.ts';
 import { ApiError } from '../../domain/errors.ts';
 import { UNSUBSCRIBE_LINK_PREFIX, unsubscribeUrl, type UnsubscribeMode } from '../../domain/sending.ts';
-import { insertCampaign, setCampaignCharges } from '../../store/campaigns.ts';
+import { insertCampaign, setCampaignCharges, type NewCampaign } from '../../store/campaigns.ts';
 import { applyLedgerChange } from '../../store/ledger.ts';
 import { insertShortLinks } from '../../store/links.ts';
 import { filteredAmong } from '../../store/filtered-phones.ts';
-import { insertMessages, type NewMessage } from '../../store/messages.ts';
+import { CAMPAIGN_WITH_MESSAGES_MAX, insertCampaignWithMessages, insertMessages, type NewMessage } from '../../store/messages.ts';
 import type { OperationContext } from '../types.ts';
 import type { Recipient } from './destinations.ts';
 import type { Rejections } from './rejections.ts';
@@ -131,12 +131,18 @@ export async function acceptCampaign(ctx: OperationContext, draft: CampaignDraft
     // Fail fast on the balance read at authentication; the guarded debit below is what decides.
     if (total.credits > Number(account.credits)) throw notEnoughCredit(total.credits, true);
     if (total.agorot > Number(account.intl_agorot)) throw notEnoughMoney(total.agorot, true);
-    campaignId ??= await writeCampaign(ctx, draft, kept.length, total.credits, total.agorot);
     batchesWritten++;
-    await insertMessages(ctx.db, ctx.dialect, {
-      campaignId, accountId: account.id, state: scheduled ? 'scheduled' : 'queued', nextAttemptAt: draft.scheduledAt ?? now, now,
+    const common = {
+      accountId: account.id, state: scheduled ? 'scheduled' as const : 'queued' as const, nextAttemptAt: draft.scheduledAt ?? now, now,
       priority: draft.priority ? 1 : 0,
-    }, rows);
+    };
+    // On PostgreSQL a send without short links writes its campaign and first messages in one statement.
+    if (campaignId === undefined && ctx.dialect === 'postgres' && draft.links.length === 0 && rows.length <= CAMPAIGN_WITH_MESSAGES_MAX) {
+      campaignId = await insertCampaignWithMessages(ctx.db, newCampaign(ctx, draft, kept.length, total.credits, total.agorot), common, rows);
+      return;
+    }
+    campaignId ??= await writeCampaign(ctx, draft, kept.length, total.credits, total.agorot);
+    await insertMessages(ctx.db, ctx.dialect, { campaignId, ...common }, rows);
   };
   // Arrays and generators of a send's own phones are walked without the promise per step of `for await`.
   if (Symbol.asyncIterator in draft.recipients) for await (const batch of draft.recipients) await take(batch);
@@ -236,13 +242,18 @@ function priceRows(kept: Recipient[], p: Pricing, total: Totals): NewMessage[] {
   return rows;
 }
 
+// The campaign row of a send, with the figures of its first batch.
+function newCampaign(ctx: OperationContext, draft: CampaignDraft, recipients: number, credits: number, agorot: number): NewCampaign {
+  return {
+    accountId: ctx.account.id, name: draft.name, kind: draft.kind, source: draft.source, state: draft.scheduledAt !== null ? 'scheduled' : 'queued',
+    scheduledAt: draft.scheduledAt, recipients, creditsCharged: credits, agorotCharged: agorot, options: draft.options, now: ctx.now,
+  };
+}
+
 // Writes the campaign row (with the figures of its first batch) and its short links; returns its id.
 async function writeCampaign(ctx: OperationContext, draft: CampaignDraft, recipients: number, credits: number, agorot: number): Promise<number> {
   const { account, now } = ctx;
-  const campaignId = await insertCampaign(ctx.db, {
-    accountId: account.id, name: draft.name, kind: draft.kind, source: draft.source, state: draft.scheduledAt !== null ? 'scheduled' : 'queued',
-    scheduledAt: draft.scheduledAt, recipients, creditsCharged: credits, agorotCharged: agorot, options: draft.options, now,
-  });
+  const campaignId = await insertCampaign(ctx.db, newCampaign(ctx, draft, recipients, credits, agorot));
   await insertShortLinks(ctx.db, draft.links.map((l) => ({ code: l.code, accountId: account.id, campaignId, linkKey: l.key, target: l.target, now })));
   return campaignId;
 }
