@@ -1,4 +1,4 @@
-// `npm run bench -- accept --store postgres --nodes 1,2 [--group-lanes 0,4] [--seconds N] [--connections N]`: single-recipient
+// `npm run bench -- accept --store postgres --nodes 1,2 [--group-lanes 0,1,2] [--seconds N] [--connections 128]`: single-recipient
 // `sms` of one account accepted per second by `yona serve` processes with the api role on one PostgreSQL database.
 // For each setting of YONA_PG_GROUP_LANES (0: each send commits alone) and each node count, on a fresh database:
 // the load (autocannon, one child process per node, the connections split between them) for N seconds after a
@@ -9,8 +9,8 @@ import { argValue, openWithBenchAccount, postgresCpuSeconds, scratchDatabase, st
 const arg = argValue;
 const counts = arg('nodes', '1,2').split(',').map(Number).filter((n) => n >= 1);
 const seconds = Number(arg('seconds', '10'));
-const connections = Number(arg('connections', '64'));
-const laneSettings = arg('group-lanes', '0,4').split(',').map(Number);
+const connections = Number(arg('connections', '128'));
+const laneSettings = arg('group-lanes', '0,1,2').split(',').map(Number);
 const TARGET = 3_000;
 
 async function runWith(count: number, lanes: number): Promise<Record<string, unknown>> {

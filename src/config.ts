@@ -24,7 +24,7 @@ export interface Config {
   sqliteGroupCommit: boolean;
   /** YONA_RETENTION_DAYS (0: keep everything): finished campaigns with their messages, and inbound messages, older than this go. */
   retentionDays: number;
-  /** YONA_PG_GROUP_LANES (4): connections that commit concurrent API sends together on PostgreSQL; 0 commits each alone. */
+  /** YONA_PG_GROUP_LANES (2): connections that commit concurrent API sends together on PostgreSQL; 0 commits each alone. */
   pgGroupLanes: number;
   httpsPort: number;
   httpsHost: string;
@@ -153,7 +153,7 @@ export const SETTINGS = {
   YONA_PG_POOL: setting(integer(10, 1), '10', 'connections in the PostgreSQL pool of one process'),
   YONA_SQLITE_GROUP_COMMIT: setting(given.transform((raw) => raw !== '0'), 'on', '0 commits each SQLite transaction alone'),
   YONA_RETENTION_DAYS: setting(integer(0, 0, 36_500), '0', 'days finished campaigns, their messages and inbound messages are kept (0: for ever)'),
-  YONA_PG_GROUP_LANES: setting(integer(4, 0, 64), '4', 'connections that commit concurrent API sends together on PostgreSQL (0: each alone)'),
+  YONA_PG_GROUP_LANES: setting(integer(2, 0, 64), '2', 'connections that commit concurrent API sends together on PostgreSQL (0: each alone)'),
   // Listeners
   YONA_HTTPS_PORT: setting(integer(8443), '8443', 'port of the public TLS listener'),
   YONA_HTTPS_HOST: setting(text('0.0.0.0'), '0.0.0.0', 'address of the public TLS listener'),

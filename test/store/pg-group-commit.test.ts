@@ -4,6 +4,8 @@
 // too little runs its sends again alone; every accepted send has its message, campaign and ledger row.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { PgGroupCommit } from '../../src/store/pg-group-commit.ts';
+import type { Tx } from '../../src/store/db.ts';
 import { storeTargets } from '../helpers/stores.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 
@@ -88,6 +90,51 @@ describe('group commit of sends on PostgreSQL', { skip: postgres ? false : 'Post
     assert.equal(await balanceOf('mixed', token), 1000 - 40);
     assert.equal(await ledgerSum('mixed'), 1000 - 40);
     assert.equal(await countRows('messages', 'mixed'), 40);
+  });
+
+  it('keeps nothing of a send refused after it wrote its first batch, and accepts the sends made beside it', async () => {
+    const { token } = await t.admin('create-account', 'partial', '--password', 'secret-pw', '--credits', '5500').then(async () => ({ token: (await t.admin('create-token', 'partial')).at(-1)! }));
+    await t.admin('verify-sender', 'partial', 'Yona');
+    // 6,000 recipients: the first 5,000 are written, the next batch finds the balance short (status 4).
+    const big = Array.from({ length: 6000 }, (_, i) => `0523${String(i).padStart(6, '0')}`);
+    const replies = await Promise.all([
+      t.api('sms', { user: { username: 'partial' }, source: 'Yona', destinations: { phone: big }, message: 'hi' }, { token }),
+      ...Array.from({ length: 30 }, (_, i) => t.api('sms', {
+        user: { username: 'partial' }, source: 'Yona', destinations: { phone: `0524${String(i).padStart(6, '0')}` }, message: 'hi',
+      }, { token })),
+    ]);
+    assert.equal(replies[0].status, 4, JSON.stringify(replies[0]));
+    assert.ok(replies.slice(1).every((r) => r.status === 0), JSON.stringify(replies.slice(1).map((r) => r.status)));
+    assert.equal(await countRows('messages', 'partial'), 30);
+    assert.equal(await countRows('campaigns', 'partial'), 30);
+    assert.equal(await balanceOf('partial', token), 5500 - 30);
+    assert.equal(await ledgerSum('partial'), 5500 - 30);
+  });
+
+  it('rolls back a group whose send failed after writing and runs its sends alone; a refusal before any write keeps the group', async () => {
+    const db = t.service.store.db;
+    const groups = new PgGroupCommit(db, 1);
+    const route = (prefix: string, refuse?: 'before' | 'after') => async (trx: Tx) => {
+      if (refuse === 'before') throw new Error('refused before writing');
+      await trx.insertInto('carrier_routes').values({ prefix, carrier: 'sim', created_at: 0 }).execute();
+      if (refuse === 'after') throw new Error('refused after writing');
+      return prefix;
+    };
+    const prefixes = async (start: string) => (await db.selectFrom('carrier_routes').select('prefix').where('prefix', 'like', `${start}%`).orderBy('prefix').execute()).map((r) => r.prefix);
+    const outcomes = async (runs: Array<Promise<string>>) => (await Promise.allSettled(runs)).map((r) => r.status);
+
+    // The first run starts a group alone; the three queued meanwhile share the next one.
+    assert.deepEqual(await outcomes([groups.run(route('9990')), groups.run(route('9991')), groups.run(route('9992', 'after')), groups.run(route('9993'))]),
+      ['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    assert.deepEqual(await prefixes('999'), ['9990', '9991', '9993']);
+    assert.equal(groups.stats.fallbacks, 1);
+
+    assert.deepEqual(await outcomes([groups.run(route('9980')), groups.run(route('9981')), groups.run(route('9982', 'before')), groups.run(route('9983'))]),
+      ['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    assert.deepEqual(await prefixes('998'), ['9980', '9981', '9983']);
+    assert.equal(groups.stats.fallbacks, 1, 'no group ran alone');
+    assert.equal(groups.stats.groups, 3); // the first round's lone first run, and the second round's two groups
+    await groups.close();
   });
 
   it('never lets two accounts sending at once take from each other, nor a dry run change anything', async () => {
