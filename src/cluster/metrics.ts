@@ -40,7 +40,7 @@ export function registerNodeMetrics(registry: client.Registry, node: ClusterNode
     });
     counter('yona_pg_send_groups_total', 'PostgreSQL transactions committed for groups of API sends', () => groups.groups);
     counter('yona_pg_grouped_sends_total', 'API sends committed in those groups (over groups: sends per commit)', () => groups.sends);
-    counter('yona_pg_send_group_retries_total', 'Groups whose combined debit found too little, their sends run again one by one', () => groups.fallbacks);
+    counter('yona_pg_send_group_retries_total', 'Groups rolled back and their sends run again one by one (a combined debit found too little, or a send failed after writing)', () => groups.fallbacks);
   }
   new client.Gauge({
     name: 'yona_queue_depth', help: 'Messages scheduled, queued and being submitted, over all nodes', labelNames: ['node', 'state'], registers: [registry],

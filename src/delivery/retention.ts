@@ -19,11 +19,13 @@ export function retentionComponent(options: { intervalMs?: number } = {}): Compo
     const s = service;
     if (!s || running) return;
     const retentionDays = s.config.retentionDays;
+    const now = s.clock();
+    const cutoff = retentionDays > 0 ? now - retentionDays * DAY_MS : undefined;
     running = (async () => {
-      if (s.store.dialect === 'postgres') await keepPartitions(s);
-      if (retentionDays === 0) return;
+      if (s.store.dialect === 'postgres') await keepPartitions(s, now, cutoff);
+      if (cutoff === undefined) return;
       try {
-        const purged = await purgeOlderThan(s.store.db, s.clock() - retentionDays * DAY_MS);
+        const purged = await purgeOlderThan(s.store.db, cutoff);
         if (purged.campaigns + purged.inbound > 0) s.logger.info({ ...purged, retentionDays }, 'retention: removed what is past the retention period');
       } catch (err) {
         s.logger.error({ err }, 'retention: removing old rows failed');
@@ -48,14 +50,14 @@ export function retentionComponent(options: { intervalMs?: number } = {}): Compo
   };
 }
 
-async function keepPartitions(s: Service): Promise<void> {
-  const now = s.clock();
+// Months created ahead of `now`; months past `cutoff` (messages and carrier ids; none: kept) or past
+// YONA_PUSH_RETENTION (push events) dropped.
+async function keepPartitions(s: Service, now: number, cutoff: number | undefined): Promise<void> {
   try {
     const created = await ensureMonthPartitions(s.store.db, now);
     if (created.length > 0) s.logger.info({ created }, 'partitions: months created ahead');
-    const messagesCutoff = s.config.retentionDays > 0 ? now - s.config.retentionDays * DAY_MS : undefined;
     const dropped = await dropExpiredMonths(s.store.db, {
-      messages: messagesCutoff, carrier_message_ids: messagesCutoff, push_events: now - s.config.push.retentionMs,
+      messages: cutoff, carrier_message_ids: cutoff, push_events: now - s.config.push.retentionMs,
     });
     if (dropped.length > 0) s.logger.info({ dropped }, 'partitions: months past retention dropped');
   } catch (err) {

@@ -134,7 +134,6 @@ export async function isBlocked(db: Queryable, accountId: number, phoneE164: str
   return (await runPrepared(db, blockedPhoneQuery, [accountId, phoneE164])).length > 0;
 }
 
-/** The account's entries blocked within [from, to] (epoch ms, inclusive), oldest first. */
 /** Where a page of the blocklist ends: the last entry's time and id (the next page starts after it). */
 export interface BlocklistCursor {
   createdAt: number;
@@ -153,6 +152,7 @@ export async function blocklistPage(db: Queryable, accountId: number, limit: num
   return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
 }
 
+/** The account's entries blocked within [from, to] (epoch ms, inclusive), oldest first. */
 export async function listBlocklist(db: Queryable, accountId: number, from: number, to: number): Promise<BlocklistEntry[]> {
   return db
     .selectFrom('blocklist')

@@ -96,6 +96,11 @@ function postgresRows(rows: NewMessage[], base: number): { exprs: string; from: 
   return { ...select, params };
 }
 
+// `$from, $from+1, ...`: `count` numbered parameters.
+function placeholders(from: number, count: number): string {
+  return Array.from({ length: count }, (_, i) => `$${from + i}`).join(', ');
+}
+
 function sharedValues(common: Omit<MessageBatchCommon, 'campaignId'>): unknown[] {
   return [common.accountId, common.state, common.nextAttemptAt, common.now, common.priority ?? 0];
 }
@@ -106,7 +111,7 @@ export async function insertMessages(db: Queryable, dialect: Dialect, common: Me
   if (dialect === 'postgres') {
     for (let i = 0; i < rows.length; i += POSTGRES_CHUNK) {
       const { exprs, from, params } = postgresRows(rows.slice(i, i + POSTGRES_CHUNK), shared.length);
-      const text = `insert into messages (${COLUMN_LIST}) select $1, $2, $3, $4, $5, $6, ${exprs} from ${from}`;
+      const text = `insert into messages (${COLUMN_LIST}) select ${placeholders(1, shared.length)}, ${exprs} from ${from}`;
       await db.executeQuery(CompiledQuery.raw(text, [...shared, ...params]));
     }
     return;
@@ -134,9 +139,8 @@ export async function insertCampaignWithMessages(
   const head = campaignValues(campaign);
   const shared = sharedValues(common);
   const { exprs, from, params } = postgresRows(rows, head.length + shared.length);
-  const numbered = (from: number, count: number) => Array.from({ length: count }, (_, i) => `$${from + i}`).join(', ');
-  const text = `with c as (insert into campaigns (${CAMPAIGN_COLUMNS.join(', ')}) values (${numbered(1, head.length)}) returning id), ` +
-    `m as (insert into messages (${COLUMN_LIST}) select c.id, ${numbered(head.length + 1, shared.length)}, ${exprs} from c, ${from}) select id from c`;
+  const text = `with c as (insert into campaigns (${CAMPAIGN_COLUMNS.join(', ')}) values (${placeholders(1, head.length)}) returning id), ` +
+    `m as (insert into messages (${COLUMN_LIST}) select c.id, ${placeholders(head.length + 1, shared.length)}, ${exprs} from c, ${from}) select id from c`;
   const result = await db.executeQuery<{ id: number }>(CompiledQuery.raw(text, [...head, ...shared, ...params]));
   return Number(result.rows[0].id);
 }

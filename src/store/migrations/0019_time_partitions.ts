@@ -10,7 +10,9 @@
 //   given again replaces the old row on insert (store/dispatch.ts);
 // - the unsubscribe code index stops being unique: a code is 96 random bits, so it never was the index that
 //   kept codes apart.
-// Rows are copied into the new tables: a one-time cost of the upgrade, proportional to the data kept.
+// Rows are copied into the new tables: a one-time cost of the upgrade, proportional to the data kept. The months'
+// names and bounds are written out here rather than taken from store/partitions.ts: a migration must not change
+// when that code does.
 // The embedded store keeps its simple tables.
 import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../db.ts';
