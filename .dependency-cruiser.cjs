@@ -22,7 +22,8 @@ module.exports = {
     },
     {
       name: 'carriers-below-store',
-      comment: 'carriers/ speak protocols: they import only domain/ (and themselves), never the store or the delivery workers',
+      comment:
+        'carriers/ speak protocols: they import only domain/ (and themselves), never the store or the delivery workers',
       severity: 'error',
       from: { path: '(^|/)src/carriers/' },
       to: { path: '(^|/)src/', pathNot: ['(^|/)src/carriers/', '(^|/)src/domain/', '(^|/)src/support/'] },

@@ -4,10 +4,21 @@
 // the load (autocannon, one child process per node, the connections split between them) for N seconds after a
 // warm-up, then the accepted sends counted in the database. Target: >= 3,000/s over 2 nodes. One JSON line.
 import { runLoad, type LoadResult } from './lib/load.ts';
-import { argValue, openWithBenchAccount, postgresCpuSeconds, scratchDatabase, startNode, stopNodes, type BenchNode } from './lib/nodes.ts';
+import {
+  argValue,
+  openWithBenchAccount,
+  postgresCpuSeconds,
+  scratchDatabase,
+  startNode,
+  stopNodes,
+  type BenchNode,
+} from './lib/nodes.ts';
 
 const arg = argValue;
-const counts = arg('nodes', '1,2').split(',').map(Number).filter((n) => n >= 1);
+const counts = arg('nodes', '1,2')
+  .split(',')
+  .map(Number)
+  .filter((n) => n >= 1);
 const seconds = Number(arg('seconds', '10'));
 const connections = Number(arg('connections', '128'));
 const laneSettings = arg('group-lanes', '0,1,2').split(',').map(Number);
@@ -22,12 +33,36 @@ async function runWith(count: number, lanes: number): Promise<Record<string, unk
     // API nodes only: the dispatcher's work would compete for the same cores and is measured by bench dispatch.
     for (let i = 1; i <= count; i++) nodes.push(await startNode(`node-${i}`, 'api', env));
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-    const body = JSON.stringify({ sms: { user: { username: 'bench' }, source: 'Yona', destinations: { phone: '0501234567' }, message: 'Your code is 123456' } });
-    const loadOn = (durationSeconds: number) => Promise.all(nodes.map((n) => runLoad({
-      url: `http://127.0.0.1:${n.httpPort}/api`, body, headers, connections: Math.ceil(connections / count), durationSeconds,
-    })));
+    const body = JSON.stringify({
+      sms: {
+        user: { username: 'bench' },
+        source: 'Yona',
+        destinations: { phone: '0501234567' },
+        message: 'Your code is 123456',
+      },
+    });
+    const loadOn = (durationSeconds: number) =>
+      Promise.all(
+        nodes.map((n) =>
+          runLoad({
+            url: `http://127.0.0.1:${n.httpPort}/api`,
+            body,
+            headers,
+            connections: Math.ceil(connections / count),
+            durationSeconds,
+          }),
+        ),
+      );
     await loadOn(2); // warm-up: JIT, prepared statements, pools
-    const campaigns = async () => Number((await store.db.selectFrom('campaigns').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+    const campaigns = async () =>
+      Number(
+        (
+          await store.db
+            .selectFrom('campaigns')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
     const before = await campaigns();
     const cpu0 = nodes.map((n) => n.cpuSeconds());
     const pgCpu0 = postgresCpuSeconds();
@@ -37,15 +72,28 @@ async function runWith(count: number, lanes: number): Promise<Record<string, unk
     const pgCpu = postgresCpuSeconds() - pgCpu0;
     await new Promise((r) => setTimeout(r, 300)); // requests left in flight finish
     const accepted = (await campaigns()) - before;
-    const balance = Number((await store.db.selectFrom('accounts').select('credits').where('username', '=', 'bench').executeTakeFirstOrThrow()).credits);
+    const balance = Number(
+      (
+        await store.db
+          .selectFrom('accounts')
+          .select('credits')
+          .where('username', '=', 'bench')
+          .executeTakeFirstOrThrow()
+      ).credits,
+    );
     return {
-      group_lanes: lanes, nodes: count,
+      group_lanes: lanes,
+      nodes: count,
       accepts_per_s: Math.round(loads.reduce((s, l) => s + l.requests_per_s, 0)),
       accepted_in_db_per_s: Math.round(accepted / elapsed),
       // Each node's load generator measures its own latencies: the worst of them.
-      p50_ms: Math.max(...loads.map((l) => l.p50_ms)), p99_ms: Math.max(...loads.map((l) => l.p99_ms)),
-      non_2xx: loads.reduce((s, l) => s + l.non_2xx, 0), errors: loads.reduce((s, l) => s + l.errors, 0),
-      node_cpu_us_per_accept: nodes.map((n, i) => Math.round(((n.cpuSeconds() - cpu0[i]) * 1e6) / Math.max(accepted / count, 1))),
+      p50_ms: Math.max(...loads.map((l) => l.p50_ms)),
+      p99_ms: Math.max(...loads.map((l) => l.p99_ms)),
+      non_2xx: loads.reduce((s, l) => s + l.non_2xx, 0),
+      errors: loads.reduce((s, l) => s + l.errors, 0),
+      node_cpu_us_per_accept: nodes.map((n, i) =>
+        Math.round(((n.cpuSeconds() - cpu0[i]) * 1e6) / Math.max(accepted / count, 1)),
+      ),
       postgres_cpu_us_per_accept: Math.round((pgCpu * 1e6) / Math.max(accepted, 1)),
       balance_matches: balance === 100_000_000 - (await campaigns()),
     };
@@ -59,7 +107,14 @@ async function runWith(count: number, lanes: number): Promise<Record<string, unk
 const runs: Array<Record<string, unknown>> = [];
 for (const lanes of laneSettings) for (const count of counts) runs.push(await runWith(count, lanes));
 const best = Math.max(...runs.filter((r) => r.nodes === 2).map((r) => r.accepts_per_s as number));
-console.log(JSON.stringify({
-  bench: 'accept', store: 'postgres', seconds, connections, runs,
-  target_accepts_per_s_2_nodes: TARGET, ...(Number.isFinite(best) ? { met: best >= TARGET } : {}),
-}));
+console.log(
+  JSON.stringify({
+    bench: 'accept',
+    store: 'postgres',
+    seconds,
+    connections,
+    runs,
+    target_accepts_per_s_2_nodes: TARGET,
+    ...(Number.isFinite(best) ? { met: best >= TARGET } : {}),
+  }),
+);

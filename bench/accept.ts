@@ -28,14 +28,20 @@ const bench = await startBenchService(store);
 const kannel = kannelDir ? await startKannel(kannelDir) : undefined;
 
 /** Kannel's accepts per second under the load Yona gets (sendsms GETs instead of `sms` POSTs). */
-async function kannelRate(k: RunningKannel, load: Pick<LoadOptions, 'connections' | 'durationSeconds'>): Promise<number> {
+async function kannelRate(
+  k: RunningKannel,
+  load: Pick<LoadOptions, 'connections' | 'durationSeconds'>,
+): Promise<number> {
   const result = await runLoad({ url: k.sendUrl, ...load });
   if (result.non_2xx > 0 || result.errors > 0) throw new Error(`Kannel refused sends: ${JSON.stringify(result)}`);
   return result.requests_per_s;
 }
 
 async function count(table: 'campaigns' | 'messages'): Promise<number> {
-  const row = await bench.service.store.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const row = await bench.service.store.db
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
@@ -55,7 +61,14 @@ try {
   await bench.admin('verify-sender', 'bench', 'Yona');
   const token = (await bench.admin('create-token', 'bench')).at(-1)!;
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-  const single = JSON.stringify({ sms: { user: { username: 'bench' }, source: 'Yona', destinations: { phone: '0501234567' }, message: 'Your code is 123456' } });
+  const single = JSON.stringify({
+    sms: {
+      user: { username: 'bench' },
+      source: 'Yona',
+      destinations: { phone: '0501234567' },
+      message: 'Your code is 123456',
+    },
+  });
 
   const probe = await request(`${bench.httpUrl}/api`, { method: 'POST', headers, body: single });
   const probeReply = (await probe.body.json()) as { status: number };
@@ -71,24 +84,48 @@ try {
   const groupBefore = { ...groupCommitStats };
   const sendGroups = bench.service.store.sendGroups?.stats;
   const pgGroupsBefore = sendGroups ? { ...sendGroups } : undefined;
-  const load = await runLoad({ url: `${bench.httpUrl}/api`, body: single, headers, connections, durationSeconds: seconds });
+  const load = await runLoad({
+    url: `${bench.httpUrl}/api`,
+    body: single,
+    headers,
+    connections,
+    durationSeconds: seconds,
+  });
   const cpu = process.cpuUsage(cpuBefore);
   const commits = groupCommitStats.commits - groupBefore.commits;
-  const pgGroups = sendGroups && pgGroupsBefore ? {
-    pg_groups: sendGroups.groups - pgGroupsBefore.groups,
-    sends_per_pg_group: Math.round(((sendGroups.sends - pgGroupsBefore.sends) / Math.max(sendGroups.groups - pgGroupsBefore.groups, 1)) * 10) / 10,
-    pg_group_fallbacks: sendGroups.fallbacks - pgGroupsBefore.fallbacks,
-  } : {};
-  const transactionsPerCommit = commits > 0 ? Math.round(((groupCommitStats.transactions - groupBefore.transactions) / commits) * 10) / 10 : null;
+  const pgGroups =
+    sendGroups && pgGroupsBefore
+      ? {
+          pg_groups: sendGroups.groups - pgGroupsBefore.groups,
+          sends_per_pg_group:
+            Math.round(
+              ((sendGroups.sends - pgGroupsBefore.sends) / Math.max(sendGroups.groups - pgGroupsBefore.groups, 1)) * 10,
+            ) / 10,
+          pg_group_fallbacks: sendGroups.fallbacks - pgGroupsBefore.fallbacks,
+        }
+      : {};
+  const transactionsPerCommit =
+    commits > 0 ? Math.round(((groupCommitStats.transactions - groupBefore.transactions) / commits) * 10) / 10 : null;
   // Requests the load generator left in flight when it stopped still finish here: count once they have.
   const accepted = (await settledCount('campaigns')) - campaignsBefore;
   const kannelAfter = kannel ? await kannelRate(kannel, { connections, durationSeconds: seconds }) : undefined;
-  const beside = kannelBefore !== undefined && kannelAfter !== undefined
-    ? { kannel_accepts_per_s: [kannelBefore, kannelAfter], ratio_to_kannel: Math.round((load.requests_per_s / ((kannelBefore + kannelAfter) / 2)) * 100) / 100 }
-    : {};
+  const beside =
+    kannelBefore !== undefined && kannelAfter !== undefined
+      ? {
+          kannel_accepts_per_s: [kannelBefore, kannelAfter],
+          ratio_to_kannel: Math.round((load.requests_per_s / ((kannelBefore + kannelAfter) / 2)) * 100) / 100,
+        }
+      : {};
 
   const phones = Array.from({ length: BULK_RECIPIENTS }, (_, i) => `05${String(20_000_000 + i).padStart(8, '0')}`);
-  const big = JSON.stringify({ sms: { user: { username: 'bench' }, source: 'Yona', destinations: { phone: phones }, message: 'Big sale today only' } });
+  const big = JSON.stringify({
+    sms: {
+      user: { username: 'bench' },
+      source: 'Yona',
+      destinations: { phone: phones },
+      message: 'Big sale today only',
+    },
+  });
   const messagesBefore = await count('messages');
   const started = process.hrtime.bigint();
   const res = await request(`${bench.httpUrl}/api`, { method: 'POST', headers, body: big });
@@ -96,18 +133,34 @@ try {
   const bulkSeconds = Number(process.hrtime.bigint() - started) / 1e9;
   const bulkWritten = (await count('messages')) - messagesBefore;
 
-  console.log(JSON.stringify({
-    bench: 'accept', store, seconds, connections,
-    accepts_per_s: load.requests_per_s, p50_ms: load.p50_ms, p99_ms: load.p99_ms, requests: load.total, accepted_campaigns: accepted,
-    non_2xx: load.non_2xx, errors: load.errors, ...beside,
-    // The service's own CPU per accepted send (load generator excluded), and what else the machine was doing.
-    server_cpu_us_per_accept: Math.round((cpu.user + cpu.system) / Math.max(accepted, 1)), client_cpu_us_per_request: load.client_cpu_us_per_request,
-    load_avg_1m_before: Math.round(loadBefore * 100) / 100,
-    ...(store === 'sqlite' ? { transactions_per_commit: transactionsPerCommit } : pgGroups),
-    bulk_100k_s: Math.round(bulkSeconds * 1000) / 1000, bulk_status: bigReply.status, bulk_recipients: bigReply.recipients, bulk_rows_written: bulkWritten,
-    target_accepts_per_s: 10_000, target_bulk_100k_s: store === 'postgres' ? 4 : 2,
-    peak_rss_mb: await peakRssMb(),
-  }));
+  console.log(
+    JSON.stringify({
+      bench: 'accept',
+      store,
+      seconds,
+      connections,
+      accepts_per_s: load.requests_per_s,
+      p50_ms: load.p50_ms,
+      p99_ms: load.p99_ms,
+      requests: load.total,
+      accepted_campaigns: accepted,
+      non_2xx: load.non_2xx,
+      errors: load.errors,
+      ...beside,
+      // The service's own CPU per accepted send (load generator excluded), and what else the machine was doing.
+      server_cpu_us_per_accept: Math.round((cpu.user + cpu.system) / Math.max(accepted, 1)),
+      client_cpu_us_per_request: load.client_cpu_us_per_request,
+      load_avg_1m_before: Math.round(loadBefore * 100) / 100,
+      ...(store === 'sqlite' ? { transactions_per_commit: transactionsPerCommit } : pgGroups),
+      bulk_100k_s: Math.round(bulkSeconds * 1000) / 1000,
+      bulk_status: bigReply.status,
+      bulk_recipients: bigReply.recipients,
+      bulk_rows_written: bulkWritten,
+      target_accepts_per_s: 10_000,
+      target_bulk_100k_s: store === 'postgres' ? 4 : 2,
+      peak_rss_mb: await peakRssMb(),
+    }),
+  );
 } finally {
   await kannel?.stop();
   await bench.close();

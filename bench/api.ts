@@ -28,7 +28,11 @@ try {
     durationSeconds: seconds,
   };
   // autocannon counts HTTP 200s only (every API reply is 200): one reply before and after each load must be status 0.
-  const expectStatus0 = async (url: string, when: string, sent: { body: string; headers: Record<string, string> } = load) => {
+  const expectStatus0 = async (
+    url: string,
+    when: string,
+    sent: { body: string; headers: Record<string, string> } = load,
+  ) => {
     const res = await request(url, { method: 'POST', body: sent.body, headers: sent.headers, dispatcher: insecure });
     const text = await res.body.text();
     let status: unknown;
@@ -37,7 +41,10 @@ try {
     } catch {
       status = undefined;
     }
-    if (res.statusCode !== 200 || status !== 0) throw new Error(`bench aborted: ${when} reply from ${url} is not status 0: HTTP ${res.statusCode} ${text.slice(0, 200)}`);
+    if (res.statusCode !== 200 || status !== 0)
+      throw new Error(
+        `bench aborted: ${when} reply from ${url} is not status 0: HTTP ${res.statusCode} ${text.slice(0, 200)}`,
+      );
   };
   // Service CPU per request is measured too: on a shared, busy machine it is the figure that stays honest.
   const measured = async (url: string, sent: { body: string; headers: Record<string, string> } = load) => {
@@ -47,7 +54,11 @@ try {
     const used = process.cpuUsage(cpu);
     const cpuUsPerRequest = (used.user + used.system) / Math.max(1, result.total);
     await expectStatus0(url, 'post-load', sent);
-    return { ...result, service_cpu_us_per_request: Math.round(cpuUsPerRequest), service_rps_per_core: Math.round(1e6 / cpuUsPerRequest) };
+    return {
+      ...result,
+      service_cpu_us_per_request: Math.round(cpuUsPerRequest),
+      service_rps_per_core: Math.round(1e6 / cpuUsPerRequest),
+    };
   };
   for (const url of [`${bench.httpUrl}/api`, `${bench.httpsUrl}/api`]) {
     await expectStatus0(url, 'warm-up');
@@ -57,23 +68,44 @@ try {
     await bench.admin('legacy-password', 'bench', 'on');
     const bearer = await measured(`${bench.httpsUrl}/api`);
     const password = await measured(`${bench.httpsUrl}/api`, {
-      body: JSON.stringify({ balance: { user: { username: 'bench', password: 'bench-password' } } }), headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ balance: { user: { username: 'bench', password: 'bench-password' } } }),
+      headers: { 'content-type': 'application/json' },
     });
     const ratio = password.requests_per_s / bearer.requests_per_s;
-    console.log(JSON.stringify({
-      bench: 'api', operation: 'balance', store, seconds, connections: load.connections, https_bearer: bearer, https_password: password,
-      password_to_bearer: Number(ratio.toFixed(3)), target_ratio: 0.8, meets_target: ratio >= 0.8 && password.non_2xx === 0,
-      load_average_1m: Number(loadavg()[0].toFixed(2)),
-    }));
+    console.log(
+      JSON.stringify({
+        bench: 'api',
+        operation: 'balance',
+        store,
+        seconds,
+        connections: load.connections,
+        https_bearer: bearer,
+        https_password: password,
+        password_to_bearer: Number(ratio.toFixed(3)),
+        target_ratio: 0.8,
+        meets_target: ratio >= 0.8 && password.non_2xx === 0,
+        load_average_1m: Number(loadavg()[0].toFixed(2)),
+      }),
+    );
   } else {
     const http = await measured(`${bench.httpUrl}/api`);
     const https = await measured(`${bench.httpsUrl}/api`);
-    console.log(JSON.stringify({
-      bench: 'api', operation: 'balance', store, seconds, warmup_seconds: warmupSeconds, connections: load.connections,
-      http, https, target_http_rps: 10_000, meets_target: http.requests_per_s >= 10_000 && http.non_2xx === 0,
-      peak_rss_mb: await peakRssMb(),
-      load_average_1m: Number(loadavg()[0].toFixed(2)),
-    }));
+    console.log(
+      JSON.stringify({
+        bench: 'api',
+        operation: 'balance',
+        store,
+        seconds,
+        warmup_seconds: warmupSeconds,
+        connections: load.connections,
+        http,
+        https,
+        target_http_rps: 10_000,
+        meets_target: http.requests_per_s >= 10_000 && http.non_2xx === 0,
+        peak_rss_mb: await peakRssMb(),
+        load_average_1m: Number(loadavg()[0].toFixed(2)),
+      }),
+    );
   }
 } finally {
   await insecure.close();

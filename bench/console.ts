@@ -19,22 +19,57 @@ const ms = (from: bigint) => Math.round(Number(process.hrtime.bigint() - from) /
 try {
   await bench.admin('create-account', 'bench', '--password', 'bench-password', '--credits', '10');
   const { db } = bench.service.store;
-  const account = await db.selectFrom('accounts').select('id').where('username', '=', 'bench').executeTakeFirstOrThrow();
+  const account = await db
+    .selectFrom('accounts')
+    .select('id')
+    .where('username', '=', 'bench')
+    .executeTakeFirstOrThrow();
   const start = Date.now() - 3600_000;
-  const campaign = await db.insertInto('campaigns').values({
-    account_id: account.id, name: 'Bench', kind: 'sms', source: 'Yona', state: 'sent', scheduled_at: null, recipients: total,
-    credits_charged: total, agorot_charged: 0, options: '{}', created_at: start, released_at: start, finished_at: Date.now(), cancelled_at: null,
-  }).returning('id').executeTakeFirstOrThrow();
+  const campaign = await db
+    .insertInto('campaigns')
+    .values({
+      account_id: account.id,
+      name: 'Bench',
+      kind: 'sms',
+      source: 'Yona',
+      state: 'sent',
+      scheduled_at: null,
+      recipients: total,
+      credits_charged: total,
+      agorot_charged: 0,
+      options: '{}',
+      created_at: start,
+      released_at: start,
+      finished_at: Date.now(),
+      cancelled_at: null,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
   const buildStart = process.hrtime.bigint();
   for (let from = 0; from < total; from += 500) {
     const rows = Array.from({ length: Math.min(500, total - from) }, (_, k) => {
       const i = from + k;
       const at = start + Math.floor((i / total) * 3600_000);
       return {
-        campaign_id: campaign.id, account_id: account.id, external_id: `ext-${i}`, phone: `9725${String(i).padStart(8, '0')}`,
-        source: 'Yona', text: 'Bench message', parts: 1, cost_credits: 1, cost_agorot: 0, state: 'done' as const,
-        status: i % 50 === 0 ? 101 : 102, status_at: at + 5000, attempts: 1, next_attempt_at: at, lease_until: null, carrier: 'sim',
-        error: null, created_at: start, submitted_at: at,
+        campaign_id: campaign.id,
+        account_id: account.id,
+        external_id: `ext-${i}`,
+        phone: `9725${String(i).padStart(8, '0')}`,
+        source: 'Yona',
+        text: 'Bench message',
+        parts: 1,
+        cost_credits: 1,
+        cost_agorot: 0,
+        state: 'done' as const,
+        status: i % 50 === 0 ? 101 : 102,
+        status_at: at + 5000,
+        attempts: 1,
+        next_attempt_at: at,
+        lease_until: null,
+        carrier: 'sim',
+        error: null,
+        created_at: start,
+        submitted_at: at,
       };
     });
     await db.insertInto('messages').values(rows).execute();
@@ -47,18 +82,23 @@ try {
   const loginCookie = String(login.headers['set-cookie']).split(';')[0];
   const csrf = /name="_csrf" value="([^"]+)"/.exec(page1)![1];
   const signed = await request(`${bench.httpsUrl}/console/login`, {
-    method: 'POST', dispatcher: insecure, headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: loginCookie },
+    method: 'POST',
+    dispatcher: insecure,
+    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: loginCookie },
     body: new URLSearchParams({ _csrf: csrf, username: 'bench', password: 'bench-password' }).toString(),
   });
   await signed.body.text();
-  const cookies = ([] as string[]).concat(signed.headers['set-cookie'] as string | string[]).map((c) => c.split(';')[0]);
+  const cookies = ([] as string[])
+    .concat(signed.headers['set-cookie'] as string | string[])
+    .map((c) => c.split(';')[0]);
   const session = cookies.find((c) => c.startsWith('__Host-yona_session='))!;
   const url = `${bench.httpsUrl}/console/campaigns/${campaign.id}`;
   const timePage = async () => {
     const t0 = process.hrtime.bigint();
     const res = await request(url, { dispatcher: insecure, headers: { cookie: session } });
     const html = await res.body.text();
-    if (res.statusCode !== 200 || !html.includes('id="chart"')) throw new Error(`campaign page answered ${res.statusCode}`);
+    if (res.statusCode !== 200 || !html.includes('id="chart"'))
+      throw new Error(`campaign page answered ${res.statusCode}`);
     return { ms: ms(t0), bytes: Buffer.byteLength(html) };
   };
   const cold = await timePage();
@@ -74,11 +114,17 @@ try {
       const [name, value] = session.split(/=(.*)/s);
       await context.addCookies([{ name, value, url: bench.httpsUrl, secure: true, httpOnly: true, sameSite: 'Lax' }]);
       const p = await context.newPage();
-      const measure = () => p.evaluate(() => {
-        const nav = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming;
-        const fcp = performance.getEntriesByName('first-contentful-paint')[0];
-        return { responseEndMs: Math.round(nav.responseEnd), firstContentfulPaintMs: Math.round(fcp?.startTime ?? -1), loadMs: Math.round(nav.loadEventEnd), chartDrawnMs: Math.round(performance.now()) };
-      });
+      const measure = () =>
+        p.evaluate(() => {
+          const nav = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming;
+          const fcp = performance.getEntriesByName('first-contentful-paint')[0];
+          return {
+            responseEndMs: Math.round(nav.responseEnd),
+            firstContentfulPaintMs: Math.round(fcp?.startTime ?? -1),
+            loadMs: Math.round(nav.loadEventEnd),
+            chartDrawnMs: Math.round(performance.now()),
+          };
+        });
       // A fresh browser opens the console's overview (Chromium's own start-up and the connection are not the
       // page's), then the campaign page for the first time (uPlot not cached yet), then the same page again.
       await p.goto(`${bench.httpsUrl}/console`);
@@ -96,10 +142,20 @@ try {
       await b.close();
     }
   }
-  console.log(JSON.stringify({
-    bench: 'console', store, messages: total, buildMs, pageBytes: cold.bytes, serverColdMs: cold.ms,
-    serverWarmMedianMs: warm[2], browser, targetFirstPaintMs: 1000, date: new Date().toISOString(),
-  }));
+  console.log(
+    JSON.stringify({
+      bench: 'console',
+      store,
+      messages: total,
+      buildMs,
+      pageBytes: cold.bytes,
+      serverColdMs: cold.ms,
+      serverWarmMedianMs: warm[2],
+      browser,
+      targetFirstPaintMs: 1000,
+      date: new Date().toISOString(),
+    }),
+  );
 } finally {
   await bench.close();
 }

@@ -35,7 +35,11 @@ async function startSink(): Promise<{ port: number; stop(): void }> {
 
 // Machine-wide busy CPU seconds so far (other work on the machine skews the figures; it is reported).
 function machineBusySeconds(): number {
-  const [, user, nice, system, , , irq, softirq] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).map(Number);
+  const [, user, nice, system, , , irq, softirq] = readFileSync('/proc/stat', 'utf8')
+    .split('\n')[0]
+    .trim()
+    .split(/\s+/)
+    .map(Number);
   return (user + nice + system + irq + softirq) / 100;
 }
 
@@ -63,7 +67,14 @@ try {
   const runtime = component.runtime()!;
   // Numbers ending in 9: no simulator outcome rule applies, so every one is delivered with a receipt.
   const phones = Array.from({ length: recipients }, (_, i) => `05${20_000_009 + i * 10}`);
-  const body = JSON.stringify({ sms: { user: { username: 'bench' }, source: 'Yona', destinations: { phone: phones }, message: 'Your code is 123456. Yona dispatch benchmark.' } });
+  const body = JSON.stringify({
+    sms: {
+      user: { username: 'bench' },
+      source: 'Yona',
+      destinations: { phone: phones },
+      message: 'Your code is 123456. Yona dispatch benchmark.',
+    },
+  });
 
   let firstSubmit = 0;
   let lastSubmit = 0;
@@ -78,14 +89,22 @@ try {
   const busy0 = machineBusySeconds();
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
-  const res = await fetch(`${bench.httpUrl}/api`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body });
+  const res = await fetch(`${bench.httpUrl}/api`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body,
+  });
   const reply = (await res.json()) as { status: number; message: string };
   const accepted = performance.now();
   if (reply.status !== 0) throw new Error(`sms answered ${reply.status}: ${reply.message}`);
   const deadline = Date.now() + 300_000;
   while (runtime.receipts.stats.changed < recipients) {
-    if (process.env.BENCH_DEBUG) console.error(JSON.stringify({ d: runtime.dispatcher.stats, r: runtime.receipts.stats }));
-    if (Date.now() > deadline) throw new Error(`timed out: ${JSON.stringify({ dispatcher: runtime.dispatcher.stats, receipts: runtime.receipts.stats })}`);
+    if (process.env.BENCH_DEBUG)
+      console.error(JSON.stringify({ d: runtime.dispatcher.stats, r: runtime.receipts.stats }));
+    if (Date.now() > deadline)
+      throw new Error(
+        `timed out: ${JSON.stringify({ dispatcher: runtime.dispatcher.stats, receipts: runtime.receipts.stats })}`,
+      );
     await new Promise((r) => setTimeout(r, process.env.BENCH_DEBUG ? 1000 : 5));
   }
   lastReceipt = performance.now();
@@ -95,22 +114,37 @@ try {
   const submitSeconds = (lastSubmit - firstSubmit) / 1000;
   const e2eSeconds = (lastReceipt - t0) / 1000;
   const figures = {
-    bench: 'dispatch', store, sink: sink === 'kannel' ? 'kannel smsc-sink.js (second process)' : 'yona smsc-sim (second process)', recipients, binds, window: windowSize, lanes, batch,
+    bench: 'dispatch',
+    store,
+    sink: sink === 'kannel' ? 'kannel smsc-sink.js (second process)' : 'yona smsc-sim (second process)',
+    recipients,
+    binds,
+    window: windowSize,
+    lanes,
+    batch,
     accept_ms: Math.round(accepted - t0),
     submit_sm_per_s: Math.round(recipients / submitSeconds),
     submit_seconds: +submitSeconds.toFixed(2),
     e2e_messages_per_s: Math.round(recipients / e2eSeconds),
     e2e_seconds: +e2eSeconds.toFixed(2),
     peak_rss_mb: await peakRssMb(),
-    cpu_s: { service: +((cpu.user + cpu.system) / 1e6).toFixed(2), machine_busy: +machineBusy.toFixed(2), cores: cpus().length, idle_before_start: idle },
+    cpu_s: {
+      service: +((cpu.user + cpu.system) / 1e6).toFixed(2),
+      machine_busy: +machineBusy.toFixed(2),
+      cores: cpus().length,
+      idle_before_start: idle,
+    },
     dispatcher: runtime.dispatcher.stats,
     receipts: { ...runtime.receipts.stats },
     targets: { submit_sm_per_s: 10_000, e2e_messages_per_s: 5_000, peak_rss_mb: 400 },
   };
-  console.log(JSON.stringify({
-    ...figures,
-    meets_targets: figures.submit_sm_per_s >= 10_000 && figures.e2e_messages_per_s >= 5_000 && figures.peak_rss_mb < 400,
-  }));
+  console.log(
+    JSON.stringify({
+      ...figures,
+      meets_targets:
+        figures.submit_sm_per_s >= 10_000 && figures.e2e_messages_per_s >= 5_000 && figures.peak_rss_mb < 400,
+    }),
+  );
 } finally {
   await bench.close();
   smsc.stop();

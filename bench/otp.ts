@@ -23,7 +23,12 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
-const simulator = new SmscSimulator({ systemId: 'yona', password: 'bench', receiptDelayMs: 200, maxLog: recipients + codes + 10 });
+const simulator = new SmscSimulator({
+  systemId: 'yona',
+  password: 'bench',
+  receiptDelayMs: 200,
+  maxLog: recipients + codes + 10,
+});
 const port = await simulator.start(0);
 const component = carriersComponent({ env: {}, setup: { carriers: [simCarrier(port)], routes: [] } });
 const bench = await startBenchService('sqlite', [component], { YONA_OTP_ACCOUNT_HOURLY: '0' });
@@ -33,7 +38,8 @@ try {
   await bench.admin('verify-sender', 'bench', 'Yona');
   const api = async (root: string, doc: Record<string, unknown>) => {
     const res = await request(`${bench.httpUrl}/api`, {
-      method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ [root]: { user: { username: 'bench' }, ...doc } }),
     });
     return (await res.body.json()) as { status: number; message: string };
@@ -55,27 +61,37 @@ try {
     await new Promise((r) => setTimeout(r, gapMs));
   }
   const deadline = Date.now() + 600_000;
-  while (simulator.stats().messagesReceived < recipients + codes && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  while (simulator.stats().messagesReceived < recipients + codes && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 50));
 
-  const received = new Map(simulator.messages().filter((m) => m.text !== CAMPAIGN_TEXT).map((m) => [m.destination, m.receivedAt]));
-  const latencies = [...requested].map(([phone, at]) => {
-    const got = received.get(phone);
-    if (got === undefined) throw new Error(`the code to ${phone} never reached the simulator`);
-    return got - at;
-  }).sort((a, b) => a - b);
+  const received = new Map(
+    simulator
+      .messages()
+      .filter((m) => m.text !== CAMPAIGN_TEXT)
+      .map((m) => [m.destination, m.receivedAt]),
+  );
+  const latencies = [...requested]
+    .map(([phone, at]) => {
+      const got = received.get(phone);
+      if (got === undefined) throw new Error(`the code to ${phone} never reached the simulator`);
+      return got - at;
+    })
+    .sort((a, b) => a - b);
   const p99 = percentile(latencies, 99);
-  console.log(JSON.stringify({
-    bench: 'otp',
-    store: 'sqlite',
-    date: new Date().toISOString().slice(0, 10),
-    campaign_recipients: recipients,
-    codes,
-    code_to_submit_ms: { p50: percentile(latencies, 50), p99, max: latencies.at(-1) },
-    campaign_left_at_first_code: recipients - campaignAtCode[0],
-    campaign_left_at_last_code: recipients - campaignAtCode.at(-1)!,
-    target_p99_ms: 1000,
-    met: p99 < 1000,
-  }));
+  console.log(
+    JSON.stringify({
+      bench: 'otp',
+      store: 'sqlite',
+      date: new Date().toISOString().slice(0, 10),
+      campaign_recipients: recipients,
+      codes,
+      code_to_submit_ms: { p50: percentile(latencies, 50), p99, max: latencies.at(-1) },
+      campaign_left_at_first_code: recipients - campaignAtCode[0],
+      campaign_left_at_last_code: recipients - campaignAtCode.at(-1)!,
+      target_p99_ms: 1000,
+      met: p99 < 1000,
+    }),
+  );
 } finally {
   await bench.close();
   await simulator.stop();

@@ -19,13 +19,24 @@ const today = Number(argValue('today', '20000'));
 const ROUNDS = 200;
 
 // Inserts `count` delivered messages spread over [from, to), every tenth with an external id; `queued` of them still queued.
-async function fill(db: Db, account: number, campaign: number, from: number, to: number, count: number, tag: string, queued = 0): Promise<void> {
+async function fill(
+  db: Db,
+  account: number,
+  campaign: number,
+  from: number,
+  to: number,
+  count: number,
+  tag: string,
+  queued = 0,
+): Promise<void> {
   const step = Math.max(1, Math.floor((to - from) / count));
   await sql`insert into messages (campaign_id, account_id, external_id, phone, source, text, parts, state, status, status_at, created_at, submitted_at, next_attempt_at)
     select ${campaign}, ${account}, case when g % 10 = 0 then ${tag} || g end, '9725' || (20000000 + g), 'Yona', 'Your code is 123456', 1,
       case when g <= ${queued} then 'queued' else 'done' end, case when g <= ${queued} then null else 102 end,
       case when g <= ${queued} then null else t + 5000 end, t, t + 100, 0
-    from generate_series(1, ${count}::int) g, lateral (select ${from}::bigint + g * ${step}::bigint as t) at`.execute(db);
+    from generate_series(1, ${count}::int) g, lateral (select ${from}::bigint + g * ${step}::bigint as t) at`.execute(
+    db,
+  );
 }
 
 async function timeReads(db: Db, account: number, now: number): Promise<Record<string, number>> {
@@ -42,11 +53,20 @@ async function timeReads(db: Db, account: number, now: number): Promise<Record<s
   const rollback = new Error('rollback');
   return {
     dlrByDateLastHourMs: await median(() => reportsByDate(db, account, now - 3_600_000, now, 1000)),
-    dlrBy100ExternalIdsMs: await median(() => reportsByExternalIds(db, account, externalIds, now - 86_400_000, now, 1000)),
-    claim500Ms: await median(() => db.transaction().execute(async (trx) => {
-      await claimDueMessages(trx, 'postgres', now, now + 30_000, 500);
-      throw rollback;
-    }).catch((err) => { if (err !== rollback) throw err; })),
+    dlrBy100ExternalIdsMs: await median(() =>
+      reportsByExternalIds(db, account, externalIds, now - 86_400_000, now, 1000),
+    ),
+    claim500Ms: await median(() =>
+      db
+        .transaction()
+        .execute(async (trx) => {
+          await claimDueMessages(trx, 'postgres', now, now + 30_000, 500);
+          throw rollback;
+        })
+        .catch((err) => {
+          if (err !== rollback) throw err;
+        }),
+    ),
   };
 }
 
@@ -55,8 +75,24 @@ const store = await openStore({ databaseUrl: scratch.url, dataDir: '/tmp', pgGro
 const db = store.db;
 try {
   const now = Date.now();
-  const account = Number((await sql<{ id: number }>`insert into accounts (username, name, password_hash, time_zone, created_at) values ('bench', 'bench', 'x', 'Asia/Jerusalem', 0) returning id`.execute(db)).rows[0].id);
-  const campaign = Number((await sql<{ id: number }>`insert into campaigns (account_id, kind, source, state, created_at) values (${account}, 'sms', 'Yona', 'sent', 0) returning id`.execute(db)).rows[0].id);
+  const account = Number(
+    (
+      await sql<{
+        id: number;
+      }>`insert into accounts (username, name, password_hash, time_zone, created_at) values ('bench', 'bench', 'x', 'Asia/Jerusalem', 0) returning id`.execute(
+        db,
+      )
+    ).rows[0].id,
+  );
+  const campaign = Number(
+    (
+      await sql<{
+        id: number;
+      }>`insert into campaigns (account_id, kind, source, state, created_at) values (${account}, 'sms', 'Yona', 'sent', 0) returning id`.execute(
+        db,
+      )
+    ).rows[0].id,
+  );
   const t0 = performance.now();
   for (let k = months; k >= 1; k--) {
     await ensureMonthPartitions(db, monthStart(now, -k), 0);
@@ -77,7 +113,10 @@ try {
   t = performance.now();
   let deleted = 0;
   for (;;) {
-    const r = await sql`delete from ${sql.table(next.name)} where id in (select id from ${sql.table(next.name)} limit 5000)`.execute(db);
+    const r =
+      await sql`delete from ${sql.table(next.name)} where id in (select id from ${sql.table(next.name)} limit 5000)`.execute(
+        db,
+      );
     const n = Number(r.numAffectedRows ?? 0);
     deleted += n;
     if (n === 0) break;
@@ -88,12 +127,28 @@ try {
   await sql`analyze messages`.execute(db);
   const withoutHistory = await timeReads(db, account, now);
 
-  const ratios = Object.fromEntries(Object.keys(withHistory).map((k) => [k, Number((withHistory[k] / withoutHistory[k]).toFixed(2))]));
-  console.log(JSON.stringify({
-    bench: 'partitions', store: 'postgres', months, rowsPerMonth: perMonth, today, fillSeconds: Number(fillSeconds.toFixed(1)),
-    withHistory, withoutHistory, historyOverEmpty: ratios,
-    removeOneMonth: { rows: deleted, dropPartitionMs: Number(dropMonthMs.toFixed(1)), deleteRowsMs: Number(deleteMonthMs.toFixed(1)), ratio: Number((deleteMonthMs / dropMonthMs).toFixed(1)) },
-  }));
+  const ratios = Object.fromEntries(
+    Object.keys(withHistory).map((k) => [k, Number((withHistory[k] / withoutHistory[k]).toFixed(2))]),
+  );
+  console.log(
+    JSON.stringify({
+      bench: 'partitions',
+      store: 'postgres',
+      months,
+      rowsPerMonth: perMonth,
+      today,
+      fillSeconds: Number(fillSeconds.toFixed(1)),
+      withHistory,
+      withoutHistory,
+      historyOverEmpty: ratios,
+      removeOneMonth: {
+        rows: deleted,
+        dropPartitionMs: Number(dropMonthMs.toFixed(1)),
+        deleteRowsMs: Number(deleteMonthMs.toFixed(1)),
+        ratio: Number((deleteMonthMs / dropMonthMs).toFixed(1)),
+      },
+    }),
+  );
 } finally {
   await store.close();
   await scratch.drop();

@@ -35,12 +35,15 @@ const env = { YONA_PUSH_ALLOW_PRIVATE: '1' };
 const loadAtStart = loadavg().map((l) => +l.toFixed(2));
 
 type Message = { type: string; [k: string]: any };
-const child: ChildProcess = fork(fileURLToPath(new URL('./lib/push-receiver.mjs', import.meta.url)), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-const ask = (type: string) => new Promise<Message>((resolve) => {
-  const on = (m: Message) => m.type === type && (child.off('message', on), resolve(m));
-  child.on('message', on);
-  child.send({ type });
+const child: ChildProcess = fork(fileURLToPath(new URL('./lib/push-receiver.mjs', import.meta.url)), [], {
+  stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
 });
+const ask = (type: string) =>
+  new Promise<Message>((resolve) => {
+    const on = (m: Message) => m.type === type && (child.off('message', on), resolve(m));
+    child.on('message', on);
+    child.send({ type });
+  });
 const port = await new Promise<number>((resolve) => child.once('message', (m: Message) => resolve(m.port)));
 
 const smsc = await startSmscSim(receiptDelay);
@@ -49,7 +52,8 @@ const pusher = createPusher({ env });
 let pusherStarted = false;
 const bench = await startBenchService(store, [carriers], env);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+const quantile = (sorted: number[], q: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
 const until = async (done: () => Promise<boolean> | boolean, what: string, ms = 120_000) => {
   const deadline = Date.now() + ms;
   while (!(await done())) {
@@ -75,8 +79,16 @@ try {
   const send = async (n: number) => {
     const phones = Array.from({ length: n }, () => `05${20_000_009 + next++ * 10}`);
     const res = await fetch(`${bench.httpUrl}/api`, {
-      method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ sms: { user: { username: 'benchpush' }, source: 'Yona', destinations: { phone: phones }, message: 'Yona push benchmark' } }),
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        sms: {
+          user: { username: 'benchpush' },
+          source: 'Yona',
+          destinations: { phone: phones },
+          message: 'Yona push benchmark',
+        },
+      }),
     });
     const reply = (await res.json()) as { status: number; message: string };
     if (reply.status !== 0) throw new Error(`sms answered ${reply.status}: ${reply.message}`);
@@ -139,27 +151,43 @@ try {
   const steadyCpu = process.cpuUsage(steadyCpu0);
 
   const pushesPerS = Math.round(events / backlogWindow.seconds);
-  console.log(JSON.stringify({
-    bench: 'push', store, receipt_delay_ms: receiptDelay,
-    backlog: {
-      events, pushes_per_s: pushesPerS, seconds: +backlogWindow.seconds.toFixed(2),
-      from_pusher_start_per_s: Math.round(events / ((backlogWindow.last - started) / 1000)),
-      service_cpu_us_per_push: perMessage(cpu, events), repeats: backlog.requests - events,
-    },
-    burst: {
-      events, pushes_per_s: Math.round(events / burstWindow.seconds), receipts_per_s: stamps.rateSince(burstFrom),
-      receipt_received_to_push_ms: await latency(burst.arrivals), early_receipts: early(burstEarly),
-      service_cpu_us_per_message: perMessage(burstCpu, events), repeats: burst.requests - events,
-    },
-    steady: {
-      rate_per_s: rate, events: sent - steadyFrom,
-      receipt_received_to_push_ms: await latency(steady.arrivals), early_receipts: early(steadyEarly),
-      service_cpu_us_per_message: perMessage(steadyCpu, sent - steadyFrom), repeats: steady.requests - (sent - steadyFrom),
-    },
-    bad_requests: backlog.badContentType + burst.badContentType + steady.badContentType,
-    target_pushes_per_s: 5_000, meets_target: pushesPerS >= 5_000, peak_rss_mb: await peakRssMb(),
-    load_avg: { start: loadAtStart, end: loadavg().map((l) => +l.toFixed(2)) },
-  }));
+  console.log(
+    JSON.stringify({
+      bench: 'push',
+      store,
+      receipt_delay_ms: receiptDelay,
+      backlog: {
+        events,
+        pushes_per_s: pushesPerS,
+        seconds: +backlogWindow.seconds.toFixed(2),
+        from_pusher_start_per_s: Math.round(events / ((backlogWindow.last - started) / 1000)),
+        service_cpu_us_per_push: perMessage(cpu, events),
+        repeats: backlog.requests - events,
+      },
+      burst: {
+        events,
+        pushes_per_s: Math.round(events / burstWindow.seconds),
+        receipts_per_s: stamps.rateSince(burstFrom),
+        receipt_received_to_push_ms: await latency(burst.arrivals),
+        early_receipts: early(burstEarly),
+        service_cpu_us_per_message: perMessage(burstCpu, events),
+        repeats: burst.requests - events,
+      },
+      steady: {
+        rate_per_s: rate,
+        events: sent - steadyFrom,
+        receipt_received_to_push_ms: await latency(steady.arrivals),
+        early_receipts: early(steadyEarly),
+        service_cpu_us_per_message: perMessage(steadyCpu, sent - steadyFrom),
+        repeats: steady.requests - (sent - steadyFrom),
+      },
+      bad_requests: backlog.badContentType + burst.badContentType + steady.badContentType,
+      target_pushes_per_s: 5_000,
+      meets_target: pushesPerS >= 5_000,
+      peak_rss_mb: await peakRssMb(),
+      load_avg: { start: loadAtStart, end: loadavg().map((l) => +l.toFixed(2)) },
+    }),
+  );
 } finally {
   if (pusherStarted) await pusher.stop();
   await bench.close();

@@ -6,7 +6,7 @@
 // the message (espeak-ng and sox, uncached).
 import { request } from 'undici';
 import { CallSimulator, SmscSimulator } from '../src/carriers/simulator/index.ts';
-import { SipCarrier, type SipTrunkConfig } from '../src/carriers/sip/connector.ts';
+import type { SipCarrier, SipTrunkConfig } from '../src/carriers/sip/connector.ts';
 import { EspeakEngine } from '../src/carriers/sip/speech.ts';
 import { carriersComponent } from '../src/delivery/carriers.ts';
 import { startBenchService } from './lib/service.ts';
@@ -20,7 +20,8 @@ const calls = Number(arg('calls', '200'));
 const concurrent = Number(arg('concurrent', '100'));
 const TEXT = 'שלום, זוהי הודעה קולית ממערכת יונה. התור שלך נקבע ליום ראשון בשעה עשר בבוקר, נא להגיע עשר דקות לפני.';
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 
 const renderStarted = performance.now();
 const audio = await new EspeakEngine().render({ text: TEXT, voice: 'ymMale', rate: 0, law: 'pcma' });
@@ -31,8 +32,15 @@ const smscPort = await smsc.start(0);
 const callSim = new CallSimulator();
 const sipPort = await callSim.start(0);
 const trunk: SipTrunkConfig = {
-  protocol: 'sip', name: 'voice', host: '127.0.0.1', port: sipPort, callerId: '035550000', localIp: '127.0.0.1',
-  maxCalls: concurrent, callsPerSecond: 0, ringTimeoutMs: 30_000,
+  protocol: 'sip',
+  name: 'voice',
+  host: '127.0.0.1',
+  port: sipPort,
+  callerId: '035550000',
+  localIp: '127.0.0.1',
+  maxCalls: concurrent,
+  callsPerSecond: 0,
+  ringTimeoutMs: 30_000,
 };
 const component = carriersComponent({ env: {}, setup: { carriers: [simCarrier(smscPort), trunk], routes: [] } });
 const bench = await startBenchService('sqlite', [component], { YONA_CALL_CREDITS_PER_MINUTE: '1' });
@@ -44,8 +52,17 @@ try {
   const cpuBefore = process.cpuUsage();
   const started = performance.now();
   const res = await request(`${bench.httpUrl}/api`, {
-    method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ sms: { user: { username: 'bench' }, source: 'Yona', message: TEXT, destinations: { phone: phones }, tts: { type: 4, repeat: 1 } } }),
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      sms: {
+        user: { username: 'bench' },
+        source: 'Yona',
+        message: TEXT,
+        destinations: { phone: phones },
+        tts: { type: 4, repeat: 1 },
+      },
+    }),
   });
   const reply = (await res.body.json()) as { status: number; message: string };
   if (reply.status !== 0) throw new Error(`the voice send was refused: ${reply.status} ${reply.message}`);
@@ -63,22 +80,28 @@ try {
   const callSeconds = answered.reduce((n, o) => n + (o.media?.durationMs ?? 0) / 1000, 0);
   const cpuS = (cpu.user + cpu.system) / 1e6;
   const p99 = percentile(lateness, 99);
-  console.log(JSON.stringify({
-    bench: 'voice',
-    date: new Date().toISOString().slice(0, 10),
-    calls,
-    answered: answered.length,
-    concurrent_limit: concurrent,
-    concurrent_reached: most,
-    audio_seconds_per_call: Math.round((audio.length / 8000) * 10) / 10,
-    calls_per_second: Math.round((calls / elapsedS) * 100) / 100,
-    rtp_packets: lateness.length,
-    rtp_lateness_ms: { p50: Math.round(percentile(lateness, 50) * 100) / 100, p99: Math.round(p99 * 100) / 100, max: Math.round(lateness.at(-1)! * 100) / 100 },
-    cpu_percent_per_concurrent_call: Math.round(((cpuS / (callSeconds / elapsedS)) / elapsedS) * 100 * 1000) / 1000,
-    render_ms: Math.round(renderMs),
-    target_rtp_p99_ms: 5,
-    met: p99 < 5,
-  }));
+  console.log(
+    JSON.stringify({
+      bench: 'voice',
+      date: new Date().toISOString().slice(0, 10),
+      calls,
+      answered: answered.length,
+      concurrent_limit: concurrent,
+      concurrent_reached: most,
+      audio_seconds_per_call: Math.round((audio.length / 8000) * 10) / 10,
+      calls_per_second: Math.round((calls / elapsedS) * 100) / 100,
+      rtp_packets: lateness.length,
+      rtp_lateness_ms: {
+        p50: Math.round(percentile(lateness, 50) * 100) / 100,
+        p99: Math.round(p99 * 100) / 100,
+        max: Math.round(lateness.at(-1)! * 100) / 100,
+      },
+      cpu_percent_per_concurrent_call: Math.round((cpuS / (callSeconds / elapsedS) / elapsedS) * 100 * 1000) / 1000,
+      render_ms: Math.round(renderMs),
+      target_rtp_p99_ms: 5,
+      met: p99 < 5,
+    }),
+  );
 } finally {
   await bench.close();
   await callSim.stop();

@@ -7,7 +7,9 @@ register();
 const [name, ...rest] = process.argv.slice(2);
 const file = new URL(`../bench/${name}.ts`, import.meta.url);
 if (!name || !/^[\w-]+$/.test(name) || !existsSync(file)) {
-  const names = readdirSync(new URL('../bench/', import.meta.url)).filter((f) => f.endsWith('.ts')).map((f) => f.slice(0, -3));
+  const names = readdirSync(new URL('../bench/', import.meta.url))
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => f.slice(0, -3));
   process.stderr.write(`usage: npm run bench -- <${names.join('|')}>\n`);
   process.exit(2);
 }

@@ -12,7 +12,9 @@ function find(dir) {
 }
 
 const filter = process.argv.slice(2);
-const files = find('test').filter((f) => filter.length === 0 || filter.some((s) => f.includes(s))).sort();
+const files = find('test')
+  .filter((f) => filter.length === 0 || filter.some((s) => f.includes(s)))
+  .sort();
 const result = spawnSync(
   process.execPath,
   ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files],

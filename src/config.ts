@@ -87,7 +87,10 @@ export { ConfigError };
 export type Env = Record<string, string | undefined>;
 
 // The value of a variable: undefined when unset or empty.
-const given = z.string().optional().transform((v) => (v === undefined || v === '' ? undefined : v));
+const given = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v === '' ? undefined : v));
 
 /** An integer of at least `min` (and at most `max`). */
 function integer(fallback: number, min = 0, max?: number) {
@@ -95,7 +98,8 @@ function integer(fallback: number, min = 0, max?: number) {
     if (raw === undefined) return fallback;
     const n = Number(raw);
     if (Number.isInteger(n) && n >= min && (max === undefined || n <= max)) return n;
-    const range = max !== undefined ? `${min} to ${max}` : min === 0 ? 'a non-negative integer' : `an integer >= ${min}`;
+    const range =
+      max !== undefined ? `${min} to ${max}` : min === 0 ? 'a non-negative integer' : `an integer >= ${min}`;
     ctx.addIssue({ code: 'custom', message: `must be ${range}, got "${raw}"` });
     return z.NEVER;
   });
@@ -148,12 +152,28 @@ function setting<T>(schema: z.ZodType<T, string | undefined>, fallback: string, 
 /** Every setting of Yona, by its environment variable. */
 export const SETTINGS = {
   // Store
-  YONA_DATA_DIR: setting(text('./data').transform((dir) => resolve(dir)), './data', 'embedded store, self-signed certificate, secret key'),
+  YONA_DATA_DIR: setting(
+    text('./data').transform((dir) => resolve(dir)),
+    './data',
+    'embedded store, self-signed certificate, secret key',
+  ),
   DATABASE_URL: setting(optionalText, 'unset', 'postgres://...: PostgreSQL instead of the embedded store'),
   YONA_PG_POOL: setting(integer(10, 1), '10', 'connections in the PostgreSQL pool of one process'),
-  YONA_SQLITE_GROUP_COMMIT: setting(given.transform((raw) => raw !== '0'), 'on', '0 commits each SQLite transaction alone'),
-  YONA_RETENTION_DAYS: setting(integer(0, 0, 36_500), '0', 'days finished campaigns, their messages and inbound messages are kept (0: for ever)'),
-  YONA_PG_GROUP_LANES: setting(integer(2, 0, 64), '2', 'connections that commit concurrent API sends together on PostgreSQL (0: each alone)'),
+  YONA_SQLITE_GROUP_COMMIT: setting(
+    given.transform((raw) => raw !== '0'),
+    'on',
+    '0 commits each SQLite transaction alone',
+  ),
+  YONA_RETENTION_DAYS: setting(
+    integer(0, 0, 36_500),
+    '0',
+    'days finished campaigns, their messages and inbound messages are kept (0: for ever)',
+  ),
+  YONA_PG_GROUP_LANES: setting(
+    integer(2, 0, 64),
+    '2',
+    'connections that commit concurrent API sends together on PostgreSQL (0: each alone)',
+  ),
   // Listeners
   YONA_HTTPS_PORT: setting(integer(8443), '8443', 'port of the public TLS listener'),
   YONA_HTTPS_HOST: setting(text('0.0.0.0'), '0.0.0.0', 'address of the public TLS listener'),
@@ -163,7 +183,10 @@ export const SETTINGS = {
   YONA_TLS_KEY: setting(optionalText, 'unset', 'PEM key of the public listener (with YONA_TLS_CERT)'),
   YONA_TRUST_PROXY: setting(
     given.transform((raw, ctx) => {
-      const cidrs = (raw ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+      const cidrs = (raw ?? '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
       const bad = cidrs.find((cidr) => !parseCidr(cidr));
       if (bad !== undefined) {
         ctx.addIssue({ code: 'custom', message: `has an invalid CIDR: "${bad}"` });
@@ -171,10 +194,15 @@ export const SETTINGS = {
       }
       return cidrs;
     }),
-    'unset', 'comma-separated CIDRs whose X-Forwarded-For is believed',
+    'unset',
+    'comma-separated CIDRs whose X-Forwarded-For is believed',
   ),
   YONA_BODY_LIMIT: setting(integer(16 * 1024 * 1024), '16777216', 'request body limit in bytes'),
-  YONA_PUBLIC_URL: setting(optionalText, 'https://localhost:$YONA_HTTPS_PORT', 'base of short, unsubscribe and verification links'),
+  YONA_PUBLIC_URL: setting(
+    optionalText,
+    'https://localhost:$YONA_HTTPS_PORT',
+    'base of short, unsubscribe and verification links',
+  ),
   // Accounts and tokens
   YONA_TOKEN_TTL: setting(duration('365d'), '365d', 'lifetime of new API tokens'),
   YONA_TIME_ZONE: setting(
@@ -184,21 +212,30 @@ export const SETTINGS = {
       ctx.addIssue({ code: 'custom', message: `is not a time zone: "${zone}"` });
       return z.NEVER;
     }),
-    DEFAULT_TIME_ZONE, 'default time zone of new accounts',
+    DEFAULT_TIME_ZONE,
+    'default time zone of new accounts',
   ),
   YONA_SECRET_KEY: setting(
     given.transform((raw, ctx) => {
       if (raw === undefined) return undefined;
       const key = Buffer.from(raw, 'base64');
       if (key.length === 32) return key;
-      ctx.addIssue({ code: 'custom', message: `must be 32 bytes in base64 (openssl rand -base64 32), got ${key.length} bytes` });
+      ctx.addIssue({
+        code: 'custom',
+        message: `must be 32 bytes in base64 (openssl rand -base64 32), got ${key.length} bytes`,
+      });
       return z.NEVER;
     }),
-    'unset', 'sealing key of one-time codes (32 bytes, base64); unset, secret.key in the data dir',
+    'unset',
+    'sealing key of one-time codes (32 bytes, base64); unset, secret.key in the data dir',
   ),
   // Logs
   YONA_LOG_LEVEL: setting(text('info'), 'info', 'pino log level'),
-  YONA_LOG_REQUESTS: setting(given.transform((raw) => raw === '1'), 'off', '1 logs every request'),
+  YONA_LOG_REQUESTS: setting(
+    given.transform((raw) => raw === '1'),
+    'off',
+    '1 logs every request',
+  ),
   // One-time codes
   YONA_OTP_DIGITS: setting(integer(6, 4, 10), '6', 'digits in a one-time code (4-10)'),
   YONA_OTP_PHONE_HOURLY: setting(integer(5), '5', 'codes one account may send one phone in an hour (0: off)'),
@@ -207,25 +244,51 @@ export const SETTINGS = {
   YONA_OTP_PHONE_FAILURES_HOURLY: setting(integer(10), '10', 'wrong codes for one phone in an hour (0: off)'),
   // Sending
   YONA_INTL_PRICE_AGOROT: setting(integer(25), '25', 'price of one SMS part to a non-Israeli number, in agorot'),
-  YONA_VERIFY_CALL_NUMBER: setting(text('03-0000000'), '03-0000000', 'number a landline owner calls to have it verified as a sender'),
+  YONA_VERIFY_CALL_NUMBER: setting(
+    text('03-0000000'),
+    '03-0000000',
+    'number a landline owner calls to have it verified as a sender',
+  ),
   YONA_VERIFY_SOURCE: setting(text('Yona'), 'Yona', 'sender of the verification SMS'),
   YONA_CALL_CREDITS_PER_MINUTE: setting(integer(2), '2', 'credits a voice call costs per started minute'),
   // Delivery
   YONA_CARRIERS_FILE: setting(optionalText, 'unset', 'JSON file of carriers and routes'),
   YONA_DISPATCH_BATCH: setting(integer(1000, 1), '1000', 'messages claimed per dispatcher batch'),
   YONA_DISPATCH_LANES: setting(integer(2, 1), '2', 'dispatcher batches in flight at once'),
-  YONA_DISPATCH_LEASE_MS: setting(integer(30_000, 100), '30000', "how long a dispatcher claim holds its messages unless renewed (every third of it): a dead node's claims are taken again after it"),
+  YONA_DISPATCH_LEASE_MS: setting(
+    integer(30_000, 100),
+    '30000',
+    "how long a dispatcher claim holds its messages unless renewed (every third of it): a dead node's claims are taken again after it",
+  ),
   YONA_DISPATCH_POLL_MS: setting(integer(200, 1), '200', 'idle poll interval of the dispatcher'),
-  YONA_DISPATCH_MAX_ATTEMPTS: setting(integer(20, 1), '20', 'submit attempts before a transiently failing message is given up'),
-  YONA_RECEIPT_WINDOW_MS: setting(integer(48 * 3600_000, 1), '172800000', 'a submitted message with no final receipt this long gets status 2'),
+  YONA_DISPATCH_MAX_ATTEMPTS: setting(
+    integer(20, 1),
+    '20',
+    'submit attempts before a transiently failing message is given up',
+  ),
+  YONA_RECEIPT_WINDOW_MS: setting(
+    integer(48 * 3600_000, 1),
+    '172800000',
+    'a submitted message with no final receipt this long gets status 2',
+  ),
   YONA_CALL_WINDOW_MS: setting(integer(15 * 60_000, 1), '900000', 'a call with no outcome this long gets status 2'),
   YONA_REMOVAL_KEYWORDS: setting(
-    text('הסר,STOP,remove').transform((raw) => raw.split(',').map((k) => k.trim().toLowerCase()).filter(Boolean)),
-    'הסר,STOP,remove', 'reply keywords that block the sender (after add_unsubscribe 2)',
+    text('הסר,STOP,remove').transform((raw) =>
+      raw
+        .split(',')
+        .map((k) => k.trim().toLowerCase())
+        .filter(Boolean),
+    ),
+    'הסר,STOP,remove',
+    'reply keywords that block the sender (after add_unsubscribe 2)',
   ),
   YONA_SIM_RECEIPT_DELAY_MS: setting(integer(200), '200', 'receipt delay of the bundled simulator'),
   // Push
-  YONA_PUSH_ALLOW_PRIVATE: setting(given.transform((raw) => raw === '1' || raw === 'true'), 'off', '1 accepts loopback and private push URLs'),
+  YONA_PUSH_ALLOW_PRIVATE: setting(
+    given.transform((raw) => raw === '1' || raw === 'true'),
+    'off',
+    '1 accepts loopback and private push URLs',
+  ),
   YONA_PUSH_RETRY_BASE_MS: setting(integer(1000, 1), '1000', 'first push retry delay, doubled per failure'),
   YONA_PUSH_RETRY_MAX_MS: setting(integer(10 * 60_000, 1), '600000', 'longest push retry delay'),
   YONA_PUSH_MAX_FAILURES: setting(integer(10, 1), '10', 'consecutive failed rounds that disable a push registration'),
@@ -235,9 +298,21 @@ export const SETTINGS = {
   YONA_PUSH_POLL_MS: setting(integer(250, 1), '250', 'push poll interval when no signal arrives'),
   YONA_PUSH_RETENTION: setting(duration('3d'), '3d', 'how long delivered push events and the delivery log are kept'),
   // Nodes
-  YONA_NODE_NAME: setting(given.transform((raw) => (raw ?? '').trim() || hostname()), 'the host name', "this node's name among the nodes of one database"),
-  YONA_ROLES: setting(parsed((raw) => parseRoles(raw, 'YONA_ROLES')), 'all', 'what this node runs'),
-  YONA_NODE_LEASE_MS: setting(integer(10_000, 1000), '10000', "heartbeat lease: a dead node's work moves after this long"),
+  YONA_NODE_NAME: setting(
+    given.transform((raw) => (raw ?? '').trim() || hostname()),
+    'the host name',
+    "this node's name among the nodes of one database",
+  ),
+  YONA_ROLES: setting(
+    parsed((raw) => parseRoles(raw, 'YONA_ROLES')),
+    'all',
+    'what this node runs',
+  ),
+  YONA_NODE_LEASE_MS: setting(
+    integer(10_000, 1000),
+    '10000',
+    "heartbeat lease: a dead node's work moves after this long",
+  ),
 } satisfies Record<string, Setting<unknown>>;
 
 export type SettingName = keyof typeof SETTINGS;
@@ -245,7 +320,9 @@ type Values = { [K in SettingName]: z.output<(typeof SETTINGS)[K]['schema']> };
 
 /** The zod schema of the whole environment (every variable optional). */
 export const settingsSchema = z.object(
-  Object.fromEntries(Object.entries(SETTINGS).map(([name, s]) => [name, s.schema])) as { [K in SettingName]: (typeof SETTINGS)[K]['schema'] },
+  Object.fromEntries(Object.entries(SETTINGS).map(([name, s]) => [name, s.schema])) as {
+    [K in SettingName]: (typeof SETTINGS)[K]['schema'];
+  },
 );
 
 function problem(issue: z.core.$ZodIssue): ConfigError {

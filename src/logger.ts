@@ -19,7 +19,13 @@ const REDACT = [
 
 /** Readable log lines (time, level, message, then the fields) written to `out`. */
 export function readableLines(out: NodeJS.WritableStream, colour = false): pino.DestinationStream {
-  return pretty({ destination: out, colorize: colour, translateTime: 'SYS:yyyy-mm-dd HH:MM:ss.l', ignore: 'pid,hostname,service', sync: true });
+  return pretty({
+    destination: out,
+    colorize: colour,
+    translateTime: 'SYS:yyyy-mm-dd HH:MM:ss.l',
+    ignore: 'pid,hostname,service',
+    sync: true,
+  });
 }
 
 /** The process logger: to `destination`, else readable lines on a terminal and JSON lines otherwise. */

@@ -49,10 +49,20 @@ export interface Service {
 }
 
 /** Starts the service; resolves once migrations ran and both listeners accept connections. */
-export async function startService(config: Config, components: Component[] = [], options: ServiceOptions = {}): Promise<Service> {
+export async function startService(
+  config: Config,
+  components: Component[] = [],
+  options: ServiceOptions = {},
+): Promise<Service> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const clock = options.clock ?? Date.now;
-  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, pgPool: config.pgPool, groupCommit: config.sqliteGroupCommit, pgGroupLanes: config.pgGroupLanes });
+  const store = await openStore({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    pgPool: config.pgPool,
+    groupCommit: config.sqliteGroupCommit,
+    pgGroupLanes: config.pgGroupLanes,
+  });
   const metrics = createMetrics();
   const signals = new LocalSignals();
   const ctx: AppContext = {
@@ -75,11 +85,19 @@ export async function startService(config: Config, components: Component[] = [],
   const health = () => components.flatMap((c) => c.health?.() ?? []);
   const http = await startHttp({ ctx, metrics, logger, tls, routes, node, health, api: node.has('api') });
   const service: Service = {
-    config, store, logger, metrics, signals, clock, http, node,
+    config,
+    store,
+    logger,
+    metrics,
+    signals,
+    clock,
+    http,
+    node,
     async close() {
       // Listeners first: no new work arrives while the workers finish theirs.
       await http.close();
-      for (const c of [...components].reverse()) await c.stop().catch((err) => logger.error({ err }, `stopping ${c.name} failed`));
+      for (const c of [...components].reverse())
+        await c.stop().catch((err) => logger.error({ err }, `stopping ${c.name} failed`));
       await node.stop();
       await store.close();
     },
@@ -87,8 +105,12 @@ export async function startService(config: Config, components: Component[] = [],
   for (const c of components) await c.start(service);
   logger.info(
     {
-      https: http.httpsPort, http: `${config.httpHost}:${http.httpPort}`, store: store.dialect, selfSignedTls: tls.selfSigned,
-      node: node.name, roles: node.roles.join(','),
+      https: http.httpsPort,
+      http: `${config.httpHost}:${http.httpPort}`,
+      store: store.dialect,
+      selfSignedTls: tls.selfSigned,
+      node: node.name,
+      roles: node.roles.join(','),
     },
     'yona is serving',
   );

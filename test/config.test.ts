@@ -15,7 +15,10 @@ const root = join(import.meta.dirname, '..');
 function readmeTable(): Map<string, string> {
   const readme = readFileSync(join(root, 'README.md'), 'utf8');
   const start = readme.indexOf('| variable', readme.indexOf('## Configuration (environment)'));
-  const rows = readme.slice(start, readme.indexOf('\n\n', start)).split('\n').filter((l) => l.startsWith('| `'));
+  const rows = readme
+    .slice(start, readme.indexOf('\n\n', start))
+    .split('\n')
+    .filter((l) => l.startsWith('| `'));
   const table = new Map<string, string>();
   for (const row of rows) {
     const [names, defaults] = row.split(' | ').map((c) => c.replace(/^\| /, ''));
@@ -31,8 +34,10 @@ describe('configuration', () => {
     const table = readmeTable();
     const declared = Object.keys(SETTINGS);
     assert.ok(table.size >= 40, `the README table has ${table.size} rows`);
-    for (const name of declared) assert.ok(table.has(name), `${name} is declared in src/config.ts but has no row in the README table`);
-    for (const name of table.keys()) assert.ok(declared.includes(name), `${name} is in the README table but not declared in src/config.ts`);
+    for (const name of declared)
+      assert.ok(table.has(name), `${name} is declared in src/config.ts but has no row in the README table`);
+    for (const name of table.keys())
+      assert.ok(declared.includes(name), `${name} is in the README table but not declared in src/config.ts`);
     for (const [name, setting] of Object.entries(SETTINGS)) {
       assert.equal(table.get(name), setting.default, `default of ${name}`);
       assert.ok(setting.meaning.length > 0, `meaning of ${name}`);
@@ -42,10 +47,23 @@ describe('configuration', () => {
   it('an empty environment gives the documented defaults', () => {
     const c = loadConfig({});
     assert.deepEqual(
-      [c.httpsPort, c.httpPort, c.httpHost, c.bodyLimit, c.otp.digits, c.node.leaseMs, c.node.roles, c.pgPool, c.sqliteGroupCommit],
+      [
+        c.httpsPort,
+        c.httpPort,
+        c.httpHost,
+        c.bodyLimit,
+        c.otp.digits,
+        c.node.leaseMs,
+        c.node.roles,
+        c.pgPool,
+        c.sqliteGroupCommit,
+      ],
       [8443, 8080, '127.0.0.1', 16 * 1024 * 1024, 6, 10_000, [...ROLES], 10, true],
     );
-    assert.deepEqual([c.sending.intlPriceAgorot, c.push.pollMs, c.delivery.batchSize, c.delivery.removalKeywords], [25, 250, 1000, ['הסר', 'stop', 'remove']]);
+    assert.deepEqual(
+      [c.sending.intlPriceAgorot, c.push.pollMs, c.delivery.batchSize, c.delivery.removalKeywords],
+      [25, 250, 1000, ['הסר', 'stop', 'remove']],
+    );
     assert.equal(c.publicUrl, 'https://localhost:8443');
     assert.equal(readSetting('YONA_DISPATCH_LANES', { YONA_DISPATCH_LANES: '3' }), 3);
   });
@@ -63,7 +81,11 @@ describe('configuration', () => {
       [{ YONA_TLS_CERT: 'cert.pem' }, /^YONA_TLS_CERT and YONA_TLS_KEY must be set together$/],
     ];
     for (const [env, message] of cases) {
-      assert.throws(() => loadConfig(env), (err: Error) => err instanceof ConfigError && message.test(err.message), JSON.stringify(env));
+      assert.throws(
+        () => loadConfig(env),
+        (err: Error) => err instanceof ConfigError && message.test(err.message),
+        JSON.stringify(env),
+      );
     }
   });
 
@@ -75,7 +97,9 @@ describe('configuration', () => {
         ['YONA_ROLES', 'api,nope', `yona: YONA_ROLES: unknown role "nope" (roles: ${ROLES.join(', ')})\n`],
       ]) {
         const r = spawnSync(process.execPath, [join(root, 'bin/yona.js'), 'serve'], {
-          env: { ...process.env, YONA_DATA_DIR: dataDir, DATABASE_URL: '', [name]: value }, encoding: 'utf8', timeout: 20_000,
+          env: { ...process.env, YONA_DATA_DIR: dataDir, DATABASE_URL: '', [name]: value },
+          encoding: 'utf8',
+          timeout: 20_000,
         });
         assert.notEqual(r.status, 0);
         assert.equal(r.stderr, message);

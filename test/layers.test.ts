@@ -6,8 +6,17 @@ import { join } from 'node:path';
 import { it } from 'node:test';
 
 const root = join(import.meta.dirname, '..');
-const depcruise = (target: string) => spawnSync(process.execPath, [join(root, 'node_modules/dependency-cruiser/bin/dependency-cruise.mjs'), target, '--config', '.dependency-cruiser.cjs'],
-  { cwd: root, encoding: 'utf8' });
+const depcruise = (target: string) =>
+  spawnSync(
+    process.execPath,
+    [
+      join(root, 'node_modules/dependency-cruiser/bin/dependency-cruise.mjs'),
+      target,
+      '--config',
+      '.dependency-cruiser.cjs',
+    ],
+    { cwd: root, encoding: 'utf8' },
+  );
 
 it('finds no upward import in src/', () => {
   const r = depcruise('src');
@@ -18,5 +27,8 @@ it('finds no upward import in src/', () => {
 it('refuses a domain module that imports the store', () => {
   const r = depcruise('test/fixtures/layers/src');
   assert.notEqual(r.status, 0);
-  assert.match(r.stdout, /error domain-is-pure: test\/fixtures\/layers\/src\/domain\/upward\.ts → test\/fixtures\/layers\/src\/store\/thing\.ts/);
+  assert.match(
+    r.stdout,
+    /error domain-is-pure: test\/fixtures\/layers\/src\/domain\/upward\.ts → test\/fixtures\/layers\/src\/store\/thing\.ts/,
+  );
 });

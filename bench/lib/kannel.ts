@@ -29,7 +29,8 @@ export function anchorDir(env: NodeJS.ProcessEnv = process.env): string {
 /** The anchor's folder with Kannel installed beside it, or a clear error saying what is missing. */
 export function kannelAnchorDir(env: NodeJS.ProcessEnv = process.env): string {
   const dir = anchorDir(env);
-  if (!existsSync(`${dir}/kannel/kannel.conf.tmpl`)) throw new Error(`--beside-kannel: no Kannel anchor at ${dir} (set KANNEL_BENCH_DIR)`);
+  if (!existsSync(`${dir}/kannel/kannel.conf.tmpl`))
+    throw new Error(`--beside-kannel: no Kannel anchor at ${dir} (set KANNEL_BENCH_DIR)`);
   if (!existsSync(BEARERBOX)) throw new Error('--beside-kannel: Kannel is not installed (apt-get install -y kannel)');
   return dir;
 }
@@ -43,17 +44,27 @@ export interface RunningKannel {
 /** The anchor's template with its settings for accepts only: memory-only queue, one transceiver bind, no throughput cap. */
 function renderConfig(dir: string, workDir: string, smppPort: number): string {
   const values: Record<string, string> = {
-    KDIR: workDir, LOG_LEVEL: '1', STORE_LINES: '# no store-type: queue is memory-only', SMPP_PORT: String(smppPort),
-    MAX_PENDING: '10', THROUGHPUT_LINE: '# throughput: unlimited', BIND_LINES: 'transceiver-mode = true',
+    KDIR: workDir,
+    LOG_LEVEL: '1',
+    STORE_LINES: '# no store-type: queue is memory-only',
+    SMPP_PORT: String(smppPort),
+    MAX_PENDING: '10',
+    THROUGHPUT_LINE: '# throughput: unlimited',
+    BIND_LINES: 'transceiver-mode = true',
   };
-  return readFileSync(`${dir}/kannel/kannel.conf.tmpl`, 'utf8').replace(/\$\{(\w+)\}/g, (whole, name: string) => values[name] ?? whole);
+  return readFileSync(`${dir}/kannel/kannel.conf.tmpl`, 'utf8').replace(
+    /\$\{(\w+)\}/g,
+    (whole, name: string) => values[name] ?? whole,
+  );
 }
 
 /** The anchor's SMSC sink (smsc-sink.js, with `args`) on a random loopback port, in a second process. */
 export async function startAnchorSink(dir: string, args: string[]): Promise<{ child: ChildProcess; port: number }> {
   const port = 21000 + Math.floor(Math.random() * 20000);
-  const child = spawn(process.execPath, [`${dir}/smsc-sink.js`, '--port', String(port), '--quiet', '1', ...args],
-    { env: { ...process.env, NODE_PATH: process.env.NODE_PATH ?? `${REPO}node_modules` }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(process.execPath, [`${dir}/smsc-sink.js`, '--port', String(port), '--quiet', '1', ...args], {
+    env: { ...process.env, NODE_PATH: process.env.NODE_PATH ?? `${REPO}node_modules` },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   await sleep(1000); // it prints nothing when it listens
   if (child.exitCode !== null) throw new Error('the Kannel SMSC sink did not start');
   return { child, port };
@@ -96,7 +107,8 @@ export async function startKannel(dir: string): Promise<RunningKannel> {
     const sendUrl = `${SENDSMS}?${new URLSearchParams({ username: 'bench', password: 'bench', from: '12345', to: '447910000001', text: 'benchmark message' })}`;
     const deadline = Date.now() + 30_000;
     for (;;) {
-      if (started.some((c) => c.exitCode !== null)) throw new Error('Kannel exited while starting (is another Kannel holding ports 13000-13013?)');
+      if (started.some((c) => c.exitCode !== null))
+        throw new Error('Kannel exited while starting (is another Kannel holding ports 13000-13013?)');
       if ((await statusText()).includes('online')) {
         const probe = await request(sendUrl).catch(() => undefined);
         const body = probe ? await probe.body.text() : '';

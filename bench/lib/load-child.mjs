@@ -21,7 +21,9 @@ process.once('message', async (o) => {
       non_2xx: result.non2xx,
       errors: result.errors + result.timeouts,
       // This process's CPU per request (autocannon), to tell a busy load generator from a slow service.
-      client_cpu_us_per_request: Math.round((process.cpuUsage().user + process.cpuUsage().system) / Math.max(result.requests.total, 1)),
+      client_cpu_us_per_request: Math.round(
+        (process.cpuUsage().user + process.cpuUsage().system) / Math.max(result.requests.total, 1),
+      ),
     },
     () => process.exit(0),
   );

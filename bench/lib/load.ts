@@ -25,7 +25,9 @@ export interface LoadResult {
 
 /** Runs autocannon in a child process for a bounded time and returns its figures. */
 export function runLoad(options: LoadOptions): Promise<LoadResult> {
-  const child = fork(fileURLToPath(new URL('./load-child.mjs', import.meta.url)), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(fileURLToPath(new URL('./load-child.mjs', import.meta.url)), [], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   return new Promise((resolve, reject) => {
     child.once('message', (m) => resolve(m as LoadResult));
     child.once('error', reject);

@@ -45,8 +45,14 @@ export async function startNode(name: string, roles: string, env: Record<string,
   const dir = mkdtempSync(join(tmpdir(), `yona-bench-${name}-`));
   const child = spawn(process.execPath, [bin, 'serve', '--roles', roles], {
     env: {
-      ...process.env, YONA_DATA_DIR: dir, YONA_HTTPS_PORT: '0', YONA_HTTP_PORT: '0', YONA_HTTPS_HOST: '127.0.0.1', YONA_LOG_LEVEL: 'info',
-      YONA_NODE_NAME: name, ...env,
+      ...process.env,
+      YONA_DATA_DIR: dir,
+      YONA_HTTPS_PORT: '0',
+      YONA_HTTP_PORT: '0',
+      YONA_HTTPS_HOST: '127.0.0.1',
+      YONA_LOG_LEVEL: 'info',
+      YONA_NODE_NAME: name,
+      ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -59,7 +65,13 @@ export async function startNode(name: string, roles: string, env: Record<string,
     const line = logs.split('\n').find((l) => l.includes('yona is serving'));
     if (line) {
       const started = JSON.parse(line) as { https: number; http: string };
-      return { name, child, httpsPort: started.https, httpPort: Number(started.http.split(':').at(-1)), cpuSeconds: () => cpuSecondsOf(child.pid!) };
+      return {
+        name,
+        child,
+        httpsPort: started.https,
+        httpPort: Number(started.http.split(':').at(-1)),
+        cpuSeconds: () => cpuSecondsOf(child.pid!),
+      };
     }
     if (Date.now() > deadline || child.exitCode !== null) {
       child.kill('SIGKILL');
@@ -71,11 +83,16 @@ export async function startNode(name: string, roles: string, env: Record<string,
 
 /** Stops nodes with SIGTERM and waits for them to exit. */
 export async function stopNodes(nodes: BenchNode[]): Promise<void> {
-  await Promise.all(nodes.map((n) => new Promise<void>((resolve) => {
-    if (n.child.exitCode !== null) return resolve();
-    n.child.once('exit', () => resolve());
-    n.child.kill('SIGTERM');
-  })));
+  await Promise.all(
+    nodes.map(
+      (n) =>
+        new Promise<void>((resolve) => {
+          if (n.child.exitCode !== null) return resolve();
+          n.child.once('exit', () => resolve());
+          n.child.kill('SIGTERM');
+        }),
+    ),
+  );
 }
 
 function cpuSecondsOf(pid: number): number {
@@ -110,7 +127,11 @@ export function argValue(name: string, fallback: string): string {
 }
 
 /** Opens a scratch database (migrated) with the account `bench`: `credits`, a token, the verified sender Yona. */
-export async function openWithBenchAccount(url: string, env: Record<string, string>, credits: number): Promise<{ store: Store; token: string }> {
+export async function openWithBenchAccount(
+  url: string,
+  env: Record<string, string>,
+  credits: number,
+): Promise<{ store: Store; token: string }> {
   const config = loadConfig({ ...process.env, ...env, YONA_DATA_DIR: tmpdir() });
   const store = await openStore({ databaseUrl: url, dataDir: tmpdir() });
   const lines: string[] = [];

@@ -12,7 +12,8 @@ const server = createServer((req, res) => {
   req.on('end', () => {
     requests++;
     const id = req.headers['x-yona-event-id'];
-    if (req.headers['content-type'] !== 'application/x-www-form-urlencoded' || !req.headers['content-length']) badContentType++;
+    if (req.headers['content-type'] !== 'application/x-www-form-urlencoded' || !req.headers['content-length'])
+      badContentType++;
     if (!firstArrival.has(id)) firstArrival.set(id, Date.now());
     res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '2' }).end('OK');
   });

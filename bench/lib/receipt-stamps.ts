@@ -32,17 +32,26 @@ export function stampReceipts(receipts: ReceiptWorker): ReceiptStamps {
     at,
     async latencies(db, arrivals) {
       // event -> message (a dlr event's order key is its message id) -> carrier message id -> receipt time
-      const events = await inChunks(arrivals.map(([id]) => Number(id)), (part) =>
-        db.selectFrom('push_events').select(['id', 'order_key']).where('id', 'in', part).execute());
+      const events = await inChunks(
+        arrivals.map(([id]) => Number(id)),
+        (part) => db.selectFrom('push_events').select(['id', 'order_key']).where('id', 'in', part).execute(),
+      );
       const messageOf = new Map(events.map((e) => [String(e.id), Number(e.order_key)]));
       const parts = await inChunks([...messageOf.values()], (part) =>
-        db.selectFrom('carrier_message_ids').select(['message_id', 'carrier_message_id']).where('message_id', 'in', part).execute());
+        db
+          .selectFrom('carrier_message_ids')
+          .select(['message_id', 'carrier_message_id'])
+          .where('message_id', 'in', part)
+          .execute(),
+      );
       const cmidOf = new Map(parts.map((p) => [Number(p.message_id), String(p.carrier_message_id)]));
-      return arrivals.map(([id, arrived]) => {
-        const received = at.get(cmidOf.get(messageOf.get(id) ?? -1) ?? '');
-        if (received === undefined) throw new Error(`push event ${id}: no receipt noted for its message`);
-        return arrived - received;
-      }).sort((a, b) => a - b);
+      return arrivals
+        .map(([id, arrived]) => {
+          const received = at.get(cmidOf.get(messageOf.get(id) ?? -1) ?? '');
+          if (received === undefined) throw new Error(`push event ${id}: no receipt noted for its message`);
+          return arrived - received;
+        })
+        .sort((a, b) => a - b);
     },
     rateSince(from) {
       const times = [...at.values()].slice(from);

@@ -26,7 +26,11 @@ export function benchStore(argv = process.argv): 'sqlite' | 'postgres' {
 }
 
 /** Starts the service with the given components on a fresh store. */
-export async function startBenchService(store: 'sqlite' | 'postgres', components: Component[] = [], env: Record<string, string> = {}): Promise<BenchService> {
+export async function startBenchService(
+  store: 'sqlite' | 'postgres',
+  components: Component[] = [],
+  env: Record<string, string> = {},
+): Promise<BenchService> {
   const dir = mkdtempSync(join(tmpdir(), 'yona-bench-'));
   let dbName: string | undefined;
   let databaseUrl = '';
@@ -42,8 +46,14 @@ export async function startBenchService(store: 'sqlite' | 'postgres', components
     databaseUrl = url.toString();
   }
   const config = loadConfig({
-    ...process.env, YONA_DATA_DIR: dir, DATABASE_URL: databaseUrl, YONA_HTTPS_PORT: '0', YONA_HTTP_PORT: '0',
-    YONA_HTTPS_HOST: '127.0.0.1', YONA_LOG_LEVEL: 'warn', ...env,
+    ...process.env,
+    YONA_DATA_DIR: dir,
+    DATABASE_URL: databaseUrl,
+    YONA_HTTPS_PORT: '0',
+    YONA_HTTP_PORT: '0',
+    YONA_HTTPS_HOST: '127.0.0.1',
+    YONA_LOG_LEVEL: 'warn',
+    ...env,
   });
   const service = await startService(config, components, { logger: createLogger(config.logLevel) });
   return {

@@ -22,8 +22,11 @@ export async function startSmscSim(receiptDelayMs: number): Promise<SmscSimProce
   const root = join(import.meta.dirname, '../..');
   const dir = mkdtempSync(join(tmpdir(), 'yona-bench-smsc-'));
   const port = 21000 + Math.floor(Math.random() * 20000);
-  const child = spawn(process.execPath, [join(root, 'bin/yona.js'), 'smsc-sim', '--port', String(port), '--receipt-delay', String(receiptDelayMs)],
-    { env: { ...process.env, YONA_DATA_DIR: dir }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    [join(root, 'bin/yona.js'), 'smsc-sim', '--port', String(port), '--receipt-delay', String(receiptDelayMs)],
+    { env: { ...process.env, YONA_DATA_DIR: dir }, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   const stop = () => {
     child.kill('SIGTERM');
     rmSync(dir, { recursive: true, force: true });
@@ -45,7 +48,17 @@ export async function startSmscSim(receiptDelayMs: number): Promise<SmscSimProce
 /** Carrier settings binding a bench service to a simulator on `port` (2 transceiver binds, window 200, no cap). */
 export function simCarrier(port: number, over: Partial<SmppCarrierConfig> = {}): SmppCarrierConfig {
   return {
-    ...CARRIER_TIMER_DEFAULTS, name: 'sim', host: '127.0.0.1', port, systemId: 'yona', password: 'bench',
-    bindMode: 'transceiver', binds: 2, windowSize: 200, maxSubmitsPerSecond: 0, tls: false, ...over,
+    ...CARRIER_TIMER_DEFAULTS,
+    name: 'sim',
+    host: '127.0.0.1',
+    port,
+    systemId: 'yona',
+    password: 'bench',
+    bindMode: 'transceiver',
+    binds: 2,
+    windowSize: 200,
+    maxSubmitsPerSecond: 0,
+    tls: false,
+    ...over,
   };
 }

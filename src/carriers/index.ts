@@ -34,7 +34,8 @@ registerProtocol('sip', {
 /** The protocol a carrier's settings name; a ConfigError for one nobody registered. */
 export function carrierProtocol(name: string | undefined, where: string): CarrierProtocol {
   const protocol = PROTOCOLS.get(name ?? 'smpp');
-  if (!protocol) throw new ConfigError(`${where}: unknown protocol "${name}" (known: ${[...PROTOCOLS.keys()].join(', ')})`);
+  if (!protocol)
+    throw new ConfigError(`${where}: unknown protocol "${name}" (known: ${[...PROTOCOLS.keys()].join(', ')})`);
   return protocol;
 }
 

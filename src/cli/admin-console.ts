@@ -10,7 +10,12 @@ import { UsageError } from './admin.ts';
 
 const USAGE = 'usage: yona admin set-password USERNAME --password PW';
 
-export async function setPasswordCommand(store: Store, _config: Config, args: string[], out: (line: string) => void): Promise<void> {
+export async function setPasswordCommand(
+  store: Store,
+  _config: Config,
+  args: string[],
+  out: (line: string) => void,
+): Promise<void> {
   let parsed;
   try {
     parsed = parseArgs({ args, options: { password: { type: 'string' } }, allowPositionals: true, strict: true });

@@ -11,7 +11,12 @@ import { UsageError } from './admin.ts';
 const USAGE = 'yona admin ledger USERNAME [--json]';
 
 /** Prints an account's ledger (one line per entry, or one JSON document with --json). */
-export async function ledgerCommand(store: Store, _config: Config, args: string[], out: (line: string) => void): Promise<void> {
+export async function ledgerCommand(
+  store: Store,
+  _config: Config,
+  args: string[],
+  out: (line: string) => void,
+): Promise<void> {
   const json = args.includes('--json');
   const rest = args.filter((a) => a !== '--json');
   const unknown = rest.find((a) => a.startsWith('--'));
@@ -25,13 +30,25 @@ export async function ledgerCommand(store: Store, _config: Config, args: string[
   for (const e of entries) sum[e.currency] += e.amount;
   const balances = { credits: Number(account.credits), international_agorot: Number(account.intl_agorot) };
   if (json) {
-    out(JSON.stringify({ username, balances, ledger_sum: { credits: sum.credits, international_agorot: sum.international }, entries }));
+    out(
+      JSON.stringify({
+        username,
+        balances,
+        ledger_sum: { credits: sum.credits, international_agorot: sum.international },
+        entries,
+      }),
+    );
     return;
   }
   for (const e of entries) {
-    const amount = e.currency === 'credits' ? `${e.amount > 0 ? '+' : ''}${e.amount} credits` : `${e.amount > 0 ? '+' : ''}${formatShekels(e.amount)} shekels`;
+    const amount =
+      e.currency === 'credits'
+        ? `${e.amount > 0 ? '+' : ''}${e.amount} credits`
+        : `${e.amount > 0 ? '+' : ''}${formatShekels(e.amount)} shekels`;
     const ref = e.ref_type ? ` [${e.ref_type}${e.ref_id === null ? '' : ` ${e.ref_id}`}]` : '';
     out(`${formatLong(e.created_at, account.time_zone)}  ${amount.padStart(18)}  ${e.reason}${ref}`);
   }
-  out(`${username}: ${balances.credits} credits, ${formatShekels(balances.international_agorot)} shekels (ledger sum: ${sum.credits} credits, ${formatShekels(sum.international)} shekels)`);
+  out(
+    `${username}: ${balances.credits} credits, ${formatShekels(balances.international_agorot)} shekels (ledger sum: ${sum.credits} credits, ${formatShekels(sum.international)} shekels)`,
+  );
 }

@@ -6,8 +6,13 @@ import { generatePushSecret } from '../domain/push-sign.ts';
 import { findAccountByUsername, type Account } from '../store/accounts.ts';
 import type { Store } from '../store/db.ts';
 import {
-  clearPushSecret, deletePushRegistration, enablePushRegistration, findPushRegistration, listPushAttempts,
-  listPushRegistrations, setPushSecret,
+  clearPushSecret,
+  deletePushRegistration,
+  enablePushRegistration,
+  findPushRegistration,
+  listPushAttempts,
+  listPushRegistrations,
+  setPushSecret,
 } from '../store/push.ts';
 import type { PushType } from '../store/schema/push.ts';
 import { UsageError } from './admin.ts';
@@ -33,7 +38,8 @@ async function accountOf(store: Store, username: string | undefined): Promise<Ac
 
 function typeOf(text: string | undefined): PushType {
   if (!text) fail('missing TYPE');
-  if (!(PUSH_TYPES as readonly string[]).includes(text)) fail(`TYPE must be one of ${PUSH_TYPES.join(', ')}, got "${text}"`);
+  if (!(PUSH_TYPES as readonly string[]).includes(text))
+    fail(`TYPE must be one of ${PUSH_TYPES.join(', ')}, got "${text}"`);
   return text as PushType;
 }
 
@@ -58,17 +64,23 @@ async function remove(store: Store, args: string[], out: Out): Promise<void> {
   const type = typeOf(args[1]);
   const done = await store.db.transaction().execute((trx) => deletePushRegistration(trx, account.id, type, Date.now()));
   if (!done) fail(`${account.username} has no ${type} push registration`);
-  out(`deleted the ${type} push registration of ${account.username}; its pending events are dropped and a new URL may be registered`);
+  out(
+    `deleted the ${type} push registration of ${account.username}; its pending events are dropped and a new URL may be registered`,
+  );
 }
 
 async function enable(store: Store, args: string[], out: Out): Promise<void> {
   const account = await accountOf(store, args[0]);
   const type = typeOf(args[1]);
-  const result = await store.db.transaction().execute((trx) => enablePushRegistration(trx, account.id, type, Date.now()));
+  const result = await store.db
+    .transaction()
+    .execute((trx) => enablePushRegistration(trx, account.id, type, Date.now()));
   if (result === 'missing') fail(`${account.username} has no ${type} push registration`);
-  out(result === 'enabled'
-    ? `enabled the ${type} push registration of ${account.username}; kept events are delivered now`
-    : `the ${type} push registration of ${account.username} is already registered`);
+  out(
+    result === 'enabled'
+      ? `enabled the ${type} push registration of ${account.username}; kept events are delivered now`
+      : `the ${type} push registration of ${account.username} is already registered`,
+  );
 }
 
 async function secret(store: Store, args: string[], out: Out): Promise<void> {
@@ -81,24 +93,39 @@ async function secret(store: Store, args: string[], out: Out): Promise<void> {
   if (args[1] !== undefined) fail(`unexpected argument "${args[1]}"`);
   const value = generatePushSecret();
   await setPushSecret(store.db, account.id, value, Date.now());
-  out(`pushes of ${account.username} are now signed (X-Yona-Timestamp, X-Yona-Signature); give this secret to the receiver:`);
+  out(
+    `pushes of ${account.username} are now signed (X-Yona-Timestamp, X-Yona-Signature); give this secret to the receiver:`,
+  );
   out(value);
 }
 
 async function log(store: Store, args: string[], out: Out): Promise<void> {
   const account = await accountOf(store, args[0]);
   const type = typeOf(args[1]);
-  const limit = args[2] === undefined ? 20 : /^\d+$/.test(args[2]) ? Number(args[2]) : fail(`N must be a whole number, got "${args[2]}"`);
-  const reg = (await findPushRegistration(store.db, account.id, type)) ?? fail(`${account.username} has no ${type} push registration`);
+  const limit =
+    args[2] === undefined
+      ? 20
+      : /^\d+$/.test(args[2])
+        ? Number(args[2])
+        : fail(`N must be a whole number, got "${args[2]}"`);
+  const reg =
+    (await findPushRegistration(store.db, account.id, type)) ??
+    fail(`${account.username} has no ${type} push registration`);
   const attempts = await listPushAttempts(store.db, reg.id, limit);
   if (attempts.length === 0) out('no delivery attempts yet');
   for (const a of attempts) {
-    out(`${formatEvent(Number(a.at), account.time_zone)} event=${a.event_id} http=${a.http_status ?? '-'} ${a.latency_ms}ms${a.error ? ` error="${a.error}"` : ''}`);
+    out(
+      `${formatEvent(Number(a.at), account.time_zone)} event=${a.event_id} http=${a.http_status ?? '-'} ${a.latency_ms}ms${a.error ? ` error="${a.error}"` : ''}`,
+    );
   }
 }
 
 const SUBCOMMANDS: Record<string, (store: Store, args: string[], out: Out) => Promise<void>> = {
-  list, delete: remove, enable, secret, log,
+  list,
+  delete: remove,
+  enable,
+  secret,
+  log,
 };
 
 /** `yona admin push SUBCOMMAND ...` (registered in ADMIN_COMMANDS). */

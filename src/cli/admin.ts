@@ -10,7 +10,15 @@ import { hashPassword } from '../domain/password.ts';
 import { parseDuration } from '../domain/token.ts';
 import { formatLong } from '../domain/dates.ts';
 import { mintToken } from '../operations/tokens.ts';
-import { allowIp, findAccountByUsername, insertAccount, setIpCheck, setLegacyPassword, setOtpInternational, type Account } from '../store/accounts.ts';
+import {
+  allowIp,
+  findAccountByUsername,
+  insertAccount,
+  setIpCheck,
+  setLegacyPassword,
+  setOtpInternational,
+  type Account,
+} from '../store/accounts.ts';
 import { deleteToken } from '../store/tokens.ts';
 import { openStore, type Store } from '../store/db.ts';
 import { applyLedgerChange } from '../store/ledger.ts';
@@ -36,7 +44,8 @@ export function parseArgsProblem(err: unknown): UsageError | undefined {
   const option = /'(-{1,2}[^'\s=]+)/.exec(message)?.[1] ?? 'an option';
   if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return new UsageError(`unknown option ${option}`);
   if (message.includes('argument missing')) return new UsageError(`${option} needs a value`);
-  if (message.includes('ambiguous')) return new UsageError(`${option} needs a value; write ${option}=VALUE for a value starting with "-"`);
+  if (message.includes('ambiguous'))
+    return new UsageError(`${option} needs a value; write ${option}=VALUE for a value starting with "-"`);
   return new UsageError(message.split('\n')[0]);
 }
 
@@ -47,7 +56,13 @@ function options<T extends ParseArgsConfig['options']>(args: string[], spec: T) 
   } catch (err) {
     const problem = parseArgsProblem(err);
     const unknown = /^unknown option (--[^\s;]+)$/.exec(problem?.message ?? '')?.[1];
-    if (unknown) throw new UsageError(`unknown option ${unknown}${didYouMean(unknown, Object.keys(spec ?? {}).map((o) => `--${o}`))}`);
+    if (unknown)
+      throw new UsageError(
+        `unknown option ${unknown}${didYouMean(
+          unknown,
+          Object.keys(spec ?? {}).map((o) => `--${o}`),
+        )}`,
+      );
     throw problem ?? err;
   }
 }
@@ -87,7 +102,10 @@ function tokenLifetime(text: string): number {
 }
 
 const createAccount: Command = async (store, config, args, out) => {
-  const { values, positionals: [username] } = options(args, {
+  const {
+    values,
+    positionals: [username],
+  } = options(args, {
     password: { type: 'string' },
     name: { type: 'string' },
     credits: { type: 'string' },
@@ -97,41 +115,75 @@ const createAccount: Command = async (store, config, args, out) => {
     'time-zone': { type: 'string' },
     'allow-ip': { type: 'string', multiple: true },
   });
-  if (!username) fail('usage: yona admin create-account USERNAME --password PW [--name N] [--credits N] [--international SHEKELS] [--reseller] [--parent USERNAME] [--time-zone TZ] [--allow-ip CIDR]...');
-  const problem = usernameProblem(username) ?? (values.password === undefined ? 'missing --password' : passwordProblem(values.password));
+  if (!username)
+    fail(
+      'usage: yona admin create-account USERNAME --password PW [--name N] [--credits N] [--international SHEKELS] [--reseller] [--parent USERNAME] [--time-zone TZ] [--allow-ip CIDR]...',
+    );
+  const problem =
+    usernameProblem(username) ??
+    (values.password === undefined ? 'missing --password' : passwordProblem(values.password));
   if (problem) fail(problem);
   const credits = values.credits === undefined ? 0 : creditAmount(values.credits, '--credits');
   const agorot = values.international === undefined ? 0 : parseShekels(values.international);
   if (agorot === null) fail(`--international must be shekels like 12.50, got "${values.international}"`);
   const timeZone = values['time-zone'] ?? config.defaultTimeZone;
   if (!isValidTimeZone(timeZone)) fail(`--time-zone is not a time zone: "${timeZone}"`);
-  const cidrs = (values['allow-ip'] ?? []).map((c) => parseCidr(c) ?? fail(`--allow-ip is not an address or CIDR: "${c}"`));
+  const cidrs = (values['allow-ip'] ?? []).map(
+    (c) => parseCidr(c) ?? fail(`--allow-ip is not an address or CIDR: "${c}"`),
+  );
   const parent = values.parent ? await account(store, values.parent) : undefined;
   if (await findAccountByUsername(store.db, username)) fail(`an account named "${username}" already exists`);
   const passwordHash = await hashPassword(values.password!);
   const now = Date.now();
   await store.db.transaction().execute(async (trx) => {
     const id = await insertAccount(trx, {
-      username, name: values.name ?? username, passwordHash, isReseller: values.reseller!,
-      parentId: parent?.id ?? null, timeZone, now,
+      username,
+      name: values.name ?? username,
+      passwordHash,
+      isReseller: values.reseller!,
+      parentId: parent?.id ?? null,
+      timeZone,
+      now,
     });
-    await applyLedgerChange(trx, { accountId: id, currency: 'credits', amount: credits, reason: 'operator: opening balance', refType: 'operator', now });
-    await applyLedgerChange(trx, { accountId: id, currency: 'international', amount: agorot, reason: 'operator: opening balance', refType: 'operator', now });
+    await applyLedgerChange(trx, {
+      accountId: id,
+      currency: 'credits',
+      amount: credits,
+      reason: 'operator: opening balance',
+      refType: 'operator',
+      now,
+    });
+    await applyLedgerChange(trx, {
+      accountId: id,
+      currency: 'international',
+      amount: agorot,
+      reason: 'operator: opening balance',
+      refType: 'operator',
+      now,
+    });
     for (const cidr of cidrs) await allowIp(trx, id, cidr, now);
   });
   out(`created account ${username}${values.reseller ? ' (reseller)' : ''} with ${credits} credits`);
 };
 
 const createToken: Command = async (store, config, args, out) => {
-  const { values, positionals: [username] } = options(args, { 'expires-in': { type: 'string' } });
+  const {
+    values,
+    positionals: [username],
+  } = options(args, { 'expires-in': { type: 'string' } });
   const target = await account(store, username);
   const ttl = values['expires-in'] === undefined ? config.tokenTtlMs : tokenLifetime(values['expires-in']);
   const now = Date.now();
-  const minted = await store.db.transaction().execute((trx) => mintToken(trx, target, now, ttl)).catch((err: unknown) => {
-    if (!(err instanceof ApiError && err.status === 511)) throw err;
-    throw new Error(`${target.username}: ${err.message} (yona admin delete-token ${target.username} "TOKEN NAME")`);
-  });
-  out(`token "${minted.name}" for ${target.username}, expires ${formatLong(minted.expiresAt, target.time_zone)}; shown once, store it now:`);
+  const minted = await store.db
+    .transaction()
+    .execute((trx) => mintToken(trx, target, now, ttl))
+    .catch((err: unknown) => {
+      if (!(err instanceof ApiError && err.status === 511)) throw err;
+      throw new Error(`${target.username}: ${err.message} (yona admin delete-token ${target.username} "TOKEN NAME")`);
+    });
+  out(
+    `token "${minted.name}" for ${target.username}, expires ${formatLong(minted.expiresAt, target.time_zone)}; shown once, store it now:`,
+  );
   out(minted.token);
 };
 
@@ -148,7 +200,14 @@ const addCredits: Command = async (store, _config, all, out) => {
   const target = await account(store, args[0]);
   const amount = creditAmount(args[1], 'N');
   await store.db.transaction().execute((trx) =>
-    applyLedgerChange(trx, { accountId: target.id, currency: 'credits', amount, reason: 'operator: add-credits', refType: 'operator', now: Date.now() }),
+    applyLedgerChange(trx, {
+      accountId: target.id,
+      currency: 'credits',
+      amount,
+      reason: 'operator: add-credits',
+      refType: 'operator',
+      now: Date.now(),
+    }),
   );
   const after = await account(store, target.username);
   out(`${target.username} now has ${after.credits} credits`);
@@ -198,14 +257,24 @@ const legacyPassword: Command = async (store, _config, all, out) => {
 
 const addFiltered: Command = async (store, _config, args, out) => {
   const { values, positionals: given } = options(args, { file: { type: 'string' } });
-  const raw = [...given, ...(values.file ? readFileSync(values.file, 'utf8').split(/\r?\n/).map((l) => l.trim()).filter(Boolean) : [])];
+  const raw = [
+    ...given,
+    ...(values.file
+      ? readFileSync(values.file, 'utf8')
+          .split(/\r?\n/)
+          .map((l) => l.trim())
+          .filter(Boolean)
+      : []),
+  ];
   if (raw.length === 0) fail('usage: yona admin add-filtered PHONE... | --file FILE (one phone a line)');
   const phones = raw.map((p) => {
     const n = normalizePhone(p, { allowInternational: true });
     return n.ok ? n.e164 : fail(`not a phone number: "${p}"`);
   });
   const added = await addFilteredPhones(store.db, phones, 'operator', Date.now());
-  out(`${added} filtered phones added (${phones.length - added} already known); voice sends of type 2 call them instead of texting`);
+  out(
+    `${added} filtered phones added (${phones.length - added} already known); voice sends of type 2 call them instead of texting`,
+  );
 };
 
 /** Admin commands by name. */
@@ -230,18 +299,27 @@ export const ADMIN_COMMANDS: Record<string, Command> = {
   'set-password': (...a) => import('./admin-console.ts').then((m) => m.setPasswordCommand(...a)),
 };
 
-const ADMIN_LIST = () => formatCommandList('usage: yona admin COMMAND [ARGS]', ADMIN_HELP, 'yona admin COMMAND --help explains a command.');
+const ADMIN_LIST = () =>
+  formatCommandList('usage: yona admin COMMAND [ARGS]', ADMIN_HELP, 'yona admin COMMAND --help explains a command.');
 
 // The command named by `name`, or a UsageError naming the nearest one.
 function adminCommand(name: string | undefined): Command {
   if (!name) fail(`a command is needed\n${ADMIN_LIST()}`);
   const command = ADMIN_COMMANDS[name];
-  if (!command) fail(`unknown admin command "${name}"${didYouMean(name, Object.keys(ADMIN_COMMANDS))} (yona admin --help lists them)`);
+  if (!command)
+    fail(
+      `unknown admin command "${name}"${didYouMean(name, Object.keys(ADMIN_COMMANDS))} (yona admin --help lists them)`,
+    );
   return command;
 }
 
 /** Runs one admin command on an open store (tests call this in-process). */
-export async function runAdminCommand(store: Store, config: Config, args: string[], out: (line: string) => void): Promise<void> {
+export async function runAdminCommand(
+  store: Store,
+  config: Config,
+  args: string[],
+  out: (line: string) => void,
+): Promise<void> {
   const [name, ...rest] = args;
   await adminCommand(name)(store, config, rest, out);
 }
@@ -258,7 +336,12 @@ export async function runAdmin(args: string[], out: (line: string) => void = con
     return;
   }
   const config = loadConfig();
-  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, pgPool: config.pgPool, groupCommit: config.sqliteGroupCommit });
+  const store = await openStore({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    pgPool: config.pgPool,
+    groupCommit: config.sqliteGroupCommit,
+  });
   try {
     await runAdminCommand(store, config, args, out);
   } finally {

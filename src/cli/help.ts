@@ -11,8 +11,10 @@ export interface CommandHelp {
 export const COMMAND_HELP: Record<string, CommandHelp> = {
   serve: {
     usage: 'yona serve [--roles api,dispatcher,scheduler,pusher,receipts,voice]',
-    summary: 'Runs the service: HTTPS API and console, plain HTTP on loopback, and the delivery workers (settings from the environment); --roles picks what this node runs (default: all).',
-    example: 'DATABASE_URL=postgres://yona@db/yona YONA_NODE_NAME=worker-1 yona serve --roles dispatcher,receipts,pusher',
+    summary:
+      'Runs the service: HTTPS API and console, plain HTTP on loopback, and the delivery workers (settings from the environment); --roles picks what this node runs (default: all).',
+    example:
+      'DATABASE_URL=postgres://yona@db/yona YONA_NODE_NAME=worker-1 yona serve --roles dispatcher,receipts,pusher',
   },
   admin: {
     usage: 'yona admin COMMAND ...',
@@ -20,12 +22,15 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
     example: 'yona admin create-account alice --password s3cret-pw --credits 100',
   },
   'smsc-sim': {
-    usage: 'yona smsc-sim --port N [--host ADDR] [--max-binds N] [--control-port N] [--receipt-delay MS] [--id-format text|submit-hex|receipt-hex] [--system-id ID --password PW] [--tls | --tls-cert CERT.pem --tls-key KEY.pem]',
-    summary: 'Runs the bundled SMSC simulator on its own, for a Yona configured with an SMPP carrier pointing at it. --host: the address SMPP listens on (127.0.0.1); --max-binds: sessions bound at once, as a carrier\'s bind limit (a bind beyond it is refused ESME_RBINDFAIL).',
+    usage:
+      'yona smsc-sim --port N [--host ADDR] [--max-binds N] [--control-port N] [--receipt-delay MS] [--id-format text|submit-hex|receipt-hex] [--system-id ID --password PW] [--tls | --tls-cert CERT.pem --tls-key KEY.pem]',
+    summary:
+      "Runs the bundled SMSC simulator on its own, for a Yona configured with an SMPP carrier pointing at it. --host: the address SMPP listens on (127.0.0.1); --max-binds: sessions bound at once, as a carrier's bind limit (a bind beyond it is refused ESME_RBINDFAIL).",
     example: 'yona smsc-sim --port 2775 --control-port 2776',
   },
   sim: {
-    usage: 'yona sim mo --from PHONE --to NUMBER --text TEXT | yona sim messages [--to PHONE] [--json] | yona sim calls [--to PHONE] [--json]',
+    usage:
+      'yona sim mo --from PHONE --to NUMBER --text TEXT | yona sim messages [--to PHONE] [--json] | yona sim calls [--to PHONE] [--json]',
     summary: 'Talks to a running simulator: sends an inbound SMS, lists the texts and the calls it received.',
     example: 'yona sim mo --from 0501234567 --to 0559990000 --text "STOP"',
   },
@@ -34,8 +39,9 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
 /** The `yona admin` commands. */
 export const ADMIN_HELP: Record<string, CommandHelp> = {
   'create-account': {
-    usage: 'yona admin create-account USERNAME --password PW [--name N] [--credits N] [--international SHEKELS] [--reseller] [--parent USERNAME] [--time-zone TZ] [--allow-ip CIDR]...',
-    summary: 'Creates an account (a reseller, or a reseller\'s sub-account with --parent) with its opening balances.',
+    usage:
+      'yona admin create-account USERNAME --password PW [--name N] [--credits N] [--international SHEKELS] [--reseller] [--parent USERNAME] [--time-zone TZ] [--allow-ip CIDR]...',
+    summary: "Creates an account (a reseller, or a reseller's sub-account with --parent) with its opening balances.",
     example: 'yona admin create-account alice --password s3cret-pw --credits 100 --international 20.00',
   },
   'create-token': {
@@ -50,12 +56,12 @@ export const ADMIN_HELP: Record<string, CommandHelp> = {
   },
   'allow-ip': {
     usage: 'yona admin allow-ip USERNAME CIDR',
-    summary: 'Adds an address or CIDR to the account\'s allowlist and turns the IP check on.',
+    summary: "Adds an address or CIDR to the account's allowlist and turns the IP check on.",
     example: 'yona admin allow-ip alice 203.0.113.0/24',
   },
   'ip-check': {
     usage: 'yona admin ip-check USERNAME on|off',
-    summary: 'Turns the account\'s IP allowlist check on or off (on with no address locks the API out).',
+    summary: "Turns the account's IP allowlist check on or off (on with no address locks the API out).",
     example: 'yona admin ip-check alice off',
   },
   'add-credits': {
@@ -75,7 +81,8 @@ export const ADMIN_HELP: Record<string, CommandHelp> = {
   },
   nodes: {
     usage: 'yona admin nodes [--json]',
-    summary: 'Lists the live nodes on this database: roles, last heartbeat, and the binds, call shares and leadership each holds.',
+    summary:
+      'Lists the live nodes on this database: roles, last heartbeat, and the binds, call shares and leadership each holds.',
     example: 'yona admin nodes --json',
   },
   ledger: {
@@ -90,7 +97,8 @@ export const ADMIN_HELP: Record<string, CommandHelp> = {
   },
   'legacy-password': {
     usage: 'yona admin legacy-password USERNAME on|off',
-    summary: 'Lets calls without a bearer token authenticate with user.username and user.password (over HTTPS only), or stops it.',
+    summary:
+      'Lets calls without a bearer token authenticate with user.username and user.password (over HTTPS only), or stops it.',
     example: 'yona admin legacy-password alice on',
   },
   'add-filtered': {
@@ -99,9 +107,11 @@ export const ADMIN_HELP: Record<string, CommandHelp> = {
     example: 'yona admin add-filtered --file kosher-phones.txt',
   },
   'add-carrier': {
-    usage: 'yona admin add-carrier NAME --host H --port P --system-id S --password PW [--system-type T] [--bind transceiver|tx+rx] [--binds N] [--window N] [--max-tps N] [--tls [--tls-ca CA.pem] [--tls-servername NAME]] [--long-messages udh|payload] [--receipt-ids as-is|submit-hex|receipt-hex|both-hex]',
+    usage:
+      'yona admin add-carrier NAME --host H --port P --system-id S --password PW [--system-type T] [--bind transceiver|tx+rx] [--binds N] [--window N] [--max-tps N] [--tls [--tls-ca CA.pem] [--tls-servername NAME]] [--long-messages udh|payload] [--receipt-ids as-is|submit-hex|receipt-hex|both-hex]',
     summary: 'Adds or updates an SMPP carrier; yona serve binds it on its next start.',
-    example: 'yona admin add-carrier partner --host smsc.example.com --port 2775 --system-id yona --password pw --binds 2',
+    example:
+      'yona admin add-carrier partner --host smsc.example.com --port 2775 --system-id yona --password pw --binds 2',
   },
   'add-route': {
     usage: 'yona admin add-route PREFIX|default CARRIER',
@@ -119,8 +129,9 @@ export const ADMIN_HELP: Record<string, CommandHelp> = {
     example: 'yona admin carriers',
   },
   push: {
-    usage: 'yona admin push list USERNAME [TYPE] | delete USERNAME TYPE | enable USERNAME TYPE | secret USERNAME [--clear] | log USERNAME TYPE [N]',
-    summary: 'Shows and manages the account\'s push URL registrations, their signing secret and delivery log.',
+    usage:
+      'yona admin push list USERNAME [TYPE] | delete USERNAME TYPE | enable USERNAME TYPE | secret USERNAME [--clear] | log USERNAME TYPE [N]',
+    summary: "Shows and manages the account's push URL registrations, their signing secret and delivery log.",
     example: 'yona admin push log alice dlr 50',
   },
 };

@@ -14,7 +14,11 @@ export const COMMANDS: Record<string, Runner> = {
   sim: (args) => import('./sim.ts').then((m) => m.runSim(args)),
 };
 
-const TOP_HELP = formatCommandList('usage: yona COMMAND [ARGS]', COMMAND_HELP, 'yona COMMAND --help explains a command; yona admin --help lists the operator commands.');
+const TOP_HELP = formatCommandList(
+  'usage: yona COMMAND [ARGS]',
+  COMMAND_HELP,
+  'yona COMMAND --help explains a command; yona admin --help lists the operator commands.',
+);
 
 async function main(argv: string[]): Promise<void> {
   const [name, ...rest] = argv;
@@ -24,7 +28,10 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   const run = COMMANDS[name];
-  if (!run) throw new UsageError(`unknown command "${name}"${didYouMean(name, Object.keys(COMMANDS))} (usage: yona COMMAND [ARGS]; yona --help lists the commands)`);
+  if (!run)
+    throw new UsageError(
+      `unknown command "${name}"${didYouMean(name, Object.keys(COMMANDS))} (usage: yona COMMAND [ARGS]; yona --help lists the commands)`,
+    );
   if (name !== 'admin' && wantsHelp(rest)) {
     console.log(formatHelp(COMMAND_HELP[name]));
     return;

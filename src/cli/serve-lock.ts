@@ -32,8 +32,10 @@ export function lockDataDir(dataDir: string): () => void {
   const file = join(dataDir, LOCK_FILE);
   const other = holder(file);
   if (other !== undefined && other !== process.pid && alive(other)) {
-    throw new ConfigError(`another yona serve (pid ${other}) is running on the embedded store in ${dataDir}; `
-      + 'run one process per data dir, or several on PostgreSQL (DATABASE_URL)');
+    throw new ConfigError(
+      `another yona serve (pid ${other}) is running on the embedded store in ${dataDir}; ` +
+        'run one process per data dir, or several on PostgreSQL (DATABASE_URL)',
+    );
   }
   writeFileSync(file, `${process.pid}\n`);
   return () => {

@@ -19,7 +19,8 @@ import { createPusher } from '../delivery/pusher.ts';
 export function defaultComponents(roles: readonly Role[] = ROLES, logger = createLogger('info')): Component[] {
   const has = (r: Role) => roles.includes(r);
   const components: Component[] = [];
-  if (has('scheduler')) components.push(schedulerRole([schedulerComponent(), birthdaysComponent(), retentionComponent()], logger));
+  if (has('scheduler'))
+    components.push(schedulerRole([schedulerComponent(), birthdaysComponent(), retentionComponent()], logger));
   if (has('api')) components.push(publicPagesComponent());
   if (has('dispatcher') || has('voice') || has('receipts')) components.push(carriersComponent());
   if (has('pusher')) components.push(createPusher());
@@ -36,7 +37,12 @@ function schedulerRole(inner: Component[], logger: ReturnType<typeof createLogge
 export function birthdaysComponent(intervalMs?: number): Component {
   let service: Service | undefined;
   const worker = birthdayComponent(
-    createBirthdaySender(() => ({ dialect: service!.store.dialect, config: service!.config, signals: service!.signals, clock: service!.clock })),
+    createBirthdaySender(() => ({
+      dialect: service!.store.dialect,
+      config: service!.config,
+      signals: service!.signals,
+      clock: service!.clock,
+    })),
     intervalMs,
   );
   return {

@@ -16,7 +16,8 @@ export function ledComponent(name: string, inner: Component[], logger: Logger): 
       if (!leading) return;
       leading = false;
       logger.info({ role: name, why }, 'node: no longer the leader');
-      for (const c of [...inner].reverse()) await c.stop().catch((err) => logger.error({ err }, `stopping ${c.name} failed`));
+      for (const c of [...inner].reverse())
+        await c.stop().catch((err) => logger.error({ err }, `stopping ${c.name} failed`));
     });
   };
   const lead = () => {

@@ -9,21 +9,30 @@ import type { ClusterNode } from './node.ts';
 export function registerNodeMetrics(registry: client.Registry, node: ClusterNode, store: Store): void {
   const labels = { node: node.name };
   new client.Gauge({
-    name: 'yona_node_info', help: 'This node: its name and roles (value 1)', labelNames: ['node', 'roles'], registers: [registry],
+    name: 'yona_node_info',
+    help: 'This node: its name and roles (value 1)',
+    labelNames: ['node', 'roles'],
+    registers: [registry],
     collect() {
       this.set({ ...labels, roles: node.roles.join(',') }, 1);
     },
   });
   new client.Gauge({
-    name: 'yona_node_leases_held', help: 'Leases this node holds, by kind (bind, calls, leader) and what they name', labelNames: ['node', 'kind', 'lease'],
+    name: 'yona_node_leases_held',
+    help: 'Leases this node holds, by kind (bind, calls, leader) and what they name',
+    labelNames: ['node', 'kind', 'lease'],
     registers: [registry],
     collect() {
       this.reset();
-      for (const lease of node.leases()) this.set({ ...labels, kind: lease.split(':')[0], lease: lease.slice(lease.indexOf(':') + 1) }, 1);
+      for (const lease of node.leases())
+        this.set({ ...labels, kind: lease.split(':')[0], lease: lease.slice(lease.indexOf(':') + 1) }, 1);
     },
   });
   new client.Gauge({
-    name: 'yona_node_heartbeat_age_seconds', help: 'Seconds since this node last wrote its heartbeat', labelNames: ['node'], registers: [registry],
+    name: 'yona_node_heartbeat_age_seconds',
+    help: 'Seconds since this node last wrote its heartbeat',
+    labelNames: ['node'],
+    registers: [registry],
     collect() {
       this.set(labels, node.lastBeatAt === 0 ? -1 : (Date.now() - node.lastBeatAt) / 1000);
     },
@@ -31,19 +40,38 @@ export function registerNodeMetrics(registry: client.Registry, node: ClusterNode
   const groups = store.sendGroups?.stats;
   if (groups) {
     // Counters kept by the group commit (store/pg-group-commit.ts), read at scrape time.
-    const counter = (name: string, help: string, read: () => number) => new client.Counter({
-      name, help, labelNames: ['node'], registers: [registry],
-      collect() {
-        this.reset();
-        this.inc(labels, read());
-      },
-    });
-    counter('yona_pg_send_groups_total', 'PostgreSQL transactions committed for groups of API sends', () => groups.groups);
-    counter('yona_pg_grouped_sends_total', 'API sends committed in those groups (over groups: sends per commit)', () => groups.sends);
-    counter('yona_pg_send_group_retries_total', 'Groups rolled back and their sends run again one by one (a combined debit found too little, or a send failed after writing)', () => groups.fallbacks);
+    const counter = (name: string, help: string, read: () => number) =>
+      new client.Counter({
+        name,
+        help,
+        labelNames: ['node'],
+        registers: [registry],
+        collect() {
+          this.reset();
+          this.inc(labels, read());
+        },
+      });
+    counter(
+      'yona_pg_send_groups_total',
+      'PostgreSQL transactions committed for groups of API sends',
+      () => groups.groups,
+    );
+    counter(
+      'yona_pg_grouped_sends_total',
+      'API sends committed in those groups (over groups: sends per commit)',
+      () => groups.sends,
+    );
+    counter(
+      'yona_pg_send_group_retries_total',
+      'Groups rolled back and their sends run again one by one (a combined debit found too little, or a send failed after writing)',
+      () => groups.fallbacks,
+    );
   }
   new client.Gauge({
-    name: 'yona_queue_depth', help: 'Messages scheduled, queued and being submitted, over all nodes', labelNames: ['node', 'state'], registers: [registry],
+    name: 'yona_queue_depth',
+    help: 'Messages scheduled, queued and being submitted, over all nodes',
+    labelNames: ['node', 'state'],
+    registers: [registry],
     async collect() {
       const depth = await queueDepth(store.db);
       for (const [state, n] of Object.entries(depth)) this.set({ ...labels, state }, n);

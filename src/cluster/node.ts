@@ -7,7 +7,16 @@ import type { NodeSettings } from '../config.ts';
 import type { Role } from '../domain/roles.ts';
 import type { Logger } from '../logger.ts';
 import type { Store } from '../store/db.ts';
-import { acquireLease, beat, liveNodes, pruneNodes, releaseLeases, removeNode, renewLeases, type NodeRecord } from '../store/nodes.ts';
+import {
+  acquireLease,
+  beat,
+  liveNodes,
+  pruneNodes,
+  releaseLeases,
+  removeNode,
+  renewLeases,
+  type NodeRecord,
+} from '../store/nodes.ts';
 
 /** Something that wants leases: runs after every heartbeat. */
 export type Keeper = () => Promise<void>;
@@ -58,8 +67,16 @@ export class ClusterNode {
   async start(): Promise<void> {
     const now = this.clock();
     const same = (await liveNodes(this.store.control, now)).find((n) => n.name === this.name);
-    if (same && same.pid !== process.pid && same.host === this.host && processAlive(same.pid) && this.store.dialect === 'postgres') {
-      throw new Error(`node name "${this.name}" is in use by process ${same.pid} on this host: give each node its own YONA_NODE_NAME`);
+    if (
+      same &&
+      same.pid !== process.pid &&
+      same.host === this.host &&
+      processAlive(same.pid) &&
+      this.store.dialect === 'postgres'
+    ) {
+      throw new Error(
+        `node name "${this.name}" is in use by process ${same.pid} on this host: give each node its own YONA_NODE_NAME`,
+      );
     }
     this.stopped = false;
     await this.beat();
@@ -98,7 +115,12 @@ export class ClusterNode {
   private async beat(): Promise<void> {
     const now = this.clock();
     const db = this.store.control;
-    await beat(db, { name: this.name, roles: this.roles, host: this.host, pid: process.pid, startedAt: this.startedAt }, now, now + this.leaseMs);
+    await beat(
+      db,
+      { name: this.name, roles: this.roles, host: this.host, pid: process.pid, startedAt: this.startedAt },
+      now,
+      now + this.leaseMs,
+    );
     const names = [...this.held.keys()];
     const renewed = new Set(await renewLeases(db, this.name, names, now, now + this.leaseMs));
     for (const name of names) {
@@ -164,7 +186,9 @@ export class ClusterNode {
     clearInterval(this.guard);
     await this.ticking?.catch(() => {});
     this.held.clear();
-    await removeNode(this.store.control, this.name).catch((err) => this.logger.error({ err }, 'node: leaving the node list failed'));
+    await removeNode(this.store.control, this.name).catch((err) =>
+      this.logger.error({ err }, 'node: leaving the node list failed'),
+    );
   }
 }
 

@@ -28,7 +28,9 @@ export async function keepShares(node: ClusterNode, carrier: Shared, role: Role,
     const mine = [...Array(carrier.shares).keys()].filter((i) => node.holds(lease(i)));
     if (using !== undefined && mine.join() === using.join()) return applying;
     using = mine;
-    applying = applying.then(() => carrier.useShares(mine)).catch((err) => logger.error({ err, carrier: carrier.name }, 'node: changing binds failed'));
+    applying = applying
+      .then(() => carrier.useShares(mine))
+      .catch((err) => logger.error({ err, carrier: carrier.name }, 'node: changing binds failed'));
     return applying;
   };
   const lost = () => void apply();

@@ -32,7 +32,11 @@ export class BatchRecorder {
   private flushTimer: NodeJS.Timeout | undefined;
   private readonly renewTimer: NodeJS.Timeout;
 
-  constructor(private readonly deps: BatchRecorderDeps, messageIds: number[], private lease: number) {
+  constructor(
+    private readonly deps: BatchRecorderDeps,
+    messageIds: number[],
+    private lease: number,
+  ) {
     this.unrecorded = new Set(messageIds);
     this.renewTimer = setInterval(() => this.enqueue(() => this.renew()), Math.max(50, Math.floor(deps.leaseMs / 3)));
   }
@@ -68,7 +72,9 @@ export class BatchRecorder {
     const { store, clock, receiptWindowMs } = this.deps;
     let ok = false;
     try {
-      await store.db.transaction().execute((trx) => recordOutcomes(trx, store.dialect, group, this.lease, clock(), receiptWindowMs));
+      await store.db
+        .transaction()
+        .execute((trx) => recordOutcomes(trx, store.dialect, group, this.lease, clock(), receiptWindowMs));
       ok = true;
     } catch (err) {
       this.deps.failed(err, 'record');

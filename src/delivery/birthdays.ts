@@ -6,13 +6,17 @@ import { zonedParts } from '../domain/dates.ts';
 import { mergeDynamicFields, type DynamicFieldName } from '../domain/templates.ts';
 import type { Component } from '../service.ts';
 import {
-  activeBirthdayCampaigns, birthdayCandidates, markBirthdayCampaignChecked, recordBirthdaySends, type ActiveBirthdayCampaign,
-  type BirthdaySend, type BirthdaySender,
+  activeBirthdayCampaigns,
+  birthdayCandidates,
+  markBirthdayCampaignChecked,
+  recordBirthdaySends,
+  type ActiveBirthdayCampaign,
+  type BirthdaySend,
+  type BirthdaySender,
 } from '../store/birthdays.ts';
 
 export type { BirthdaySend, BirthdaySender };
 import type { Queryable, Store } from '../store/db.ts';
-
 
 /** What one run did. */
 export interface BirthdayRunResult {
@@ -97,8 +101,12 @@ async function greet(
   }
   for (const [message, phones] of byText) {
     await sendFn(db, {
-      accountId: campaign.account_id, source: campaign.source, message, phones,
-      campaignName: campaign.name, birthdayCampaignId: campaign.id,
+      accountId: campaign.account_id,
+      source: campaign.source,
+      message,
+      phones,
+      campaignName: campaign.name,
+      birthdayCampaignId: campaign.id,
     });
   }
   return recorded.size;
@@ -115,7 +123,11 @@ export function birthdayComponent(sendFn: BirthdaySender, intervalMs = 60_000): 
         if (running) return; // a slow run is never overlapped by the next tick
         running = runBirthdays(service.store, service.clock(), sendFn)
           .then((r) => {
-            for (const f of r.failures) service.logger.error({ err: f.error, birthdayCampaign: f.campaignId }, 'birthday send failed; retrying next run');
+            for (const f of r.failures)
+              service.logger.error(
+                { err: f.error, birthdayCampaign: f.campaignId },
+                'birthday send failed; retrying next run',
+              );
             if (r.greeted) service.logger.info({ greeted: r.greeted }, 'birthday greetings queued');
           })
           .catch((err) => service.logger.error({ err }, 'birthday run failed'))

@@ -25,8 +25,12 @@ const fileSchema = z.object({
 
 function fileProblem(path: string, issue: z.core.$ZodIssue, at: Array<PropertyKey>): ConfigError {
   const keys = issue.code === 'unrecognized_keys' ? issue.keys : [];
-  const hint = keys.some((k) => k.includes('_')) ? ' (keys are camelCase, e.g. tlsCa, tlsServername, longMessages, receiptIds)' : '';
-  return new ConfigError(`YONA_CARRIERS_FILE ${path}: ${[...at, ...issue.path].join('.') || 'file'}: ${issue.message}${hint}`);
+  const hint = keys.some((k) => k.includes('_'))
+    ? ' (keys are camelCase, e.g. tlsCa, tlsServername, longMessages, receiptIds)'
+    : '';
+  return new ConfigError(
+    `YONA_CARRIERS_FILE ${path}: ${[...at, ...issue.path].join('.') || 'file'}: ${issue.message}${hint}`,
+  );
 }
 
 /** Reads a carriers JSON file; throws ConfigError naming the problem. */
@@ -42,14 +46,18 @@ export function readCarriersFile(path: string): CarrierSetup {
   const carriers = parsed.data.carriers.map((entry, i) => {
     const where = `YONA_CARRIERS_FILE ${path}: carrier "${String((entry as { name?: unknown }).name ?? i)}"`;
     const protocol = carrierProtocol(entry.protocol, where);
-    if (!protocol.file) throw new ConfigError(`${where}: protocol "${entry.protocol}" is not configured from the carriers file`);
+    if (!protocol.file)
+      throw new ConfigError(`${where}: protocol "${entry.protocol}" is not configured from the carriers file`);
     const one = protocol.file.schema.safeParse(entry);
     if (!one.success) throw fileProblem(path, one.error.issues[0], ['carriers', i]);
     // A relative tlsCa is relative to the carriers file.
     const data = one.data as { tlsCa?: string };
     return protocol.file.toConfig(data.tlsCa ? { ...data, tlsCa: resolve(dirname(path), data.tlsCa) } : data, where);
   });
-  const routes = Object.entries(parsed.data.routes).map(([prefix, carrier]) => ({ prefix: routePrefix(prefix), carrier }));
+  const routes = Object.entries(parsed.data.routes).map(([prefix, carrier]) => ({
+    prefix: routePrefix(prefix),
+    carrier,
+  }));
   return { carriers, routes };
 }
 
@@ -59,7 +67,8 @@ export async function loadCarrierSetup(db: Queryable, carriersFile: string | und
   const stored = (await listCarriers(db)).map(smppConfigFromStore);
   const carriers = [...fromFile.carriers];
   for (const c of stored) {
-    if (carriers.some((f) => f.name === c.name)) throw new ConfigError(`carrier "${c.name}" is defined both in YONA_CARRIERS_FILE and in the store`);
+    if (carriers.some((f) => f.name === c.name))
+      throw new ConfigError(`carrier "${c.name}" is defined both in YONA_CARRIERS_FILE and in the store`);
     carriers.push(c);
   }
   // File routes win over stored routes for the same prefix.

@@ -46,12 +46,18 @@ export interface CarriersRuntime {
 }
 
 // Counters of this node's dispatcher and the binds of its carriers, read at scrape time (registered once).
-function registerDispatchMetrics(service: Service, stats: () => Dispatcher['stats'] | undefined, carriers: () => Map<string, Carrier> | undefined): void {
+function registerDispatchMetrics(
+  service: Service,
+  stats: () => Dispatcher['stats'] | undefined,
+  carriers: () => Map<string, Carrier> | undefined,
+): void {
   const { registry } = service.metrics;
   if (registry.getSingleMetric('yona_dispatched_messages_total')) return;
   const node = service.node.name;
   new client.Counter({
-    name: 'yona_dispatched_messages_total', help: 'Messages this node submitted, retried or failed at submit (by outcome)', labelNames: ['node', 'outcome'],
+    name: 'yona_dispatched_messages_total',
+    help: 'Messages this node submitted, retried or failed at submit (by outcome)',
+    labelNames: ['node', 'outcome'],
     registers: [registry],
     collect() {
       const s = stats();
@@ -63,7 +69,9 @@ function registerDispatchMetrics(service: Service, stats: () => Dispatcher['stat
     },
   });
   new client.Gauge({
-    name: 'yona_carrier_shares_in_use', help: 'Binds (SMPP) or call shares (SIP) this node holds, per carrier', labelNames: ['node', 'carrier'],
+    name: 'yona_carrier_shares_in_use',
+    help: 'Binds (SMPP) or call shares (SIP) this node holds, per carrier',
+    labelNames: ['node', 'carrier'],
     registers: [registry],
     collect() {
       this.reset();
@@ -81,30 +89,64 @@ export function simulatorInfoPath(dataDir: string): string {
 }
 
 /** The delivery component; `runtime()` exposes its parts once started. */
-export function carriersComponent(options: CarriersOptions = {}): Component & { runtime(): CarriersRuntime | undefined } {
+export function carriersComponent(
+  options: CarriersOptions = {},
+): Component & { runtime(): CarriersRuntime | undefined } {
   let runtime: CarriersRuntime | undefined;
   let infoFile: string | undefined;
 
   async function startSimulator(service: Service, settings: DeliverySettings): Promise<CarrierSetup> {
     const password = randomBytes(6).toString('hex');
-    const simulator = new SmscSimulator({ systemId: 'yona', password, receiptDelayMs: settings.simulatorReceiptDelayMs, controlPort: 0 });
+    const simulator = new SmscSimulator({
+      systemId: 'yona',
+      password,
+      receiptDelayMs: settings.simulatorReceiptDelayMs,
+      controlPort: 0,
+    });
     const port = await simulator.start(0);
     const controlUrl = `http://127.0.0.1:${simulator.controlPort()}`;
     infoFile = simulatorInfoPath(service.config.dataDir);
-    writeFileSync(infoFile, `${JSON.stringify({ smppPort: port, controlUrl, pid: process.pid, startedAt: new Date().toISOString() })}\n`);
-    service.logger.info({ smpp: `127.0.0.1:${port}`, control: controlUrl }, 'no carrier configured: bundled SMSC simulator started (yona sim talks to it)');
+    writeFileSync(
+      infoFile,
+      `${JSON.stringify({ smppPort: port, controlUrl, pid: process.pid, startedAt: new Date().toISOString() })}\n`,
+    );
+    service.logger.info(
+      { smpp: `127.0.0.1:${port}`, control: controlUrl },
+      'no carrier configured: bundled SMSC simulator started (yona sim talks to it)',
+    );
     const callSimulator = new CallSimulator();
     const sipPort = await callSimulator.start(0);
     simulator.attachCalls(callSimulator);
-    service.logger.info({ sip: `127.0.0.1:${sipPort}` }, 'bundled call simulator started (a SIP trunk for voice sends)');
+    service.logger.info(
+      { sip: `127.0.0.1:${sipPort}` },
+      'bundled call simulator started (a SIP trunk for voice sends)',
+    );
     runtime = { simulator, callSimulator } as CarriersRuntime;
     const carrier: SmppCarrierConfig = {
-      ...CARRIER_TIMER_DEFAULTS, name: 'simulator', host: '127.0.0.1', port, systemId: 'yona', password,
-      bindMode: 'transceiver', binds: 2, windowSize: 100, maxSubmitsPerSecond: 0, tls: false, reconnectBaseMs: 100, reconnectMaxMs: 2000,
+      ...CARRIER_TIMER_DEFAULTS,
+      name: 'simulator',
+      host: '127.0.0.1',
+      port,
+      systemId: 'yona',
+      password,
+      bindMode: 'transceiver',
+      binds: 2,
+      windowSize: 100,
+      maxSubmitsPerSecond: 0,
+      tls: false,
+      reconnectBaseMs: 100,
+      reconnectMaxMs: 2000,
     };
     const trunk: SipTrunkConfig = {
-      protocol: 'sip', name: 'simulator-voice', host: '127.0.0.1', port: sipPort, callerId: '035550000', localIp: '127.0.0.1',
-      maxCalls: 100, callsPerSecond: 0, ringTimeoutMs: 30_000,
+      protocol: 'sip',
+      name: 'simulator-voice',
+      host: '127.0.0.1',
+      port: sipPort,
+      callerId: '035550000',
+      localIp: '127.0.0.1',
+      maxCalls: 100,
+      callsPerSecond: 0,
+      ringTimeoutMs: 30_000,
     };
     return { carriers: [carrier, trunk], routes: [] };
   }
@@ -113,8 +155,16 @@ export function carriersComponent(options: CarriersOptions = {}): Component & { 
   function health(service: Service | undefined): RoleHealth[] {
     if (!service) return [];
     const held = service.node.leases();
-    const report = (role: Role, prefix: string): RoleHealth => ({ role, ok: runtime?.dispatcher !== undefined, holds: held.filter((l) => l.startsWith(prefix)) });
-    return [report('dispatcher', 'bind:'), report('voice', 'calls:'), { role: 'receipts', ok: runtime?.receipts !== undefined }];
+    const report = (role: Role, prefix: string): RoleHealth => ({
+      role,
+      ok: runtime?.dispatcher !== undefined,
+      holds: held.filter((l) => l.startsWith(prefix)),
+    });
+    return [
+      report('dispatcher', 'bind:'),
+      report('voice', 'calls:'),
+      { role: 'receipts', ok: runtime?.receipts !== undefined },
+    ];
   }
   let started: Service | undefined;
 
@@ -128,15 +178,28 @@ export function carriersComponent(options: CarriersOptions = {}): Component & { 
       const settings = { ...config.delivery, ...options.settings };
       const { node } = service;
       let setup = options.setup ?? (await loadCarrierSetup(service.store.db, config.carriersFile));
-      if (setup.carriers.length === 0 && (node.has('dispatcher') || node.has('voice'))) setup = await startSimulator(service, settings);
+      if (setup.carriers.length === 0 && (node.has('dispatcher') || node.has('voice')))
+        setup = await startSimulator(service, settings);
       // A node runs the SMS carriers with the dispatcher role and the voice trunks with the voice role.
       const runs = (c: { protocol?: string }) => (c.protocol === 'sip' ? node.has('voice') : node.has('dispatcher'));
       // Texts and calls are routed apart: a route belongs to the side of the carrier it names.
       const isTrunk = (name: string) => setup.carriers.some((c) => c.name === name && c.protocol === 'sip');
       const names = setup.carriers.map((c) => c.name);
-      const router = new Router(setup.routes.filter((r) => !isTrunk(r.carrier)), names.filter((n) => !isTrunk(n)));
-      const voiceRouter = new Router(setup.routes.filter((r) => isTrunk(r.carrier)), names.filter(isTrunk));
-      const deps = { store: service.store, logger: service.logger, signals: service.signals, clock: service.clock, settings };
+      const router = new Router(
+        setup.routes.filter((r) => !isTrunk(r.carrier)),
+        names.filter((n) => !isTrunk(n)),
+      );
+      const voiceRouter = new Router(
+        setup.routes.filter((r) => isTrunk(r.carrier)),
+        names.filter(isTrunk),
+      );
+      const deps = {
+        store: service.store,
+        logger: service.logger,
+        signals: service.signals,
+        clock: service.clock,
+        settings,
+      };
       const receipts = new ReceiptWorker(deps);
       const inbound = new InboundHandler(deps);
       const carriers = new Map<string, Carrier>();
@@ -145,24 +208,50 @@ export function carriersComponent(options: CarriersOptions = {}): Component & { 
         carrier.onReceipt((r) => receipts.add(config.name, r));
         carrier.onInbound(async (m) => void (await inbound.handle(config.name, m)));
         carrier.onLateAccept(async (late) => {
-          await recordLateCarrierId(service.store.db, service.store.dialect, config.name, late.messageId, late.partIndex, late.carrierMessageId, service.clock());
+          await recordLateCarrierId(
+            service.store.db,
+            service.store.dialect,
+            config.name,
+            late.messageId,
+            late.partIndex,
+            late.carrierMessageId,
+            service.clock(),
+          );
           receipts.rematchSoon(); // its receipt may already wait among the pending ones
         });
         carriers.set(config.name, carrier);
       }
       const dispatcher = new Dispatcher({
-        ...deps, carriers, router, voiceRouter, recorded: () => receipts.rematchSoon(), reclaimOnStart: service.store.dialect === 'sqlite',
+        ...deps,
+        carriers,
+        router,
+        voiceRouter,
+        recorded: () => receipts.rematchSoon(),
+        reclaimOnStart: service.store.dialect === 'sqlite',
         sealingKey: sealingKey(service.config),
       });
       runtime = { ...runtime, carriers, dispatcher, receipts, inbound };
-      registerDispatchMetrics(service, () => runtime?.dispatcher?.stats, () => runtime?.carriers);
+      registerDispatchMetrics(
+        service,
+        () => runtime?.dispatcher?.stats,
+        () => runtime?.carriers,
+      );
       receipts.start({ sweeps: node.has('receipts') });
       // Binds and call shares are leased: a carrier's binds are the total over every node.
-      await Promise.all([...carriers.values()].map(async (c) => {
-        if (isShared(c)) await keepShares(node, c, c.protocol === 'sip' ? 'voice' : 'dispatcher', service.logger.child({ carrier: c.name }));
-        await c.start();
-        if (!c.canSubmit()) service.logger.warn({ carrier: c.name }, 'carrier not bound yet; it keeps retrying and messages wait');
-      }));
+      await Promise.all(
+        [...carriers.values()].map(async (c) => {
+          if (isShared(c))
+            await keepShares(
+              node,
+              c,
+              c.protocol === 'sip' ? 'voice' : 'dispatcher',
+              service.logger.child({ carrier: c.name }),
+            );
+          await c.start();
+          if (!c.canSubmit())
+            service.logger.warn({ carrier: c.name }, 'carrier not bound yet; it keeps retrying and messages wait');
+        }),
+      );
       dispatcher.start({ texts: node.has('dispatcher'), calls: node.has('voice') });
     },
     async stop() {

@@ -38,6 +38,11 @@ export function deliverySettings(env: Env): DeliverySettings {
 /** Whether an inbound text is a removal request: the whole text, trimmed, is a keyword (case-insensitive;
  *  surrounding quotes and trailing punctuation ignored). */
 export function isRemovalRequest(text: string, keywords: string[]): boolean {
-  const t = text.normalize('NFC').trim().replace(/^["'״׳]+|["'״׳.!?,;:]+$/gu, '').trim().toLowerCase();
+  const t = text
+    .normalize('NFC')
+    .trim()
+    .replace(/^["'״׳]+|["'״׳.!?,;:]+$/gu, '')
+    .trim()
+    .toLowerCase();
   return t !== '' && keywords.includes(t);
 }

@@ -13,7 +13,13 @@ import { FifoPermits } from '../support/permits.ts';
 import type { LocalSignals } from '../signals.ts';
 import type { Store } from '../store/db.ts';
 import {
-  claimDueMessages, finishCampaigns, reclaimAbandonedClaims, suppressBlocked, type ClaimedMessage, type ClaimScope, type DispatchOutcome,
+  claimDueMessages,
+  finishCampaigns,
+  reclaimAbandonedClaims,
+  suppressBlocked,
+  type ClaimedMessage,
+  type ClaimScope,
+  type DispatchOutcome,
 } from '../store/dispatch.ts';
 import { BatchRecorder } from './batch-recorder.ts';
 import type { DeliverySettings } from './delivery-settings.ts';
@@ -57,7 +63,15 @@ const CALL_BATCH = 50;
 
 /** Runs `settings.lanes` claim-submit-record loops until stopped. */
 export class Dispatcher {
-  readonly stats: DispatcherStats = { batches: 0, accepted: 0, claimed: 0, submitted: 0, retried: 0, failed: 0, blocked: 0 };
+  readonly stats: DispatcherStats = {
+    batches: 0,
+    accepted: 0,
+    claimed: 0,
+    submitted: 0,
+    retried: 0,
+    failed: 0,
+    blocked: 0,
+  };
   private stopped = true;
   private lanes: Promise<void>[] = [];
   private wakers: Array<() => void> = [];
@@ -97,7 +111,11 @@ export class Dispatcher {
 
   private async reclaimAbandoned(): Promise<void> {
     const n = await reclaimAbandonedClaims(this.deps.store.db);
-    if (n > 0) this.deps.logger.warn({ messages: n }, 'dispatcher: taking back messages a previous run left mid-submit (they may be sent twice)');
+    if (n > 0)
+      this.deps.logger.warn(
+        { messages: n },
+        'dispatcher: taking back messages a previous run left mid-submit (they may be sent twice)',
+      );
   }
 
   private async loop(lane: number, scope: ClaimScope): Promise<void> {
@@ -150,16 +168,28 @@ export class Dispatcher {
     this.stats.claimed += claimed.length;
     this.stats.blocked += claimed.length - toSend.length;
     if (claimed.length !== toSend.length) this.deps.signals.notify('push');
-    const recorder = new BatchRecorder({
-      store, clock, leaseMs: settings.leaseMs, receiptWindowMs: scope === 'call' ? settings.callWindowMs : settings.receiptWindowMs,
-      nextLease: () => this.nextLease(),
-      written: (outcomes, ok) => this.written(outcomes, ok),
-      failed: (err, what) => logger.error({ err, what }, 'dispatcher: writing a batch failed; its messages are claimed again when their lease ends'),
-    }, toSend.map((m) => m.id), lease);
+    const recorder = new BatchRecorder(
+      {
+        store,
+        clock,
+        leaseMs: settings.leaseMs,
+        receiptWindowMs: scope === 'call' ? settings.callWindowMs : settings.receiptWindowMs,
+        nextLease: () => this.nextLease(),
+        written: (outcomes, ok) => this.written(outcomes, ok),
+        failed: (err, what) =>
+          logger.error(
+            { err, what },
+            'dispatcher: writing a batch failed; its messages are claimed again when their lease ends',
+          ),
+      },
+      toSend.map((m) => m.id),
+      lease,
+    );
     await Promise.all(toSend.map(async (m) => recorder.add(await this.submit(m))));
     await recorder.finish();
-    await store.db.transaction().execute((trx) =>
-      finishCampaigns(trx, store.dialect, [...new Set(claimed.map((m) => m.campaign_id))], clock()));
+    await store.db
+      .transaction()
+      .execute((trx) => finishCampaigns(trx, store.dialect, [...new Set(claimed.map((m) => m.campaign_id))], clock()));
     return claimed.length;
   }
 
@@ -222,24 +252,57 @@ export class Dispatcher {
     const name = (call ? this.deps.voiceRouter : this.deps.router)?.pick(message.phone);
     const carrier = name === undefined ? undefined : this.deps.carriers.get(name);
     if (!carrier) {
-      return { kind: 'failed', message, carrier: null, status: DELIVERY.FAILED, error: call ? 'no voice trunk routes this destination' : 'no carrier routes this destination' };
+      return {
+        kind: 'failed',
+        message,
+        carrier: null,
+        status: DELIVERY.FAILED,
+        error: call ? 'no voice trunk routes this destination' : 'no carrier routes this destination',
+      };
     }
     const text = this.textOf(message);
-    if (text === undefined) return { kind: 'failed', message, carrier: null, status: DELIVERY.FAILED, error: 'its code was sealed under another key (YONA_SECRET_KEY differs between nodes)' };
+    if (text === undefined)
+      return {
+        kind: 'failed',
+        message,
+        carrier: null,
+        status: DELIVERY.FAILED,
+        error: 'its code was sealed under another key (YONA_SECRET_KEY differs between nodes)',
+      };
     await this.permits(carrier).acquire(message.priority > 0); // released when the outcome is written
     let result: SubmitResult;
     try {
       const spoken = call && message.spoken ? { spoken: JSON.parse(message.spoken) } : {};
-      result = await carrier.submit({ messageId: message.id, source: message.source, destination: message.phone, text, ...spoken });
+      result = await carrier.submit({
+        messageId: message.id,
+        source: message.source,
+        destination: message.phone,
+        text,
+        ...spoken,
+      });
     } catch (err) {
       result = { ok: false, transient: true, error: `carrier error: ${(err as Error).message}` };
     }
     if (result.ok) this.stats.accepted++;
-    if (result.ok) return { kind: 'submitted', message, carrier: carrier.name, carrierMessageIds: result.carrierMessageIds };
+    if (result.ok)
+      return { kind: 'submitted', message, carrier: carrier.name, carrierMessageIds: result.carrierMessageIds };
     const { settings } = this.deps;
-    if (!result.transient) return { kind: 'failed', message, carrier: carrier.name, status: result.status ?? DELIVERY.FAILED, error: result.error };
+    if (!result.transient)
+      return {
+        kind: 'failed',
+        message,
+        carrier: carrier.name,
+        status: result.status ?? DELIVERY.FAILED,
+        error: result.error,
+      };
     if (message.attempts >= settings.maxAttempts) {
-      return { kind: 'failed', message, carrier: carrier.name, status: DELIVERY.FAILED, error: `gave up after ${message.attempts} attempts: ${result.error}` };
+      return {
+        kind: 'failed',
+        message,
+        carrier: carrier.name,
+        status: DELIVERY.FAILED,
+        error: `gave up after ${message.attempts} attempts: ${result.error}`,
+      };
     }
     const delay = Math.min(settings.retryMaxMs, settings.retryBaseMs * 2 ** Math.min(message.attempts - 1, 20));
     return { kind: 'retry', message, carrier: carrier.name, at: this.deps.clock() + delay, error: result.error };

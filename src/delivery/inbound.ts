@@ -11,7 +11,13 @@ import { HeldSignals, type LocalSignals } from '../signals.ts';
 import { blockNumbers } from '../store/blocklist.ts';
 import { findNumberOwner } from '../store/carriers.ts';
 import type { Queryable, Store } from '../store/db.ts';
-import { addInboundPart, insertInbound, insertUnrouted, pruneInboundParts, receivedReplyToRemoveCampaign } from '../store/inbound.ts';
+import {
+  addInboundPart,
+  insertInbound,
+  insertUnrouted,
+  pruneInboundParts,
+  receivedReplyToRemoveCampaign,
+} from '../store/inbound.ts';
 import { recordPushEvent } from '../store/push.ts';
 import { timeZones } from '../store/status-events.ts';
 import { isRemovalRequest, type DeliverySettings } from './delivery-settings.ts';
@@ -26,7 +32,10 @@ export interface InboundDeps {
 }
 
 /** What became of one inbound message (`partial`: a part kept until the rest of its message arrives). */
-export type InboundOutcome = { routed: false } | { routed: 'partial' } | { routed: true; accountId: number; blocked: boolean };
+export type InboundOutcome =
+  | { routed: false }
+  | { routed: 'partial' }
+  | { routed: true; accountId: number; blocked: boolean };
 
 /** Parts of a concatenated SMS whose other parts never came are dropped after this long. */
 const PART_TTL_MS = 24 * 3600_000;
@@ -52,7 +61,14 @@ export class InboundHandler {
     const held = new HeldSignals();
     const outcome = await store.db.transaction().execute(async (trx): Promise<InboundOutcome> => {
       if (!sms.part) return this.storeWhole(trx, held, carrier, { ...sms, phone, dest }, now);
-      const whole = await addInboundPart(trx, store.dialect, { carrier, phone, dest, ...sms.part, text: sms.text, receivedAt: sms.at });
+      const whole = await addInboundPart(trx, store.dialect, {
+        carrier,
+        phone,
+        dest,
+        ...sms.part,
+        text: sms.text,
+        receivedAt: sms.at,
+      });
       if (!whole) return { routed: 'partial' };
       return this.storeWhole(trx, held, carrier, { ...sms, phone, dest, text: whole.text, at: whole.receivedAt }, now);
     });
@@ -60,7 +76,10 @@ export class InboundHandler {
     if (outcome.routed === 'partial') return outcome;
     if (outcome.routed === false) {
       this.stats.unrouted++;
-      this.deps.logger.warn({ carrier, dest: sms.to }, 'inbound SMS to a number no account owns; kept in unrouted_inbound');
+      this.deps.logger.warn(
+        { carrier, dest: sms.to },
+        'inbound SMS to a number no account owns; kept in unrouted_inbound',
+      );
       return outcome;
     }
     this.stats.routed++;
@@ -70,7 +89,13 @@ export class InboundHandler {
   }
 
   // Routes and stores a whole message (its push event and reply-to-remove block too) in the caller's transaction.
-  private async storeWhole(trx: Queryable, signals: HeldSignals, carrier: string, sms: InboundSms & { phone: string; dest: string }, now: number): Promise<InboundOutcome> {
+  private async storeWhole(
+    trx: Queryable,
+    signals: HeldSignals,
+    carrier: string,
+    sms: InboundSms & { phone: string; dest: string },
+    now: number,
+  ): Promise<InboundOutcome> {
     const { phone, dest } = sms;
     const accountId = await findNumberOwner(trx, dest);
     if (accountId === undefined) {
@@ -80,12 +105,19 @@ export class InboundHandler {
     await insertInbound(trx, { accountId, phone, dest, text: sms.text, carrier, receivedAt: sms.at });
     const timeZone = (await timeZones(trx, [accountId])).get(accountId) ?? 'Asia/Jerusalem';
     await recordPushEvent(trx, {
-      accountId, type: 'incoming_sms', orderKey: null, now,
+      accountId,
+      type: 'incoming_sms',
+      orderKey: null,
+      now,
       fields: incomingFields({ phone, dest, message: sms.text, date: sms.at, timeZone }),
     });
     let blocked = false;
-    if (isRemovalRequest(sms.text, this.deps.settings.removalKeywords) && (await receivedReplyToRemoveCampaign(trx, accountId, phone))) {
-      blocked = (await blockNumbers(trx, signals, { accountId, phones: [phone], source: 'reply-stop', now })).length > 0;
+    if (
+      isRemovalRequest(sms.text, this.deps.settings.removalKeywords) &&
+      (await receivedReplyToRemoveCampaign(trx, accountId, phone))
+    ) {
+      blocked =
+        (await blockNumbers(trx, signals, { accountId, phones: [phone], source: 'reply-stop', now })).length > 0;
     }
     return { routed: true, accountId, blocked };
   }

@@ -27,17 +27,24 @@ export interface PostOutcome {
 /** Wraps a dns.lookup-like resolver so only public addresses come back; all-private names fail with EPUSHNOTPUBLIC. */
 export function publicOnlyLookup(resolve: typeof dns.lookup = dns.lookup): LookupFunction {
   return ((hostname: string, options: dns.LookupOptions, callback: (...args: any[]) => void) => {
-    resolve(hostname, { ...options, all: true }, (err: NodeJS.ErrnoException | null, addresses: dns.LookupAddress[]) => {
-      if (err) return callback(err);
-      const allowed = addresses.filter((a) => nonPublicReason(a.address) === null);
-      if (allowed.length === 0) {
-        const why = addresses.length ? nonPublicReason(addresses[0].address) : 'no address';
-        const refused = Object.assign(new Error(`${hostname} resolves to a non-public address (${why}); push refused`), { code: 'EPUSHNOTPUBLIC' });
-        return callback(refused);
-      }
-      if (options.all) callback(null, allowed);
-      else callback(null, allowed[0].address, allowed[0].family);
-    });
+    resolve(
+      hostname,
+      { ...options, all: true },
+      (err: NodeJS.ErrnoException | null, addresses: dns.LookupAddress[]) => {
+        if (err) return callback(err);
+        const allowed = addresses.filter((a) => nonPublicReason(a.address) === null);
+        if (allowed.length === 0) {
+          const why = addresses.length ? nonPublicReason(addresses[0].address) : 'no address';
+          const refused = Object.assign(
+            new Error(`${hostname} resolves to a non-public address (${why}); push refused`),
+            { code: 'EPUSHNOTPUBLIC' },
+          );
+          return callback(refused);
+        }
+        if (options.all) callback(null, allowed);
+        else callback(null, allowed[0].address, allowed[0].family);
+      },
+    );
   }) as LookupFunction;
 }
 
@@ -51,7 +58,11 @@ export function createPushAgent(settings: PushSettings, resolve?: typeof dns.loo
     bodyTimeout: settings.requestTimeoutMs,
     connect: {
       timeout: settings.connectTimeoutMs,
-      ...(settings.allowPrivate ? (resolve ? { lookup: resolve as unknown as LookupFunction } : {}) : { lookup: publicOnlyLookup(resolve) }),
+      ...(settings.allowPrivate
+        ? resolve
+          ? { lookup: resolve as unknown as LookupFunction }
+          : {}
+        : { lookup: publicOnlyLookup(resolve) }),
     },
   });
 }
@@ -99,7 +110,12 @@ function describeError(err: unknown): string {
  * shutdown can cut them all (a plain emitter and timer: AbortSignal.timeout costs more than the push).
  */
 export async function postForm(
-  agent: Agent, target: PreparedTarget, body: string, headers: Record<string, string>, timeoutMs: number, inFlight: Set<EventEmitter>,
+  agent: Agent,
+  target: PreparedTarget,
+  body: string,
+  headers: Record<string, string>,
+  timeoutMs: number,
+  inFlight: Set<EventEmitter>,
 ): Promise<PostOutcome> {
   if (target.blocked) return { status: null, error: target.blocked };
   const signal = new EventEmitter();
@@ -111,15 +127,26 @@ export async function postForm(
   inFlight.add(signal);
   try {
     const res = await agent.request({
-      origin: target.origin, path: target.path, method: 'POST', body, signal,
+      origin: target.origin,
+      path: target.path,
+      method: 'POST',
+      body,
+      signal,
       headers: target.authorization ? { ...headers, Authorization: target.authorization } : headers,
     });
     await res.body.dump({ limit: 64 * 1024 }).catch(() => {});
     // dump() ends quietly when the timeout cuts the body: an answer that never completed is no delivery.
-    if (timedOut) return { status: null, error: `timeout: HTTP ${res.statusCode}, but the answer did not complete within ${timeoutMs} ms` };
+    if (timedOut)
+      return {
+        status: null,
+        error: `timeout: HTTP ${res.statusCode}, but the answer did not complete within ${timeoutMs} ms`,
+      };
     return { status: res.statusCode, error: res.statusCode === 200 ? null : `HTTP ${res.statusCode}` };
   } catch (err) {
-    return { status: null, error: timedOut ? `timeout: no complete answer within ${timeoutMs} ms` : describeError(err) };
+    return {
+      status: null,
+      error: timedOut ? `timeout: no complete answer within ${timeoutMs} ms` : describeError(err),
+    };
   } finally {
     clearTimeout(timer);
     inFlight.delete(signal);

@@ -10,7 +10,13 @@ import { loadConfig, type Env } from '../config.ts';
 import type { PushSettings } from '../domain/push-settings.ts';
 import type { Component, Service } from '../service.ts';
 import {
-  claimPushEvents, prunePushData, readyRegistrations, recordPushResults, type ClaimedPushEvent, type PushResult, type PushTarget,
+  claimPushEvents,
+  prunePushData,
+  readyRegistrations,
+  recordPushResults,
+  type ClaimedPushEvent,
+  type PushResult,
+  type PushTarget,
 } from '../store/push-queue.ts';
 import { createPushAgent, postForm, prepareTarget, pushHeaders, type PreparedTarget } from './push-http.ts';
 
@@ -128,7 +134,15 @@ class Pusher implements Component {
         seen.add(target.id);
         let lane = this.lanes.get(target.id);
         if (!lane) {
-          lane = { target, prepared: prepareTarget(target.url, this.settings.allowPrivate), queue: [], inFlight: 0, claiming: false, drained: false, haltSeq: 0 };
+          lane = {
+            target,
+            prepared: prepareTarget(target.url, this.settings.allowPrivate),
+            queue: [],
+            inFlight: 0,
+            claiming: false,
+            drained: false,
+            haltSeq: 0,
+          };
           this.lanes.set(target.id, lane);
         } else if (!lane.haltSeq) {
           lane.target = target;
@@ -137,7 +151,15 @@ class Pusher implements Component {
         this.pump(lane);
       }
       for (const [id, lane] of this.lanes) {
-        if (!seen.has(id) && lane.drained && !lane.haltSeq && !lane.claiming && lane.inFlight === 0 && lane.queue.length === 0) this.lanes.delete(id);
+        if (
+          !seen.has(id) &&
+          lane.drained &&
+          !lane.haltSeq &&
+          !lane.claiming &&
+          lane.inFlight === 0 &&
+          lane.queue.length === 0
+        )
+          this.lanes.delete(id);
       }
     } catch (err) {
       this.service.logger.error({ err }, 'push scan failed');
@@ -195,12 +217,25 @@ class Pusher implements Component {
     const t0 = performance.now();
     const body = encodeForm(JSON.parse(event.payload) as Record<string, string>);
     const headers = pushHeaders(event.id, body, lane.target.secret);
-    const outcome = await postForm(this.agent, lane.prepared, body, headers, this.settings.requestTimeoutMs, this.requests);
+    const outcome = await postForm(
+      this.agent,
+      lane.prepared,
+      body,
+      headers,
+      this.settings.requestTimeoutMs,
+      this.requests,
+    );
     const ok = outcome.status === 200;
     const kind = ok ? 'delivered' : this.stopped && outcome.status === null ? 'released' : 'failed';
     const seq = this.addResult({
-      eventId: event.id, registrationId: lane.target.id, kind, startedAt, finishedAt: this.service.clock(),
-      httpStatus: outcome.status, latencyMs: Math.round(performance.now() - t0), error: outcome.error,
+      eventId: event.id,
+      registrationId: lane.target.id,
+      kind,
+      startedAt,
+      finishedAt: this.service.clock(),
+      httpStatus: outcome.status,
+      latencyMs: Math.round(performance.now() - t0),
+      error: outcome.error,
     });
     if (ok) {
       lane.target.consecutiveFailures = 0;
@@ -215,7 +250,16 @@ class Pusher implements Component {
     const now = this.service.clock();
     for (const e of lane.queue.splice(0)) {
       this.buffered--;
-      this.addResult({ eventId: e.id, registrationId: lane.target.id, kind: 'released', startedAt: now, finishedAt: now, httpStatus: null, latencyMs: 0, error: null });
+      this.addResult({
+        eventId: e.id,
+        registrationId: lane.target.id,
+        kind: 'released',
+        startedAt: now,
+        finishedAt: now,
+        httpStatus: null,
+        latencyMs: 0,
+        error: null,
+      });
     }
   }
 
@@ -262,7 +306,10 @@ class Pusher implements Component {
       if (lane) lane.target.consecutiveFailures = outcome.consecutiveFailures;
       if (outcome.state === 'registered' && outcome.retryAt > now) this.wakeAt(outcome.retryAt);
       if (outcome.state === 'disabled') {
-        this.service.logger.warn({ registration: regId, failures: outcome.consecutiveFailures }, 'push registration disabled after repeated failures');
+        this.service.logger.warn(
+          { registration: regId, failures: outcome.consecutiveFailures },
+          'push registration disabled after repeated failures',
+        );
       }
     }
     for (const regId of touched) {
@@ -284,10 +331,13 @@ class Pusher implements Component {
     if (this.stopped || at >= this.nextWake) return;
     clearTimeout(this.wakeTimer);
     this.nextWake = at;
-    this.wakeTimer = setTimeout(() => {
-      this.nextWake = Infinity;
-      this.requestScan();
-    }, Math.max(1, at - this.service.clock() + 2)); // +2: timers may fire a little early
+    this.wakeTimer = setTimeout(
+      () => {
+        this.nextWake = Infinity;
+        this.requestScan();
+      },
+      Math.max(1, at - this.service.clock() + 2),
+    ); // +2: timers may fire a little early
   }
 
   private async prune(): Promise<void> {

@@ -6,7 +6,14 @@ import type { Receipt } from '../carriers/types.ts';
 import type { Logger } from '../logger.ts';
 import type { LocalSignals } from '../signals.ts';
 import type { Store } from '../store/db.ts';
-import { applyReceipts, expirePending, hasRecentPending, rematchPending, sweepUnconfirmed, type IncomingReceipt } from '../store/receipts.ts';
+import {
+  applyReceipts,
+  expirePending,
+  hasRecentPending,
+  rematchPending,
+  sweepUnconfirmed,
+  type IncomingReceipt,
+} from '../store/receipts.ts';
 import type { DeliverySettings } from './delivery-settings.ts';
 
 /** What the receipts worker needs from the service. */
@@ -50,7 +57,18 @@ export class ReceiptWorker {
   add(carrier: string, receipt: Receipt): Promise<void> {
     this.stats.received++;
     return new Promise((resolve, reject) => {
-      this.queue.push({ receipt: { carrier, carrierMessageId: receipt.carrierMessageId, status: receipt.status, at: this.deps.clock(), ...(receipt.notPlaced ? { refund: true } : {}), ...(receipt.durationMs !== undefined ? { durationMs: receipt.durationMs } : {}) }, resolve, reject });
+      this.queue.push({
+        receipt: {
+          carrier,
+          carrierMessageId: receipt.carrierMessageId,
+          status: receipt.status,
+          at: this.deps.clock(),
+          ...(receipt.notPlaced ? { refund: true } : {}),
+          ...(receipt.durationMs !== undefined ? { durationMs: receipt.durationMs } : {}),
+        },
+        resolve,
+        reject,
+      });
       if (this.queue.length >= MAX_BATCH) void this.flush();
       else if (!this.scheduled) {
         this.scheduled = true;
@@ -68,12 +86,18 @@ export class ReceiptWorker {
     this.stopped = false;
     if (options.sweeps === false) return;
     const every = (ms: number, fn: () => Promise<unknown>) => {
-      const t = setInterval(() => void fn().catch((err) => this.deps.logger.error({ err }, 'receipts: periodic task failed')), ms);
+      const t = setInterval(
+        () => void fn().catch((err) => this.deps.logger.error({ err }, 'receipts: periodic task failed')),
+        ms,
+      );
       t.unref();
       this.timers.push(t);
     };
     every(REMATCH_EVERY_MS, () => this.rematch());
-    every(this.deps.settings.sweepMs, () => (this.sweeping ??= this.sweep().finally(() => (this.sweeping = undefined))));
+    every(
+      this.deps.settings.sweepMs,
+      () => (this.sweeping ??= this.sweep().finally(() => (this.sweeping = undefined))),
+    );
   }
 
   /** Applies what is queued and stops the timers. */
@@ -130,7 +154,9 @@ export class ReceiptWorker {
       do {
         this.rematchWanted = false;
         if (!(await hasRecentPending(store.db, clock(), REMATCH_AGE_MS))) continue;
-        const r = await store.db.transaction().execute((trx) => rematchPending(trx, store.dialect, clock(), REMATCH_AGE_MS, REMATCH_BATCH));
+        const r = await store.db
+          .transaction()
+          .execute((trx) => rematchPending(trx, store.dialect, clock(), REMATCH_AGE_MS, REMATCH_BATCH));
         this.stats.rematched += r.applied;
         this.stats.changed += r.changed;
         if (r.changed > 0) this.deps.signals.notify('push');
@@ -145,7 +171,9 @@ export class ReceiptWorker {
     const { store, clock, settings } = this.deps;
     let total = 0;
     for (;;) {
-      const n = await store.db.transaction().execute((trx) => sweepUnconfirmed(trx, store.dialect, clock(), SWEEP_BATCH));
+      const n = await store.db
+        .transaction()
+        .execute((trx) => sweepUnconfirmed(trx, store.dialect, clock(), SWEEP_BATCH));
       total += n;
       if (n < SWEEP_BATCH || this.stopped) break;
     }

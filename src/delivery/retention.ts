@@ -26,7 +26,8 @@ export function retentionComponent(options: { intervalMs?: number } = {}): Compo
       if (cutoff === undefined) return;
       try {
         const purged = await purgeOlderThan(s.store.db, cutoff);
-        if (purged.campaigns + purged.inbound > 0) s.logger.info({ ...purged, retentionDays }, 'retention: removed what is past the retention period');
+        if (purged.campaigns + purged.inbound > 0)
+          s.logger.info({ ...purged, retentionDays }, 'retention: removed what is past the retention period');
       } catch (err) {
         s.logger.error({ err }, 'retention: removing old rows failed');
       }
@@ -57,7 +58,9 @@ async function keepPartitions(s: Service, now: number, cutoff: number | undefine
     const created = await ensureMonthPartitions(s.store.db, now);
     if (created.length > 0) s.logger.info({ created }, 'partitions: months created ahead');
     const dropped = await dropExpiredMonths(s.store.db, {
-      messages: cutoff, carrier_message_ids: cutoff, push_events: now - s.config.push.retentionMs,
+      messages: cutoff,
+      carrier_message_ids: cutoff,
+      push_events: now - s.config.push.retentionMs,
     });
     if (dropped.length > 0) s.logger.info({ dropped }, 'partitions: months past retention dropped');
   } catch (err) {

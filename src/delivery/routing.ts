@@ -30,7 +30,8 @@ export class Router {
   constructor(routes: Route[], carrierNames: string[]) {
     const known = new Set(carrierNames);
     for (const r of routes) {
-      if (!known.has(r.carrier)) throw new ConfigError(`route "${r.prefix || 'default'}" names carrier "${r.carrier}", which is not configured`);
+      if (!known.has(r.carrier))
+        throw new ConfigError(`route "${r.prefix || 'default'}" names carrier "${r.carrier}", which is not configured`);
     }
     this.routes = [...routes].sort((a, b) => b.prefix.length - a.prefix.length);
     this.fallback = carrierNames[0];

@@ -11,7 +11,12 @@ import { claimCampaignRelease, dueCampaignIds, markCampaignSent } from '../store
 import type { Db, Queryable } from '../store/db.ts';
 import { recordStatusEvents } from '../store/status-events.ts';
 import {
-  campaignMessagesInState, moveCampaignMessages, recentlyMessagedPhones, refundAmounts, skipMessages, type ChargedMessage,
+  campaignMessagesInState,
+  moveCampaignMessages,
+  recentlyMessagedPhones,
+  refundAmounts,
+  skipMessages,
+  type ChargedMessage,
 } from '../store/messages.ts';
 import { DELIVERY } from '../domain/status.ts';
 
@@ -22,41 +27,107 @@ const DUE_BATCH = 50;
 type Skipped = { count: number; credits: number; agorot: number };
 
 // Skips messages with a delivery status, reports each (dlr), and adds what they cost to `into`.
-async function skipAtRelease(db: Queryable, accountId: number, messages: ChargedMessage[], status: number, reason: string, now: number, into: Skipped): Promise<void> {
+async function skipAtRelease(
+  db: Queryable,
+  accountId: number,
+  messages: ChargedMessage[],
+  status: number,
+  reason: string,
+  now: number,
+  into: Skipped,
+): Promise<void> {
   if (messages.length === 0) return;
   for (const m of messages) {
     into.credits += Number(m.cost_credits);
     into.agorot += Number(m.cost_agorot);
   }
   into.count += messages.length;
-  await skipMessages(db, messages.map((m) => m.id), status, reason, now);
-  await recordStatusEvents(db, messages.map((m) => ({
-    messageId: m.id, accountId, campaignId: m.campaign_id, externalId: m.external_id, phone: m.phone, carrier: null, status, at: now,
-  })), now);
+  await skipMessages(
+    db,
+    messages.map((m) => m.id),
+    status,
+    reason,
+    now,
+  );
+  await recordStatusEvents(
+    db,
+    messages.map((m) => ({
+      messageId: m.id,
+      accountId,
+      campaignId: m.campaign_id,
+      externalId: m.external_id,
+      phone: m.phone,
+      carrier: null,
+      status,
+      at: now,
+    })),
+    now,
+  );
 }
 
 /** Releases one due campaign inside a transaction; returns how many messages were queued and skipped. */
-export async function releaseCampaign(db: Queryable, campaignId: number, now: number): Promise<{ released: boolean; queued: number; skipped: number }> {
+export async function releaseCampaign(
+  db: Queryable,
+  campaignId: number,
+  now: number,
+): Promise<{ released: boolean; queued: number; skipped: number }> {
   const claimed = await claimCampaignRelease(db, campaignId, now);
   if (claimed === undefined) return { released: false, queued: 0, skipped: 0 };
   const { accountId, tempBlDays } = claimed;
   const blocked: Skipped = { count: 0, credits: 0, agorot: 0 };
   const recent: Skipped = { count: 0, credits: 0, agorot: 0 };
-  for (let after = 0; ;) {
+  for (let after = 0; ; ) {
     const page = await campaignMessagesInState(db, campaignId, 'scheduled', after, PAGE);
     if (page.length === 0) break;
     after = page[page.length - 1].id;
     const listed = await blockedAmong(db, accountId, [...new Set(page.map((m) => m.phone))]);
     const rest = listed.size === 0 ? page : page.filter((m) => !listed.has(m.phone));
-    await skipAtRelease(db, accountId, page.filter((m) => listed.has(m.phone)), DELIVERY.BLOCKED, 'blocked', now, blocked);
+    await skipAtRelease(
+      db,
+      accountId,
+      page.filter((m) => listed.has(m.phone)),
+      DELIVERY.BLOCKED,
+      'blocked',
+      now,
+      blocked,
+    );
     if (tempBlDays === null || rest.length === 0) continue;
     // The campaign's own messages are still scheduled, so they never count as recent for each other.
-    const messaged = await recentlyMessagedPhones(db, accountId, [...new Set(rest.map((m) => m.phone))], now - tempBlDays * DAY_MS);
-    await skipAtRelease(db, accountId, rest.filter((m) => messaged.has(m.phone)), DELIVERY.TEMP_BLOCKED, 'temp_bl', now, recent);
+    const messaged = await recentlyMessagedPhones(
+      db,
+      accountId,
+      [...new Set(rest.map((m) => m.phone))],
+      now - tempBlDays * DAY_MS,
+    );
+    await skipAtRelease(
+      db,
+      accountId,
+      rest.filter((m) => messaged.has(m.phone)),
+      DELIVERY.TEMP_BLOCKED,
+      'temp_bl',
+      now,
+      recent,
+    );
   }
   const ref = { type: 'campaign', id: campaignId };
-  await refundAmounts(db, accountId, blocked.credits, blocked.agorot, `blocked at release: campaign ${campaignId}`, ref, now);
-  await refundAmounts(db, accountId, recent.credits, recent.agorot, `temp_bl at release: campaign ${campaignId}`, ref, now);
+  await refundAmounts(
+    db,
+    accountId,
+    blocked.credits,
+    blocked.agorot,
+    `blocked at release: campaign ${campaignId}`,
+    ref,
+    now,
+  );
+  await refundAmounts(
+    db,
+    accountId,
+    recent.credits,
+    recent.agorot,
+    `temp_bl at release: campaign ${campaignId}`,
+    ref,
+    now,
+  );
   const queued = await moveCampaignMessages(db, campaignId, 'scheduled', 'queued', { nextAttemptAt: now });
   if (queued === 0) await markCampaignSent(db, campaignId, now);
   return { released: true, queued, skipped: blocked.count + recent.count };

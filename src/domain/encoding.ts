@@ -95,12 +95,17 @@ export function encodeForSmpp(text: string, refNumber: number): SmppPayload {
   }
   const encoding = detectEncoding(text);
   const bodies =
-    encoding === 'gsm7' ? splitGsm(toSeptets(text)).map((septets) => Buffer.from(septets)) : splitUcs2(text).map(utf16be);
+    encoding === 'gsm7'
+      ? splitGsm(toSeptets(text)).map((septets) => Buffer.from(septets))
+      : splitUcs2(text).map(utf16be);
   const dataCoding = encoding === 'gsm7' ? 0 : 8;
   if (bodies.length === 1) return { dataCoding, esmClass: 0, parts: bodies };
-  if (bodies.length > 255) throw new RangeError(`text needs ${bodies.length} parts; a concatenated SMS holds at most 255`);
+  if (bodies.length > 255)
+    throw new RangeError(`text needs ${bodies.length} parts; a concatenated SMS holds at most 255`);
   const total = bodies.length;
-  const parts = bodies.map((body, i) => Buffer.concat([Buffer.from([0x05, 0x00, 0x03, refNumber, total, i + 1]), body]));
+  const parts = bodies.map((body, i) =>
+    Buffer.concat([Buffer.from([0x05, 0x00, 0x03, refNumber, total, i + 1]), body]),
+  );
   return { dataCoding, esmClass: CONCAT_ESM_CLASS, parts };
 }
 
@@ -218,7 +223,8 @@ function fromSeptets(body: Buffer): string {
 function parseUdh(payload: Buffer): { length: number; concat?: ConcatUdh } {
   if (payload.length < 1) throw new RangeError('payload flagged with a UDH is empty');
   const length = 1 + payload[0];
-  if (length > payload.length) throw new RangeError(`UDH length ${payload[0]} exceeds payload of ${payload.length} bytes`);
+  if (length > payload.length)
+    throw new RangeError(`UDH length ${payload[0]} exceeds payload of ${payload.length} bytes`);
   let concat: ConcatUdh | undefined;
   let i = 1;
   while (i < length) {

@@ -25,9 +25,10 @@ export function parseCidr(text: string): string | null {
     if (value.includes('/')) {
       if (!parseAddress(value.slice(0, value.indexOf('/')))) return null;
       const [addr, bits] = ipaddr.parseCIDR(value);
-      const a = addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()
-        ? (addr as ipaddr.IPv6).toIPv4Address()
-        : addr;
+      const a =
+        addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()
+          ? (addr as ipaddr.IPv6).toIPv4Address()
+          : addr;
       const prefix = a.kind() === 'ipv4' && addr.kind() === 'ipv6' ? Math.max(0, bits - 96) : bits;
       return `${a.toString()}/${prefix}`;
     }

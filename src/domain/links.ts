@@ -21,13 +21,16 @@ export function linkTargetProblem(target: string): string | null {
 
 /** True when the target is itself a short link of this service (shortening it would loop; status 981). */
 export function isOwnShortLink(target: string, publicUrl: string): boolean {
-  return target.startsWith(`${publicUrl}/l/`) || target.startsWith(`${publicUrl}/u/`) || target.startsWith(`${publicUrl}/v/`);
+  return (
+    target.startsWith(`${publicUrl}/l/`) || target.startsWith(`${publicUrl}/u/`) || target.startsWith(`${publicUrl}/v/`)
+  );
 }
 
 /** Link keys may hold letters, digits, '_' and '-' (they are written inside brackets in the message). */
 export function linkKeyProblem(key: string): string | null {
   if (key === '') return 'link is missing its id attribute';
-  if (!/^[A-Za-z0-9_-]{1,50}$/.test(key)) return `link id may hold only letters, digits, _ and - (at most 50): "${key}"`;
+  if (!/^[A-Za-z0-9_-]{1,50}$/.test(key))
+    return `link id may hold only letters, digits, _ and - (at most 50): "${key}"`;
   return null;
 }
 
@@ -52,7 +55,8 @@ export function linkPlaceholderProblem(message: string, keys: readonly string[])
   if (keys.length === 0 && !message.includes('[link-')) return null; // most sends: no links, nothing to scan
   const known = new Set(keys);
   for (const [whole, key] of message.matchAll(/\[link-([^\]\s]*)\]/g)) {
-    if (!known.has(key) && !known.has(`link-${key}`)) return `the message has ${whole} but no link with id "${key}" was given`;
+    if (!known.has(key) && !known.has(`link-${key}`))
+      return `the message has ${whole} but no link with id "${key}" was given`;
   }
   for (const key of keys) {
     if (!message.includes(`[${key}]`) && !message.includes(`[link-${key}]`)) {

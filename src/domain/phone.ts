@@ -86,7 +86,7 @@ function israeli(nsn: string): NormalizedPhone {
     if (length) return reject(length);
   }
   const parsed = parsePhoneNumberFromString(`+${e164}`);
-  if (!parsed || !parsed.isValid()) return reject('invalid');
+  if (!parsed?.isValid()) return reject('invalid');
   return { ok: true, e164, international: false, type: typeOf(parsed, true) };
 }
 
@@ -96,7 +96,7 @@ function foreign(digits: string, allowInternational: boolean): NormalizedPhone {
   if (parsed && !allowInternational) return reject('international_not_allowed');
   const length = lengthReason(`+${digits}`);
   if (length) return reject(length);
-  if (!parsed || !parsed.isValid()) return reject('invalid');
+  if (!parsed?.isValid()) return reject('invalid');
   return { ok: true, e164: parsed.number.slice(1), international: true, type: typeOf(parsed, false) };
 }
 

@@ -61,7 +61,12 @@ export interface IncomingInput {
 
 /** Fields of an `incoming_sms` push: phone, dest, message, date. */
 export function incomingFields(input: IncomingInput): PushFields {
-  return { phone: digits(input.phone), dest: digits(input.dest), message: input.message, date: formatEvent(input.date, input.timeZone) };
+  return {
+    phone: digits(input.phone),
+    dest: digits(input.dest),
+    message: input.message,
+    date: formatEvent(input.date, input.timeZone),
+  };
 }
 
 /** Fields of a `blacklist` push: dest (the blocked number), message (a Hebrew note), date. */

@@ -9,11 +9,25 @@ export const MAX_PUSH_URL_LENGTH = 2000;
 export type PushUrlCheck = { ok: true; url: URL } | { ok: false; reason: string };
 
 const RANGE_NAMES: Record<string, string> = {
-  unspecified: 'unspecified', broadcast: 'broadcast', multicast: 'multicast', linkLocal: 'link-local',
-  loopback: 'loopback', carrierGradeNat: 'carrier-grade NAT (100.64.0.0/10)', private: 'private',
-  reserved: 'reserved or documentation', uniqueLocal: 'unique local (fc00::/7)', deprecatedSiteLocal: 'site-local',
-  teredo: 'Teredo tunnel', discard: 'discard-only', benchmarking: 'benchmarking', orchid2: 'ORCHID',
-  deprecatedOrchid: 'ORCHID', as112: 'AS112', as112v6: 'AS112', amt: 'AMT', segmentRouting: 'segment routing',
+  unspecified: 'unspecified',
+  broadcast: 'broadcast',
+  multicast: 'multicast',
+  linkLocal: 'link-local',
+  loopback: 'loopback',
+  carrierGradeNat: 'carrier-grade NAT (100.64.0.0/10)',
+  private: 'private',
+  reserved: 'reserved or documentation',
+  uniqueLocal: 'unique local (fc00::/7)',
+  deprecatedSiteLocal: 'site-local',
+  teredo: 'Teredo tunnel',
+  discard: 'discard-only',
+  benchmarking: 'benchmarking',
+  orchid2: 'ORCHID',
+  deprecatedOrchid: 'ORCHID',
+  as112: 'AS112',
+  as112v6: 'AS112',
+  amt: 'AMT',
+  segmentRouting: 'segment routing',
   droneRemoteIdProtocolEntityTags: 'DRIP',
 };
 
@@ -53,7 +67,8 @@ export function nonPublicReason(address: string): string | null {
     const reason = v4Reason(inner);
     return reason ? `${reason} (inside ${v6.toString()})` : null;
   }
-  if (range === 'unicast' && v6.parts.slice(0, 6).every((w) => w === 0)) return `IPv4-compatible address ${v6.toString()}`;
+  if (range === 'unicast' && v6.parts.slice(0, 6).every((w) => w === 0))
+    return `IPv4-compatible address ${v6.toString()}`;
   return range === 'unicast' ? null : `${RANGE_NAMES[range] ?? range} address ${v6.toString()}`;
 }
 
@@ -75,17 +90,20 @@ export function ipLiteralHost(url: URL): string | null {
  */
 export function checkPushUrl(text: string, opts: { allowPrivate: boolean }): PushUrlCheck {
   const trimmed = text.trim();
-  if (trimmed.length > MAX_PUSH_URL_LENGTH) return { ok: false, reason: `longer than ${MAX_PUSH_URL_LENGTH} characters` };
+  if (trimmed.length > MAX_PUSH_URL_LENGTH)
+    return { ok: false, reason: `longer than ${MAX_PUSH_URL_LENGTH} characters` };
   let url: URL;
   try {
     url = new URL(trimmed);
   } catch {
     return { ok: false, reason: 'not an absolute URL' };
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return { ok: false, reason: `scheme ${url.protocol} is not http or https` };
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    return { ok: false, reason: `scheme ${url.protocol} is not http or https` };
   if (!url.hostname) return { ok: false, reason: 'no host' };
   if (opts.allowPrivate) return { ok: true, url };
-  if (isLocalhostName(url.hostname)) return { ok: false, reason: `${url.hostname} is this machine; push URLs must be public` };
+  if (isLocalhostName(url.hostname))
+    return { ok: false, reason: `${url.hostname} is this machine; push URLs must be public` };
   const literal = ipLiteralHost(url);
   if (literal) {
     const reason = nonPublicReason(literal);

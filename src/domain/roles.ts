@@ -7,7 +7,8 @@ export type Role = (typeof ROLES)[number];
 /** What each role does, for help texts and `yona admin nodes`. */
 export const ROLE_MEANING: Record<Role, string> = {
   api: 'the HTTP API, the console and the public pages',
-  dispatcher: 'SMS carriers: holds SMPP binds (shared with other nodes through leases), submits, takes receipts and inbound SMS',
+  dispatcher:
+    'SMS carriers: holds SMPP binds (shared with other nodes through leases), submits, takes receipts and inbound SMS',
   scheduler: 'releases scheduled campaigns and runs birthday greetings (one leader among the nodes)',
   pusher: 'delivers push (webhook) events',
   receipts: 'matches early receipts and closes receipt windows (status 2)',
@@ -18,8 +19,12 @@ export const ROLE_MEANING: Record<Role, string> = {
 export function parseRoles(text: string | undefined, where = '--roles'): Role[] {
   if (text === undefined || text.trim() === '' || text.trim() === 'all') return [...ROLES];
   const roles: Role[] = [];
-  for (const part of text.split(',').map((p) => p.trim()).filter(Boolean)) {
-    if (!(ROLES as readonly string[]).includes(part)) throw new ConfigError(`${where}: unknown role "${part}" (roles: ${ROLES.join(', ')})`);
+  for (const part of text
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
+    if (!(ROLES as readonly string[]).includes(part))
+      throw new ConfigError(`${where}: unknown role "${part}" (roles: ${ROLES.join(', ')})`);
     if (!roles.includes(part as Role)) roles.push(part as Role);
   }
   if (roles.length === 0) throw new ConfigError(`${where}: name at least one role (${ROLES.join(', ')})`);

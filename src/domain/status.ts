@@ -9,11 +9,17 @@ const CATALOGUE = {
   0: { en: 'Success', he: 'הפעולה בוצעה בהצלחה' },
   1: { en: 'There was a problem parsing your XML/JSON', he: 'ישנה בעיה בפענוח ה-XML/JSON' },
   2: { en: 'Missing required field', he: 'חסר שדה חובה' },
-  3: { en: 'Username or password is incorrect and API token is invalid', he: 'שם משתמש או סיסמה שגויים והטוקן אינו תקין' },
+  3: {
+    en: 'Username or password is incorrect and API token is invalid',
+    he: 'שם משתמש או סיסמה שגויים והטוקן אינו תקין',
+  },
   4: { en: 'Not enough credit', he: 'אין מספיק יתרה' },
   5: { en: 'No permission to send SMS at this time', he: 'אין הרשאה לשלוח הודעות בשעה זו' },
   6: { en: 'Process failure', he: 'כשל בתהליך' },
-  7: { en: 'You can not send in this format, use bulk for per-recipient text', he: 'לא ניתן לשלוח בפורמט זה, השתמשו ב-bulk לטקסט לכל נמען' },
+  7: {
+    en: 'You can not send in this format, use bulk for per-recipient text',
+    he: 'לא ניתן לשלוח בפורמט זה, השתמשו ב-bulk לטקסט לכל נמען',
+  },
   8: { en: 'All numbers are on a blocked list', he: 'כל המספרים נמצאים ברשימה חסומה' },
   9: { en: 'At least one of the destinations is too short or too long', he: 'לפחות אחד מהיעדים קצר או ארוך מדי' },
   10: { en: 'Expired API token', he: 'תוקף הטוקן פג' },
@@ -38,7 +44,10 @@ const CATALOGUE = {
   980: { en: 'Invalid link', he: 'קישור לא תקין' },
   981: { en: 'Error creating short link', he: 'שגיאה ביצירת קישור מקוצר' },
   986: { en: 'Invalid unsubscribe value', he: 'ערך הסרה לא תקין' },
-  987: { en: 'More than one contact list, or phones, with dynamic fields', he: 'יותר מרשימת תפוצה אחת, או מספרים, עם שדות דינמיים' },
+  987: {
+    en: 'More than one contact list, or phones, with dynamic fields',
+    he: 'יותר מרשימת תפוצה אחת, או מספרים, עם שדות דינמיים',
+  },
   988: { en: 'Contact list does not exist', he: 'רשימת התפוצה אינה קיימת' },
   989: { en: 'Message or campaign name too short/long', he: 'ההודעה או שם הדיוור קצרים/ארוכים מדי' },
   990: { en: 'Amount must be smaller than credit', he: 'הכמות חייבת להיות קטנה מהיתרה' },
@@ -111,7 +120,10 @@ export const DELIVERY_STATUS: Record<number, StatusEntry> = {
   111: { he: 'לא נענה - אין מענה', en: 'Call not answered: no answer' },
   201: { he: 'נחסם לפי בקשה', en: 'Blocked on request (blocklist)' },
   // Not a carrier status: a scheduled message skipped at release by its send's temp_bl (715, as at acceptance).
-  715: { he: 'נחסם זמנית (temp_bl)', en: 'Temporarily blocked (temp_bl): the number got a message within the last days' },
+  715: {
+    he: 'נחסם זמנית (temp_bl)',
+    en: 'Temporarily blocked (temp_bl): the number got a message within the last days',
+  },
   747: { he: 'מנוי נמצא מחוץ לכיסוי רשת מקומית', en: 'Out of local network coverage' },
   998: { he: 'אין הרשאה', en: 'No permission' },
   999: { he: 'שגיאה לא ידועה', en: 'Unknown error' },

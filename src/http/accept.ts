@@ -29,18 +29,25 @@ function qOf(params: string[]): number {
 
 function choiceFor(encoding: Encoding, ranges: Array<{ type: string; q: number; order: number }>): Choice {
   const named = ranges.filter((r) => TYPES[encoding].includes(r.type));
-  if (named.length > 0) return { q: Math.max(...named.map((r) => r.q)), named: true, order: Math.min(...named.map((r) => r.order)) };
-  const wild = ranges.filter((r) => r.type === '*/*' || (r.type.endsWith('/*') && TYPES[encoding].some((t) => t.startsWith(r.type.slice(0, -1)))));
+  if (named.length > 0)
+    return { q: Math.max(...named.map((r) => r.q)), named: true, order: Math.min(...named.map((r) => r.order)) };
+  const wild = ranges.filter(
+    (r) =>
+      r.type === '*/*' || (r.type.endsWith('/*') && TYPES[encoding].some((t) => t.startsWith(r.type.slice(0, -1)))),
+  );
   return { q: wild.length > 0 ? Math.max(...wild.map((r) => r.q)) : 0, named: false, order: Infinity };
 }
 
 /** The reply's encoding for this Accept header and the request's encoding. */
 export function replyEncoding(accept: string | undefined, requested: Encoding): Encoding {
   if (accept === undefined || accept.trim() === '') return requested;
-  const ranges = accept.split(',').map((part, order) => {
-    const [type, ...params] = part.split(';');
-    return { type: type.trim().toLowerCase(), q: qOf(params), order };
-  }).filter((r) => r.type !== '');
+  const ranges = accept
+    .split(',')
+    .map((part, order) => {
+      const [type, ...params] = part.split(';');
+      return { type: type.trim().toLowerCase(), q: qOf(params), order };
+    })
+    .filter((r) => r.type !== '');
   const json = choiceFor('json', ranges);
   const xml = choiceFor('xml', ranges);
   if (!json.named && !xml.named) return requested;

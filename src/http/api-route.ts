@@ -4,7 +4,16 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandle
 import { findOperation } from '../operations/index.ts';
 import { executeRequest, type AppContext } from '../operations/execute.ts';
 import { bearerToken } from './bearer.ts';
-import { bodyText, decodeBody, detectEncoding, encodeReply, parseProblem, replyContentType, type Encoding, type Reply } from './codec.ts';
+import {
+  bodyText,
+  decodeBody,
+  detectEncoding,
+  encodeReply,
+  parseProblem,
+  replyContentType,
+  type Encoding,
+  type Reply,
+} from './codec.ts';
 import { replyEncoding } from './accept.ts';
 import { inHebrew, prefersHebrew } from './language.ts';
 import type { Metrics } from './metrics.ts';
@@ -26,7 +35,13 @@ function contentTypeOf(request: FastifyRequest): string | undefined {
   return sentContentType.has(request) ? sentContentType.get(request) : request.headers['content-type'];
 }
 
-function send(request: FastifyRequest, reply: FastifyReply, root: string, body: Reply, requested: Encoding): FastifyReply {
+function send(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  root: string,
+  body: Reply,
+  requested: Encoding,
+): FastifyReply {
   const encoding = replyEncoding(request.headers.accept, requested);
   reply.header('vary', 'Accept');
   const language = request.headers['accept-language']; // parsed only when sent
@@ -34,7 +49,10 @@ function send(request: FastifyRequest, reply: FastifyReply, root: string, body: 
     body = inHebrew(body);
     reply.header('content-language', 'he');
   }
-  return reply.code(200).header('content-type', replyContentType(encoding)).send(encodeReply(root, body, encoding));
+  return reply
+    .code(200)
+    .header('content-type', replyContentType(encoding))
+    .send(encodeReply(root, body, encoding));
 }
 
 let currentBatch: Promise<void> | undefined;
@@ -46,10 +64,12 @@ let currentBatch: Promise<void> | undefined;
  * sockets' HTTP parsing, the same code cost 1.3-1.5x as much CPU (the caches were cold for each).
  */
 function batchOfThisTurn(): Promise<void> {
-  return (currentBatch ??= new Promise<void>((resolve) => setImmediate(() => {
-    currentBatch = undefined;
-    resolve();
-  })));
+  return (currentBatch ??= new Promise<void>((resolve) =>
+    setImmediate(() => {
+      currentBatch = undefined;
+      resolve();
+    }),
+  ));
 }
 
 /** Registers the API routes. */
@@ -87,8 +107,14 @@ export function registerApiRoutes(app: FastifyInstance, ctx: AppContext, metrics
 }
 
 /** Errors raised before the handler (body too large, aborted upload) still answer HTTP 200 with a status. */
-export function apiErrorReply(request: FastifyRequest, reply: FastifyReply, error: { statusCode?: number; message: string }, bodyLimit: number): FastifyReply {
+export function apiErrorReply(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  error: { statusCode?: number; message: string },
+  bodyLimit: number,
+): FastifyReply {
   const encoding = detectEncoding(contentTypeOf(request), '');
-  const message = error.statusCode === 413 ? parseProblem(`body larger than ${bodyLimit} bytes`) : parseProblem(error.message);
+  const message =
+    error.statusCode === 413 ? parseProblem(`body larger than ${bodyLimit} bytes`) : parseProblem(error.message);
   return send(request, reply, 'response', { status: 1, message }, encoding);
 }

@@ -75,17 +75,22 @@ export async function decodeBody(body: string, encoding: Encoding): Promise<Deco
       return { ok: false, status: 1, reason: parseProblem(`invalid JSON: ${(e as Error).message}`) };
     }
   } else {
-    if (/<!DOCTYPE|<!ENTITY/i.test(body)) return { ok: false, status: 1, reason: parseProblem('DOCTYPE and entity declarations are not accepted') };
+    if (/<!DOCTYPE|<!ENTITY/i.test(body))
+      return { ok: false, status: 1, reason: parseProblem('DOCTYPE and entity declarations are not accepted') };
     try {
       // Wrapped so that several root elements are seen (xml2js alone stops after the first).
-      const wrapped = await new xml2js.Parser(XML_OPTIONS).parseStringPromise(`<yona-body>${stripXmlDeclaration(body)}</yona-body>`);
+      const wrapped = await new xml2js.Parser(XML_OPTIONS).parseStringPromise(
+        `<yona-body>${stripXmlDeclaration(body)}</yona-body>`,
+      );
       const children: unknown = wrapped['yona-body'];
       // No element at all (`hello world`, a lone `<?xml ...?>`) is not an XML document: 1, not 997.
       if (children === null || typeof children !== 'object') {
-        const problem = typeof children === 'string' && children.trim() ? 'text outside the root element' : 'no root element';
+        const problem =
+          typeof children === 'string' && children.trim() ? 'text outside the root element' : 'no root element';
         return { ok: false, status: 1, reason: parseProblem(`invalid XML: ${problem}`) };
       }
-      if ('_' in children) return { ok: false, status: 1, reason: parseProblem('invalid XML: text outside the root element') };
+      if ('_' in children)
+        return { ok: false, status: 1, reason: parseProblem('invalid XML: text outside the root element') };
       parsed = spreadRepeatedRoots(children as Record<string, unknown>);
     } catch (e) {
       const message = (e as Error).message ?? String(e);
@@ -97,11 +102,16 @@ export async function decodeBody(body: string, encoding: Encoding): Promise<Deco
   }
   const keys = encoding === 'json' ? jsonRootKeys(body, parsed as Record<string, unknown>) : Object.keys(parsed);
   if (keys.length !== 1) {
-    return { ok: false, status: 997, reason: `Not a valid command sent: expected one root element, got ${keys.length}` };
+    return {
+      ok: false,
+      status: 997,
+      reason: `Not a valid command sent: expected one root element, got ${keys.length}`,
+    };
   }
   const root = keys[0];
   const inner = (parsed as Record<string, unknown>)[root];
-  const doc = inner !== null && typeof inner === 'object' && !Array.isArray(inner) ? (inner as Record<string, unknown>) : {};
+  const doc =
+    inner !== null && typeof inner === 'object' && !Array.isArray(inner) ? (inner as Record<string, unknown>) : {};
   return { ok: true, root, doc };
 }
 
@@ -119,7 +129,9 @@ function jsonRootKeys(body: string, parsed: Record<string, unknown>): string[] {
   return once ? keys : topLevelKeys(body);
 }
 
-const [QUOTE, BACKSLASH, OPEN_BRACE, CLOSE_BRACE, OPEN_BRACKET, CLOSE_BRACKET, COMMA] = [...'"\\{}[],'].map((c) => c.charCodeAt(0));
+const [QUOTE, BACKSLASH, OPEN_BRACE, CLOSE_BRACE, OPEN_BRACKET, CLOSE_BRACKET, COMMA] = [...'"\\{}[],'].map((c) =>
+  c.charCodeAt(0),
+);
 
 /** The keys of a well-formed JSON text's top-level object, in order, repeats included (strings skipped by indexOf). */
 function topLevelKeys(text: string): string[] {

@@ -30,11 +30,19 @@ export function registerHealth(app: FastifyInstance, source: HealthSource): void
     }
     const asked = request.query.role;
     if (asked !== undefined) {
-      if (!(ROLES as readonly string[]).includes(asked)) return reply.code(404).send({ error: `unknown role "${asked}" (roles: ${ROLES.join(', ')})` });
-      if (!roles[asked]) return reply.code(404).send({ error: `this node does not run the ${asked} role`, node: node.name, roles: node.roles });
-      return reply.code(roles[asked].ok ? 200 : 503).send({ status: roles[asked].ok ? 'ok' : 'unhealthy', node: node.name, role: asked, ...roles[asked] });
+      if (!(ROLES as readonly string[]).includes(asked))
+        return reply.code(404).send({ error: `unknown role "${asked}" (roles: ${ROLES.join(', ')})` });
+      if (!roles[asked])
+        return reply
+          .code(404)
+          .send({ error: `this node does not run the ${asked} role`, node: node.name, roles: node.roles });
+      return reply
+        .code(roles[asked].ok ? 200 : 503)
+        .send({ status: roles[asked].ok ? 'ok' : 'unhealthy', node: node.name, role: asked, ...roles[asked] });
     }
     const ok = Object.values(roles).every((r) => r.ok);
-    return reply.code(ok ? 200 : 503).send({ status: ok ? 'ok' : 'unhealthy', store: source.dialect, node: node.name, roles });
+    return reply
+      .code(ok ? 200 : 503)
+      .send({ status: ok ? 'ok' : 'unhealthy', store: source.dialect, node: node.name, roles });
   });
 }

@@ -83,7 +83,13 @@ export async function startHttp(deps: HttpDeps): Promise<RunningHttp> {
     registerApiRoutes(app, deps.ctx, deps.metrics);
     registerOpenApiRoute(app);
   }
-  registerHealth(app, { db: deps.ctx.store.db, dialect: deps.ctx.store.dialect, node: deps.node, health: deps.health, clock: deps.ctx.clock });
+  registerHealth(app, {
+    db: deps.ctx.store.db,
+    dialect: deps.ctx.store.dialect,
+    node: deps.node,
+    health: deps.health,
+    clock: deps.ctx.clock,
+  });
   // Metrics only on the plain loopback listener, and never relayed by a proxy: not over the public HTTPS port.
   app.get('/metrics', async (request, reply) => {
     const encrypted = (request.raw.socket as { encrypted?: boolean }).encrypted === true;

@@ -26,7 +26,10 @@ export async function checkIpAllowed(db: Queryable, account: Account, ip: string
   const cidrs = await listAllowedIps(db, account.id);
   if (!addressAllowed(ip, cidrs)) {
     const shown = normalizeAddress(ip)?.toString() ?? ip; // ::ffff:1.2.3.4 (a dual-stack listener) as 1.2.3.4
-    throw new ApiError(511, `You have no permission for this function: IP address ${shown} is not authorised for this account`);
+    throw new ApiError(
+      511,
+      `You have no permission for this function: IP address ${shown} is not authorised for this account`,
+    );
   }
 }
 

@@ -12,7 +12,13 @@ export const balance = defineOperation({
     const international = formatShekels(ctx.account.intl_agorot);
     if (input.type === 'mail') {
       // Yona sends no e-mail: the mail balance exists for compatibility and is always zero.
-      return { status: 0, message: 'Mail balance is 0', balance: '0', international_balance: international, interantional_balance: international };
+      return {
+        status: 0,
+        message: 'Mail balance is 0',
+        balance: '0',
+        international_balance: international,
+        interantional_balance: international,
+      };
     }
     return {
       status: 0,

@@ -15,7 +15,11 @@ import { formatShort } from '../domain/dates.ts';
 import { ApiError, missingField } from '../domain/errors.ts';
 import { DYNAMIC_FIELDS, type DynamicFieldName } from '../domain/templates.ts';
 import {
-  findBirthdayCampaign, insertBirthdayCampaign, listBirthdayCampaigns, updateBirthdayCampaign, type BirthdayCampaignChanges,
+  findBirthdayCampaign,
+  insertBirthdayCampaign,
+  listBirthdayCampaigns,
+  updateBirthdayCampaign,
+  type BirthdayCampaignChanges,
 } from '../store/birthdays.ts';
 import { findContactList } from '../store/contacts.ts';
 import { isVerifiedSender } from '../store/senders.ts';
@@ -40,12 +44,14 @@ function checkDobField(value: string): DynamicFieldName {
 }
 
 function checkLength(field: 'message' | 'name', value: string, max: number): string {
-  if (value.length > max) throw new ApiError(989, `Field ${field} is too long: ${value.length} characters, at most ${max}`);
+  if (value.length > max)
+    throw new ApiError(989, `Field ${field} is too long: ${value.length} characters, at most ${max}`);
   return value;
 }
 
 async function checkSource(ctx: OperationContext, source: string): Promise<string> {
-  if (!(await isVerifiedSender(ctx.db, ctx.account.id, source))) throw new ApiError(515, `Unverified source: ${source}`);
+  if (!(await isVerifiedSender(ctx.db, ctx.account.id, source)))
+    throw new ApiError(515, `Unverified source: ${source}`);
   return source;
 }
 
@@ -53,7 +59,12 @@ async function checkSource(ctx: OperationContext, source: string): Promise<strin
 export const newBirthdayCampaign = defineOperation({
   names: ['new_birthday_campaign'],
   input: z.object({
-    cl_id: text(), name: text(), message: rawText(), source: text(), hour: optInt(), dob_field: optText(),
+    cl_id: text(),
+    name: text(),
+    message: rawText(),
+    source: text(),
+    hour: optInt(),
+    dob_field: optText(),
   }),
   async handler(ctx, input) {
     const listId = /^\d{1,15}$/.test(input.cl_id) ? Number(input.cl_id) : 0;
@@ -80,10 +91,21 @@ export const getBirthdayCampaigns = defineOperation({
   readOnly: true,
   async handler(ctx) {
     const campaigns = (await listBirthdayCampaigns(ctx.db, ctx.account.id)).map((c) => ({
-      id: c.id, name: c.name, cl_id: c.list_id, message: c.message, source: c.source, hour: c.hour,
-      dob_field: c.dob_field, active: c.active, date: formatShort(c.created_at, ctx.account.time_zone),
+      id: c.id,
+      name: c.name,
+      cl_id: c.list_id,
+      message: c.message,
+      source: c.source,
+      hour: c.hour,
+      dob_field: c.dob_field,
+      active: c.active,
+      date: formatShort(c.created_at, ctx.account.time_zone),
     }));
-    return { status: 0, message: `${campaigns.length} birthday campaign${campaigns.length === 1 ? '' : 's'}`, campaigns };
+    return {
+      status: 0,
+      message: `${campaigns.length} birthday campaign${campaigns.length === 1 ? '' : 's'}`,
+      campaigns,
+    };
   },
 });
 
@@ -91,14 +113,21 @@ export const getBirthdayCampaigns = defineOperation({
 export const editBirthdayCampaign = defineOperation({
   names: ['edit_birthday_campaign'],
   input: z.object({
-    id: readByHandler('The campaign to change (from new_birthday_campaign or get_birthday_campaigns).'), campaign_id: readByHandler('Another name for `id`.'),
+    id: readByHandler('The campaign to change (from new_birthday_campaign or get_birthday_campaigns).'),
+    campaign_id: readByHandler('Another name for `id`.'),
     message: z.preprocess((v) => (textOf(v) === '' ? undefined : v), rawText().optional()),
-    hour: optInt(), source: optText(), active: optInt(), name: optText(), dob_field: optText(),
+    hour: optInt(),
+    source: optText(),
+    active: optInt(),
+    name: optText(),
+    dob_field: optText(),
   }),
   async handler(ctx, input) {
     const rawId = textOf(input.id ?? input.campaign_id)?.trim() ?? '';
     if (rawId === '') throw missingField('id');
-    const campaign = /^\d{1,15}$/.test(rawId) ? await findBirthdayCampaign(ctx.db, ctx.account.id, Number(rawId)) : undefined;
+    const campaign = /^\d{1,15}$/.test(rawId)
+      ? await findBirthdayCampaign(ctx.db, ctx.account.id, Number(rawId))
+      : undefined;
     if (!campaign) throw new ApiError(977, `Birthday campaign does not belong to customer or does not exist: ${rawId}`);
     const changes: BirthdayCampaignChanges = {};
     if (input.message !== undefined) changes.message = checkLength('message', input.message, MAX_MESSAGE);

@@ -19,6 +19,11 @@ export async function blockNow(store: Store, signals: Signals, block: Block): Pr
 export async function unsubscribeByCode(store: Store, signals: Signals, code: string, now: number): Promise<boolean> {
   const target = await findUnsubscribeTarget(store.db, code);
   if (!target) return false;
-  await blockNow(store, signals, { accountId: target.accountId, phones: [target.phone], source: 'unsubscribe-link', now });
+  await blockNow(store, signals, {
+    accountId: target.accountId,
+    phones: [target.phone],
+    source: 'unsubscribe-link',
+    now,
+  });
   return true;
 }

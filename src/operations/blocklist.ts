@@ -20,7 +20,9 @@ const MINUTE = 60_000;
 // `phones.phone` (repeatable; a bare `phone` beside it is accepted too), normalized to international form.
 function readPhones(phones: unknown, bare: unknown): string[] {
   const given = [
-    ...asList(phones).flatMap((p) => (p !== null && typeof p === 'object' ? asList((p as Record<string, unknown>).phone) : [p])),
+    ...asList(phones).flatMap((p) =>
+      p !== null && typeof p === 'object' ? asList((p as Record<string, unknown>).phone) : [p],
+    ),
     ...asList(bare),
   ]
     .map((p) => textOf(p)?.trim() ?? '')
@@ -57,25 +59,46 @@ export const blacklist = defineOperation({
     const entries = await listBlocklist(ctx.db, ctx.account.id, from, to);
     const transactions = entries.map((e) => ({ phone: maskPhone(e.phone), date: formatShort(e.created_at, zone) }));
     // Never empty: `<message/>` would defeat clients that regex `<message>(.*?)</message>`.
-    return { status: 0, message: `${transactions.length} blocked number${transactions.length === 1 ? '' : 's'}`, transactions };
+    return {
+      status: 0,
+      message: `${transactions.length} blocked number${transactions.length === 1 ? '' : 's'}`,
+      transactions,
+    };
   },
 });
 
 /** addNumBL: blocks numbers (source 'api'); 946 on success. */
 export const addNumBL = defineOperation({
   names: ['addNumBL'],
-  input: z.object({ phones: readByHandler('Holds the numbers to block: `{"phone": ["0521234567", ...]}`.'), phone: readByHandler('Numbers given without `phones` (repeatable).') }),
+  input: z.object({
+    phones: readByHandler('Holds the numbers to block: `{"phone": ["0521234567", ...]}`.'),
+    phone: readByHandler('Numbers given without `phones` (repeatable).'),
+  }),
   async handler(ctx, input) {
     const phones = readPhones(input.phones, input.phone);
-    const added = await blockNumbers(ctx.db, ctx.signals, { accountId: ctx.account.id, phones, source: 'api', now: ctx.now });
-    return { status: 946, message: statusMessage(946), added: added.length, already_listed: phones.length - added.length };
+    const added = await blockNumbers(ctx.db, ctx.signals, {
+      accountId: ctx.account.id,
+      phones,
+      source: 'api',
+      now: ctx.now,
+    });
+    return {
+      status: 946,
+      message: statusMessage(946),
+      added: added.length,
+      already_listed: phones.length - added.length,
+    };
   },
 });
 
 /** rmNumBL: unblocks numbers; 944 when some were not blocked. */
 export const rmNumBL = defineOperation({
   names: ['rmNumBL'],
-  input: z.object({ phones: readByHandler('Holds the numbers to unblock: `{"phone": ["0521234567", ...]}`.'), phone: readByHandler('Numbers given without `phones` (repeatable).'), reason: optText() }),
+  input: z.object({
+    phones: readByHandler('Holds the numbers to unblock: `{"phone": ["0521234567", ...]}`.'),
+    phone: readByHandler('Numbers given without `phones` (repeatable).'),
+    reason: optText(),
+  }),
   async handler(ctx, input) {
     const phones = readPhones(input.phones, input.phone);
     const deleted = (await removeFromBlocklist(ctx.db, ctx.account.id, phones, input.reason ?? null, ctx.now)).length;

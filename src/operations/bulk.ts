@@ -5,7 +5,14 @@ import { ApiError, missingField } from '../domain/errors.ts';
 import { acceptCampaign, inBatches } from './send/accept.ts';
 import { requireVerifiedSender } from './send/compose.ts';
 import { normaliseGivenPhones, readDestinations, type NormalisedDestinations } from './send/destinations.ts';
-import { checkCampaignName, checkMessage, checkSource, parseIncludesInternational, parseTempBl, parseTiming } from './send/options.ts';
+import {
+  checkCampaignName,
+  checkMessage,
+  checkSource,
+  parseIncludesInternational,
+  parseTempBl,
+  parseTiming,
+} from './send/options.ts';
 import { Rejections } from './send/rejections.ts';
 import { acceptedReply } from './send/reply.ts';
 import { asList, optText, textOf, readByHandler } from './fields.ts';
@@ -21,7 +28,9 @@ function bulkItems(messages: unknown): Array<Record<string, unknown>> {
     if (m === null || typeof m !== 'object') continue;
     const inner = (m as Record<string, unknown>).sms;
     const list = inner !== undefined ? asList(inner) : [m];
-    for (const item of list) if (item !== null && typeof item === 'object' && !Array.isArray(item)) items.push(item as Record<string, unknown>);
+    for (const item of list)
+      if (item !== null && typeof item === 'object' && !Array.isArray(item))
+        items.push(item as Record<string, unknown>);
   }
   return items;
 }
@@ -30,7 +39,9 @@ export const bulk = defineOperation({
   names: ['bulk'],
   sharesCommits: true,
   input: z.object({
-    messages: readByHandler('`{"sms": [...]}`: up to 2,500 items, each with `source`, `message` and `destinations` (`phone`, repeatable, with an optional attribute `id`).'),
+    messages: readByHandler(
+      '`{"sms": [...]}`: up to 2,500 items, each with `source`, `message` and `destinations` (`phone`, repeatable, with an optional attribute `id`).',
+    ),
     timing: optText(),
     temp_bl: optText(),
     campaign_name: optText(),
@@ -39,7 +50,8 @@ export const bulk = defineOperation({
   async handler(ctx, input) {
     const items = bulkItems(input.messages);
     if (items.length === 0) throw missingField('messages.sms');
-    if (items.length > MAX_BULK_ITEMS) throw new ApiError(2, `Too many messages: bulk holds at most ${MAX_BULK_ITEMS} sms items, got ${items.length}`);
+    if (items.length > MAX_BULK_ITEMS)
+      throw new ApiError(2, `Too many messages: bulk holds at most ${MAX_BULK_ITEMS} sms items, got ${items.length}`);
     const name = checkCampaignName(input.campaign_name);
     const tempBl = parseTempBl(input.temp_bl);
     const allowInternational = parseIncludesInternational(input.includes_international);
@@ -62,15 +74,23 @@ export const bulk = defineOperation({
         verified.add(source);
       }
       const given = readDestinations(item.destinations, `${field}.destinations`);
-      if (given.listIds.length > 0) throw new ApiError(7, `You can not send in this format: ${field} names a contact list; bulk takes phones`);
+      if (given.listIds.length > 0)
+        throw new ApiError(7, `You can not send in this format: ${field} names a contact list; bulk takes phones`);
       // The same number may get several different texts in one bulk; the same text twice is a repeat.
       let seen = seenPerText.get(message);
       if (!seen) seenPerText.set(message, (seen = new Set()));
       normaliseGivenPhones(given.phones, { allowInternational, source, text: message, seen }, found);
     }
     const acceptance = await acceptCampaign(ctx, {
-      kind: 'bulk', name, source: found.accepted[0]?.source ?? '', scheduledAt, recipients: inBatches(found.accepted),
-      suppress: { tempBlDays: tempBl }, rejected: found.rejected, unsubscribe: 'none', links: [],
+      kind: 'bulk',
+      name,
+      source: found.accepted[0]?.source ?? '',
+      scheduledAt,
+      recipients: inBatches(found.accepted),
+      suppress: { tempBlDays: tempBl },
+      rejected: found.rejected,
+      unsubscribe: 'none',
+      links: [],
       options: { temp_bl: tempBl, includes_international: allowInternational, items: items.length },
     });
     return acceptedReply(acceptance, found.rejected, scheduledAt, ctx.account.time_zone, ctx.dryRun);

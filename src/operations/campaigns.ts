@@ -17,22 +17,49 @@ const UNSENT_STATES = new Set(['scheduled', 'cancelled', 'skipped']);
 
 /** The refund figures of a cancel's reply: credits, and international money when there was any. */
 function refundFields(credits: number, agorot: number): Record<string, unknown> {
-  return agorot > 0 ? { refunded_credits: credits, refunded_international: formatShekels(agorot) } : { refunded_credits: credits };
+  return agorot > 0
+    ? { refunded_credits: credits, refunded_international: formatShekels(agorot) }
+    : { refunded_credits: credits };
 }
 
 /** Cancels one scheduled campaign and refunds its unsent messages; false when it stopped being scheduled. */
-export async function cancelScheduledCampaign(db: Queryable, campaign: Pick<Campaign, 'id' | 'account_id'>, now: number): Promise<{ cancelled: boolean; credits: number; agorot: number }> {
+export async function cancelScheduledCampaign(
+  db: Queryable,
+  campaign: Pick<Campaign, 'id' | 'account_id'>,
+  now: number,
+): Promise<{ cancelled: boolean; credits: number; agorot: number }> {
   if (!(await markCampaignCancelled(db, campaign.id, now))) return { cancelled: false, credits: 0, agorot: 0 };
   const counts = await campaignStateCounts(db, campaign.id);
   for (const [state, n] of counts) {
     if (n > 0 && !UNSENT_STATES.has(state)) {
-      throw new ApiError(970, `Campaign not cancelled, contact support: campaign ${campaign.id} has ${n} messages already ${state}`);
+      throw new ApiError(
+        970,
+        `Campaign not cancelled, contact support: campaign ${campaign.id} has ${n} messages already ${state}`,
+      );
     }
   }
   const cost = await campaignCostInState(db, campaign.id, 'scheduled');
-  await moveCampaignMessages(db, campaign.id, 'scheduled', 'cancelled', { zeroCost: true, status: DELIVERY.DELETED, statusAt: now });
-  await recordCampaignStatusEvents(db, { id: campaign.id, accountId: campaign.account_id }, 'cancelled', DELIVERY.DELETED, now);
-  await refundAmounts(db, campaign.account_id, cost.credits, cost.agorot, `cancel: campaign ${campaign.id}`, { type: 'campaign', id: campaign.id }, now);
+  await moveCampaignMessages(db, campaign.id, 'scheduled', 'cancelled', {
+    zeroCost: true,
+    status: DELIVERY.DELETED,
+    statusAt: now,
+  });
+  await recordCampaignStatusEvents(
+    db,
+    { id: campaign.id, accountId: campaign.account_id },
+    'cancelled',
+    DELIVERY.DELETED,
+    now,
+  );
+  await refundAmounts(
+    db,
+    campaign.account_id,
+    cost.credits,
+    cost.agorot,
+    `cancel: campaign ${campaign.id}`,
+    { type: 'campaign', id: campaign.id },
+    now,
+  );
   return { cancelled: true, ...cost };
 }
 
@@ -47,7 +74,8 @@ export const cancel = defineOperation({
   async handler(ctx, input) {
     if (input.campaign_id !== undefined) {
       const campaign = await findCampaign(ctx.db, ctx.account.id, input.campaign_id);
-      if (!campaign) throw new ApiError(977, `Campaign does not belong to customer or does not exist: ${input.campaign_id}`);
+      if (!campaign)
+        throw new ApiError(977, `Campaign does not belong to customer or does not exist: ${input.campaign_id}`);
       if (campaign.state !== 'scheduled') throw stateError(campaign.state, campaign.id);
       const done = await cancelScheduledCampaign(ctx.db, campaign, ctx.now);
       if (!done.cancelled) {
@@ -55,15 +83,21 @@ export const cancel = defineOperation({
         throw now ? stateError(now.state, campaign.id) : new ApiError(970);
       }
       return {
-        status: 0, message: `Campaign ${campaign.id} cancelled`, campaign_id: campaign.id, cancelled: 1, ...refundFields(done.credits, done.agorot),
+        status: 0,
+        message: `Campaign ${campaign.id} cancelled`,
+        campaign_id: campaign.id,
+        cancelled: 1,
+        ...refundFields(done.credits, done.agorot),
       };
     }
     if (input.campaign_name === undefined) throw missingField('campaign_id (or campaign_name)');
     const matches = await findCampaignsByName(ctx.db, ctx.account.id, input.campaign_name);
-    if (matches.length === 0) throw new ApiError(977, `Campaign does not belong to customer or does not exist: "${input.campaign_name}"`);
+    if (matches.length === 0)
+      throw new ApiError(977, `Campaign does not belong to customer or does not exist: "${input.campaign_name}"`);
     const scheduled = matches.filter((m) => m.state === 'scheduled');
     if (scheduled.length === 0) {
-      if (matches.every((m) => m.state === 'cancelled')) throw new ApiError(955, `Campaign already canceled: "${input.campaign_name}"`);
+      if (matches.every((m) => m.state === 'cancelled'))
+        throw new ApiError(955, `Campaign already canceled: "${input.campaign_name}"`);
       throw new ApiError(966, `Campaign already sent: no scheduled campaign is named "${input.campaign_name}"`);
     }
     let cancelled = 0;
@@ -75,9 +109,13 @@ export const cancel = defineOperation({
       credits += done.credits;
       agorot += done.agorot;
     }
-    if (cancelled === 0) throw new ApiError(966, `Campaign already sent: no scheduled campaign is named "${input.campaign_name}"`);
+    if (cancelled === 0)
+      throw new ApiError(966, `Campaign already sent: no scheduled campaign is named "${input.campaign_name}"`);
     return {
-      status: 0, message: `${cancelled} campaign${cancelled === 1 ? '' : 's'} named "${input.campaign_name}" cancelled`, cancelled, ...refundFields(credits, agorot),
+      status: 0,
+      message: `${cancelled} campaign${cancelled === 1 ? '' : 's'} named "${input.campaign_name}" cancelled`,
+      cancelled,
+      ...refundFields(credits, agorot),
     };
   },
 });

@@ -20,8 +20,16 @@ import { ApiError, missingField } from '../domain/errors.ts';
 import { normalizePhone, toNational } from '../domain/phone.ts';
 import { DYNAMIC_FIELDS } from '../domain/templates.ts';
 import {
-  countContacts, createContactList, deleteContactList, findContactList, insertContacts, listContactLists,
-  pageContacts, removeContacts, type ContactList, type NewContact,
+  countContacts,
+  createContactList,
+  deleteContactList,
+  findContactList,
+  insertContacts,
+  listContactLists,
+  pageContacts,
+  removeContacts,
+  type ContactList,
+  type NewContact,
 } from '../store/contacts.ts';
 import { asList, optInt, text, textOf, readByHandler } from './fields.ts';
 import { defineOperation, type OperationContext } from './types.ts';
@@ -42,7 +50,8 @@ interface RowInput {
   reason?: string;
 }
 
-const DESTINATIONS = '`{"destination": [{"phone": "0521234567", "df1": "..."}, ...]}`: contacts with up to six fields df1..df6.';
+const DESTINATIONS =
+  '`{"destination": [{"phone": "0521234567", "df1": "..."}, ...]}`: contacts with up to six fields df1..df6.';
 const LIST_ID = '`{"id": ...}`: the list.';
 
 /** getCLbyID page size when none is given, and the largest accepted (larger asks are capped). */
@@ -67,7 +76,15 @@ function readRows(destinations: unknown): RowInput[] {
     if (phone === '') return { row: i + 1, phone, contact: undefined, reason: 'missing_phone' };
     const normalized = normalizePhone(phone, { allowInternational: true });
     if (!normalized.ok) return { row: i + 1, phone, contact: undefined, reason: normalized.reason };
-    const contact: NewContact = { phone: normalized.e164, df1: null, df2: null, df3: null, df4: null, df5: null, df6: null };
+    const contact: NewContact = {
+      phone: normalized.e164,
+      df1: null,
+      df2: null,
+      df3: null,
+      df4: null,
+      df5: null,
+      df6: null,
+    };
     for (const df of DYNAMIC_FIELDS) {
       const value = textOf(fields[df])?.trim();
       contact[df] = value === undefined || value === '' ? null : value;
@@ -77,8 +94,18 @@ function readRows(destinations: unknown): RowInput[] {
 }
 
 // Inserts the valid rows; every other row (bad phone, repeated, already in the list) becomes an error.
-async function addRows(ctx: OperationContext, list: Pick<ContactList, 'id' | 'name'>, rows: RowInput[]): Promise<{ added: number; errors: RowError[] }> {
-  const error = (r: RowInput, reason: string): RowError => ({ list: list.name, list_id: list.id, row: r.row, phone: r.phone, reason });
+async function addRows(
+  ctx: OperationContext,
+  list: Pick<ContactList, 'id' | 'name'>,
+  rows: RowInput[],
+): Promise<{ added: number; errors: RowError[] }> {
+  const error = (r: RowInput, reason: string): RowError => ({
+    list: list.name,
+    list_id: list.id,
+    row: r.row,
+    phone: r.phone,
+    reason,
+  });
   const errors: RowError[] = [];
   const seen = new Set<string>();
   const candidates: RowInput[] = [];
@@ -90,7 +117,14 @@ async function addRows(ctx: OperationContext, list: Pick<ContactList, 'id' | 'na
       candidates.push(r);
     }
   }
-  const added = new Set(await insertContacts(ctx.db, list.id, candidates.map((r) => r.contact!), ctx.now));
+  const added = new Set(
+    await insertContacts(
+      ctx.db,
+      list.id,
+      candidates.map((r) => r.contact!),
+      ctx.now,
+    ),
+  );
   for (const r of candidates) if (!added.has(r.contact!.phone)) errors.push(error(r, 'duplicate'));
   errors.sort((a, b) => a.row - b.row);
   return { added: added.size, errors };
@@ -103,7 +137,9 @@ function toListId(value: unknown): number | undefined {
 
 // The list named by `cl.id`: status 2 when absent, 988 when unknown or another account's.
 async function requireList(ctx: OperationContext, cl: unknown): Promise<ContactList> {
-  const raw = asList(cl).flatMap((c) => (c !== null && typeof c === 'object' ? asList((c as Record<string, unknown>).id) : []));
+  const raw = asList(cl).flatMap((c) =>
+    c !== null && typeof c === 'object' ? asList((c as Record<string, unknown>).id) : [],
+  );
   if (raw.length === 0 || textOf(raw[0])?.trim() === '') throw missingField('cl.id');
   const id = toListId(raw[0]);
   const list = id === undefined ? undefined : await findContactList(ctx.db, ctx.account.id, id);
@@ -116,7 +152,9 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 /** newCL: creates one or more lists; bad rows are reported, not fatal. */
 export const newCL = defineOperation({
   names: ['newCL'],
-  input: z.object({ cl: z.preprocess(present, z.array(z.object({ name: text(), destinations: readByHandler(DESTINATIONS) }))) }),
+  input: z.object({
+    cl: z.preprocess(present, z.array(z.object({ name: text(), destinations: readByHandler(DESTINATIONS) }))),
+  }),
   async handler(ctx, input) {
     const lists: { id: number; name: string; contacts: number; rejected: number }[] = [];
     const errors: RowError[] = [];
@@ -126,7 +164,9 @@ export const newCL = defineOperation({
       lists.push({ id, name: cl.name, contacts: result.added, rejected: result.errors.length });
       errors.push(...result.errors);
     }
-    const message = `${plural(lists.length, 'contact list')} created` + (errors.length ? `; ${plural(errors.length, 'row')} rejected` : '');
+    const message =
+      `${plural(lists.length, 'contact list')} created` +
+      (errors.length ? `; ${plural(errors.length, 'row')} rejected` : '');
     return { status: 0, message, id: lists[0].id, lists, errors };
   },
 });
@@ -136,7 +176,9 @@ export const removeCL = defineOperation({
   names: ['removeCL'],
   input: z.object({ cl: readByHandler('`{"id": ...}`, repeatable: the lists to delete.') }),
   async handler(ctx, input) {
-    const raw = asList(input.cl).flatMap((c) => (c !== null && typeof c === 'object' ? asList((c as Record<string, unknown>).id) : []));
+    const raw = asList(input.cl).flatMap((c) =>
+      c !== null && typeof c === 'object' ? asList((c as Record<string, unknown>).id) : [],
+    );
     if (raw.length === 0) throw missingField('cl.id');
     const ids: number[] = [];
     for (const value of raw) {
@@ -157,9 +199,13 @@ export const addNumCL = defineOperation({
   input: z.object({ cl: readByHandler(LIST_ID), destinations: readByHandler(DESTINATIONS) }),
   async handler(ctx, input) {
     const list = await requireList(ctx, input.cl);
-    const { added, errors } = await addRows(ctx, list, readRows(input.destinations ?? nested(input.cl, 'destinations')));
+    const { added, errors } = await addRows(
+      ctx,
+      list,
+      readRows(input.destinations ?? nested(input.cl, 'destinations')),
+    );
     const contacts = await countContacts(ctx.db, list.id);
-    const message = `${plural(added, 'number')} added` + (errors.length ? `; ${plural(errors.length, 'row')} rejected` : '');
+    const message = `${plural(added, 'number')} added${errors.length ? `; ${plural(errors.length, 'row')} rejected` : ''}`;
     return { status: 0, message, id: list.id, added, contacts, errors };
   },
 });
@@ -171,10 +217,23 @@ export const rmNumCL = defineOperation({
   async handler(ctx, input) {
     const list = await requireList(ctx, input.cl);
     const rows = readRows(input.destinations ?? nested(input.cl, 'destinations'));
-    const error = (r: RowInput, reason: string): RowError => ({ list: list.name, list_id: list.id, row: r.row, phone: r.phone, reason });
+    const error = (r: RowInput, reason: string): RowError => ({
+      list: list.name,
+      list_id: list.id,
+      row: r.row,
+      phone: r.phone,
+      reason,
+    });
     const errors = rows.filter((r) => !r.contact).map((r) => error(r, r.reason ?? 'invalid'));
     const valid = rows.filter((r) => r.contact);
-    const removed = new Set(await removeContacts(ctx.db, list.id, valid.map((r) => r.contact!.phone), ctx.now));
+    const removed = new Set(
+      await removeContacts(
+        ctx.db,
+        list.id,
+        valid.map((r) => r.contact!.phone),
+        ctx.now,
+      ),
+    );
     const counted = new Set<string>();
     for (const r of valid) {
       // A number named twice is removed once; only a number that was never there is an error.
@@ -183,7 +242,7 @@ export const rmNumCL = defineOperation({
     }
     errors.sort((a, b) => a.row - b.row);
     const contacts = await countContacts(ctx.db, list.id);
-    const message = `${plural(removed.size, 'number')} removed` + (errors.length ? `; ${plural(errors.length, 'row')} rejected` : '');
+    const message = `${plural(removed.size, 'number')} removed${errors.length ? `; ${plural(errors.length, 'row')} rejected` : ''}`;
     return { status: 0, message, id: list.id, removed: removed.size, contacts, errors };
   },
 });
@@ -195,7 +254,10 @@ export const getCL = defineOperation({
   readOnly: true,
   async handler(ctx) {
     const lists = (await listContactLists(ctx.db, ctx.account.id)).map((l) => ({
-      id: l.id, name: l.name, contacts: Number(l.contact_count), date: formatShort(l.created_at, ctx.account.time_zone),
+      id: l.id,
+      name: l.name,
+      contacts: Number(l.contact_count),
+      date: formatShort(l.created_at, ctx.account.time_zone),
     }));
     return { status: 0, message: `${plural(lists.length, 'contact list')}`, lists };
   },
@@ -212,17 +274,31 @@ export const getCLbyID = defineOperation({
     const pageSize = Math.min(input.page_size ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
     if (page < 1) throw new ApiError(2, 'Invalid value for field page: must be 1 or more');
     if (pageSize < 1) throw new ApiError(2, 'Invalid value for field page_size: must be 1 or more');
-    if (input.after !== undefined && input.after < 0) throw new ApiError(2, 'Invalid value for field after: must be 0 or more');
+    if (input.after !== undefined && input.after < 0)
+      throw new ApiError(2, 'Invalid value for field after: must be 0 or more');
     const total = Number(list.contact_count);
     const from = input.after !== undefined ? { after: input.after } : { offset: (page - 1) * pageSize };
     const rows = await pageContacts(ctx.db, list.id, from, pageSize);
     const contacts = rows.map((c) => ({
-      phone: toNational(c.phone), df1: c.df1 ?? '', df2: c.df2 ?? '', df3: c.df3 ?? '', df4: c.df4 ?? '', df5: c.df5 ?? '', df6: c.df6 ?? '',
+      phone: toNational(c.phone),
+      df1: c.df1 ?? '',
+      df2: c.df2 ?? '',
+      df3: c.df3 ?? '',
+      df4: c.df4 ?? '',
+      df5: c.df5 ?? '',
+      df6: c.df6 ?? '',
     }));
     return {
-      status: 0, message: `${plural(total, 'contact')}`, id: list.id, name: list.name,
+      status: 0,
+      message: `${plural(total, 'contact')}`,
+      id: list.id,
+      name: list.name,
       date: formatShort(list.created_at, ctx.account.time_zone),
-      total, ...(input.after === undefined ? { page } : {}), page_size: pageSize, pages: Math.ceil(total / pageSize), contacts,
+      total,
+      ...(input.after === undefined ? { page } : {}),
+      page_size: pageSize,
+      pages: Math.ceil(total / pageSize),
+      contacts,
       ...(rows.length === pageSize ? { next_after: Number(rows[rows.length - 1].id) } : {}),
     };
   },

@@ -63,14 +63,26 @@ async function passwordCaller(app: AppContext, req: ApiRequest, now: number): Pr
   const username = textOf(user?.username)?.trim();
   const password = textOf(user?.password);
   if (!username || password === undefined || password === '') return undefined;
-  return authenticatePassword(app.store.db, username, password, req.secure === true, now, (result) => app.onLegacyAuth?.(username, result));
+  return authenticatePassword(app.store.db, username, password, req.secure === true, now, (result) =>
+    app.onLegacyAuth?.(username, result),
+  );
 }
 
 /** Who calls, for which account, with what input: 3, 10, 11, 511, 503 or 2 otherwise. */
-async function authorize(db: Queryable, op: Operation, req: ApiRequest, now: number, passwordAccount?: Account): Promise<{ who: Who; input: unknown }> {
+async function authorize(
+  db: Queryable,
+  op: Operation,
+  req: ApiRequest,
+  now: number,
+  passwordAccount?: Account,
+): Promise<{ who: Who; input: unknown }> {
   // A writing operation reads the password-authenticated account again inside its transaction, as it would its token's.
-  const caller = passwordAccount === undefined ? await authenticateToken(db, req.token, now)
-    : op.readOnly ? passwordAccount : await accountById(db, passwordAccount.id);
+  const caller =
+    passwordAccount === undefined
+      ? await authenticateToken(db, req.token, now)
+      : op.readOnly
+        ? passwordAccount
+        : await accountById(db, passwordAccount.id);
   await checkIpAllowed(db, caller, req.ip);
   const user = userField.safeParse(req.doc.user);
   if (!user.success) throw missingField('user.username');
@@ -111,13 +123,24 @@ interface Who {
 
 // A writing operation authorizes inside its own transaction: the token and account it reads are those it
 // writes against, and on the embedded store those reads run inside the group's open transaction.
-async function runHandler(app: AppContext, op: Operation<z.ZodType>, req: ApiRequest, now: number, passwordAccount?: Account): Promise<Reply> {
+async function runHandler(
+  app: AppContext,
+  op: Operation<z.ZodType>,
+  req: ApiRequest,
+  now: number,
+  passwordAccount?: Account,
+): Promise<Reply> {
   const { store, config } = app;
   const pending = new Set<'dispatch' | 'push' | 'schedule'>();
   const signals: Signals = { notify: (topic) => pending.add(topic) };
   let prepared: unknown;
   const context = (db: OperationContext['db'], who: Who): OperationContext => ({
-    db, dialect: store.dialect, config, signals, prepared, ...who,
+    db,
+    dialect: store.dialect,
+    config,
+    signals,
+    prepared,
+    ...who,
   });
   if (op.readOnly) {
     const { who, input } = await authorize(store.db, op, req, now, passwordAccount);

@@ -20,7 +20,13 @@ const CACHE_MAX = 10_000;
 const verified = new Map<string, { accountId: number; until: number }>();
 
 function cacheKey(username: string, password: string, passwordHash: string): string {
-  return createHash('sha256').update(username).update('\0').update(password).update('\0').update(passwordHash).digest('base64url');
+  return createHash('sha256')
+    .update(username)
+    .update('\0')
+    .update(password)
+    .update('\0')
+    .update(passwordHash)
+    .digest('base64url');
 }
 
 /** The outcome of one password authentication, for the metric and the log. */
@@ -32,22 +38,36 @@ export type LegacyResult = 'ok' | 'off' | 'plain-http' | 'wrong' | 'locked';
  * transaction), so a failure is counted even though the request answers an error.
  */
 export async function authenticatePassword(
-  db: Queryable, username: string, password: string, secure: boolean, now: number, report: (result: LegacyResult) => void = () => {},
+  db: Queryable,
+  username: string,
+  password: string,
+  secure: boolean,
+  now: number,
+  report: (result: LegacyResult) => void = () => {},
 ): Promise<Account> {
   const credentials = await legacyCredentials(db, username);
-  if (!credentials || !credentials.enabled) {
+  if (!credentials?.enabled) {
     report('off');
-    throw new ApiError(3, 'Username or password is incorrect and API token is invalid: password authentication is off for this account; use a bearer token');
+    throw new ApiError(
+      3,
+      'Username or password is incorrect and API token is invalid: password authentication is off for this account; use a bearer token',
+    );
   }
   if (!secure) {
     report('plain-http');
-    throw new ApiError(3, 'Username or password is incorrect and API token is invalid: password authentication is accepted only over HTTPS');
+    throw new ApiError(
+      3,
+      'Username or password is incorrect and API token is invalid: password authentication is accepted only over HTTPS',
+    );
   }
   const { account, lockedUntil } = credentials;
   if (lockedUntil !== null && lockedUntil > now) {
     report('locked');
     const minutes = Math.ceil((lockedUntil - now) / 60_000);
-    throw new ApiError(511, `You have no permission for this function: password authentication is locked for ${minutes} more minutes after ${LEGACY_FAILURE_LIMIT} wrong passwords`);
+    throw new ApiError(
+      511,
+      `You have no permission for this function: password authentication is locked for ${minutes} more minutes after ${LEGACY_FAILURE_LIMIT} wrong passwords`,
+    );
   }
   const key = cacheKey(username, password, credentials.passwordHash);
   const remembered = verified.get(key);
@@ -58,9 +78,12 @@ export async function authenticatePassword(
   if (!(await verifyPassword(credentials.passwordHash, password))) {
     const locked = await recordLegacyFailure(db, account.id, now, LEGACY_FAILURE_LIMIT, LEGACY_LOCK_MS);
     report(locked ? 'locked' : 'wrong');
-    throw new ApiError(3, locked
-      ? `Username or password is incorrect and API token is invalid: password authentication is now locked for ${LEGACY_LOCK_MS / 60_000} minutes`
-      : 'Username or password is incorrect and API token is invalid');
+    throw new ApiError(
+      3,
+      locked
+        ? `Username or password is incorrect and API token is invalid: password authentication is now locked for ${LEGACY_LOCK_MS / 60_000} minutes`
+        : 'Username or password is incorrect and API token is invalid',
+    );
   }
   await clearLegacyFailures(db, account.id);
   if (verified.size >= CACHE_MAX) verified.clear();

@@ -5,15 +5,34 @@
 import { z } from 'zod';
 import { ApiError } from '../domain/errors.ts';
 import {
-  CODE_PLACEHOLDER, DEFAULT_APP_ID, DEFAULT_OTP_TEXT, DEFAULT_TRIES, DEFAULT_VALID_MINUTES, MAX_TRIES, MAX_VALID_MINUTES,
-  MIN_TRIES, MIN_VALID_MINUTES, codeHashKey, codeMatches, fillCode, hashCode, newCode,
+  CODE_PLACEHOLDER,
+  DEFAULT_APP_ID,
+  DEFAULT_OTP_TEXT,
+  DEFAULT_TRIES,
+  DEFAULT_VALID_MINUTES,
+  MAX_TRIES,
+  MAX_VALID_MINUTES,
+  MIN_TRIES,
+  MIN_VALID_MINUTES,
+  codeHashKey,
+  codeMatches,
+  fillCode,
+  hashCode,
+  newCode,
 } from '../domain/otp.ts';
 import { normalizePhone, toNational } from '../domain/phone.ts';
 import { seal } from '../domain/sealed.ts';
 import { sealingKey } from '../secret-key.ts';
 import { otpInternationalAllowed } from '../store/accounts.ts';
 import {
-  countOtpAttempt, countOtpCodesSince, currentOtpCode, insertOtpCode, lastOtpCodeAt, markOtpUsed, otpFailuresSince, recordOtpFailure,
+  countOtpAttempt,
+  countOtpCodesSince,
+  currentOtpCode,
+  insertOtpCode,
+  lastOtpCodeAt,
+  markOtpUsed,
+  otpFailuresSince,
+  recordOtpFailure,
 } from '../store/otp.ts';
 import { optInt, optText, rawText, text } from './fields.ts';
 import { acceptCampaign } from './send/accept.ts';
@@ -36,13 +55,18 @@ function inRange(field: string, value: number | undefined, fallback: number, min
 function codeDestination(given: string, allowInternational: boolean): { e164: string; international: boolean } {
   const n = normalizePhone(given, { allowInternational });
   if (!n.ok) {
-    if (n.reason === 'too_short' || n.reason === 'too_long') throw new ApiError(9, `At least one of the destinations is too short or too long: "${given}"`);
+    if (n.reason === 'too_short' || n.reason === 'too_long')
+      throw new ApiError(9, `At least one of the destinations is too short or too long: "${given}"`);
     if (n.reason === 'international_not_allowed') {
-      throw new ApiError(933, `Invalid phone number: "${given}" is international, and one-time codes to international numbers are not enabled for this account`);
+      throw new ApiError(
+        933,
+        `Invalid phone number: "${given}" is international, and one-time codes to international numbers are not enabled for this account`,
+      );
     }
     throw new ApiError(933, `Invalid phone number: "${given}"`);
   }
-  if (!n.international && n.type !== 'mobile') throw new ApiError(933, `Invalid phone number: "${given}" is not a mobile number`);
+  if (!n.international && n.type !== 'mobile')
+    throw new ApiError(933, `Invalid phone number: "${given}" is not a mobile number`);
   return n;
 }
 
@@ -56,7 +80,9 @@ async function enforceSendLimits(ctx: OperationContext, phone: string, appId: nu
   const refuse = (why: string) => new ApiError(5, `No permission to send SMS at this time: ${why}`);
   const last = resendSeconds > 0 ? await lastOtpCodeAt(ctx.db, ctx.account.id, phone, appId) : undefined;
   if (last !== undefined && ctx.now - last < resendSeconds * 1000) {
-    throw refuse(`a code was sent to this phone ${seconds(ctx.now - last)} seconds ago; ask again in ${seconds(last + resendSeconds * 1000 - ctx.now)} seconds`);
+    throw refuse(
+      `a code was sent to this phone ${seconds(ctx.now - last)} seconds ago; ask again in ${seconds(last + resendSeconds * 1000 - ctx.now)} seconds`,
+    );
   }
   const since = ctx.now - HOUR_MS;
   if (perPhoneHourly > 0 && (await countOtpCodesSince(ctx.db, ctx.account.id, since, phone)) >= perPhoneHourly) {
@@ -80,9 +106,16 @@ export const sendOtp = defineOperation({
   async handler(ctx, input) {
     const appId = inRange('app_id', input.app_id, DEFAULT_APP_ID, 1, MAX_APP_ID);
     const maxTries = inRange('max_tries', input.max_tries, DEFAULT_TRIES, MIN_TRIES, MAX_TRIES);
-    const validMinutes = inRange('valid_time', input.valid_time, DEFAULT_VALID_MINUTES, MIN_VALID_MINUTES, MAX_VALID_MINUTES);
+    const validMinutes = inRange(
+      'valid_time',
+      input.valid_time,
+      DEFAULT_VALID_MINUTES,
+      MIN_VALID_MINUTES,
+      MAX_VALID_MINUTES,
+    );
     const template = checkMessage(input.text ?? DEFAULT_OTP_TEXT, 'text');
-    if (!template.includes(CODE_PLACEHOLDER)) throw new ApiError(2, `Invalid value for field text: it must contain ${CODE_PLACEHOLDER}, where the code goes`);
+    if (!template.includes(CODE_PLACEHOLDER))
+      throw new ApiError(2, `Invalid value for field text: it must contain ${CODE_PLACEHOLDER}, where the code goes`);
     const source = checkSource(input.source);
     await requireVerifiedSender(ctx, source);
     const phone = codeDestination(input.phone, await otpInternationalAllowed(ctx.db, ctx.account.id));
@@ -91,23 +124,48 @@ export const sendOtp = defineOperation({
     const code = newCode(ctx.config.otp.digits);
     const key = sealingKey(ctx.config);
     const acceptance = await acceptCampaign(ctx, {
-      kind: 'otp', name: null, source, scheduledAt: null,
-      recipients: [[{
-        phone: phone.e164, international: phone.international, externalId: null, source,
-        text: fillCode(template, code), stored: { text: template, sealed: seal(key, code) },
-      }]],
-      suppress: { tempBlDays: null }, rejected: new Rejections(), unsubscribe: 'none', links: [], priority: true,
+      kind: 'otp',
+      name: null,
+      source,
+      scheduledAt: null,
+      recipients: [
+        [
+          {
+            phone: phone.e164,
+            international: phone.international,
+            externalId: null,
+            source,
+            text: fillCode(template, code),
+            stored: { text: template, sealed: seal(key, code) },
+          },
+        ],
+      ],
+      suppress: { tempBlDays: null },
+      rejected: new Rejections(),
+      unsubscribe: 'none',
+      links: [],
+      priority: true,
       options: { app_id: appId, max_tries: maxTries, valid_time: validMinutes },
     });
     await insertOtpCode(ctx.db, {
-      accountId: ctx.account.id, appId, phone: phone.e164, codeHash: hashCode(codeHashKey(key), code), maxTries,
-      expiresAt: ctx.now + validMinutes * 60_000, campaignId: acceptance.campaignId, now: ctx.now,
+      accountId: ctx.account.id,
+      appId,
+      phone: phone.e164,
+      codeHash: hashCode(codeHashKey(key), code),
+      maxTries,
+      expiresAt: ctx.now + validMinutes * 60_000,
+      campaignId: acceptance.campaignId,
+      now: ctx.now,
     });
     const campaignId = ctx.dryRun ? 0 : acceptance.campaignId;
     return {
       status: 0,
       message: `A one-time code was sent to ${toNational(phone.e164)}; it is valid for ${validMinutes} minutes`,
-      shipment_id: String(campaignId), campaign_id: campaignId, credits: acceptance.credits, valid_time: validMinutes, max_tries: maxTries,
+      shipment_id: String(campaignId),
+      campaign_id: campaignId,
+      credits: acceptance.credits,
+      valid_time: validMinutes,
+      max_tries: maxTries,
     };
   },
 });
@@ -128,16 +186,20 @@ export const validateOtp = defineOperation({
       const failures = await otpFailuresSince(ctx.db, ctx.account.id, phone, ctx.now - HOUR_MS);
       if (failures.count >= phoneFailuresHourly) {
         const wait = Math.ceil(((failures.oldest ?? ctx.now) + HOUR_MS - ctx.now) / 60_000);
-        return unverified(`too many wrong codes for this phone in the last hour (${phoneFailuresHourly}); try again in ${wait} minutes`);
+        return unverified(
+          `too many wrong codes for this phone in the last hour (${phoneFailuresHourly}); try again in ${wait} minutes`,
+        );
       }
     }
     const current = await currentOtpCode(ctx.db, ctx.dialect, ctx.account.id, phone, appId);
     if (!current) return unverified(`no code was sent to this phone for app_id ${appId}`);
     if (current.used_at !== null) return unverified('this code was already used; request a new one');
-    if (current.attempts >= current.max_tries) return unverified(`attempts exhausted: ${current.max_tries} wrong codes; request a new one`);
+    if (current.attempts >= current.max_tries)
+      return unverified(`attempts exhausted: ${current.max_tries} wrong codes; request a new one`);
     if (current.expires_at <= ctx.now) return unverified('the code has expired; request a new one');
     // /api/test never compares: its attempt would be rolled back, and it would let codes be tried for free.
-    if (ctx.dryRun) return { status: 0, message: 'Dry run: a code is pending for this phone; codes are compared only on /api' };
+    if (ctx.dryRun)
+      return { status: 0, message: 'Dry run: a code is pending for this phone; codes are compared only on /api' };
     if (codeMatches(codeHashKey(sealingKey(ctx.config)), current.code_hash, input.code)) {
       await markOtpUsed(ctx.db, current.id, ctx.now);
       return { status: 0, message: 'Code verified' };
@@ -145,6 +207,10 @@ export const validateOtp = defineOperation({
     await countOtpAttempt(ctx.db, current.id);
     await recordOtpFailure(ctx.db, ctx.account.id, phone, ctx.now);
     const left = current.max_tries - current.attempts - 1;
-    return unverified(left > 0 ? `wrong code (${left} ${left === 1 ? 'attempt' : 'attempts'} left)` : 'wrong code; attempts exhausted, request a new one');
+    return unverified(
+      left > 0
+        ? `wrong code (${left} ${left === 1 ? 'attempt' : 'attempts'} left)`
+        : 'wrong code; attempts exhausted, request a new one',
+    );
   },
 });

@@ -26,8 +26,14 @@ async function add(ctx: OperationContext, typeText: string | undefined, urlText:
   if (!urlText) throw missingField('url');
   const check = checkPushUrl(urlText, { allowPrivate: ctx.config.push.allowPrivate });
   if (!check.ok) throw new ApiError(2, `Invalid value for field url: ${check.reason}`);
-  const id = await insertPushRegistration(ctx.db, { accountId: ctx.account.id, type, url: check.url.href, now: ctx.now });
-  if (id === null) throw new ApiError(517, `Push url already registered for this type (${type}); the existing URL is unchanged`);
+  const id = await insertPushRegistration(ctx.db, {
+    accountId: ctx.account.id,
+    type,
+    url: check.url.href,
+    now: ctx.now,
+  });
+  if (id === null)
+    throw new ApiError(517, `Push url already registered for this type (${type}); the existing URL is unchanged`);
   return { status: 0, message: `Push URL added for ${type}`, type, url: check.url.href };
 }
 

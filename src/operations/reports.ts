@@ -38,9 +38,13 @@ export function parseReportWindow(fromText: string, toText: string, timeZone: st
 // `transactions.external_id` (repeatable, also several `transactions`); a bare `external_id` is accepted too.
 function readExternalIds(transactions: unknown, bare: unknown): string[] {
   const given = [
-    ...asList(transactions).flatMap((t) => (t !== null && typeof t === 'object' ? asList((t as Record<string, unknown>).external_id) : [])),
+    ...asList(transactions).flatMap((t) =>
+      t !== null && typeof t === 'object' ? asList((t as Record<string, unknown>).external_id) : [],
+    ),
     ...asList(bare),
-  ].map((v) => textOf(v)?.trim() ?? '').filter((v) => v !== '');
+  ]
+    .map((v) => textOf(v)?.trim() ?? '')
+    .filter((v) => v !== '');
   if (given.length === 0) throw missingField('transactions.external_id');
   if (given.length > MAX_EXTERNAL_IDS) {
     throw new ApiError(2, `Too many external_id values: ${given.length}, at most ${MAX_EXTERNAL_IDS} per request`);
@@ -51,8 +55,18 @@ function readExternalIds(transactions: unknown, bare: unknown): string[] {
 function reportReply(rows: ReportRow[], timeZone: string): Reply {
   // A voice call's report says it is one, and an answered call how many seconds its message played.
   const transactions = rows.slice(0, MAX_REPORT_ROWS).map((r) => ({
-    ...dlrFields({ externalId: r.external_id, status: r.status, date: r.status_at, phone: r.phone, operator: r.carrier, shipmentId: r.campaign_id, timeZone }),
-    ...(r.channel === 'call' ? { channel: 'call', ...(r.call_seconds !== null ? { call_seconds: r.call_seconds } : {}) } : {}),
+    ...dlrFields({
+      externalId: r.external_id,
+      status: r.status,
+      date: r.status_at,
+      phone: r.phone,
+      operator: r.carrier,
+      shipmentId: r.campaign_id,
+      timeZone,
+    }),
+    ...(r.channel === 'call'
+      ? { channel: 'call', ...(r.call_seconds !== null ? { call_seconds: r.call_seconds } : {}) }
+      : {}),
   }));
   const reply: Reply = { status: 0, message: countMessage(transactions.length, 'delivery report'), transactions };
   if (rows.length > MAX_REPORT_ROWS) reply.truncated = 1;
@@ -103,7 +117,11 @@ export const incoming = defineOperation({
     const zone = ctx.account.time_zone;
     const { from, to } = parseReportWindow(input.from, input.to, zone);
     const rows = await listInbound(ctx.db, ctx.account.id, from, to, MAX_REPORT_ROWS + 1);
-    const transactions = rows.slice(0, MAX_REPORT_ROWS).map((r) => incomingFields({ phone: r.phone, dest: r.dest, message: r.text, date: r.received_at, timeZone: zone }));
+    const transactions = rows
+      .slice(0, MAX_REPORT_ROWS)
+      .map((r) =>
+        incomingFields({ phone: r.phone, dest: r.dest, message: r.text, date: r.received_at, timeZone: zone }),
+      );
     const reply: Reply = { status: 0, message: countMessage(transactions.length, 'incoming message'), transactions };
     if (rows.length > MAX_REPORT_ROWS) reply.truncated = 1;
     return reply;

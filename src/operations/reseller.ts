@@ -21,9 +21,11 @@ const first = (v: unknown) => (Array.isArray(v) ? v[0] : v);
 
 /** A whole number of credits as written: digits only (991), at most what the balance could hold. */
 function creditsField(value: string, field: string, signed: boolean): number {
-  if (!(signed ? /^-?\d+$/ : /^\d+$/).test(value)) throw new ApiError(991, `Amount must contain only digits: ${field} is "${value}"`);
+  if (!(signed ? /^-?\d+$/ : /^\d+$/).test(value))
+    throw new ApiError(991, `Amount must contain only digits: ${field} is "${value}"`);
   const n = Number(value);
-  if (!Number.isSafeInteger(n)) throw new ApiError(990, `Amount must be smaller than credit: ${field} ${value} is more than any balance`);
+  if (!Number.isSafeInteger(n))
+    throw new ApiError(990, `Amount must be smaller than credit: ${field} ${value} is more than any balance`);
   return n;
 }
 
@@ -31,7 +33,8 @@ function creditsField(value: string, field: string, signed: boolean): number {
 function moneyField(value: string, field: string): number {
   const negative = value.startsWith('-');
   const agorot = parseShekels(negative ? value.slice(1) : value);
-  if (agorot === null || !Number.isSafeInteger(agorot)) throw new ApiError(991, `Amount must contain only digits: ${field} is "${value}" (shekels, up to two decimals)`);
+  if (agorot === null || !Number.isSafeInteger(agorot))
+    throw new ApiError(991, `Amount must contain only digits: ${field} is "${value}" (shekels, up to two decimals)`);
   return negative ? -agorot : agorot;
 }
 
@@ -46,25 +49,38 @@ async function move(ctx: OperationContext, sub: Account, currency: Currency, amo
   const give = amount > 0;
   const [from, to] = give ? [reseller, sub] : [sub, reseller];
   const moved = await transferBetweenAccounts(ctx.db, ctx.dialect, {
-    fromId: from.id, toId: to.id, currency, amount: Math.abs(amount), now: ctx.now,
+    fromId: from.id,
+    toId: to.id,
+    currency,
+    amount: Math.abs(amount),
+    now: ctx.now,
     reasons: give
       ? { from: `transfer: to sub-account ${sub.username}`, to: `transfer: from reseller ${reseller.username}` }
-      : { from: `transfer: taken back by reseller ${reseller.username}`, to: `transfer: taken back from sub-account ${sub.username}` },
+      : {
+          from: `transfer: taken back by reseller ${reseller.username}`,
+          to: `transfer: taken back from sub-account ${sub.username}`,
+        },
   });
   if (!moved) {
     const side = give ? 'the reseller' : `the sub-account ${sub.username}`;
-    throw new ApiError(990, `Amount must be smaller than credit: ${side} has less than ${shown(currency, Math.abs(amount))}`);
+    throw new ApiError(
+      990,
+      `Amount must be smaller than credit: ${side} has less than ${shown(currency, Math.abs(amount))}`,
+    );
   }
 }
 
-const newSubAccount = z.preprocess(first, z.object({
-  name: text(),
-  username: text(),
-  password: rawText(),
-  source: text(),
-  amount: text(),
-  otpPhone: optText(),
-}));
+const newSubAccount = z.preprocess(
+  first,
+  z.object({
+    name: text(),
+    username: text(),
+    password: rawText(),
+    source: text(),
+    amount: text(),
+    otpPhone: optText(),
+  }),
+);
 
 export const addSub = defineOperation({
   names: ['addSub'],
@@ -78,29 +94,49 @@ export const addSub = defineOperation({
     const passwordIssue = passwordProblem(d.password);
     if (passwordIssue) throw new ApiError(993, `Password length is invalid: ${passwordIssue}`);
     const nameLength = [...d.name].length;
-    if (nameLength > MAX_NAME_CHARS) throw new ApiError(996, `Name length is invalid: name must be 1 to ${MAX_NAME_CHARS} characters, got ${nameLength}`);
+    if (nameLength > MAX_NAME_CHARS)
+      throw new ApiError(
+        996,
+        `Name length is invalid: name must be 1 to ${MAX_NAME_CHARS} characters, got ${nameLength}`,
+      );
     const sourceIssue = sourceProblem(d.source);
     if (sourceIssue) throw new ApiError(992, `Source length is invalid: ${sourceIssue}`);
     const amount = creditsField(d.amount, 'userDetails.amount', false);
     let otpPhone: string | null = null;
     if (d.otpPhone !== undefined) {
       const n = normalizePhone(d.otpPhone, { allowInternational: true });
-      if (!n.ok || n.type === 'landline') throw new ApiError(933, `Invalid phone number: userDetails.otpPhone "${d.otpPhone}" is not a mobile number`);
+      if (!n.ok || n.type === 'landline')
+        throw new ApiError(933, `Invalid phone number: userDetails.otpPhone "${d.otpPhone}" is not a mobile number`);
       otpPhone = n.e164;
     }
-    if (await findAccountByUsername(ctx.db, d.username)) throw new ApiError(994, `Username already exists: "${d.username}"`);
+    if (await findAccountByUsername(ctx.db, d.username))
+      throw new ApiError(994, `Username already exists: "${d.username}"`);
     if (amount > Number(ctx.account.credits)) {
-      throw new ApiError(990, `Amount must be smaller than credit: the reseller has ${ctx.account.credits} credits, asked to give ${amount}`);
+      throw new ApiError(
+        990,
+        `Amount must be smaller than credit: the reseller has ${ctx.account.credits} credits, asked to give ${amount}`,
+      );
     }
     const id = await insertAccount(ctx.db, {
-      username: d.username, name: d.name, passwordHash: typeof ctx.prepared === 'string' ? ctx.prepared : await hashPassword(d.password), isReseller: false,
-      parentId: ctx.account.id, timeZone: ctx.account.time_zone, otpPhone, now: ctx.now,
+      username: d.username,
+      name: d.name,
+      passwordHash: typeof ctx.prepared === 'string' ? ctx.prepared : await hashPassword(d.password),
+      isReseller: false,
+      parentId: ctx.account.id,
+      timeZone: ctx.account.time_zone,
+      otpPhone,
+      now: ctx.now,
     });
     const sub = await findAccountByUsername(ctx.db, d.username);
     await move(ctx, sub!, 'credits', amount);
     // The reseller vouches for its sub-account's sender, as it does for the account itself.
     await addVerifiedSender(ctx.db, id, d.source, 'reseller', ctx.now);
-    return { status: 0, message: `Sub-account ${d.username} created with ${amount} credits`, username: d.username, balance: String(amount) };
+    return {
+      status: 0,
+      message: `Sub-account ${d.username} created with ${amount} credits`,
+      username: d.username,
+      balance: String(amount),
+    };
   },
 });
 
@@ -120,7 +156,8 @@ export const updateAmountSub = defineOperation({
     const creditDelta = credits === undefined ? 0 : creditsField(credits, 'amount', true);
     const agorotDelta = money === undefined ? 0 : moneyField(money, 'amount_int');
     const sub = await findAccountByUsername(ctx.db, username);
-    if (!sub || sub.parent_id !== ctx.account.id) throw new ApiError(503, `Username not exist in your account: "${username}" is not your sub-account`);
+    if (!sub || sub.parent_id !== ctx.account.id)
+      throw new ApiError(503, `Username not exist in your account: "${username}" is not your sub-account`);
     await move(ctx, sub, 'credits', creditDelta);
     await move(ctx, sub, 'international', agorotDelta);
     const after = (await findAccountByUsername(ctx.db, username))!;
@@ -145,7 +182,10 @@ export const getBlanceSubs = defineOperation({
       status: 0,
       message: `${subs.length} sub-accounts`,
       subs: subs.map((s) => ({
-        username: s.username, name: s.name, balance: String(s.credits), international_balance: formatShekels(s.intlAgorot),
+        username: s.username,
+        name: s.name,
+        balance: String(s.credits),
+        international_balance: formatShekels(s.intlAgorot),
       })),
     };
   },

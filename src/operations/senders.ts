@@ -8,7 +8,13 @@ import { ApiError } from '../domain/errors.ts';
 import { normalizePhone, toNational } from '../domain/phone.ts';
 import { verifyUrl } from '../domain/sending.ts';
 import type { Store } from '../store/db.ts';
-import { completeSenderVerification, countRecentVerifications, isVerifiedSender, insertSenderVerification, listVerifiedSenders } from '../store/senders.ts';
+import {
+  completeSenderVerification,
+  countRecentVerifications,
+  isVerifiedSender,
+  insertSenderVerification,
+  listVerifiedSenders,
+} from '../store/senders.ts';
 import { acceptCampaign } from './send/accept.ts';
 import type { Recipient } from './send/destinations.ts';
 import { Rejections } from './send/rejections.ts';
@@ -27,7 +33,9 @@ export const verifyPhone = defineOperation({
   names: ['verify_phone'],
   input: z.object({ phone: readByHandler('The numbers to verify (repeatable), mobile or landline.') }),
   async handler(ctx, input) {
-    const given = asList(input.phone).map((p) => (textOf(p) ?? '').trim()).filter((p) => p !== '');
+    const given = asList(input.phone)
+      .map((p) => (textOf(p) ?? '').trim())
+      .filter((p) => p !== '');
     if (given.length === 0) throw new ApiError(510, 'Invalid verify_phone request: no phones to verify');
     const settings = ctx.config.sending;
     const messages: string[] = [];
@@ -45,26 +53,60 @@ export const verifyPhone = defineOperation({
         messages.push(`${source} is already a verified sender`);
         continue;
       }
-      if ((await countRecentVerifications(ctx.db, ctx.account.id, n.e164, ctx.now - DAY_MS)) >= MAX_VERIFICATIONS_PER_DAY) {
+      if (
+        (await countRecentVerifications(ctx.db, ctx.account.id, n.e164, ctx.now - DAY_MS)) >= MAX_VERIFICATIONS_PER_DAY
+      ) {
         messages.push(`${source}: too many verification requests in the last 24 hours; try again later`);
         continue;
       }
       const expiresAt = ctx.now + settings.verifyTtlMs;
       if (n.type === 'mobile') {
         const code = newPublicCode();
-        await insertSenderVerification(ctx.db, { accountId: ctx.account.id, phone: n.e164, source, kind: 'mobile', code, now: ctx.now, expiresAt });
+        await insertSenderVerification(ctx.db, {
+          accountId: ctx.account.id,
+          phone: n.e164,
+          source,
+          kind: 'mobile',
+          code,
+          now: ctx.now,
+          expiresAt,
+        });
         const text = `To confirm ${source} as a sender of ${ctx.account.name}, open ${verifyUrl(ctx.config.publicUrl, code)}`;
         sms.push({ phone: n.e164, international: false, externalId: null, source: settings.verifySource, text });
-        messages.push(`A verification link was sent by SMS to ${source}; open it on that phone and confirm within 48 hours`);
+        messages.push(
+          `A verification link was sent by SMS to ${source}; open it on that phone and confirm within 48 hours`,
+        );
       } else {
-        await insertSenderVerification(ctx.db, { accountId: ctx.account.id, phone: n.e164, source, kind: 'landline', code: null, now: ctx.now, expiresAt });
-        messages.push(`To verify the landline ${source}, call ${settings.verifyCallNumber} from it; the number is verified once our operator confirms the call`);
+        await insertSenderVerification(ctx.db, {
+          accountId: ctx.account.id,
+          phone: n.e164,
+          source,
+          kind: 'landline',
+          code: null,
+          now: ctx.now,
+          expiresAt,
+        });
+        messages.push(
+          `To verify the landline ${source}, call ${settings.verifyCallNumber} from it; the number is verified once our operator confirms the call`,
+        );
       }
     }
-    if (accepted === 0) throw new ApiError(933, 'Invalid phone number: none of the numbers can be verified', { verify_message: messages });
+    if (accepted === 0)
+      throw new ApiError(933, 'Invalid phone number: none of the numbers can be verified', {
+        verify_message: messages,
+      });
     if (sms.length > 0) {
       await acceptCampaign(ctx, {
-        kind: 'verify', name: null, source: settings.verifySource, scheduledAt: null, recipients: [sms], rejected: new Rejections(), unsubscribe: 'none', links: [], free: true, options: {},
+        kind: 'verify',
+        name: null,
+        source: settings.verifySource,
+        scheduledAt: null,
+        recipients: [sms],
+        rejected: new Rejections(),
+        unsubscribe: 'none',
+        links: [],
+        free: true,
+        options: {},
       });
     }
     return { status: 0, message: 'Accepted for verification', verify_message: messages };

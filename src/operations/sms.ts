@@ -7,7 +7,15 @@ import { codeLinks, composeText, requireVerifiedSender } from './send/compose.ts
 import { normaliseGivenPhones, readDestinations, type NormalisedDestinations } from './send/destinations.ts';
 import { listRecipients, resolveLists } from './send/lists.ts';
 import {
-  checkCampaignName, checkMessage, checkSource, parseIncludesInternational, parseLinks, parseTempBl, parseTiming, parseTts, parseUnsubscribeField,
+  checkCampaignName,
+  checkMessage,
+  checkSource,
+  parseIncludesInternational,
+  parseLinks,
+  parseTempBl,
+  parseTiming,
+  parseTts,
+  parseUnsubscribeField,
 } from './send/options.ts';
 import { Rejections } from './send/rejections.ts';
 import { acceptedReply } from './send/reply.ts';
@@ -19,7 +27,9 @@ const rawOptional = () => z.preprocess((v) => textOf(v), z.string().optional());
 /** Input of sms: destinations, links and tts are read by hand (lenient shapes, 100,000 phones). */
 export const smsInput = z.object({
   source: text(),
-  destinations: readByHandler('`phone` (repeatable, `5xxxxxxx` or `05xxxxxxx`, optional attribute `id`: in JSON `{"$": {"id": "a1"}, "_": "0521234567"}`) and `cl_id` (repeatable contact list ids).'),
+  destinations: readByHandler(
+    '`phone` (repeatable, `5xxxxxxx` or `05xxxxxxx`, optional attribute `id`: in JSON `{"$": {"id": "a1"}, "_": "0521234567"}`) and `cl_id` (repeatable contact list ids).',
+  ),
   message: rawText(),
   tag: rawOptional(),
   add_dynamic: optText(),
@@ -28,8 +38,12 @@ export const smsInput = z.object({
   temp_bl: optText(),
   includes_international: optText(),
   campaign_name: optText(),
-  links: readByHandler('`link` elements (repeatable), each a URL with attribute `id`; `[id]` in the message marks where its short link goes.'),
-  tts: readByHandler('Makes the send a voice send: `type` (2, 3 or 4), `rate` (-10..10), `repeat` (default 2), `voice` (ymMale, ymFemale).'),
+  links: readByHandler(
+    '`link` elements (repeatable), each a URL with attribute `id`; `[id]` in the message marks where its short link goes.',
+  ),
+  tts: readByHandler(
+    'Makes the send a voice send: `type` (2, 3 or 4), `rate` (-10..10), `repeat` (default 2), `voice` (ymMale, ymFemale).',
+  ),
 });
 
 export const sms = defineOperation({
@@ -58,11 +72,24 @@ export const sms = defineOperation({
     const found: NormalisedDestinations = { accepted: [], rejected: new Rejections() };
     // A number is sent once per send; one list alone has no repeats (a list holds a number once).
     const seen = given.phones.length > 0 || listIds.length > 1 ? new Set<string>() : undefined;
-    normaliseGivenPhones(given.phones, { allowInternational, source, text: textToSend, seen: seen ?? new Set() }, found);
+    normaliseGivenPhones(
+      given.phones,
+      { allowInternational, source, text: textToSend, seen: seen ?? new Set() },
+      found,
+    );
     const phones = inBatches(found.accepted);
-    const recipients = listIds.length === 0
-      ? phones
-      : concatBatches(phones, listRecipients(ctx, listIds, { allowInternational, source, text: textToSend, dynamic, seen }, found.rejected));
+    const recipients =
+      listIds.length === 0
+        ? phones
+        : concatBatches(
+            phones,
+            listRecipients(
+              ctx,
+              listIds,
+              { allowInternational, source, text: textToSend, dynamic, seen },
+              found.rejected,
+            ),
+          );
 
     const acceptance = await acceptCampaign(ctx, {
       kind: tts ? 'tts' : 'sms',
@@ -76,8 +103,14 @@ export const sms = defineOperation({
       unsubscribe,
       links,
       options: {
-        add_unsubscribe: unsubscribe, temp_bl: tempBl, includes_international: allowInternational, add_dynamic: dynamic,
-        cl_ids: listIds, tag: input.tag ?? null, links: links.map((l) => ({ id: l.key, target: l.target, code: l.code })), ...(tts ? { tts, call_credits_per_minute: ctx.config.callCreditsPerMinute } : {}),
+        add_unsubscribe: unsubscribe,
+        temp_bl: tempBl,
+        includes_international: allowInternational,
+        add_dynamic: dynamic,
+        cl_ids: listIds,
+        tag: input.tag ?? null,
+        links: links.map((l) => ({ id: l.key, target: l.target, code: l.code })),
+        ...(tts ? { tts, call_credits_per_minute: ctx.config.callCreditsPerMinute } : {}),
       },
     });
     return acceptedReply(acceptance, found.rejected, scheduledAt, ctx.account.time_zone, ctx.dryRun);

@@ -49,7 +49,12 @@ export const getApiToken = defineOperation({
     const owner = await tokenOwner(ctx, input.username);
     if (input.action === 'new') {
       const minted = await mintToken(ctx.db, owner, ctx.now, ctx.config.tokenTtlMs);
-      return { status: 0, message: minted.token, expiration_date: formatLong(minted.expiresAt, owner.time_zone), name: minted.name };
+      return {
+        status: 0,
+        message: minted.token,
+        expiration_date: formatLong(minted.expiresAt, owner.time_zone),
+        name: minted.name,
+      };
     }
     const active = await listActiveTokens(ctx.db, owner.id, ctx.now);
     const newest = active[active.length - 1];

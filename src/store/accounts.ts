@@ -5,7 +5,10 @@ import type { AccountTable } from './schema/index.ts';
 
 /** An account as requests see it: the password hash stays in the store, and the one-time-code fields are read
  *  where they are used (authentication, on every request, reads only these columns). */
-export type Account = Omit<Selectable<AccountTable>, 'password_hash' | 'otp_phone' | 'otp_international' | 'legacy_password' | 'legacy_failures' | 'legacy_locked_until'>;
+export type Account = Omit<
+  Selectable<AccountTable>,
+  'password_hash' | 'otp_phone' | 'otp_international' | 'legacy_password' | 'legacy_failures' | 'legacy_locked_until'
+>;
 
 /** What password authentication reads of an account: the account, and its password state. */
 export interface LegacyCredentials {
@@ -21,46 +24,93 @@ export async function legacyCredentials(db: Queryable, username: string): Promis
   if (!row) return undefined;
   const { password_hash, legacy_password, legacy_locked_until, ...account } = row;
   return {
-    account, passwordHash: password_hash, enabled: Number(legacy_password) === 1,
+    account,
+    passwordHash: password_hash,
+    enabled: Number(legacy_password) === 1,
     lockedUntil: legacy_locked_until === null ? null : Number(legacy_locked_until),
   };
 }
 
 function legacyCredentialsQuery(db: Queryable) {
-  return db.selectFrom('accounts').select([
-    'id', 'username', 'name', 'credits', 'intl_agorot', 'is_reseller', 'parent_id', 'time_zone', 'ip_check', 'created_at',
-    'password_hash', 'legacy_password', 'legacy_locked_until',
-  ]).where('username', '=', '?');
+  return db
+    .selectFrom('accounts')
+    .select([
+      'id',
+      'username',
+      'name',
+      'credits',
+      'intl_agorot',
+      'is_reseller',
+      'parent_id',
+      'time_zone',
+      'ip_check',
+      'created_at',
+      'password_hash',
+      'legacy_password',
+      'legacy_locked_until',
+    ])
+    .where('username', '=', '?');
 }
 
 /** Records a wrong password; the `limit`th in a row locks password authentication until `now + lockMs`. */
-export async function recordLegacyFailure(db: Queryable, id: number, now: number, limit: number, lockMs: number): Promise<boolean> {
-  const row = await db.updateTable('accounts').set((eb) => ({ legacy_failures: eb('legacy_failures', '+', 1) }))
-    .where('id', '=', id).returning('legacy_failures').executeTakeFirst();
+export async function recordLegacyFailure(
+  db: Queryable,
+  id: number,
+  now: number,
+  limit: number,
+  lockMs: number,
+): Promise<boolean> {
+  const row = await db
+    .updateTable('accounts')
+    .set((eb) => ({ legacy_failures: eb('legacy_failures', '+', 1) }))
+    .where('id', '=', id)
+    .returning('legacy_failures')
+    .executeTakeFirst();
   if (Number(row?.legacy_failures ?? 0) < limit) return false;
-  await db.updateTable('accounts').set({ legacy_failures: 0, legacy_locked_until: now + lockMs }).where('id', '=', id).execute();
+  await db
+    .updateTable('accounts')
+    .set({ legacy_failures: 0, legacy_locked_until: now + lockMs })
+    .where('id', '=', id)
+    .execute();
   return true;
 }
 
 /** Forgets the wrong passwords before a right one. */
 export async function clearLegacyFailures(db: Queryable, id: number): Promise<void> {
-  await db.updateTable('accounts').set({ legacy_failures: 0, legacy_locked_until: null }).where('id', '=', id).where('legacy_failures', '>', 0).execute();
+  await db
+    .updateTable('accounts')
+    .set({ legacy_failures: 0, legacy_locked_until: null })
+    .where('id', '=', id)
+    .where('legacy_failures', '>', 0)
+    .execute();
 }
 
 /** Turns password authentication on or off for an account. */
 export async function setLegacyPassword(db: Queryable, id: number, enabled: boolean): Promise<void> {
-  await db.updateTable('accounts').set({ legacy_password: enabled ? 1 : 0, legacy_failures: 0, legacy_locked_until: null }).where('id', '=', id).execute();
+  await db
+    .updateTable('accounts')
+    .set({ legacy_password: enabled ? 1 : 0, legacy_failures: 0, legacy_locked_until: null })
+    .where('id', '=', id)
+    .execute();
 }
 
 /** Whether send_otp may go to international numbers for this account. */
 export async function otpInternationalAllowed(db: Queryable, accountId: number): Promise<boolean> {
-  const row = await db.selectFrom('accounts').select('otp_international').where('id', '=', accountId).executeTakeFirst();
+  const row = await db
+    .selectFrom('accounts')
+    .select('otp_international')
+    .where('id', '=', accountId)
+    .executeTakeFirst();
   return Number(row?.otp_international ?? 0) === 1;
 }
 
 /** Lets an account send one-time codes to international numbers, or stops it. */
 export async function setOtpInternational(db: Queryable, accountId: number, allowed: boolean): Promise<void> {
-  await db.updateTable('accounts').set({ otp_international: allowed ? 1 : 0 }).where('id', '=', accountId).execute();
+  await db
+    .updateTable('accounts')
+    .set({ otp_international: allowed ? 1 : 0 })
+    .where('id', '=', accountId)
+    .execute();
 }
 
 export interface NewAccount {
@@ -119,7 +169,11 @@ export async function allowIp(db: Queryable, accountId: number, cidr: string, no
 
 /** Turns the allowlist check on or off without touching the addresses. */
 export async function setIpCheck(db: Queryable, accountId: number, enabled: boolean): Promise<void> {
-  await db.updateTable('accounts').set({ ip_check: enabled ? 1 : 0 }).where('id', '=', accountId).execute();
+  await db
+    .updateTable('accounts')
+    .set({ ip_check: enabled ? 1 : 0 })
+    .where('id', '=', accountId)
+    .execute();
 }
 
 /** The account's allowed CIDRs. */
@@ -140,6 +194,10 @@ export async function addAllowedIp(db: Queryable, accountId: number, cidr: strin
 
 /** Removes a CIDR from the account's allowlist; false when it was not listed. */
 export async function removeAllowedIp(db: Queryable, accountId: number, cidr: string): Promise<boolean> {
-  const res = await db.deleteFrom('account_ips').where('account_id', '=', accountId).where('cidr', '=', cidr).executeTakeFirst();
+  const res = await db
+    .deleteFrom('account_ips')
+    .where('account_id', '=', accountId)
+    .where('cidr', '=', cidr)
+    .executeTakeFirst();
   return Number(res.numDeletedRows) > 0;
 }

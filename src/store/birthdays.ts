@@ -21,7 +21,9 @@ export interface NewBirthdayCampaign {
 }
 
 /** Fields an edit may change. */
-export type BirthdayCampaignChanges = Partial<Pick<BirthdayCampaign, 'name' | 'message' | 'source' | 'hour' | 'dob_field' | 'active'>>;
+export type BirthdayCampaignChanges = Partial<
+  Pick<BirthdayCampaign, 'name' | 'message' | 'source' | 'hour' | 'dob_field' | 'active'>
+>;
 
 /** An active campaign with what the worker needs to decide whether it is due. */
 export interface ActiveBirthdayCampaign extends BirthdayCampaign {
@@ -34,8 +36,18 @@ export async function insertBirthdayCampaign(db: Queryable, c: NewBirthdayCampai
   const row = await db
     .insertInto('birthday_campaigns')
     .values({
-      account_id: c.accountId, list_id: c.listId, name: c.name, message: c.message, source: c.source, hour: c.hour,
-      dob_field: c.dobField, active: 1, created_at: c.now, updated_at: c.now, checked_day: null, checked_at: null,
+      account_id: c.accountId,
+      list_id: c.listId,
+      name: c.name,
+      message: c.message,
+      source: c.source,
+      hour: c.hour,
+      dob_field: c.dobField,
+      active: 1,
+      created_at: c.now,
+      updated_at: c.now,
+      checked_day: null,
+      checked_at: null,
     })
     .returning('id')
     .executeTakeFirstOrThrow();
@@ -48,13 +60,27 @@ export async function listBirthdayCampaigns(db: Queryable, accountId: number): P
 }
 
 /** The account's campaign with this id; another account's is never found. */
-export async function findBirthdayCampaign(db: Queryable, accountId: number, id: number): Promise<BirthdayCampaign | undefined> {
+export async function findBirthdayCampaign(
+  db: Queryable,
+  accountId: number,
+  id: number,
+): Promise<BirthdayCampaign | undefined> {
   if (!Number.isSafeInteger(id) || id <= 0) return undefined;
-  return db.selectFrom('birthday_campaigns').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
+  return db
+    .selectFrom('birthday_campaigns')
+    .selectAll()
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
 }
 
 /** Applies an edit; the worker looks at the campaign afresh on its next run. */
-export async function updateBirthdayCampaign(db: Queryable, id: number, changes: BirthdayCampaignChanges, now: number): Promise<void> {
+export async function updateBirthdayCampaign(
+  db: Queryable,
+  id: number,
+  changes: BirthdayCampaignChanges,
+  now: number,
+): Promise<void> {
   await db
     .updateTable('birthday_campaigns')
     .set({ ...changes, updated_at: now, checked_day: null, checked_at: null })
@@ -103,13 +129,15 @@ export async function birthdayCandidates(
       return eb.or(ors);
     })
     .where(({ not, exists, selectFrom }) =>
-      not(exists(
-        selectFrom('birthday_sends as s')
-          .select('s.id')
-          .where('s.campaign_id', '=', campaign.id)
-          .where('s.year', '=', year)
-          .whereRef('s.phone', '=', 'c.phone'),
-      )),
+      not(
+        exists(
+          selectFrom('birthday_sends as s')
+            .select('s.id')
+            .where('s.campaign_id', '=', campaign.id)
+            .where('s.year', '=', year)
+            .whereRef('s.phone', '=', 'c.phone'),
+        ),
+      ),
     )
     .orderBy('c.id')
     .execute();
@@ -137,7 +165,11 @@ export async function recordBirthdaySends(
   for (let i = 0; i < contacts.length; i += 1000) {
     const rows = await db
       .insertInto('birthday_sends')
-      .values(contacts.slice(i, i + 1000).map((c) => ({ campaign_id: campaignId, contact_id: c.id, year, phone: c.phone, sent_at: now })))
+      .values(
+        contacts
+          .slice(i, i + 1000)
+          .map((c) => ({ campaign_id: campaignId, contact_id: c.id, year, phone: c.phone, sent_at: now })),
+      )
       .onConflict((oc) => oc.columns(['campaign_id', 'phone', 'year']).doNothing())
       .returning('contact_id')
       .execute();

@@ -95,9 +95,16 @@ export async function removeFromBlocklist(
     if (rows.length === 0) continue;
     await db
       .insertInto('blocklist_removals')
-      .values(rows.map((r) => ({
-        account_id: accountId, phone: r.phone, reason, source: r.source, blocked_at: r.created_at, removed_at: now,
-      })))
+      .values(
+        rows.map((r) => ({
+          account_id: accountId,
+          phone: r.phone,
+          reason,
+          source: r.source,
+          blocked_at: r.created_at,
+          removed_at: now,
+        })),
+      )
       .execute();
     const gone = new Set(rows.map((r) => r.phone));
     for (const phone of part) if (gone.has(phone)) removed.push(phone);
@@ -141,19 +148,31 @@ export interface BlocklistCursor {
 }
 
 /** A page of an account's blocklist, newest first: `limit` entries after `before` (from the newest when absent). */
-export async function blocklistPage(db: Queryable, accountId: number, limit: number, before?: BlocklistCursor): Promise<BlocklistEntry[]> {
+export async function blocklistPage(
+  db: Queryable,
+  accountId: number,
+  limit: number,
+  before?: BlocklistCursor,
+): Promise<BlocklistEntry[]> {
   let query = db.selectFrom('blocklist').selectAll().where('account_id', '=', accountId);
   if (before) {
-    query = query.where((eb) => eb.or([
-      eb('created_at', '<', before.createdAt),
-      eb.and([eb('created_at', '=', before.createdAt), eb('id', '<', before.id)]),
-    ]));
+    query = query.where((eb) =>
+      eb.or([
+        eb('created_at', '<', before.createdAt),
+        eb.and([eb('created_at', '=', before.createdAt), eb('id', '<', before.id)]),
+      ]),
+    );
   }
   return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
 }
 
 /** The account's entries blocked within [from, to] (epoch ms, inclusive), oldest first. */
-export async function listBlocklist(db: Queryable, accountId: number, from: number, to: number): Promise<BlocklistEntry[]> {
+export async function listBlocklist(
+  db: Queryable,
+  accountId: number,
+  from: number,
+  to: number,
+): Promise<BlocklistEntry[]> {
   return db
     .selectFrom('blocklist')
     .selectAll()

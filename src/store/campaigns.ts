@@ -23,14 +23,35 @@ export interface NewCampaign {
 
 /** The columns a new campaign sets, in the order of campaignValues. */
 export const CAMPAIGN_COLUMNS = [
-  'account_id', 'name', 'kind', 'source', 'state', 'scheduled_at', 'recipients', 'credits_charged', 'agorot_charged', 'options', 'created_at', 'released_at',
+  'account_id',
+  'name',
+  'kind',
+  'source',
+  'state',
+  'scheduled_at',
+  'recipients',
+  'credits_charged',
+  'agorot_charged',
+  'options',
+  'created_at',
+  'released_at',
 ] as const;
 
 /** A new campaign's values, in the order of CAMPAIGN_COLUMNS. */
 export function campaignValues(c: NewCampaign): unknown[] {
   return [
-    c.accountId, c.name, c.kind, c.source, c.state, c.scheduledAt, c.recipients, c.creditsCharged, c.agorotCharged,
-    JSON.stringify(c.options), c.now, c.state === 'queued' ? c.now : null,
+    c.accountId,
+    c.name,
+    c.kind,
+    c.source,
+    c.state,
+    c.scheduledAt,
+    c.recipients,
+    c.creditsCharged,
+    c.agorotCharged,
+    JSON.stringify(c.options),
+    c.now,
+    c.state === 'queued' ? c.now : null,
   ];
 }
 
@@ -46,7 +67,13 @@ function insertCampaignQuery(db: Queryable) {
 }
 
 /** Records what a campaign cost (set after its messages were priced). */
-export async function setCampaignCharges(db: Queryable, id: number, recipients: number, credits: number, agorot: number): Promise<void> {
+export async function setCampaignCharges(
+  db: Queryable,
+  id: number,
+  recipients: number,
+  credits: number,
+  agorot: number,
+): Promise<void> {
   await db
     .updateTable('campaigns')
     .set({ recipients, credits_charged: credits, agorot_charged: agorot })
@@ -57,11 +84,20 @@ export async function setCampaignCharges(db: Queryable, id: number, recipients: 
 /** The account's campaign with this id; another account's campaign is never found. */
 export async function findCampaign(db: Queryable, accountId: number, id: number): Promise<Campaign | undefined> {
   if (!Number.isSafeInteger(id) || id <= 0) return undefined;
-  return db.selectFrom('campaigns').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
+  return db
+    .selectFrom('campaigns')
+    .selectAll()
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
 }
 
 /** The account's campaigns carrying this name (id and state), oldest first. */
-export async function findCampaignsByName(db: Queryable, accountId: number, name: string): Promise<Array<{ id: number; state: CampaignState }>> {
+export async function findCampaignsByName(
+  db: Queryable,
+  accountId: number,
+  name: string,
+): Promise<Array<{ id: number; state: CampaignState }>> {
   return db
     .selectFrom('campaigns')
     .select(['id', 'state'])
@@ -102,7 +138,11 @@ export async function dueCampaignIds(db: Queryable, now: number, limit: number):
  * UPDATE re-checks the state under the row lock. Returns the campaign's account id and its temp_bl days
  * (null when it has none), or undefined.
  */
-export async function claimCampaignRelease(db: Queryable, id: number, now: number): Promise<{ accountId: number; tempBlDays: number | null } | undefined> {
+export async function claimCampaignRelease(
+  db: Queryable,
+  id: number,
+  now: number,
+): Promise<{ accountId: number; tempBlDays: number | null } | undefined> {
   const row = await db
     .updateTable('campaigns')
     .set({ state: 'queued', released_at: now })
@@ -118,5 +158,10 @@ export async function claimCampaignRelease(db: Queryable, id: number, now: numbe
 
 /** Marks a released campaign finished (every message was skipped, nothing left to send). */
 export async function markCampaignSent(db: Queryable, id: number, now: number): Promise<void> {
-  await db.updateTable('campaigns').set({ state: 'sent', finished_at: now }).where('id', '=', id).where('state', '=', 'queued').execute();
+  await db
+    .updateTable('campaigns')
+    .set({ state: 'sent', finished_at: now })
+    .where('id', '=', id)
+    .where('state', '=', 'queued')
+    .execute();
 }

@@ -29,9 +29,19 @@ export interface NewCarrier {
 /** Adds a carrier, or replaces the settings of the one with that name; returns true when it was new. */
 export async function upsertCarrier(db: Queryable, c: NewCarrier, now: number): Promise<boolean> {
   const values = {
-    host: c.host, port: c.port, system_id: c.systemId, password: c.password, system_type: c.systemType,
-    bind_mode: c.bindMode, binds: c.binds, window_size: c.windowSize, max_tps: c.maxTps, tls: c.tls ? 1 : 0,
-    long_messages: c.longMessages, tls_ca: c.tlsCa, tls_servername: c.tlsServername,
+    host: c.host,
+    port: c.port,
+    system_id: c.systemId,
+    password: c.password,
+    system_type: c.systemType,
+    bind_mode: c.bindMode,
+    binds: c.binds,
+    window_size: c.windowSize,
+    max_tps: c.maxTps,
+    tls: c.tls ? 1 : 0,
+    long_messages: c.longMessages,
+    tls_ca: c.tlsCa,
+    tls_servername: c.tlsServername,
     receipt_ids: c.receiptIds ?? 'as-is',
   };
   const existing = await db.selectFrom('carriers').select('id').where('name', '=', c.name).executeTakeFirst();
@@ -39,7 +49,10 @@ export async function upsertCarrier(db: Queryable, c: NewCarrier, now: number): 
     await db.updateTable('carriers').set(values).where('id', '=', existing.id).execute();
     return false;
   }
-  await db.insertInto('carriers').values({ name: c.name, ...values, created_at: now }).execute();
+  await db
+    .insertInto('carriers')
+    .values({ name: c.name, ...values, created_at: now })
+    .execute();
   return true;
 }
 
@@ -63,7 +76,12 @@ export async function listRoutes(db: Queryable): Promise<Array<{ prefix: string;
 }
 
 /** Gives an account an inbound number; false when another account already owns it. */
-export async function addAccountNumber(db: Queryable, accountId: number, number: string, now: number): Promise<boolean> {
+export async function addAccountNumber(
+  db: Queryable,
+  accountId: number,
+  number: string,
+  now: number,
+): Promise<boolean> {
   const owner = await findNumberOwner(db, number);
   if (owner !== undefined) return owner === accountId;
   await db.insertInto('account_numbers').values({ account_id: accountId, number, created_at: now }).execute();
@@ -72,6 +90,10 @@ export async function addAccountNumber(db: Queryable, accountId: number, number:
 
 /** The account owning an inbound number (already normalised), if any. */
 export async function findNumberOwner(db: Queryable, number: string): Promise<number | undefined> {
-  const row = await db.selectFrom('account_numbers').select('account_id').where('number', '=', number).executeTakeFirst();
+  const row = await db
+    .selectFrom('account_numbers')
+    .select('account_id')
+    .where('number', '=', number)
+    .executeTakeFirst();
   return row ? Number(row.account_id) : undefined;
 }

@@ -13,20 +13,32 @@ export async function insertConsoleSession(
   db: Queryable,
   s: { idHash: string; accountId: number; csrf: string; now: number; expiresAt: number },
 ): Promise<void> {
-  await db.insertInto('console_sessions').values({
-    id_hash: s.idHash, account_id: s.accountId, csrf: s.csrf, created_at: s.now, last_seen_at: s.now, expires_at: s.expiresAt,
-  }).execute();
+  await db
+    .insertInto('console_sessions')
+    .values({
+      id_hash: s.idHash,
+      account_id: s.accountId,
+      csrf: s.csrf,
+      created_at: s.now,
+      last_seen_at: s.now,
+      expires_at: s.expiresAt,
+    })
+    .execute();
 }
 
 export async function findConsoleSession(db: Queryable, idHash: string): Promise<ConsoleSession | undefined> {
-  const row = await db.selectFrom('console_sessions')
+  const row = await db
+    .selectFrom('console_sessions')
     .select(['id', 'account_id', 'csrf', 'last_seen_at', 'expires_at'])
     .where('id_hash', '=', idHash)
     .executeTakeFirst();
   if (!row) return undefined;
   return {
-    id: Number(row.id), accountId: Number(row.account_id), csrf: row.csrf,
-    lastSeenAt: Number(row.last_seen_at), expiresAt: Number(row.expires_at),
+    id: Number(row.id),
+    accountId: Number(row.account_id),
+    csrf: row.csrf,
+    lastSeenAt: Number(row.last_seen_at),
+    expiresAt: Number(row.expires_at),
   };
 }
 
@@ -40,7 +52,8 @@ export async function deleteConsoleSession(db: Queryable, id: number): Promise<v
 
 /** Removes sessions past their absolute or idle expiry. */
 export async function deleteExpiredConsoleSessions(db: Queryable, now: number, idleMs: number): Promise<void> {
-  await db.deleteFrom('console_sessions')
+  await db
+    .deleteFrom('console_sessions')
     .where((eb) => eb.or([eb('expires_at', '<=', now), eb('last_seen_at', '<=', now - idleMs)]))
     .execute();
 }
@@ -50,8 +63,13 @@ export async function recordLoginFailure(db: Queryable, username: string, now: n
 }
 
 /** Failed logins for this username since `since`, and the latest of them. */
-export async function recentLoginFailures(db: Queryable, username: string, since: number): Promise<{ count: number; last: number }> {
-  const row = await db.selectFrom('console_login_failures')
+export async function recentLoginFailures(
+  db: Queryable,
+  username: string,
+  since: number,
+): Promise<{ count: number; last: number }> {
+  const row = await db
+    .selectFrom('console_login_failures')
     .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.max('failed_at').as('last')])
     .where('username', '=', username)
     .where('failed_at', '>', since)
@@ -64,7 +82,14 @@ export async function clearLoginFailures(db: Queryable, username: string): Promi
 }
 
 /** The password hash of an account, for a console login. */
-export async function findLoginAccount(db: Queryable, username: string): Promise<{ id: number; passwordHash: string } | undefined> {
-  const row = await db.selectFrom('accounts').select(['id', 'password_hash']).where('username', '=', username).executeTakeFirst();
+export async function findLoginAccount(
+  db: Queryable,
+  username: string,
+): Promise<{ id: number; passwordHash: string } | undefined> {
+  const row = await db
+    .selectFrom('accounts')
+    .select(['id', 'password_hash'])
+    .where('username', '=', username)
+    .executeTakeFirst();
   return row ? { id: Number(row.id), passwordHash: row.password_hash } : undefined;
 }

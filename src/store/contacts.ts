@@ -30,7 +30,11 @@ export async function createContactList(db: Queryable, accountId: number, name: 
 }
 
 /** The account's list with this id; another account's list is never found. */
-export async function findContactList(db: Queryable, accountId: number, listId: number): Promise<ContactList | undefined> {
+export async function findContactList(
+  db: Queryable,
+  accountId: number,
+  listId: number,
+): Promise<ContactList | undefined> {
   if (!Number.isSafeInteger(listId) || listId <= 0) return undefined;
   return db
     .selectFrom('contact_lists')
@@ -57,7 +61,12 @@ export async function deleteContactList(db: Queryable, accountId: number, listId
  * Adds contacts to a list, skipping numbers already in it (or repeated in `contacts`: the first wins);
  * returns the phones actually added. Keeps the list's count in step.
  */
-export async function insertContacts(db: Queryable, listId: number, contacts: NewContact[], now: number): Promise<string[]> {
+export async function insertContacts(
+  db: Queryable,
+  listId: number,
+  contacts: NewContact[],
+  now: number,
+): Promise<string[]> {
   const seen = new Set<string>();
   const fresh = contacts.filter((c) => !seen.has(c.phone) && seen.add(c.phone));
   const added: string[] = [];
@@ -75,7 +84,15 @@ export async function insertContacts(db: Queryable, listId: number, contacts: Ne
 // Multi-row VALUES (SQLite, and the portable path).
 function insertValues(db: Queryable, listId: number, part: NewContact[], now: number): Promise<{ phone: string }[]> {
   const rows = part.map((c) => ({
-    list_id: listId, phone: c.phone, df1: c.df1, df2: c.df2, df3: c.df3, df4: c.df4, df5: c.df5, df6: c.df6, created_at: now,
+    list_id: listId,
+    phone: c.phone,
+    df1: c.df1,
+    df2: c.df2,
+    df3: c.df3,
+    df4: c.df4,
+    df5: c.df5,
+    df6: c.df6,
+    created_at: now,
   }));
   return db
     .insertInto('contacts')
@@ -86,7 +103,12 @@ function insertValues(db: Queryable, listId: number, part: NewContact[], now: nu
 }
 
 // PostgreSQL: one array parameter per column (UNNEST), about 3x the rows/s of VALUES and no parameter limit.
-async function insertUnnest(db: Queryable, listId: number, part: NewContact[], now: number): Promise<{ phone: string }[]> {
+async function insertUnnest(
+  db: Queryable,
+  listId: number,
+  part: NewContact[],
+  now: number,
+): Promise<{ phone: string }[]> {
   const column = (key: keyof NewContact) => part.map((c) => c[key]);
   const result = await sql<{ phone: string }>`
     insert into contacts (list_id, phone, df1, df2, df3, df4, df5, df6, created_at)
@@ -115,7 +137,6 @@ export async function removeContacts(db: Queryable, listId: number, phones: stri
   return removed;
 }
 
-
 /** Number of contacts in a list (kept on the list row, so O(1) for any size). */
 export async function countContacts(db: Queryable, listId: number): Promise<number> {
   const row = await db.selectFrom('contact_lists').select('contact_count').where('id', '=', listId).executeTakeFirst();
@@ -126,7 +147,12 @@ export async function countContacts(db: Queryable, listId: number): Promise<numb
  * One page of a list's contacts in id order (getCLbyID): after the contact id `from.after` (a keyset page, as
  * cheap at the end of a 1,000,000-contact list as at its start), else `from.offset` rows in.
  */
-export async function pageContacts(db: Queryable, listId: number, from: { offset: number } | { after: number }, limit: number): Promise<ContactRow[]> {
+export async function pageContacts(
+  db: Queryable,
+  listId: number,
+  from: { offset: number } | { after: number },
+  limit: number,
+): Promise<ContactRow[]> {
   let query = db.selectFrom('contacts').select(CONTACT_COLUMNS).where('list_id', '=', listId);
   if ('after' in from) query = query.where('id', '>', from.after);
   query = query.orderBy('id').limit(limit);

@@ -2,7 +2,15 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteAdapter, SqliteDialect, type Compilable, type CompiledQuery, type QueryResult, type Transaction } from 'kysely';
+import {
+  Kysely,
+  PostgresDialect,
+  SqliteAdapter,
+  type Compilable,
+  type CompiledQuery,
+  type QueryResult,
+  type Transaction,
+} from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema/index.ts';
 import { migrateToLatest } from './migrations/index.ts';
@@ -48,7 +56,9 @@ pg.types.setTypeParser(1700, (v) => Number(v));
 
 /** Opens the configured store and brings its schema up to date. */
 export async function openStore(options: StoreOptions): Promise<Store> {
-  const store = options.databaseUrl ? openPostgres(options.databaseUrl, options.pgPool ?? 10, options.pgGroupLanes ?? 2) : openSqlite(options.dataDir, options.groupCommit ?? true);
+  const store = options.databaseUrl
+    ? openPostgres(options.databaseUrl, options.pgPool ?? 10, options.pgGroupLanes ?? 2)
+    : openSqlite(options.dataDir, options.groupCommit ?? true);
   if (options.migrate !== false) await migrateToLatest(store.db, store.dialect);
   return store;
 }
@@ -106,7 +116,10 @@ function openPostgres(url: string, max: number, groupLanes: number): Store {
   controlPool.on('error', () => {});
   const control = new Kysely<Database>({ dialect: new PostgresDialect({ pool: controlPool }) });
   return {
-    db, control, dialect: 'postgres', sendGroups,
+    db,
+    control,
+    dialect: 'postgres',
+    sendGroups,
     close: async () => {
       await sendGroups?.close();
       await db.destroy();
@@ -125,7 +138,10 @@ type WriteQuery = Compilable<unknown> & { returning(selection: 'id'): Compilable
 
 // A hot query compiled once per dialect (`onPostgres` finishes it there), with this call's parameters.
 function compiledWith<Q extends Compilable<unknown>>(
-  db: Queryable, build: BuildQuery<Q>, params: readonly unknown[], onPostgres?: (query: Q) => Compilable<unknown>,
+  db: Queryable,
+  build: BuildQuery<Q>,
+  params: readonly unknown[],
+  onPostgres?: (query: Q) => Compilable<unknown>,
 ): CompiledQuery {
   const adapter = db.getExecutor().adapter;
   let perDialect = compiledQueries.get(build);
@@ -133,7 +149,10 @@ function compiledWith<Q extends Compilable<unknown>>(
   let compiled = perDialect.get(adapter);
   if (!compiled) {
     const query = build(db);
-    perDialect.set(adapter, (compiled = (onPostgres && !(adapter instanceof SqliteAdapter) ? onPostgres(query) : query).compile()));
+    perDialect.set(
+      adapter,
+      (compiled = (onPostgres && !(adapter instanceof SqliteAdapter) ? onPostgres(query) : query).compile()),
+    );
   }
   return { ...compiled, parameters: params };
 }
@@ -152,7 +171,11 @@ function resultNow<R>(db: Queryable, compiled: CompiledQuery): QueryResult<R> | 
  * Runs a hot query whose SQL is built once per dialect and reused with new parameters: Kysely's query
  * building costs more than SQLite's execution for small lookups. `build` must use `params` in order.
  */
-export async function runPrepared<R>(db: Queryable, build: BuildQuery<Compilable<R>>, params: readonly unknown[]): Promise<R[]> {
+export async function runPrepared<R>(
+  db: Queryable,
+  build: BuildQuery<Compilable<R>>,
+  params: readonly unknown[],
+): Promise<R[]> {
   const compiled = compiledWith(db, build, params);
   return (resultNow<R>(db, compiled) ?? (await db.executeQuery<R>(compiled))).rows;
 }
@@ -168,11 +191,18 @@ export interface WriteResult {
  * added here; on SQLite from the statement's own result, because RETURNING there cost a third of the
  * statement (its rows are gathered in a temporary table first).
  */
-export async function runPreparedWrite<Q extends WriteQuery>(db: Queryable, build: BuildQuery<Q>, params: readonly unknown[]): Promise<WriteResult> {
+export async function runPreparedWrite<Q extends WriteQuery>(
+  db: Queryable,
+  build: BuildQuery<Q>,
+  params: readonly unknown[],
+): Promise<WriteResult> {
   const compiled = compiledWith(db, build, params, returningId);
   const result = resultNow(db, compiled) ?? (await db.executeQuery(compiled));
   if (db.getExecutor().adapter instanceof SqliteAdapter) {
-    return { id: result.insertId === undefined ? undefined : Number(result.insertId), changes: Number(result.numAffectedRows ?? 0) };
+    return {
+      id: result.insertId === undefined ? undefined : Number(result.insertId),
+      changes: Number(result.numAffectedRows ?? 0),
+    };
   }
   const first = result.rows[0] as { id: unknown } | undefined;
   return { id: first ? Number(first.id) : undefined, changes: result.rows.length };

@@ -31,7 +31,21 @@ export interface ClaimedMessage {
   created_at: number;
 }
 
-const CLAIM_COLUMNS = ['created_at', 'id', 'account_id', 'campaign_id', 'external_id', 'phone', 'source', 'text', 'attempts', 'priority', 'sealed', 'channel', 'spoken'] as const;
+const CLAIM_COLUMNS = [
+  'created_at',
+  'id',
+  'account_id',
+  'campaign_id',
+  'external_id',
+  'phone',
+  'source',
+  'text',
+  'attempts',
+  'priority',
+  'sealed',
+  'channel',
+  'spoken',
+] as const;
 const CHUNK = 500;
 
 function chunks<T>(items: T[], size = CHUNK): T[][] {
@@ -44,7 +58,13 @@ function chunks<T>(items: T[], size = CHUNK): T[][] {
 export type ClaimScope = 'all' | 'priority' | 'call';
 
 async function claimInState(
-  db: Queryable, dialect: Dialect, state: MessageState, now: number, leaseUntil: number, limit: number, scope: ClaimScope = 'all',
+  db: Queryable,
+  dialect: Dialect,
+  state: MessageState,
+  now: number,
+  leaseUntil: number,
+  limit: number,
+  scope: ClaimScope = 'all',
 ): Promise<ClaimedMessage[]> {
   if (limit <= 0) return [];
   // Every kind is texted, voice sends (kind 'tts') too: their types 2 and 3 carry an SMS half, and call-only
@@ -52,14 +72,22 @@ async function claimInState(
   // The priority and call claims of queued messages spell their conditions as the partial indexes
   // messages_priority_queue and messages_call_queue do, so both stores look only at those indexes.
   const messages = db.selectFrom('messages');
-  const due = (scope === 'priority' ? messages.where(sql<boolean>`state = 'queued' and priority > 0`)
-    : scope === 'call' && state === 'queued' ? messages.where(sql<boolean>`state = 'queued' and channel = 'call'`)
-    : messages.where('state', '=', state).where('channel', '=', scope === 'call' ? 'call' : 'sms'))
-    .where('next_attempt_at', '<=', now).orderBy('next_attempt_at').orderBy('id').limit(limit);
+  const due = (
+    scope === 'priority'
+      ? messages.where(sql<boolean>`state = 'queued' and priority > 0`)
+      : scope === 'call' && state === 'queued'
+        ? messages.where(sql<boolean>`state = 'queued' and channel = 'call'`)
+        : messages.where('state', '=', state).where('channel', '=', scope === 'call' ? 'call' : 'sms')
+  )
+    .where('next_attempt_at', '<=', now)
+    .orderBy('next_attempt_at')
+    .orderBy('id')
+    .limit(limit);
   // On PostgreSQL the rows are matched by (id, created_at), so each is looked up in its month's partition only.
-  const claimed = dialect === 'postgres'
-    ? sql<boolean>`(id, created_at) in (${due.select(['id', 'created_at']).forUpdate().skipLocked()})`
-    : sql<boolean>`id in (${due.select('id')})`;
+  const claimed =
+    dialect === 'postgres'
+      ? sql<boolean>`(id, created_at) in (${due.select(['id', 'created_at']).forUpdate().skipLocked()})`
+      : sql<boolean>`id in (${due.select('id')})`;
   const rows = await db
     .updateTable('messages')
     .set({ state: 'submitting', lease_until: leaseUntil, next_attempt_at: leaseUntil, attempts: sql`attempts + 1` })
@@ -67,7 +95,13 @@ async function claimInState(
     .returning([...CLAIM_COLUMNS])
     .execute();
   return rows.map((r) => ({
-    ...r, id: Number(r.id), created_at: Number(r.created_at), account_id: Number(r.account_id), campaign_id: Number(r.campaign_id), attempts: Number(r.attempts), priority: Number(r.priority),
+    ...r,
+    id: Number(r.id),
+    created_at: Number(r.created_at),
+    account_id: Number(r.account_id),
+    campaign_id: Number(r.campaign_id),
+    attempts: Number(r.attempts),
+    priority: Number(r.priority),
   }));
 }
 
@@ -77,20 +111,35 @@ async function claimInState(
  * from queued to sending.
  */
 export async function claimDueMessages(
-  db: Queryable, dialect: Dialect, now: number, leaseUntil: number, limit: number, scope: ClaimScope = 'all',
+  db: Queryable,
+  dialect: Dialect,
+  now: number,
+  leaseUntil: number,
+  limit: number,
+  scope: ClaimScope = 'all',
 ): Promise<ClaimedMessage[]> {
-  const expired = scope !== 'priority' ? await claimInState(db, dialect, 'submitting', now, leaseUntil, limit, scope) : [];
+  const expired =
+    scope !== 'priority' ? await claimInState(db, dialect, 'submitting', now, leaseUntil, limit, scope) : [];
   const queued = await claimInState(db, dialect, 'queued', now, leaseUntil, limit - expired.length, scope);
   const claimed = [...expired, ...queued].sort((a, b) => a.id - b.id);
   const campaigns = [...new Set(claimed.map((m) => m.campaign_id))];
   for (const part of chunks(campaigns)) {
-    await db.updateTable('campaigns').set({ state: 'sending' }).where('id', 'in', part).where('state', '=', 'queued').execute();
+    await db
+      .updateTable('campaigns')
+      .set({ state: 'sending' })
+      .where('id', 'in', part)
+      .where('state', '=', 'queued')
+      .execute();
   }
   return claimed;
 }
 
 /** Skips (status 201) and refunds the claimed messages whose recipient the account blocked; returns the rest. */
-export async function suppressBlocked(db: Queryable, claimed: ClaimedMessage[], now: number): Promise<ClaimedMessage[]> {
+export async function suppressBlocked(
+  db: Queryable,
+  claimed: ClaimedMessage[],
+  now: number,
+): Promise<ClaimedMessage[]> {
   const byAccount = new Map<number, ClaimedMessage[]>();
   for (const m of claimed) {
     const list = byAccount.get(m.account_id);
@@ -100,7 +149,11 @@ export async function suppressBlocked(db: Queryable, claimed: ClaimedMessage[], 
   const blockedIds = new Set<number>();
   const changes: StatusChange[] = [];
   for (const [accountId, messages] of byAccount) {
-    const blocked = await blockedAmong(db, accountId, messages.map((m) => m.phone));
+    const blocked = await blockedAmong(
+      db,
+      accountId,
+      messages.map((m) => m.phone),
+    );
     if (blocked.size === 0) continue;
     for (const m of messages) {
       if (!blocked.has(m.phone)) continue;
@@ -111,32 +164,64 @@ export async function suppressBlocked(db: Queryable, claimed: ClaimedMessage[], 
   }
   if (blockedIds.size === 0) return claimed;
   await skipMessages(db, [...blockedIds], DELIVERY.BLOCKED, 'blocked', now);
-  await db.updateTable('messages').set({ lease_until: null }).where('id', 'in', [...blockedIds]).execute();
+  await db
+    .updateTable('messages')
+    .set({ lease_until: null })
+    .where('id', 'in', [...blockedIds])
+    .execute();
   await recordStatusEvents(db, changes, now);
   return claimed.filter((m) => !blockedIds.has(m.id));
 }
 
 function statusChange(m: ClaimedMessage, status: number, carrier: string | null, at: number): StatusChange {
   return {
-    messageId: m.id, accountId: m.account_id, campaignId: m.campaign_id, externalId: m.external_id, phone: m.phone, carrier, status, at,
+    messageId: m.id,
+    accountId: m.account_id,
+    campaignId: m.campaign_id,
+    externalId: m.external_id,
+    phone: m.phone,
+    carrier,
+    status,
+    at,
   };
 }
 
 /** Makes every claimed message due at once (a single process starting: no claimer of them is left); returns how many. */
 export async function reclaimAbandonedClaims(db: Queryable): Promise<number> {
-  const res = await db.updateTable('messages').set({ next_attempt_at: 0 }).where('state', '=', 'submitting').executeTakeFirst();
+  const res = await db
+    .updateTable('messages')
+    .set({ next_attempt_at: 0 })
+    .where('state', '=', 'submitting')
+    .executeTakeFirst();
   return Number(res.numUpdatedRows);
 }
 
 /** Moves the lease of claimed messages still held under `leaseUntil` to `renewedUntil` (a batch still submitting). */
-export async function renewLease(db: Queryable, ids: number[], leaseUntil: number, renewedUntil: number): Promise<void> {
+export async function renewLease(
+  db: Queryable,
+  ids: number[],
+  leaseUntil: number,
+  renewedUntil: number,
+): Promise<void> {
   for (const part of chunks(ids)) {
-    await db.updateTable('messages').set({ lease_until: renewedUntil, next_attempt_at: renewedUntil })
-      .where('id', 'in', part).where('state', '=', 'submitting').where('lease_until', '=', leaseUntil).execute();
+    await db
+      .updateTable('messages')
+      .set({ lease_until: renewedUntil, next_attempt_at: renewedUntil })
+      .where('id', 'in', part)
+      .where('state', '=', 'submitting')
+      .where('lease_until', '=', leaseUntil)
+      .execute();
   }
 }
 
-type CarrierIdRow = { carrier: string; carrier_message_id: string; message_id: number; part_index: number; part_status: null; created_at: number };
+type CarrierIdRow = {
+  carrier: string;
+  carrier_message_id: string;
+  message_id: number;
+  part_index: number;
+  part_status: null;
+  created_at: number;
+};
 
 // Records which message (and part) carrier ids belong to; an id the carrier gives again points at the new one.
 // On PostgreSQL the table is partitioned by month and its key holds created_at (migration 0019), so the older
@@ -147,15 +232,26 @@ async function insertCarrierIds(db: Queryable, dialect: Dialect, rows: CarrierId
     if (dialect === 'postgres') {
       for (const carrier of new Set(part.map((r) => r.carrier))) {
         const ids = part.filter((r) => r.carrier === carrier).map((r) => r.carrier_message_id);
-        await db.deleteFrom('carrier_message_ids').where('carrier', '=', carrier).where('carrier_message_id', 'in', ids).execute();
+        await db
+          .deleteFrom('carrier_message_ids')
+          .where('carrier', '=', carrier)
+          .where('carrier_message_id', 'in', ids)
+          .execute();
       }
       await db.insertInto('carrier_message_ids').values(part).execute();
       continue;
     }
-    await db.insertInto('carrier_message_ids').values(part)
-      .onConflict((oc) => oc.columns(['carrier', 'carrier_message_id']).doUpdateSet((eb) => ({
-        message_id: eb.ref('excluded.message_id'), part_index: eb.ref('excluded.part_index'), part_status: null, created_at: eb.ref('excluded.created_at'),
-      })))
+    await db
+      .insertInto('carrier_message_ids')
+      .values(part)
+      .onConflict((oc) =>
+        oc.columns(['carrier', 'carrier_message_id']).doUpdateSet((eb) => ({
+          message_id: eb.ref('excluded.message_id'),
+          part_index: eb.ref('excluded.part_index'),
+          part_status: null,
+          created_at: eb.ref('excluded.created_at'),
+        })),
+      )
       .execute();
   }
 }
@@ -165,9 +261,24 @@ async function insertCarrierIds(db: Queryable, dialect: Dialect, rows: CarrierId
  * again): the carrier did take that copy, and its receipt must find the message.
  */
 export async function recordLateCarrierId(
-  db: Queryable, dialect: Dialect, carrier: string, messageId: number, partIndex: number, carrierMessageId: string, now: number,
+  db: Queryable,
+  dialect: Dialect,
+  carrier: string,
+  messageId: number,
+  partIndex: number,
+  carrierMessageId: string,
+  now: number,
 ): Promise<void> {
-  await insertCarrierIds(db, dialect, [{ carrier, carrier_message_id: carrierMessageId, message_id: messageId, part_index: partIndex, part_status: null, created_at: now }]);
+  await insertCarrierIds(db, dialect, [
+    {
+      carrier,
+      carrier_message_id: carrierMessageId,
+      message_id: messageId,
+      part_index: partIndex,
+      part_status: null,
+      created_at: now,
+    },
+  ]);
 }
 
 /** What became of one claimed message. */
@@ -182,7 +293,12 @@ export type DispatchOutcome =
  * part), back to queued for a retry, or failed (refunded, with a failure status and its dlr event).
  */
 export async function recordOutcomes(
-  db: Queryable, dialect: Dialect, outcomes: DispatchOutcome[], leaseUntil: number, now: number, receiptWindowMs: number,
+  db: Queryable,
+  dialect: Dialect,
+  outcomes: DispatchOutcome[],
+  leaseUntil: number,
+  now: number,
+  receiptWindowMs: number,
 ): Promise<void> {
   const submittedBy = new Map<string, number[]>();
   const idRows: CarrierIdRow[] = [];
@@ -193,9 +309,16 @@ export async function recordOutcomes(
       const ids = submittedBy.get(o.carrier) ?? [];
       ids.push(o.message.id);
       submittedBy.set(o.carrier, ids);
-      o.carrierMessageIds.forEach((cid, part) => idRows.push({
-        carrier: o.carrier, carrier_message_id: cid, message_id: o.message.id, part_index: part, part_status: null, created_at: now,
-      }));
+      o.carrierMessageIds.forEach((cid, part) =>
+        idRows.push({
+          carrier: o.carrier,
+          carrier_message_id: cid,
+          message_id: o.message.id,
+          part_index: part,
+          part_status: null,
+          created_at: now,
+        }),
+      );
     } else if (o.kind === 'retry') {
       const key = `${o.at}|${o.error}`;
       const group = retries.get(key) ?? { at: o.at, error: o.error, ids: [] };
@@ -208,28 +331,52 @@ export async function recordOutcomes(
   // The batch's span of acceptance times keeps PostgreSQL to the months holding it.
   const accepted = outcomes.map((o) => o.message.created_at);
   const [since, until] = [Math.min(...accepted), Math.max(...accepted)];
-  const held = (ids: number[]) => db.updateTable('messages').where('id', 'in', ids)
-    .where('created_at', '>=', since).where('created_at', '<=', until)
-    .where('state', '=', 'submitting').where('lease_until', '=', leaseUntil);
+  const held = (ids: number[]) =>
+    db
+      .updateTable('messages')
+      .where('id', 'in', ids)
+      .where('created_at', '>=', since)
+      .where('created_at', '<=', until)
+      .where('state', '=', 'submitting')
+      .where('lease_until', '=', leaseUntil);
   for (const [carrier, ids] of submittedBy) {
     for (const part of chunks(ids)) {
-      await held(part).set({
-        state: 'submitted', status: DELIVERY.SUBMITTED, status_at: now, submitted_at: now, carrier, lease_until: null, error: null,
-        next_attempt_at: now + receiptWindowMs, sealed: null,
-      }).execute();
+      await held(part)
+        .set({
+          state: 'submitted',
+          status: DELIVERY.SUBMITTED,
+          status_at: now,
+          submitted_at: now,
+          carrier,
+          lease_until: null,
+          error: null,
+          next_attempt_at: now + receiptWindowMs,
+          sealed: null,
+        })
+        .execute();
     }
   }
   await insertCarrierIds(db, dialect, idRows);
   for (const group of retries.values()) {
     for (const part of chunks(group.ids)) {
-      await held(part).set({ state: 'queued', next_attempt_at: group.at, lease_until: null, error: group.error }).execute();
+      await held(part)
+        .set({ state: 'queued', next_attempt_at: group.at, lease_until: null, error: group.error })
+        .execute();
     }
   }
   const changes: StatusChange[] = [];
   for (const f of failures) {
-    const res = await held([f.message.id]).set({
-      state: 'failed', status: f.status, status_at: now, carrier: f.carrier, lease_until: null, error: f.error, sealed: null,
-    }).executeTakeFirst();
+    const res = await held([f.message.id])
+      .set({
+        state: 'failed',
+        status: f.status,
+        status_at: now,
+        carrier: f.carrier,
+        lease_until: null,
+        error: f.error,
+        sealed: null,
+      })
+      .executeTakeFirst();
     if (Number(res.numUpdatedRows) !== 1) continue;
     await refundMessage(db, f.message, 'refund: message failed before reaching the carrier', now);
     changes.push(statusChange(f.message, f.status, f.carrier, now));
@@ -242,15 +389,30 @@ export async function recordOutcomes(
  * On PostgreSQL the campaign row is locked first: two lanes finishing the last batches of one campaign at once
  * would each still see the other's messages submitting, and neither would mark it sent.
  */
-export async function finishCampaigns(db: Queryable, dialect: Dialect, campaignIds: number[], now: number): Promise<number[]> {
+export async function finishCampaigns(
+  db: Queryable,
+  dialect: Dialect,
+  campaignIds: number[],
+  now: number,
+): Promise<number[]> {
   const finished: number[] = [];
   for (const id of [...campaignIds].sort((a, b) => a - b)) {
-    if (dialect === 'postgres') await db.selectFrom('campaigns').select('id').where('id', '=', id).forUpdate().execute();
-    const open = await db.selectFrom('messages').select('id')
-      .where('campaign_id', '=', id).where('state', 'in', ['scheduled', 'queued', 'submitting']).limit(1).executeTakeFirst();
+    if (dialect === 'postgres')
+      await db.selectFrom('campaigns').select('id').where('id', '=', id).forUpdate().execute();
+    const open = await db
+      .selectFrom('messages')
+      .select('id')
+      .where('campaign_id', '=', id)
+      .where('state', 'in', ['scheduled', 'queued', 'submitting'])
+      .limit(1)
+      .executeTakeFirst();
     if (open) continue;
-    const res = await db.updateTable('campaigns').set({ state: 'sent', finished_at: now })
-      .where('id', '=', id).where('state', 'in', ['queued', 'sending']).executeTakeFirst();
+    const res = await db
+      .updateTable('campaigns')
+      .set({ state: 'sent', finished_at: now })
+      .where('id', '=', id)
+      .where('state', 'in', ['queued', 'sending'])
+      .executeTakeFirst();
     if (Number(res.numUpdatedRows) === 1) finished.push(id);
   }
   return finished;

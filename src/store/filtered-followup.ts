@@ -12,32 +12,73 @@ import type { StatusChange } from './status-events.ts';
 export const FILTERED_HANDSET = 15;
 
 /** Records the filtered phones among `changes` and queues the follow-up calls; returns how many calls were queued. */
-export async function followFilteredHandsets(db: Queryable, dialect: Dialect, changes: StatusChange[], now: number): Promise<number> {
+export async function followFilteredHandsets(
+  db: Queryable,
+  dialect: Dialect,
+  changes: StatusChange[],
+  now: number,
+): Promise<number> {
   const refused = changes.filter((c) => c.status === FILTERED_HANDSET);
   if (refused.length === 0) return 0;
-  await addFilteredPhones(db, refused.map((c) => c.phone), 'receipt', now);
+  await addFilteredPhones(
+    db,
+    refused.map((c) => c.phone),
+    'receipt',
+    now,
+  );
   let queued = 0;
   for (const change of refused) {
-    const row = await db.selectFrom('messages as m').innerJoin('campaigns as c', 'c.id', 'm.campaign_id')
+    const row = await db
+      .selectFrom('messages as m')
+      .innerJoin('campaigns as c', 'c.id', 'm.campaign_id')
       .select(['m.channel', 'm.text', 'm.source', 'm.external_id', 'c.kind', 'c.options'])
-      .where('m.id', '=', change.messageId).executeTakeFirst();
-    if (!row || row.channel !== 'sms' || row.kind !== 'tts') continue;
-    const options = JSON.parse(row.options) as { tts?: { type: number; voice: string; rate: number; repeat: number }; call_credits_per_minute?: number };
+      .where('m.id', '=', change.messageId)
+      .executeTakeFirst();
+    if (row?.channel !== 'sms' || row.kind !== 'tts') continue;
+    const options = JSON.parse(row.options) as {
+      tts?: { type: number; voice: string; rate: number; repeat: number };
+      call_credits_per_minute?: number;
+    };
     if (options.tts?.type !== 2) continue;
-    const already = await db.selectFrom('messages').select('id')
-      .where('campaign_id', '=', change.campaignId).where('phone', '=', change.phone).where('channel', '=', 'call').executeTakeFirst();
+    const already = await db
+      .selectFrom('messages')
+      .select('id')
+      .where('campaign_id', '=', change.campaignId)
+      .where('phone', '=', change.phone)
+      .where('channel', '=', 'call')
+      .executeTakeFirst();
     if (already) continue;
     const { voice, rate, repeat } = options.tts;
     const credits = callCredits(estimatedCallSeconds(row.text, rate, repeat), options.call_credits_per_minute ?? 0);
     const paid = await applyLedgerChange(db, {
-      accountId: change.accountId, currency: 'credits', amount: -credits, reason: `send: follow-up call, campaign ${change.campaignId}`,
-      refType: 'campaign', refId: change.campaignId, now,
+      accountId: change.accountId,
+      currency: 'credits',
+      amount: -credits,
+      reason: `send: follow-up call, campaign ${change.campaignId}`,
+      refType: 'campaign',
+      refId: change.campaignId,
+      now,
     });
     if (!paid) continue;
-    await insertMessages(db, dialect, { campaignId: change.campaignId, accountId: change.accountId, state: 'queued', nextAttemptAt: now, now }, [{
-      phone: change.phone, externalId: row.external_id, source: row.source, text: row.text, parts: 1, costCredits: credits, costAgorot: 0,
-      unsubscribeCode: null, channel: 'call', spoken: JSON.stringify({ voice, rate, repeat }),
-    }]);
+    await insertMessages(
+      db,
+      dialect,
+      { campaignId: change.campaignId, accountId: change.accountId, state: 'queued', nextAttemptAt: now, now },
+      [
+        {
+          phone: change.phone,
+          externalId: row.external_id,
+          source: row.source,
+          text: row.text,
+          parts: 1,
+          costCredits: credits,
+          costAgorot: 0,
+          unsubscribeCode: null,
+          channel: 'call',
+          spoken: JSON.stringify({ voice, rate, repeat }),
+        },
+      ],
+    );
     queued++;
   }
   return queued;

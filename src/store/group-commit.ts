@@ -7,8 +7,19 @@
 // at once (SQLITE_BUSY_SNAPSHOT, no busy_timeout wait) when another process, such as the CLI, committed between.
 import type SqliteDatabase from 'better-sqlite3';
 import {
-  CompiledQuery, SelectQueryNode, SqliteAdapter, SqliteDialect, SqliteDriver, SqliteIntrospector, SqliteQueryCompiler,
-  type DatabaseConnection, type Dialect, type Driver, type Kysely, type QueryCompiler, type QueryResult,
+  CompiledQuery,
+  SelectQueryNode,
+  SqliteAdapter,
+  SqliteDialect,
+  SqliteDriver,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+  type DatabaseConnection,
+  type Dialect,
+  type Driver,
+  type Kysely,
+  type QueryCompiler,
+  type QueryResult,
 } from 'kysely';
 import { FifoPermits } from '../support/permits.ts';
 
@@ -24,7 +35,10 @@ class GroupConnection implements DatabaseConnection {
   inTransaction = false;
   awaitsCommit = false;
 
-  constructor(private readonly driver: GroupCommitSqliteDriver, private readonly db: SqliteDatabase.Database) {}
+  constructor(
+    private readonly driver: GroupCommitSqliteDriver,
+    private readonly db: SqliteDatabase.Database,
+  ) {}
 
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
     return this.run(compiled);
@@ -44,7 +58,8 @@ class GroupConnection implements DatabaseConnection {
 
   async *streamQuery<R>(compiled: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
     if (!SelectQueryNode.is(compiled.query)) throw new Error('Sqlite driver only supports streaming of select queries');
-    for (const row of this.db.prepare(compiled.sql).iterate(compiled.parameters as unknown[])) yield { rows: [row as R] };
+    for (const row of this.db.prepare(compiled.sql).iterate(compiled.parameters as unknown[]))
+      yield { rows: [row as R] };
   }
 }
 
@@ -185,19 +200,21 @@ export class GroupCommitSqliteDriver implements Driver {
     this.beginGroup.run();
     this.group = 'write';
     const turn = new Promise<void>((resolve) => process.nextTick(resolve));
-    const committed = turn.then(() => this.lock.acquire()).then(() => {
-      try {
-        this.commitGroup.run();
-        groupCommitStats.commits++;
-      } catch (err) {
-        if (this.db.inTransaction) this.db.exec('rollback');
-        throw err;
-      } finally {
-        this.group = 'none';
-        this.commit = undefined;
-        this.lock.release();
-      }
-    });
+    const committed = turn
+      .then(() => this.lock.acquire())
+      .then(() => {
+        try {
+          this.commitGroup.run();
+          groupCommitStats.commits++;
+        } catch (err) {
+          if (this.db.inTransaction) this.db.exec('rollback');
+          throw err;
+        } finally {
+          this.group = 'none';
+          this.commit = undefined;
+          this.lock.release();
+        }
+      });
     committed.catch(() => {});
     this.commit = committed;
   }

@@ -32,7 +32,13 @@ export async function applyLedgerChange(db: Queryable, change: LedgerChange): Pr
   }
   // Prepared per currency: every send runs this, and building the query cost more than running it.
   const entry = await runPreparedWrite(db, insertEntryQuery, [
-    change.accountId, change.currency, change.amount, change.reason, change.refType ?? null, change.refId ?? null, change.now,
+    change.accountId,
+    change.currency,
+    change.amount,
+    change.reason,
+    change.refType ?? null,
+    change.refId ?? null,
+    change.now,
   ]);
   const guard = change.amount < 0 ? -change.amount : 0;
   const updated = await runPreparedWrite(db, UPDATE_BALANCE[change.currency], [change.amount, change.accountId, guard]);
@@ -65,7 +71,9 @@ export class BalanceChanges {
 
   /** Nonzero net changes, accounts in id order (so transactions that lock several account rows never deadlock). */
   changes(): Array<{ accountId: number; currency: Currency; amount: number }> {
-    return [...this.net.values()].filter((c) => c.amount !== 0).sort((a, b) => a.accountId - b.accountId || a.currency.localeCompare(b.currency));
+    return [...this.net.values()]
+      .filter((c) => c.amount !== 0)
+      .sort((a, b) => a.accountId - b.accountId || a.currency.localeCompare(b.currency));
   }
 }
 
@@ -86,12 +94,27 @@ export function deferBalanceChanges(db: Queryable, changes: BalanceChanges): voi
 export async function applyDeferredBalanceChanges(db: Queryable, changes: BalanceChanges): Promise<boolean> {
   const rows = changes.rows();
   if (rows.length > 0) {
-    await db.insertInto('ledger_entries').values(rows.map((c) => ({
-      account_id: c.accountId, currency: c.currency, amount: c.amount, reason: c.reason, ref_type: c.refType ?? null, ref_id: c.refId ?? null, created_at: c.now,
-    }))).execute();
+    await db
+      .insertInto('ledger_entries')
+      .values(
+        rows.map((c) => ({
+          account_id: c.accountId,
+          currency: c.currency,
+          amount: c.amount,
+          reason: c.reason,
+          ref_type: c.refType ?? null,
+          ref_id: c.refId ?? null,
+          created_at: c.now,
+        })),
+      )
+      .execute();
   }
   for (const c of changes.changes()) {
-    const updated = await runPreparedWrite(db, UPDATE_BALANCE[c.currency], [c.amount, c.accountId, c.amount < 0 ? -c.amount : 0]);
+    const updated = await runPreparedWrite(db, UPDATE_BALANCE[c.currency], [
+      c.amount,
+      c.accountId,
+      c.amount < 0 ? -c.amount : 0,
+    ]);
     if (updated.changes === 0) return false;
   }
   return true;
@@ -99,11 +122,12 @@ export async function applyDeferredBalanceChanges(db: Queryable, changes: Balanc
 
 // UPDATE accounts SET column = column + $amount WHERE id = $id AND column >= $guard.
 function updateBalanceQuery(column: 'credits' | 'intl_agorot') {
-  return (db: Queryable) => db
-    .updateTable('accounts')
-    .set({ [column]: sql`${sql.ref(column)} + ${0}` })
-    .where('id', '=', 0)
-    .where(sql.ref(column), '>=', 0);
+  return (db: Queryable) =>
+    db
+      .updateTable('accounts')
+      .set({ [column]: sql`${sql.ref(column)} + ${0}` })
+      .where('id', '=', 0)
+      .where(sql.ref(column), '>=', 0);
 }
 
 const UPDATE_BALANCE: Record<Currency, ReturnType<typeof updateBalanceQuery>> = {
@@ -113,7 +137,13 @@ const UPDATE_BALANCE: Record<Currency, ReturnType<typeof updateBalanceQuery>> = 
 
 function insertEntryQuery(db: Queryable) {
   return db.insertInto('ledger_entries').values({
-    account_id: 0, currency: 'credits', amount: 0, reason: '', ref_type: null, ref_id: null, created_at: 0,
+    account_id: 0,
+    currency: 'credits',
+    amount: 0,
+    reason: '',
+    ref_type: null,
+    ref_id: null,
+    created_at: 0,
   });
 }
 
@@ -139,14 +169,32 @@ export interface Transfer {
  */
 export async function transferBetweenAccounts(db: Queryable, dialect: Dialect, t: Transfer): Promise<boolean> {
   if (dialect === 'postgres') {
-    await db.selectFrom('accounts').select('id').where('id', 'in', [t.fromId, t.toId]).orderBy('id').forNoKeyUpdate().execute();
+    await db
+      .selectFrom('accounts')
+      .select('id')
+      .where('id', 'in', [t.fromId, t.toId])
+      .orderBy('id')
+      .forNoKeyUpdate()
+      .execute();
   }
   const debited = await applyLedgerChange(db, {
-    accountId: t.fromId, currency: t.currency, amount: -t.amount, reason: t.reasons.from, refType: 'account', refId: t.toId, now: t.now,
+    accountId: t.fromId,
+    currency: t.currency,
+    amount: -t.amount,
+    reason: t.reasons.from,
+    refType: 'account',
+    refId: t.toId,
+    now: t.now,
   });
   if (!debited) return false;
   await applyLedgerChange(db, {
-    accountId: t.toId, currency: t.currency, amount: t.amount, reason: t.reasons.to, refType: 'account', refId: t.fromId, now: t.now,
+    accountId: t.toId,
+    currency: t.currency,
+    amount: t.amount,
+    reason: t.reasons.to,
+    refType: 'account',
+    refId: t.fromId,
+    now: t.now,
   });
   return true;
 }
@@ -162,8 +210,15 @@ export interface LedgerEntry {
 }
 
 /** A page of an account's ledger, newest first: `limit` entries with ids below `beforeId` (from the newest when absent). */
-export async function ledgerPage(db: Queryable, accountId: number, limit: number, beforeId?: number): Promise<LedgerEntry[]> {
-  let query = db.selectFrom('ledger_entries').select(['id', 'currency', 'amount', 'reason', 'ref_type', 'ref_id', 'created_at'])
+export async function ledgerPage(
+  db: Queryable,
+  accountId: number,
+  limit: number,
+  beforeId?: number,
+): Promise<LedgerEntry[]> {
+  let query = db
+    .selectFrom('ledger_entries')
+    .select(['id', 'currency', 'amount', 'reason', 'ref_type', 'ref_id', 'created_at'])
     .where('account_id', '=', accountId);
   if (beforeId !== undefined) query = query.where('id', '<', beforeId);
   const rows = await query.orderBy('id', 'desc').limit(limit).execute();
@@ -172,14 +227,31 @@ export async function ledgerPage(db: Queryable, accountId: number, limit: number
 
 /** An account's ledger, oldest first. */
 export async function ledgerEntries(db: Queryable, accountId: number): Promise<LedgerEntry[]> {
-  const rows = await db.selectFrom('ledger_entries').select(['id', 'currency', 'amount', 'reason', 'ref_type', 'ref_id', 'created_at'])
-    .where('account_id', '=', accountId).orderBy('id').execute();
+  const rows = await db
+    .selectFrom('ledger_entries')
+    .select(['id', 'currency', 'amount', 'reason', 'ref_type', 'ref_id', 'created_at'])
+    .where('account_id', '=', accountId)
+    .orderBy('id')
+    .execute();
   return rows.map(toLedgerEntry);
 }
 
-function toLedgerEntry(r: { id: number; currency: string; amount: number; reason: string; ref_type: string | null; ref_id: number | null; created_at: number }): LedgerEntry {
+function toLedgerEntry(r: {
+  id: number;
+  currency: string;
+  amount: number;
+  reason: string;
+  ref_type: string | null;
+  ref_id: number | null;
+  created_at: number;
+}): LedgerEntry {
   return {
-    id: Number(r.id), currency: r.currency as Currency, amount: Number(r.amount), reason: r.reason, ref_type: r.ref_type,
-    ref_id: r.ref_id === null ? null : Number(r.ref_id), created_at: Number(r.created_at),
+    id: Number(r.id),
+    currency: r.currency as Currency,
+    amount: Number(r.amount),
+    reason: r.reason,
+    ref_type: r.ref_type,
+    ref_id: r.ref_id === null ? null : Number(r.ref_id),
+    created_at: Number(r.created_at),
   };
 }

@@ -15,9 +15,17 @@ export async function insertShortLinks(db: Queryable, links: NewShortLink[]): Pr
   if (links.length === 0) return;
   await db
     .insertInto('short_links')
-    .values(links.map((l) => ({
-      code: l.code, account_id: l.accountId, campaign_id: l.campaignId, link_key: l.linkKey, target: l.target, clicks: 0, created_at: l.now,
-    })))
+    .values(
+      links.map((l) => ({
+        code: l.code,
+        account_id: l.accountId,
+        campaign_id: l.campaignId,
+        link_key: l.linkKey,
+        target: l.target,
+        clicks: 0,
+        created_at: l.now,
+      })),
+    )
     .execute();
 }
 
@@ -41,7 +49,10 @@ export async function shortLinkTarget(db: Queryable, code: string): Promise<stri
 }
 
 /** A campaign's short links with their click counts (for reports and tests). */
-export async function campaignLinks(db: Queryable, campaignId: number): Promise<Array<{ code: string; link_key: string; target: string; clicks: number }>> {
+export async function campaignLinks(
+  db: Queryable,
+  campaignId: number,
+): Promise<Array<{ code: string; link_key: string; target: string; clicks: number }>> {
   return db
     .selectFrom('short_links')
     .select(['code', 'link_key', 'target', 'clicks'])

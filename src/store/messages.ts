@@ -34,7 +34,19 @@ export interface MessageBatchCommon {
   priority?: number;
 }
 
-const ROW_COLUMNS = ['external_id', 'phone', 'source', 'text', 'parts', 'cost_credits', 'cost_agorot', 'unsubscribe_code', 'sealed', 'channel', 'spoken'];
+const ROW_COLUMNS = [
+  'external_id',
+  'phone',
+  'source',
+  'text',
+  'parts',
+  'cost_credits',
+  'cost_agorot',
+  'unsubscribe_code',
+  'sealed',
+  'channel',
+  'spoken',
+];
 const SHARED_COLUMNS = ['campaign_id', 'account_id', 'state', 'next_attempt_at', 'created_at', 'priority'];
 const COLUMN_LIST = [...SHARED_COLUMNS, ...ROW_COLUMNS].join(', ');
 // SQLite: 17 bound values per row keeps 500 rows under its 32766-parameter limit.
@@ -90,7 +102,10 @@ function postgresRows(rows: NewMessage[], base: number): { exprs: string; from: 
         exprs.push(`u.c${arrays.length}`);
       }
     });
-    select = { exprs: exprs.join(', '), from: `unnest(${arrays.join(', ')}) as u(${arrays.map((_, i) => `c${i + 1}`).join(', ')})` };
+    select = {
+      exprs: exprs.join(', '),
+      from: `unnest(${arrays.join(', ')}) as u(${arrays.map((_, i) => `c${i + 1}`).join(', ')})`,
+    };
     pgRowSelects.set(shape, select);
   }
   return { ...select, params };
@@ -106,7 +121,12 @@ function sharedValues(common: Omit<MessageBatchCommon, 'campaignId'>): unknown[]
 }
 
 /** Inserts message rows in multi-row statements (unnest on PostgreSQL); ids are not returned. */
-export async function insertMessages(db: Queryable, dialect: Dialect, common: MessageBatchCommon, rows: NewMessage[]): Promise<void> {
+export async function insertMessages(
+  db: Queryable,
+  dialect: Dialect,
+  common: MessageBatchCommon,
+  rows: NewMessage[],
+): Promise<void> {
   const shared = [common.campaignId, ...sharedValues(common)];
   if (dialect === 'postgres') {
     for (let i = 0; i < rows.length; i += POSTGRES_CHUNK) {
@@ -120,7 +140,20 @@ export async function insertMessages(db: Queryable, dialect: Dialect, common: Me
     const chunk = rows.slice(i, i + SQLITE_CHUNK);
     const params: unknown[] = [];
     for (const r of chunk) {
-      params.push(...shared, r.externalId, r.phone, r.source, r.text, r.parts, r.costCredits, r.costAgorot, r.unsubscribeCode, r.sealed ?? null, r.channel ?? 'sms', r.spoken ?? null);
+      params.push(
+        ...shared,
+        r.externalId,
+        r.phone,
+        r.source,
+        r.text,
+        r.parts,
+        r.costCredits,
+        r.costAgorot,
+        r.unsubscribeCode,
+        r.sealed ?? null,
+        r.channel ?? 'sms',
+        r.spoken ?? null,
+      );
     }
     await runCompiled(db, CompiledQuery.raw(sqliteInsert(chunk.length), params));
   }
@@ -134,12 +167,16 @@ export const CAMPAIGN_WITH_MESSAGES_MAX = POSTGRES_CHUNK;
  * round trip fewer on every send than the campaign and then its messages; returns the campaign's id.
  */
 export async function insertCampaignWithMessages(
-  db: Queryable, campaign: NewCampaign, common: Omit<MessageBatchCommon, 'campaignId'>, rows: NewMessage[],
+  db: Queryable,
+  campaign: NewCampaign,
+  common: Omit<MessageBatchCommon, 'campaignId'>,
+  rows: NewMessage[],
 ): Promise<number> {
   const head = campaignValues(campaign);
   const shared = sharedValues(common);
   const { exprs, from, params } = postgresRows(rows, head.length + shared.length);
-  const text = `with c as (insert into campaigns (${CAMPAIGN_COLUMNS.join(', ')}) values (${placeholders(1, head.length)}) returning id), ` +
+  const text =
+    `with c as (insert into campaigns (${CAMPAIGN_COLUMNS.join(', ')}) values (${placeholders(1, head.length)}) returning id), ` +
     `m as (insert into messages (${COLUMN_LIST}) select c.id, ${placeholders(head.length + 1, shared.length)}, ${exprs} from c, ${from}) select id from c`;
   const result = await db.executeQuery<{ id: number }>(CompiledQuery.raw(text, [...head, ...shared, ...params]));
   return Number(result.rows[0].id);
@@ -150,7 +187,12 @@ const RECEIVED_STATES: MessageState[] = ['queued', 'submitting', 'submitted', 'd
 const PHONE_CHUNK = 500;
 
 /** The phones among `phones` that got a message from the account since `since` (temp_bl): sent or due since then. */
-export async function recentlyMessagedPhones(db: Queryable, accountId: number, phones: string[], since: number): Promise<Set<string>> {
+export async function recentlyMessagedPhones(
+  db: Queryable,
+  accountId: number,
+  phones: string[],
+  since: number,
+): Promise<Set<string>> {
   const found = new Set<string>();
   for (let i = 0; i < phones.length; i += PHONE_CHUNK) {
     const rows = await db
@@ -180,7 +222,13 @@ export interface ChargedMessage {
 }
 
 /** One page (by id) of a campaign's messages still in `state`. */
-export async function campaignMessagesInState(db: Queryable, campaignId: number, state: MessageState, afterId: number, limit: number): Promise<ChargedMessage[]> {
+export async function campaignMessagesInState(
+  db: Queryable,
+  campaignId: number,
+  state: MessageState,
+  afterId: number,
+  limit: number,
+): Promise<ChargedMessage[]> {
   return db
     .selectFrom('messages')
     .select(['id', 'account_id', 'campaign_id', 'external_id', 'phone', 'cost_credits', 'cost_agorot'])
@@ -205,7 +253,11 @@ export async function campaignStateCounts(db: Queryable, campaignId: number): Pr
 
 /** Moves a campaign's messages from one state to another; returns how many moved. */
 export async function moveCampaignMessages(
-  db: Queryable, campaignId: number, from: MessageState, to: MessageState, set: { nextAttemptAt?: number; status?: number; statusAt?: number; zeroCost?: boolean } = {},
+  db: Queryable,
+  campaignId: number,
+  from: MessageState,
+  to: MessageState,
+  set: { nextAttemptAt?: number; status?: number; statusAt?: number; zeroCost?: boolean } = {},
 ): Promise<number> {
   const res = await db
     .updateTable('messages')
@@ -222,10 +274,17 @@ export async function moveCampaignMessages(
 }
 
 /** Sums what a campaign's messages in `state` cost (credits, agorot). */
-export async function campaignCostInState(db: Queryable, campaignId: number, state: MessageState): Promise<{ credits: number; agorot: number }> {
+export async function campaignCostInState(
+  db: Queryable,
+  campaignId: number,
+  state: MessageState,
+): Promise<{ credits: number; agorot: number }> {
   const row = await db
     .selectFrom('messages')
-    .select([sql<number>`coalesce(sum(cost_credits), 0)`.as('credits'), sql<number>`coalesce(sum(cost_agorot), 0)`.as('agorot')])
+    .select([
+      sql<number>`coalesce(sum(cost_credits), 0)`.as('credits'),
+      sql<number>`coalesce(sum(cost_agorot), 0)`.as('agorot'),
+    ])
     .where('campaign_id', '=', campaignId)
     .where('state', '=', state)
     .executeTakeFirstOrThrow();
@@ -233,7 +292,13 @@ export async function campaignCostInState(db: Queryable, campaignId: number, sta
 }
 
 /** Marks these messages skipped with a delivery status (e.g. 201 blocked on request), zeroing their cost. */
-export async function skipMessages(db: Queryable, ids: number[], status: number, reason: string, now: number): Promise<void> {
+export async function skipMessages(
+  db: Queryable,
+  ids: number[],
+  status: number,
+  reason: string,
+  now: number,
+): Promise<void> {
   for (let i = 0; i < ids.length; i += PHONE_CHUNK) {
     await db
       .updateTable('messages')
@@ -244,7 +309,15 @@ export async function skipMessages(db: Queryable, ids: number[], status: number,
 }
 
 /** Credits an account back (one ledger row per currency) for messages that never left. */
-export async function refundAmounts(db: Queryable, accountId: number, credits: number, agorot: number, reason: string, ref: { type: string; id: number }, now: number): Promise<void> {
+export async function refundAmounts(
+  db: Queryable,
+  accountId: number,
+  credits: number,
+  agorot: number,
+  reason: string,
+  ref: { type: string; id: number },
+  now: number,
+): Promise<void> {
   const base = { accountId, reason, refType: ref.type, refId: ref.id, now };
   if (credits > 0) await applyLedgerChange(db, { ...base, currency: 'credits', amount: credits });
   if (agorot > 0) await applyLedgerChange(db, { ...base, currency: 'international', amount: agorot });
@@ -256,7 +329,10 @@ export async function refundAmounts(db: Queryable, accountId: number, credits: n
  * Does not change the message's state (the caller does). Returns what was refunded.
  */
 export async function refundMessage(
-  db: Queryable, message: Pick<ChargedMessage, 'id'>, reason: string, now: number,
+  db: Queryable,
+  message: Pick<ChargedMessage, 'id'>,
+  reason: string,
+  now: number,
 ): Promise<{ credits: number; agorot: number }> {
   const row = await db
     .selectFrom('messages')
@@ -279,7 +355,14 @@ export async function refundMessage(
 }
 
 /** The account and phone a removal-link code belongs to. */
-export async function findUnsubscribeTarget(db: Queryable, code: string): Promise<{ accountId: number; phone: string } | undefined> {
-  const row = await db.selectFrom('messages').select(['account_id', 'phone']).where('unsubscribe_code', '=', code).executeTakeFirst();
+export async function findUnsubscribeTarget(
+  db: Queryable,
+  code: string,
+): Promise<{ accountId: number; phone: string } | undefined> {
+  const row = await db
+    .selectFrom('messages')
+    .select(['account_id', 'phone'])
+    .where('unsubscribe_code', '=', code)
+    .executeTakeFirst();
   return row ? { accountId: Number(row.account_id), phone: row.phone } : undefined;
 }

@@ -53,7 +53,9 @@ async function createMonth(db: Db, table: PartitionedTable, from: number, to: nu
     await sql`create table ${sql.table(name)} (like ${sql.table(table)} including defaults)`.execute(trx);
     await sql`with moved as (delete from ${sql.table(`${table}_default`)} where created_at >= ${from} and created_at < ${to} returning *)
       insert into ${sql.table(name)} select * from moved`.execute(trx);
-    await sql`alter table ${sql.table(table)} attach partition ${sql.table(name)} for values from (${sql.lit(from)}) to (${sql.lit(to)})`.execute(trx);
+    await sql`alter table ${sql.table(table)} attach partition ${sql.table(name)} for values from (${sql.lit(from)}) to (${sql.lit(to)})`.execute(
+      trx,
+    );
   });
   return name;
 }
@@ -74,11 +76,12 @@ export async function ensureMonthPartitions(db: Db, now: number, monthsAhead = 2
 // True while a month still holds work: the partition is kept.
 async function stillAtWork(db: Queryable, p: MonthPartition): Promise<boolean> {
   const open = [...OPEN_MESSAGE_STATES];
-  const query = p.table === 'messages'
-    ? sql`select 1 from ${sql.table(p.name)} where state in (${sql.join(open)}) limit 1`
-    : p.table === 'carrier_message_ids'
-      ? sql`select 1 from messages where created_at < ${p.to} and state in (${sql.join(open)}) limit 1`
-      : sql`select 1 from ${sql.table(p.name)} where state = 'pending' limit 1`;
+  const query =
+    p.table === 'messages'
+      ? sql`select 1 from ${sql.table(p.name)} where state in (${sql.join(open)}) limit 1`
+      : p.table === 'carrier_message_ids'
+        ? sql`select 1 from messages where created_at < ${p.to} and state in (${sql.join(open)}) limit 1`
+        : sql`select 1 from ${sql.table(p.name)} where state = 'pending' limit 1`;
   return (await query.execute(db)).rows.length > 0;
 }
 

@@ -16,7 +16,15 @@
 // Recovery is PostgreSQL's own: a group is one transaction, committed or not; no reply leaves before the COMMIT
 // succeeded. If a guarded UPDATE finds too little (the sends of other lanes and nodes took the rest), the group
 // is rolled back and each of its sends runs again alone, where the usual guard decides which get status 4.
-import type { ControlledTransaction, KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from 'kysely';
+import type {
+  ControlledTransaction,
+  KyselyPlugin,
+  PluginTransformQueryArgs,
+  PluginTransformResultArgs,
+  QueryResult,
+  RootOperationNode,
+  UnknownRow,
+} from 'kysely';
 import type { Database } from './schema/index.ts';
 import type { Db, Tx } from './db.ts';
 import { applyDeferredBalanceChanges, BalanceChanges, deferBalanceChanges } from './ledger.ts';
@@ -84,7 +92,10 @@ export class PgGroupCommit {
   private idle: (() => void) | undefined;
   readonly stats: PgGroupStats = { groups: 0, sends: 0, fallbacks: 0 };
 
-  constructor(private readonly db: Db, private readonly lanes: number) {}
+  constructor(
+    private readonly db: Db,
+    private readonly lanes: number,
+  ) {}
 
   /** Runs `work` in a group's transaction; resolves after that transaction committed. */
   run<T>(work: (trx: Tx) => Promise<T>): Promise<T> {
@@ -145,7 +156,10 @@ export class PgGroupCommit {
       }
     }
     if (done.length === 0) {
-      await trx.rollback().execute().catch(() => {});
+      await trx
+        .rollback()
+        .execute()
+        .catch(() => {});
       return;
     }
     let applied: boolean;
@@ -155,7 +169,10 @@ export class PgGroupCommit {
       applied = false; // a broken connection or a deadlock: the sends run again alone, where the error is theirs
     }
     if (!applied) {
-      await this.runAlone(trx, done.map((d) => d.item));
+      await this.runAlone(
+        trx,
+        done.map((d) => d.item),
+      );
       return;
     }
     try {
@@ -171,7 +188,10 @@ export class PgGroupCommit {
 
   // Rolls the group back and runs these sends again, each in a transaction of its own.
   private async runAlone(trx: ControlledTransaction<Database>, items: Item[]): Promise<void> {
-    await trx.rollback().execute().catch(() => {});
+    await trx
+      .rollback()
+      .execute()
+      .catch(() => {});
     this.stats.fallbacks++;
     for (const item of items) await this.db.transaction().execute(item.work).then(item.resolve, item.reject);
   }

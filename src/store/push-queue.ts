@@ -56,32 +56,61 @@ const notLeased = (now: number) => sql<boolean>`(lease_until is null or lease_un
  * A column SQLite must not pick an index for (`+column`): without statistics it prefers an equality on an
  * indexed column (state = 'pending': every pending row) to a primary-key IN list or an index already in order.
  */
-const unindexed = (dialect: Dialect, column: string) => (dialect === 'sqlite' ? sql<any>`+${sql.ref(column)}` : sql.ref<any>(column));
+const unindexed = (dialect: Dialect, column: string) =>
+  dialect === 'sqlite' ? sql<any>`+${sql.ref(column)}` : sql.ref<any>(column);
 
 /**
  * Registrations with due events that may be pushed now. Due events of registrations that may not (disabled,
  * deleted, backing off: a race with recordPushEvent) are held, dropped or deferred so they stop showing up.
  */
 export async function readyRegistrations(db: Queryable, now: number): Promise<PushTarget[]> {
-  const due = await db.selectFrom('push_events').select('registration_id').distinct()
-    .where('state', '=', 'pending').where('next_attempt_at', '<=', now).execute();
+  const due = await db
+    .selectFrom('push_events')
+    .select('registration_id')
+    .distinct()
+    .where('state', '=', 'pending')
+    .where('next_attempt_at', '<=', now)
+    .execute();
   const ready: PushTarget[] = [];
   for (const part of chunks(due.map((d) => Number(d.registration_id)))) {
-    const regs = await db.selectFrom('push_registrations as r').leftJoin('push_secrets as s', 's.account_id', 'r.account_id')
-      .select(['r.id', 'r.account_id', 'r.type', 'r.url', 'r.state', 'r.consecutive_failures', 'r.retry_at', 's.secret'])
-      .where('r.id', 'in', part).execute();
+    const regs = await db
+      .selectFrom('push_registrations as r')
+      .leftJoin('push_secrets as s', 's.account_id', 'r.account_id')
+      .select([
+        'r.id',
+        'r.account_id',
+        'r.type',
+        'r.url',
+        'r.state',
+        'r.consecutive_failures',
+        'r.retry_at',
+        's.secret',
+      ])
+      .where('r.id', 'in', part)
+      .execute();
     for (const r of regs) {
       if (r.state === 'registered' && Number(r.retry_at) <= now) {
         ready.push({
-          id: Number(r.id), accountId: Number(r.account_id), type: r.type, url: r.url,
-          consecutiveFailures: Number(r.consecutive_failures), secret: r.secret ?? null,
+          id: Number(r.id),
+          accountId: Number(r.account_id),
+          type: r.type,
+          url: r.url,
+          consecutiveFailures: Number(r.consecutive_failures),
+          secret: r.secret ?? null,
         });
         continue;
       }
-      const stuck = db.updateTable('push_events').where('registration_id', '=', r.id).where('state', '=', 'pending')
-        .where('next_attempt_at', '<=', now).where(notLeased(now));
+      const stuck = db
+        .updateTable('push_events')
+        .where('registration_id', '=', r.id)
+        .where('state', '=', 'pending')
+        .where('next_attempt_at', '<=', now)
+        .where(notLeased(now));
       if (r.state === 'deleted') await stuck.set({ state: 'dead', lease_until: null }).execute();
-      else await stuck.set({ next_attempt_at: r.state === 'disabled' ? HELD : Number(r.retry_at), lease_until: null }).execute();
+      else
+        await stuck
+          .set({ next_attempt_at: r.state === 'disabled' ? HELD : Number(r.retry_at), lease_until: null })
+          .execute();
     }
   }
   return ready;
@@ -89,28 +118,57 @@ export async function readyRegistrations(db: Queryable, now: number): Promise<Pu
 
 /** Claims up to `limit` due events of a registration in id order, skipping any whose order key has an earlier pending event. */
 export async function claimPushEvents(
-  db: Queryable, dialect: Dialect, registrationId: number, limit: number, now: number, leaseUntil: number,
+  db: Queryable,
+  dialect: Dialect,
+  registrationId: number,
+  limit: number,
+  now: number,
+  leaseUntil: number,
 ): Promise<ClaimedPushEvent[]> {
   // The planner must walk push_events_reg (already in id order), not the due index plus a sort of every due
   // row: a claim then costs the same with 20 or 20,000 events waiting.
-  let pick = db.selectFrom('push_events as e').select('e.id')
-    .where('e.registration_id', '=', registrationId).where('e.state', '=', 'pending').where(unindexed(dialect, 'e.next_attempt_at'), '<=', now)
-    .where((eb) => eb.or([
-      eb('e.order_key', 'is', null),
-      eb.not(eb.exists(eb.selectFrom('push_events as p').select('p.id')
-        .whereRef('p.registration_id', '=', 'e.registration_id').whereRef('p.order_key', '=', 'e.order_key')
-        .where('p.state', '=', 'pending').whereRef('p.id', '<', 'e.id'))),
-    ]))
-    .orderBy('e.id').limit(limit);
+  let pick = db
+    .selectFrom('push_events as e')
+    .select('e.id')
+    .where('e.registration_id', '=', registrationId)
+    .where('e.state', '=', 'pending')
+    .where(unindexed(dialect, 'e.next_attempt_at'), '<=', now)
+    .where((eb) =>
+      eb.or([
+        eb('e.order_key', 'is', null),
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom('push_events as p')
+              .select('p.id')
+              .whereRef('p.registration_id', '=', 'e.registration_id')
+              .whereRef('p.order_key', '=', 'e.order_key')
+              .where('p.state', '=', 'pending')
+              .whereRef('p.id', '<', 'e.id'),
+          ),
+        ),
+      ]),
+    )
+    .orderBy('e.id')
+    .limit(limit);
   if (dialect === 'postgres') pick = pick.forUpdate().skipLocked();
-  const rows = await db.updateTable('push_events').set({ lease_until: leaseUntil, next_attempt_at: leaseUntil })
-    .where('id', 'in', pick).returning(['id', 'registration_id', 'payload', 'created_at']).execute();
+  const rows = await db
+    .updateTable('push_events')
+    .set({ lease_until: leaseUntil, next_attempt_at: leaseUntil })
+    .where('id', 'in', pick)
+    .returning(['id', 'registration_id', 'payload', 'created_at'])
+    .execute();
   return rows
-    .map((r) => ({ id: Number(r.id), registrationId: Number(r.registration_id), payload: r.payload, createdAt: Number(r.created_at) }))
+    .map((r) => ({
+      id: Number(r.id),
+      registrationId: Number(r.registration_id),
+      payload: r.payload,
+      createdAt: Number(r.created_at),
+    }))
     .sort((a, b) => a.id - b.id);
 }
 
-const describe = (r: PushResult) => (r.httpStatus !== null ? `HTTP ${r.httpStatus}` : r.error ?? 'failed');
+const describe = (r: PushResult) => (r.httpStatus !== null ? `HTTP ${r.httpStatus}` : (r.error ?? 'failed'));
 
 /**
  * Records a batch of results in one transaction: the delivery log, delivered events, and per registration
@@ -119,21 +177,37 @@ const describe = (r: PushResult) => (r.httpStatus !== null ? `HTTP ${r.httpStatu
  * `maxFailures`-th disables it (reason and time recorded, its events held). A success resets the count.
  */
 export async function recordPushResults(
-  db: Queryable, dialect: Dialect, results: PushResult[], settings: PushSettings, now: number,
+  db: Queryable,
+  dialect: Dialect,
+  results: PushResult[],
+  settings: PushSettings,
+  now: number,
 ): Promise<Map<number, RegistrationOutcome>> {
   const outcomes = new Map<number, RegistrationOutcome>();
   await db.transaction().execute(async (trx) => {
     const logged = results.filter((r) => r.kind !== 'released');
     for (const part of chunks(logged)) {
-      await trx.insertInto('push_attempts').values(part.map((r) => ({
-        registration_id: r.registrationId, event_id: r.eventId, at: r.startedAt, http_status: r.httpStatus,
-        latency_ms: r.latencyMs, error: r.error,
-      }))).execute();
+      await trx
+        .insertInto('push_attempts')
+        .values(
+          part.map((r) => ({
+            registration_id: r.registrationId,
+            event_id: r.eventId,
+            at: r.startedAt,
+            http_status: r.httpStatus,
+            latency_ms: r.latencyMs,
+            error: r.error,
+          })),
+        )
+        .execute();
     }
     for (const part of chunks(results.filter((r) => r.kind === 'delivered').map((r) => r.eventId))) {
-      await trx.updateTable('push_events')
+      await trx
+        .updateTable('push_events')
         .set((eb) => ({ state: 'delivered', delivered_at: now, lease_until: null, attempts: eb('attempts', '+', 1) }))
-        .where('id', 'in', part).where(unindexed(dialect, 'state'), '=', 'pending').execute();
+        .where('id', 'in', part)
+        .where(unindexed(dialect, 'state'), '=', 'pending')
+        .execute();
     }
     const byRegistration = new Map<number, PushResult[]>();
     for (const r of results) byRegistration.set(r.registrationId, [...(byRegistration.get(r.registrationId) ?? []), r]);
@@ -146,14 +220,30 @@ export async function recordPushResults(
 }
 
 async function applyRegistrationResults(
-  db: Queryable, dialect: Dialect, regId: number, rs: PushResult[], settings: PushSettings, now: number,
+  db: Queryable,
+  dialect: Dialect,
+  regId: number,
+  rs: PushResult[],
+  settings: PushSettings,
+  now: number,
 ): Promise<RegistrationOutcome | undefined> {
-  const releaseDeferred = () => db.updateTable('push_events').set({ next_attempt_at: now })
-    .where('registration_id', '=', regId).where('state', '=', 'pending').where('lease_until', 'is', null)
-    .where('next_attempt_at', '>', now).where('next_attempt_at', '<', HELD).execute();
+  const releaseDeferred = () =>
+    db
+      .updateTable('push_events')
+      .set({ next_attempt_at: now })
+      .where('registration_id', '=', regId)
+      .where('state', '=', 'pending')
+      .where('lease_until', 'is', null)
+      .where('next_attempt_at', '>', now)
+      .where('next_attempt_at', '<', HELD)
+      .execute();
   if (rs.every((r) => r.kind === 'delivered')) {
-    const reset = await db.updateTable('push_registrations').set({ consecutive_failures: 0, retry_at: 0 })
-      .where('id', '=', regId).where('consecutive_failures', '>', 0).executeTakeFirst();
+    const reset = await db
+      .updateTable('push_registrations')
+      .set({ consecutive_failures: 0, retry_at: 0 })
+      .where('id', '=', regId)
+      .where('consecutive_failures', '>', 0)
+      .executeTakeFirst();
     if (Number(reset.numUpdatedRows) === 0) return undefined;
     await releaseDeferred();
     return { state: 'registered', consecutiveFailures: 0, retryAt: 0 };
@@ -182,26 +272,54 @@ async function applyRegistrationResults(
   const disable = counted && state === 'registered' && failures >= settings.maxFailures;
   if (disable) state = 'disabled';
   else if (counted) retryAt = now + retryDelay(settings, failures);
-  await db.updateTable('push_registrations').set({
-    consecutive_failures: failures, retry_at: retryAt, last_failure_at: lastFailureAt < 0 ? null : lastFailureAt, state,
-    ...(disable ? { disabled_at: now, disabled_reason: `${failures} consecutive failed deliveries; last: ${lastError}` } : {}),
-  }).where('id', '=', regId).execute();
+  await db
+    .updateTable('push_registrations')
+    .set({
+      consecutive_failures: failures,
+      retry_at: retryAt,
+      last_failure_at: lastFailureAt < 0 ? null : lastFailureAt,
+      state,
+      ...(disable
+        ? { disabled_at: now, disabled_reason: `${failures} consecutive failed deliveries; last: ${lastError}` }
+        : {}),
+    })
+    .where('id', '=', regId)
+    .execute();
   const next = state === 'disabled' ? HELD : Math.max(now, retryAt);
   const failed = rs.filter((r) => r.kind === 'failed').map((r) => r.eventId);
   const released = rs.filter((r) => r.kind === 'released').map((r) => r.eventId);
   for (const part of chunks(failed)) {
-    await db.updateTable('push_events').set((eb) => ({ lease_until: null, next_attempt_at: next, attempts: eb('attempts', '+', 1) }))
-      .where('id', 'in', part).where(unindexed(dialect, 'state'), '=', 'pending').execute();
+    await db
+      .updateTable('push_events')
+      .set((eb) => ({ lease_until: null, next_attempt_at: next, attempts: eb('attempts', '+', 1) }))
+      .where('id', 'in', part)
+      .where(unindexed(dialect, 'state'), '=', 'pending')
+      .execute();
   }
   for (const part of chunks(released)) {
-    await db.updateTable('push_events').set({ lease_until: null, next_attempt_at: next }).where('id', 'in', part).where(unindexed(dialect, 'state'), '=', 'pending').execute();
+    await db
+      .updateTable('push_events')
+      .set({ lease_until: null, next_attempt_at: next })
+      .where('id', 'in', part)
+      .where(unindexed(dialect, 'state'), '=', 'pending')
+      .execute();
   }
   if (disable) {
-    await db.updateTable('push_events').set({ next_attempt_at: HELD, lease_until: null })
-      .where('registration_id', '=', regId).where('state', '=', 'pending').execute();
+    await db
+      .updateTable('push_events')
+      .set({ next_attempt_at: HELD, lease_until: null })
+      .where('registration_id', '=', regId)
+      .where('state', '=', 'pending')
+      .execute();
   } else if (counted) {
-    await db.updateTable('push_events').set({ next_attempt_at: retryAt })
-      .where('registration_id', '=', regId).where('state', '=', 'pending').where('next_attempt_at', '<', retryAt).where(notLeased(now)).execute();
+    await db
+      .updateTable('push_events')
+      .set({ next_attempt_at: retryAt })
+      .where('registration_id', '=', regId)
+      .where('state', '=', 'pending')
+      .where('next_attempt_at', '<', retryAt)
+      .where(notLeased(now))
+      .execute();
   } else if (failures === 0 && Number(reg.consecutive_failures) > 0) {
     await releaseDeferred();
   }
@@ -212,14 +330,31 @@ async function applyRegistrationResults(
 export async function prunePushData(db: Queryable, before: number): Promise<number> {
   let removed = 0;
   for (;;) {
-    const r = await db.deleteFrom('push_events').where('id', 'in', db.selectFrom('push_events').select('id')
-      .where('created_at', '<', before).where('state', 'in', ['delivered', 'superseded', 'dead']).limit(5000)).executeTakeFirst();
-    const a = await db.deleteFrom('push_attempts').where('id', 'in', db.selectFrom('push_attempts').select('id')
-      .where('at', '<', before).limit(5000)).executeTakeFirst();
+    const r = await db
+      .deleteFrom('push_events')
+      .where(
+        'id',
+        'in',
+        db
+          .selectFrom('push_events')
+          .select('id')
+          .where('created_at', '<', before)
+          .where('state', 'in', ['delivered', 'superseded', 'dead'])
+          .limit(5000),
+      )
+      .executeTakeFirst();
+    const a = await db
+      .deleteFrom('push_attempts')
+      .where('id', 'in', db.selectFrom('push_attempts').select('id').where('at', '<', before).limit(5000))
+      .executeTakeFirst();
     const n = Number(r.numDeletedRows) + Number(a.numDeletedRows);
     removed += n;
     if (n === 0) break;
   }
-  const regs = await db.deleteFrom('push_registrations').where('state', '=', 'deleted').where('deleted_at', '<', before).executeTakeFirst();
+  const regs = await db
+    .deleteFrom('push_registrations')
+    .where('state', '=', 'deleted')
+    .where('deleted_at', '<', before)
+    .executeTakeFirst();
   return removed + Number(regs.numDeletedRows);
 }

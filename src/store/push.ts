@@ -32,12 +32,21 @@ interface LiveRegistration {
 }
 
 const liveRegistrationQuery = (db: Queryable) =>
-  db.selectFrom('push_registrations').select(['id', 'state', 'retry_at'])
-    .where('account_id', '=', 0).where('type', '=', 'dlr').where('state', '<>', 'deleted');
+  db
+    .selectFrom('push_registrations')
+    .select(['id', 'state', 'retry_at'])
+    .where('account_id', '=', 0)
+    .where('type', '=', 'dlr')
+    .where('state', '<>', 'deleted');
 
 const finalForKeyQuery = (db: Queryable) =>
-  db.selectFrom('push_events').select('id')
-    .where('registration_id', '=', 0).where('order_key', '=', '').where('is_final', '=', 1).limit(1); // 4 parameters: limit too
+  db
+    .selectFrom('push_events')
+    .select('id')
+    .where('registration_id', '=', 0)
+    .where('order_key', '=', '')
+    .where('is_final', '=', 1)
+    .limit(1); // 4 parameters: limit too
 
 /**
  * Queues one push event in the caller's transaction; returns its id, or null when the account has no
@@ -66,47 +75,85 @@ export async function recordPushEvents(db: Queryable, events: PushEventInput[]):
     const isFinal = isDlr ? (isIntermediateDlrStatus(e.fields.status ?? '') ? 0 : 1) : null;
     let state: 'pending' | 'superseded' = 'pending';
     if (isFinal === 0 && orderKey !== null) {
-      const earlierFinal = rows.some((r) => r.values.registration_id === reg!.id && r.values.order_key === orderKey && r.values.is_final === 1);
-      if (earlierFinal || (await runPrepared(db, finalForKeyQuery, [reg.id, orderKey, 1, 1])).length > 0) state = 'superseded';
+      const earlierFinal = rows.some(
+        (r) => r.values.registration_id === reg!.id && r.values.order_key === orderKey && r.values.is_final === 1,
+      );
+      if (earlierFinal || (await runPrepared(db, finalForKeyQuery, [reg.id, orderKey, 1, 1])).length > 0)
+        state = 'superseded';
     }
     rows.push({
       index,
       values: {
-        registration_id: reg.id, account_id: e.accountId, type: e.type, payload: JSON.stringify(e.fields),
-        order_key: orderKey, is_final: isFinal, state, attempts: 0,
+        registration_id: reg.id,
+        account_id: e.accountId,
+        type: e.type,
+        payload: JSON.stringify(e.fields),
+        order_key: orderKey,
+        is_final: isFinal,
+        state,
+        attempts: 0,
         next_attempt_at: reg.state === 'disabled' ? HELD : Math.max(e.now, Number(reg.retry_at)),
-        lease_until: null, created_at: e.now, delivered_at: null,
+        lease_until: null,
+        created_at: e.now,
+        delivered_at: null,
       },
     });
   }
   const ids: (number | null)[] = events.map(() => null);
-  const inserted = await insertRows(db, rows.map((r) => r.values));
+  const inserted = await insertRows(
+    db,
+    rows.map((r) => r.values),
+  );
   rows.forEach((r, i) => (ids[r.index] = inserted[i]));
   return ids;
 }
 
 /** Queues a `blacklist` push per newly blocked number (addToBlocklist calls it in its transaction). */
-export async function recordBlocklistPushes(db: Queryable, accountId: number, phonesE164: string[], now: number): Promise<void> {
+export async function recordBlocklistPushes(
+  db: Queryable,
+  accountId: number,
+  phonesE164: string[],
+  now: number,
+): Promise<void> {
   if (phonesE164.length === 0) return;
   if ((await runPrepared(db, liveRegistrationQuery, [accountId, 'blacklist', 'deleted'])).length === 0) return;
   const account = await db.selectFrom('accounts').select('time_zone').where('id', '=', accountId).executeTakeFirst();
   const timeZone = account?.time_zone ?? DEFAULT_TIME_ZONE;
-  await recordPushEvents(db, phonesE164.map((phone) => ({
-    accountId, type: 'blacklist' as const, fields: blacklistFields({ dest: phone, date: now, timeZone }), now,
-  })));
+  await recordPushEvents(
+    db,
+    phonesE164.map((phone) => ({
+      accountId,
+      type: 'blacklist' as const,
+      fields: blacklistFields({ dest: phone, date: now, timeZone }),
+      now,
+    })),
+  );
 }
 
 type EventRow = {
-  registration_id: number; account_id: number; type: PushType; payload: string; order_key: string | null;
-  is_final: number | null; state: 'pending' | 'superseded'; attempts: number; next_attempt_at: number;
-  lease_until: null; created_at: number; delivered_at: null;
+  registration_id: number;
+  account_id: number;
+  type: PushType;
+  payload: string;
+  order_key: string | null;
+  is_final: number | null;
+  state: 'pending' | 'superseded';
+  attempts: number;
+  next_attempt_at: number;
+  lease_until: null;
+  created_at: number;
+  delivered_at: null;
 };
 
 // Multi-row inserts of 500 (12 columns: well under SQLite's and PostgreSQL's parameter limits); ids in order.
 async function insertRows(db: Queryable, rows: EventRow[]): Promise<number[]> {
   const ids: number[] = [];
   for (let i = 0; i < rows.length; i += 500) {
-    const part = await db.insertInto('push_events').values(rows.slice(i, i + 500)).returning('id').execute();
+    const part = await db
+      .insertInto('push_events')
+      .values(rows.slice(i, i + 500))
+      .returning('id')
+      .execute();
     ids.push(...part.map((r) => Number(r.id)));
   }
   return ids;
@@ -119,7 +166,15 @@ export async function insertPushRegistration(
 ): Promise<number | null> {
   const row = await db
     .insertInto('push_registrations')
-    .values({ account_id: r.accountId, type: r.type, url: r.url, state: 'registered', consecutive_failures: 0, retry_at: 0, created_at: r.now })
+    .values({
+      account_id: r.accountId,
+      type: r.type,
+      url: r.url,
+      state: 'registered',
+      consecutive_failures: 0,
+      retry_at: 0,
+      created_at: r.now,
+    })
     .onConflict((oc) => oc.columns(['account_id', 'type']).where(sql<boolean>`state <> 'deleted'`).doNothing())
     .returning('id')
     .executeTakeFirst();
@@ -127,19 +182,40 @@ export async function insertPushRegistration(
 }
 
 /** The account's live (registered or disabled) registration of a type, if any. */
-export async function findPushRegistration(db: Queryable, accountId: number, type: PushType): Promise<PushRegistration | undefined> {
-  return db.selectFrom('push_registrations').selectAll()
-    .where('account_id', '=', accountId).where('type', '=', type).where('state', '<>', 'deleted')
+export async function findPushRegistration(
+  db: Queryable,
+  accountId: number,
+  type: PushType,
+): Promise<PushRegistration | undefined> {
+  return db
+    .selectFrom('push_registrations')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('type', '=', type)
+    .where('state', '<>', 'deleted')
     .executeTakeFirst();
 }
 
 /** Deletes the live registration of a type (its pending events become dead); false when there is none. */
-export async function deletePushRegistration(db: Queryable, accountId: number, type: PushType, now: number): Promise<boolean> {
+export async function deletePushRegistration(
+  db: Queryable,
+  accountId: number,
+  type: PushType,
+  now: number,
+): Promise<boolean> {
   const reg = await findPushRegistration(db, accountId, type);
   if (!reg) return false;
-  await db.updateTable('push_registrations').set({ state: 'deleted', deleted_at: now }).where('id', '=', reg.id).execute();
-  await db.updateTable('push_events').set({ state: 'dead', lease_until: null })
-    .where('registration_id', '=', reg.id).where('state', '=', 'pending').execute();
+  await db
+    .updateTable('push_registrations')
+    .set({ state: 'deleted', deleted_at: now })
+    .where('id', '=', reg.id)
+    .execute();
+  await db
+    .updateTable('push_events')
+    .set({ state: 'dead', lease_until: null })
+    .where('registration_id', '=', reg.id)
+    .where('state', '=', 'pending')
+    .execute();
   return true;
 }
 
@@ -153,11 +229,17 @@ export async function enablePushRegistration(
   const reg = await findPushRegistration(db, accountId, type);
   if (!reg) return 'missing';
   if (reg.state === 'registered') return 'already-registered';
-  await db.updateTable('push_registrations')
+  await db
+    .updateTable('push_registrations')
     .set({ state: 'registered', consecutive_failures: 0, retry_at: 0, disabled_at: null, disabled_reason: null })
-    .where('id', '=', reg.id).execute();
-  await db.updateTable('push_events').set({ next_attempt_at: now, lease_until: null })
-    .where('registration_id', '=', reg.id).where('state', '=', 'pending').execute();
+    .where('id', '=', reg.id)
+    .execute();
+  await db
+    .updateTable('push_events')
+    .set({ next_attempt_at: now, lease_until: null })
+    .where('registration_id', '=', reg.id)
+    .where('state', '=', 'pending')
+    .execute();
   return 'enabled';
 }
 
@@ -168,16 +250,33 @@ export interface PushRegistrationStatus extends PushRegistration {
 }
 
 /** The account's live registrations (optionally of one type) with pending counts and their last attempt. */
-export async function listPushRegistrations(db: Queryable, accountId: number, type?: PushType): Promise<PushRegistrationStatus[]> {
-  let query = db.selectFrom('push_registrations').selectAll().where('account_id', '=', accountId).where('state', '<>', 'deleted');
+export async function listPushRegistrations(
+  db: Queryable,
+  accountId: number,
+  type?: PushType,
+): Promise<PushRegistrationStatus[]> {
+  let query = db
+    .selectFrom('push_registrations')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('state', '<>', 'deleted');
   if (type) query = query.where('type', '=', type);
   const regs = await query.orderBy('id').execute();
   const out: PushRegistrationStatus[] = [];
   for (const reg of regs) {
-    const pending = await db.selectFrom('push_events').select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('registration_id', '=', reg.id).where('state', '=', 'pending').executeTakeFirstOrThrow();
-    const last = await db.selectFrom('push_attempts').select(['at', 'http_status', 'latency_ms', 'error'])
-      .where('registration_id', '=', reg.id).orderBy('id', 'desc').limit(1).executeTakeFirst();
+    const pending = await db
+      .selectFrom('push_events')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('registration_id', '=', reg.id)
+      .where('state', '=', 'pending')
+      .executeTakeFirstOrThrow();
+    const last = await db
+      .selectFrom('push_attempts')
+      .select(['at', 'http_status', 'latency_ms', 'error'])
+      .where('registration_id', '=', reg.id)
+      .orderBy('id', 'desc')
+      .limit(1)
+      .executeTakeFirst();
     out.push({ ...reg, pending_events: Number(pending.n), last_attempt: last ?? null });
   }
   return out;
@@ -185,13 +284,20 @@ export async function listPushRegistrations(db: Queryable, accountId: number, ty
 
 /** The newest delivery attempts of a registration (the delivery log), newest first. */
 export async function listPushAttempts(db: Queryable, registrationId: number, limit = 20) {
-  return db.selectFrom('push_attempts').selectAll().where('registration_id', '=', registrationId)
-    .orderBy('id', 'desc').limit(limit).execute();
+  return db
+    .selectFrom('push_attempts')
+    .selectAll()
+    .where('registration_id', '=', registrationId)
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
 }
 
 /** Sets (or replaces) the account's signing secret. */
 export async function setPushSecret(db: Queryable, accountId: number, secret: string, now: number): Promise<void> {
-  await db.insertInto('push_secrets').values({ account_id: accountId, secret, created_at: now })
+  await db
+    .insertInto('push_secrets')
+    .values({ account_id: accountId, secret, created_at: now })
     .onConflict((oc) => oc.column('account_id').doUpdateSet({ secret, created_at: now }))
     .execute();
 }
@@ -204,17 +310,34 @@ export async function clearPushSecret(db: Queryable, accountId: number): Promise
 
 /** True when the account signs its pushes. */
 export async function hasPushSecret(db: Queryable, accountId: number): Promise<boolean> {
-  return (await db.selectFrom('push_secrets').select('id').where('account_id', '=', accountId).executeTakeFirst()) !== undefined;
+  return (
+    (await db.selectFrom('push_secrets').select('id').where('account_id', '=', accountId).executeTakeFirst()) !==
+    undefined
+  );
 }
 
 /** Stops deliveries to the live registration of a type (held, as after failures) until it is enabled again. */
-export async function disablePushRegistration(db: Queryable, accountId: number, type: PushType, reason: string, now: number): Promise<'disabled' | 'already-disabled' | 'missing'> {
+export async function disablePushRegistration(
+  db: Queryable,
+  accountId: number,
+  type: PushType,
+  reason: string,
+  now: number,
+): Promise<'disabled' | 'already-disabled' | 'missing'> {
   const reg = await findPushRegistration(db, accountId, type);
   if (!reg) return 'missing';
   if (reg.state === 'disabled') return 'already-disabled';
-  await db.updateTable('push_registrations').set({ state: 'disabled', disabled_at: now, disabled_reason: reason })
-    .where('id', '=', reg.id).execute();
-  await db.updateTable('push_events').set({ next_attempt_at: HELD })
-    .where('registration_id', '=', reg.id).where('state', '=', 'pending').where('lease_until', 'is', null).execute();
+  await db
+    .updateTable('push_registrations')
+    .set({ state: 'disabled', disabled_at: now, disabled_reason: reason })
+    .where('id', '=', reg.id)
+    .execute();
+  await db
+    .updateTable('push_events')
+    .set({ next_attempt_at: HELD })
+    .where('registration_id', '=', reg.id)
+    .where('state', '=', 'pending')
+    .where('lease_until', 'is', null)
+    .execute();
   return 'disabled';
 }

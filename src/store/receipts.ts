@@ -14,7 +14,13 @@ import { CompiledQuery } from 'kysely';
 import type { Dialect, Queryable } from './db.ts';
 import { followFilteredHandsets } from './filtered-followup.ts';
 import { refundMessage } from './messages.ts';
-import { loadMessagesForUpdate, recordStatusEvents, updateMessageStatuses, type MessageForUpdate, type StatusChange } from './status-events.ts';
+import {
+  loadMessagesForUpdate,
+  recordStatusEvents,
+  updateMessageStatuses,
+  type MessageForUpdate,
+  type StatusChange,
+} from './status-events.ts';
 import { DELIVERY } from '../domain/status.ts';
 
 /** Re-exported for callers that record status changes along with receipts. */
@@ -37,7 +43,8 @@ const DELIVERED = new Set<number>([0, DELIVERY.DELIVERED]);
 // A receipt may settle a message that is out with the carrier (or being re-submitted after a lease expiry).
 const UPDATABLE = new Set(['submitting', 'submitted', 'done']);
 
-const isFinal = (s: number | null | undefined): s is number => s !== null && s !== undefined && s !== DELIVERY.SUBMITTED;
+const isFinal = (s: number | null | undefined): s is number =>
+  s !== null && s !== undefined && s !== DELIVERY.SUBMITTED;
 
 /** The part-level merge: the first final status sticks; intermediate only fills an empty slot. */
 export function mergePartStatus(current: number | null, incoming: number): number | null {
@@ -69,7 +76,10 @@ interface PartRow {
 
 /** Applies a batch of receipts in the caller's transaction; returns how many matched and how many wait. */
 export async function applyReceipts(
-  db: Queryable, dialect: Dialect, receipts: IncomingReceipt[], now: number,
+  db: Queryable,
+  dialect: Dialect,
+  receipts: IncomingReceipt[],
+  now: number,
 ): Promise<{ matched: number; pending: number; changed: number; followUpCalls?: number }> {
   const parts = new Map<string, PartRow>();
   const byCarrier = new Map<string, string[]>();
@@ -81,9 +91,14 @@ export async function applyReceipts(
   for (const [carrier, ids] of byCarrier) {
     const unique = [...new Set(ids)];
     for (let i = 0; i < unique.length; i += CHUNK) {
-      const rows = await db.selectFrom('carrier_message_ids').select(['carrier', 'carrier_message_id', 'message_id', 'part_index', 'part_status'])
-        .where('carrier', '=', carrier).where('carrier_message_id', 'in', unique.slice(i, i + CHUNK)).execute();
-      for (const row of rows) parts.set(`${row.carrier}\u0000${row.carrier_message_id}`, { ...row, message_id: Number(row.message_id) });
+      const rows = await db
+        .selectFrom('carrier_message_ids')
+        .select(['carrier', 'carrier_message_id', 'message_id', 'part_index', 'part_status'])
+        .where('carrier', '=', carrier)
+        .where('carrier_message_id', 'in', unique.slice(i, i + CHUNK))
+        .execute();
+      for (const row of rows)
+        parts.set(`${row.carrier}\u0000${row.carrier_message_id}`, { ...row, message_id: Number(row.message_id) });
     }
   }
   const unmatched: IncomingReceipt[] = [];
@@ -95,9 +110,19 @@ export async function applyReceipts(
       unmatched.push(r);
       continue;
     }
-    if (r.refund) await refundMessage(db, { id: part.message_id }, 'refund: the call was never placed (the trunk did not answer)', now);
+    if (r.refund)
+      await refundMessage(
+        db,
+        { id: part.message_id },
+        'refund: the call was never placed (the trunk did not answer)',
+        now,
+      );
     if (r.durationMs !== undefined) {
-      await db.updateTable('messages').set({ call_seconds: Math.round(r.durationMs / 1000) }).where('id', '=', part.message_id).execute();
+      await db
+        .updateTable('messages')
+        .set({ call_seconds: Math.round(r.durationMs / 1000) })
+        .where('id', '=', part.message_id)
+        .execute();
     }
     const next = mergePartStatus(part.part_status, r.status);
     if (next !== part.part_status) {
@@ -106,12 +131,23 @@ export async function applyReceipts(
     }
   }
   for (let i = 0; i < unmatched.length; i += CHUNK) {
-    await db.insertInto('pending_receipts').values(unmatched.slice(i, i + CHUNK).map((r) => ({
-      carrier: r.carrier, carrier_message_id: r.carrierMessageId, status: r.status, at: r.at, created_at: now,
-      refund: r.refund ? 1 : 0, duration_ms: r.durationMs ?? null,
-    }))).execute();
+    await db
+      .insertInto('pending_receipts')
+      .values(
+        unmatched.slice(i, i + CHUNK).map((r) => ({
+          carrier: r.carrier,
+          carrier_message_id: r.carrierMessageId,
+          status: r.status,
+          at: r.at,
+          created_at: now,
+          refund: r.refund ? 1 : 0,
+          duration_ms: r.durationMs ?? null,
+        })),
+      )
+      .execute();
   }
-  if (changedParts.size === 0) return { matched: receipts.length - unmatched.length, pending: unmatched.length, changed: 0 };
+  if (changedParts.size === 0)
+    return { matched: receipts.length - unmatched.length, pending: unmatched.length, changed: 0 };
 
   const atByMessage = new Map<number, number>();
   for (const r of receipts) {
@@ -121,7 +157,11 @@ export async function applyReceipts(
   const messages = await loadMessagesForUpdate(db, dialect, [...atByMessage.keys()]);
   // Part statuses are kept for messages of several parts; a one-part message's status is its part's.
   const multiPart = new Set(messages.filter((m) => m.parts > 1).map((m) => m.id));
-  await updatePartStatuses(db, dialect, [...changedParts.values()].filter((p) => multiPart.has(p.message_id)));
+  await updatePartStatuses(
+    db,
+    dialect,
+    [...changedParts.values()].filter((p) => multiPart.has(p.message_id)),
+  );
   const statusesOf = await partStatuses(db, [...multiPart]);
   const changes: StatusChange[] = [];
   const updates: Array<{ id: number; status: number; at: number }> = [];
@@ -131,22 +171,41 @@ export async function applyReceipts(
     if (!UPDATABLE.has(m.state)) continue;
     // Every part's id is recorded in one transaction, so the parts known are the parts submitted.
     const submitted = statusesOf.get(m.id) ?? [];
-    const derived = m.parts > 1
-      ? deriveMessageStatus(submitted, Math.max(1, submitted.length))
-      : deriveMessageStatus([changedOf.get(m.id)?.part_status], 1);
+    const derived =
+      m.parts > 1
+        ? deriveMessageStatus(submitted, Math.max(1, submitted.length))
+        : deriveMessageStatus([changedOf.get(m.id)?.part_status], 1);
     if (derived === undefined || !mayReplace(m.status, derived)) continue;
     const at = atByMessage.get(m.id)!;
     updates.push({ id: m.id, status: derived, at });
     changes.push(changeOf(m, derived, at));
   }
-  await updateMessageStatuses(db, dialect, updates.map((u) => ({ ...u, state: 'done' })));
+  await updateMessageStatuses(
+    db,
+    dialect,
+    updates.map((u) => ({ ...u, state: 'done' })),
+  );
   await recordStatusEvents(db, changes, now);
   const followUpCalls = await followFilteredHandsets(db, dialect, changes, now);
-  return { matched: receipts.length - unmatched.length, pending: unmatched.length, changed: changes.length, ...(followUpCalls ? { followUpCalls } : {}) };
+  return {
+    matched: receipts.length - unmatched.length,
+    pending: unmatched.length,
+    changed: changes.length,
+    ...(followUpCalls ? { followUpCalls } : {}),
+  };
 }
 
 function changeOf(m: MessageForUpdate, status: number, at: number): StatusChange {
-  return { messageId: m.id, accountId: m.account_id, campaignId: m.campaign_id, externalId: m.external_id, phone: m.phone, carrier: m.carrier, status, at };
+  return {
+    messageId: m.id,
+    accountId: m.account_id,
+    campaignId: m.campaign_id,
+    externalId: m.external_id,
+    phone: m.phone,
+    carrier: m.carrier,
+    status,
+    at,
+  };
 }
 
 async function updatePartStatuses(db: Queryable, dialect: Dialect, rows: PartRow[]): Promise<void> {
@@ -154,18 +213,24 @@ async function updatePartStatuses(db: Queryable, dialect: Dialect, rows: PartRow
   if (dialect === 'postgres') {
     for (let i = 0; i < rows.length; i += 5000) {
       const chunk = rows.slice(i, i + 5000);
-      await db.executeQuery(CompiledQuery.raw(
-        'update carrier_message_ids c set part_status = v.status from (select unnest($1::text[]) as carrier, ' +
-        'unnest($2::text[]) as cid, unnest($3::int[]) as status) v where c.carrier = v.carrier and c.carrier_message_id = v.cid',
-        [chunk.map((r) => r.carrier), chunk.map((r) => r.carrier_message_id), chunk.map((r) => r.part_status)],
-      ));
+      await db.executeQuery(
+        CompiledQuery.raw(
+          'update carrier_message_ids c set part_status = v.status from (select unnest($1::text[]) as carrier, ' +
+            'unnest($2::text[]) as cid, unnest($3::int[]) as status) v where c.carrier = v.carrier and c.carrier_message_id = v.cid',
+          [chunk.map((r) => r.carrier), chunk.map((r) => r.carrier_message_id), chunk.map((r) => r.part_status)],
+        ),
+      );
     }
     return;
   }
   for (const r of rows) {
-    await db.executeQuery(CompiledQuery.raw(
-      'update carrier_message_ids set part_status = ? where carrier = ? and carrier_message_id = ?', [r.part_status, r.carrier, r.carrier_message_id],
-    ));
+    await db.executeQuery(
+      CompiledQuery.raw('update carrier_message_ids set part_status = ? where carrier = ? and carrier_message_id = ?', [
+        r.part_status,
+        r.carrier,
+        r.carrier_message_id,
+      ]),
+    );
   }
 }
 
@@ -173,14 +238,21 @@ async function updatePartStatuses(db: Queryable, dialect: Dialect, rows: PartRow
 async function partStatuses(db: Queryable, messageIds: number[]): Promise<Map<number, Array<number | null>>> {
   const out = new Map<number, Array<number | null>>();
   for (let i = 0; i < messageIds.length; i += CHUNK) {
-    const rows = await db.selectFrom('carrier_message_ids').select(['message_id', 'part_index', 'part_status'])
-      .where('message_id', 'in', messageIds.slice(i, i + CHUNK)).execute();
+    const rows = await db
+      .selectFrom('carrier_message_ids')
+      .select(['message_id', 'part_index', 'part_status'])
+      .where('message_id', 'in', messageIds.slice(i, i + CHUNK))
+      .execute();
     for (const row of rows) {
       const id = Number(row.message_id);
       const list = out.get(id) ?? [];
       const current = list[row.part_index];
       const s = row.part_status;
-      if (current === undefined || (!isFinal(current) && s !== null) || (isFinal(s) && DELIVERED.has(s) && !DELIVERED.has(current as number))) {
+      if (
+        current === undefined ||
+        (!isFinal(current) && s !== null) ||
+        (isFinal(s) && DELIVERED.has(s) && !DELIVERED.has(current as number))
+      ) {
         list[row.part_index] = s;
       }
       out.set(id, list);
@@ -193,31 +265,63 @@ async function partStatuses(db: Queryable, messageIds: number[]): Promise<Map<nu
  * Applies pending receipts whose carrier message id is now known (the submit_sm_resp was recorded after the
  * receipt arrived); looks only at receipts younger than `maxAgeMs`. Returns how many were applied.
  */
-export async function rematchPending(db: Queryable, dialect: Dialect, now: number, maxAgeMs: number, limit = 2000): Promise<{ applied: number; changed: number }> {
-  const rows = await db.selectFrom('pending_receipts as p')
-    .innerJoin('carrier_message_ids as c', (j) => j.onRef('c.carrier', '=', 'p.carrier').onRef('c.carrier_message_id', '=', 'p.carrier_message_id'))
+export async function rematchPending(
+  db: Queryable,
+  dialect: Dialect,
+  now: number,
+  maxAgeMs: number,
+  limit = 2000,
+): Promise<{ applied: number; changed: number }> {
+  const rows = await db
+    .selectFrom('pending_receipts as p')
+    .innerJoin('carrier_message_ids as c', (j) =>
+      j.onRef('c.carrier', '=', 'p.carrier').onRef('c.carrier_message_id', '=', 'p.carrier_message_id'),
+    )
     .select(['p.id', 'p.carrier', 'p.carrier_message_id', 'p.status', 'p.at', 'p.refund', 'p.duration_ms'])
     .where('p.created_at', '>=', now - maxAgeMs)
-    .orderBy('p.id').limit(limit).execute();
+    .orderBy('p.id')
+    .limit(limit)
+    .execute();
   if (rows.length === 0) return { applied: 0, changed: 0 };
-  const { changed } = await applyReceipts(db, dialect, rows.map((r) => ({
-    carrier: r.carrier, carrierMessageId: r.carrier_message_id, status: Number(r.status), at: Number(r.at),
-    ...(Number(r.refund) === 1 ? { refund: true } : {}), ...(r.duration_ms !== null ? { durationMs: Number(r.duration_ms) } : {}),
-  })), now);
+  const { changed } = await applyReceipts(
+    db,
+    dialect,
+    rows.map((r) => ({
+      carrier: r.carrier,
+      carrierMessageId: r.carrier_message_id,
+      status: Number(r.status),
+      at: Number(r.at),
+      ...(Number(r.refund) === 1 ? { refund: true } : {}),
+      ...(r.duration_ms !== null ? { durationMs: Number(r.duration_ms) } : {}),
+    })),
+    now,
+  );
   const ids = rows.map((r) => Number(r.id));
-  for (let i = 0; i < ids.length; i += CHUNK) await db.deleteFrom('pending_receipts').where('id', 'in', ids.slice(i, i + CHUNK)).execute();
+  for (let i = 0; i < ids.length; i += CHUNK)
+    await db
+      .deleteFrom('pending_receipts')
+      .where('id', 'in', ids.slice(i, i + CHUNK))
+      .execute();
   return { applied: rows.length, changed };
 }
 
 /** Whether any pending receipt younger than `maxAgeMs` waits (cheap check before a rematch). */
 export async function hasRecentPending(db: Queryable, now: number, maxAgeMs: number): Promise<boolean> {
-  const row = await db.selectFrom('pending_receipts').select('id').where('created_at', '>=', now - maxAgeMs).limit(1).executeTakeFirst();
+  const row = await db
+    .selectFrom('pending_receipts')
+    .select('id')
+    .where('created_at', '>=', now - maxAgeMs)
+    .limit(1)
+    .executeTakeFirst();
   return row !== undefined;
 }
 
 /** Drops pending receipts older than `maxAgeMs` (their message can no longer be recorded); returns how many. */
 export async function expirePending(db: Queryable, now: number, maxAgeMs: number): Promise<number> {
-  const res = await db.deleteFrom('pending_receipts').where('created_at', '<', now - maxAgeMs).executeTakeFirst();
+  const res = await db
+    .deleteFrom('pending_receipts')
+    .where('created_at', '<', now - maxAgeMs)
+    .executeTakeFirst();
   return Number(res.numDeletedRows);
 }
 
@@ -227,16 +331,32 @@ export async function sweepUnconfirmed(db: Queryable, dialect: Dialect, now: num
     .updateTable('messages')
     .set({ state: 'done', status: DELIVERY.TIMEOUT, status_at: now })
     .where('id', 'in', (eb) => {
-      const due = eb.selectFrom('messages').select('id').where('state', '=', 'submitted').where('next_attempt_at', '<=', now)
-        .orderBy('next_attempt_at').orderBy('id').limit(limit);
+      const due = eb
+        .selectFrom('messages')
+        .select('id')
+        .where('state', '=', 'submitted')
+        .where('next_attempt_at', '<=', now)
+        .orderBy('next_attempt_at')
+        .orderBy('id')
+        .limit(limit);
       return dialect === 'postgres' ? due.forUpdate().skipLocked() : due;
     })
     .where('state', '=', 'submitted')
     .returning(['id', 'account_id', 'campaign_id', 'external_id', 'phone', 'carrier'])
     .execute();
-  await recordStatusEvents(db, rows.map((r) => ({
-    messageId: Number(r.id), accountId: Number(r.account_id), campaignId: Number(r.campaign_id), externalId: r.external_id,
-    phone: r.phone, carrier: r.carrier, status: DELIVERY.TIMEOUT, at: now,
-  })), now);
+  await recordStatusEvents(
+    db,
+    rows.map((r) => ({
+      messageId: Number(r.id),
+      accountId: Number(r.account_id),
+      campaignId: Number(r.campaign_id),
+      externalId: r.external_id,
+      phone: r.phone,
+      carrier: r.carrier,
+      status: DELIVERY.TIMEOUT,
+      at: now,
+    })),
+    now,
+  );
   return rows.length;
 }

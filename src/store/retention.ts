@@ -18,13 +18,25 @@ export interface Purged {
 
 // Campaigns created before the cutoff that are over, oldest first.
 async function expiredCampaigns(db: Queryable, cutoff: number, limit: number): Promise<number[]> {
-  const rows = await db.selectFrom('campaigns as c').select('c.id')
+  const rows = await db
+    .selectFrom('campaigns as c')
+    .select('c.id')
     .where('c.created_at', '<', cutoff)
     .where('c.state', 'in', ['sent', 'cancelled'])
-    .where(({ not, exists, selectFrom }) => not(exists(
-      selectFrom('messages as m').select('m.id').whereRef('m.campaign_id', '=', 'c.id').where('m.state', 'in', [...OPEN_MESSAGE_STATES]),
-    )))
-    .orderBy('c.created_at').orderBy('c.id').limit(limit).execute();
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('messages as m')
+            .select('m.id')
+            .whereRef('m.campaign_id', '=', 'c.id')
+            .where('m.state', 'in', [...OPEN_MESSAGE_STATES]),
+        ),
+      ),
+    )
+    .orderBy('c.created_at')
+    .orderBy('c.id')
+    .limit(limit)
+    .execute();
   return rows.map((r) => Number(r.id));
 }
 
@@ -34,7 +46,9 @@ async function purgeCampaign(db: Db, id: number): Promise<number> {
   let messages = 0;
   for (;;) {
     const n = await db.transaction().execute(async (trx) => {
-      const ids = (await trx.selectFrom('messages').select('id').where('campaign_id', '=', id).limit(MESSAGE_BATCH).execute()).map((r) => Number(r.id));
+      const ids = (
+        await trx.selectFrom('messages').select('id').where('campaign_id', '=', id).limit(MESSAGE_BATCH).execute()
+      ).map((r) => Number(r.id));
       if (ids.length === 0) return 0;
       await trx.deleteFrom('carrier_message_ids').where('message_id', 'in', ids).execute();
       await trx.deleteFrom('messages').where('id', 'in', ids).execute();
@@ -48,10 +62,23 @@ async function purgeCampaign(db: Db, id: number): Promise<number> {
 }
 
 // Rows of a table keyed by an arrival time, a batch per statement.
-async function purgeByTime(db: Db, table: 'inbound_messages' | 'unrouted_inbound' | 'inbound_parts', cutoff: number, batch: number): Promise<number> {
+async function purgeByTime(
+  db: Db,
+  table: 'inbound_messages' | 'unrouted_inbound' | 'inbound_parts',
+  cutoff: number,
+  batch: number,
+): Promise<number> {
   let total = 0;
   for (;;) {
-    const ids = (await db.selectFrom(table).select('id').where('received_at', '<', cutoff).orderBy('received_at').limit(batch).execute()).map((r) => Number(r.id));
+    const ids = (
+      await db
+        .selectFrom(table)
+        .select('id')
+        .where('received_at', '<', cutoff)
+        .orderBy('received_at')
+        .limit(batch)
+        .execute()
+    ).map((r) => Number(r.id));
     if (ids.length === 0) return total;
     await db.deleteFrom(table).where('id', 'in', ids).execute();
     total += ids.length;
@@ -70,7 +97,8 @@ export async function purgeOlderThan(db: Db, cutoff: number, batch = 500): Promi
     }
     if (ids.length < batch) break;
   }
-  for (const table of ['inbound_messages', 'unrouted_inbound', 'inbound_parts'] as const) purged.inbound += await purgeByTime(db, table, cutoff, batch);
+  for (const table of ['inbound_messages', 'unrouted_inbound', 'inbound_parts'] as const)
+    purged.inbound += await purgeByTime(db, table, cutoff, batch);
   await db.deleteFrom('pending_receipts').where('created_at', '<', cutoff).execute();
   return purged;
 }

@@ -3,7 +3,13 @@ import { runPrepared, type Queryable } from './db.ts';
 import { readOncePerGroup } from './pg-group-commit.ts';
 
 /** Marks a source as verified for the account (idempotent). */
-export async function addVerifiedSender(db: Queryable, accountId: number, source: string, method: string, now: number): Promise<void> {
+export async function addVerifiedSender(
+  db: Queryable,
+  accountId: number,
+  source: string,
+  method: string,
+  now: number,
+): Promise<void> {
   await db
     .insertInto('verified_senders')
     .values({ account_id: accountId, source, method, verified_at: now })
@@ -13,7 +19,11 @@ export async function addVerifiedSender(db: Queryable, accountId: number, source
 
 /** True when the source is verified for the account (a prepared query: it runs on every send). */
 export function isVerifiedSender(db: Queryable, accountId: number, source: string): Promise<boolean> {
-  return readOncePerGroup(db, `sender:${accountId}:${source}`, async () => (await runPrepared(db, verifiedSenderQuery, [accountId, source])).length > 0);
+  return readOncePerGroup(
+    db,
+    `sender:${accountId}:${source}`,
+    async () => (await runPrepared(db, verifiedSenderQuery, [accountId, source])).length > 0,
+  );
 }
 
 function verifiedSenderQuery(db: Queryable) {
@@ -21,7 +31,11 @@ function verifiedSenderQuery(db: Queryable) {
 }
 
 /** Verified senders of the account (and, with `withSubs`, of its sub-accounts), ordered by source. */
-export async function listVerifiedSenders(db: Queryable, accountId: number, withSubs: boolean): Promise<Array<{ account_id: number; source: string; method: string; verified_at: number }>> {
+export async function listVerifiedSenders(
+  db: Queryable,
+  accountId: number,
+  withSubs: boolean,
+): Promise<Array<{ account_id: number; source: string; method: string; verified_at: number }>> {
   const accountIds = [accountId];
   if (withSubs) {
     const subs = await db.selectFrom('accounts').select('id').where('parent_id', '=', accountId).execute();
@@ -50,12 +64,26 @@ export interface NewSenderVerification {
 export async function insertSenderVerification(db: Queryable, v: NewSenderVerification): Promise<void> {
   await db
     .insertInto('sender_verifications')
-    .values({ account_id: v.accountId, phone: v.phone, source: v.source, kind: v.kind, code: v.code, created_at: v.now, expires_at: v.expiresAt, verified_at: null })
+    .values({
+      account_id: v.accountId,
+      phone: v.phone,
+      source: v.source,
+      kind: v.kind,
+      code: v.code,
+      created_at: v.now,
+      expires_at: v.expiresAt,
+      verified_at: null,
+    })
     .execute();
 }
 
 /** How many verifications the account asked for this number since `since` (to limit repeats). */
-export async function countRecentVerifications(db: Queryable, accountId: number, phone: string, since: number): Promise<number> {
+export async function countRecentVerifications(
+  db: Queryable,
+  accountId: number,
+  phone: string,
+  since: number,
+): Promise<number> {
   const row = await db
     .selectFrom('sender_verifications')
     .select((eb) => eb.fn.countAll<number>().as('n'))
@@ -67,7 +95,12 @@ export async function countRecentVerifications(db: Queryable, accountId: number,
 }
 
 /** A pending verification by its link code. */
-export async function findSenderVerification(db: Queryable, code: string): Promise<{ id: number; account_id: number; source: string; expires_at: number; verified_at: number | null } | undefined> {
+export async function findSenderVerification(
+  db: Queryable,
+  code: string,
+): Promise<
+  { id: number; account_id: number; source: string; expires_at: number; verified_at: number | null } | undefined
+> {
   return db
     .selectFrom('sender_verifications')
     .select(['id', 'account_id', 'source', 'expires_at', 'verified_at'])

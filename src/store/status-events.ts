@@ -49,8 +49,13 @@ export async function recordStatusEvents(db: Queryable, changes: StatusChange[],
     orderKey: String(c.messageId),
     now,
     fields: dlrFields({
-      externalId: c.externalId, status: c.status, date: c.at, phone: c.phone, operator: c.carrier,
-      shipmentId: c.campaignId, timeZone: zones.get(c.accountId) ?? 'Asia/Jerusalem',
+      externalId: c.externalId,
+      status: c.status,
+      date: c.at,
+      phone: c.phone,
+      operator: c.carrier,
+      shipmentId: c.campaignId,
+      timeZone: zones.get(c.accountId) ?? 'Asia/Jerusalem',
     }),
   }));
   await recordPushEvents(db, events);
@@ -61,18 +66,39 @@ export async function recordStatusEvents(db: Queryable, changes: StatusChange[],
  * campaign at once (a cancel's 104). Reads nothing when the account has no dlr URL.
  */
 export async function recordCampaignStatusEvents(
-  db: Queryable, campaign: { id: number; accountId: number }, state: MessageState, status: number, now: number,
+  db: Queryable,
+  campaign: { id: number; accountId: number },
+  state: MessageState,
+  status: number,
+  now: number,
 ): Promise<void> {
   if ((await accountsWithDlrUrl(db, [campaign.accountId])).size === 0) return;
-  for (let after = 0; ;) {
-    const page = await db.selectFrom('messages').select(['id', 'external_id', 'phone', 'carrier'])
-      .where('campaign_id', '=', campaign.id).where('state', '=', state).where('id', '>', after).orderBy('id').limit(CHUNK).execute();
+  for (let after = 0; ; ) {
+    const page = await db
+      .selectFrom('messages')
+      .select(['id', 'external_id', 'phone', 'carrier'])
+      .where('campaign_id', '=', campaign.id)
+      .where('state', '=', state)
+      .where('id', '>', after)
+      .orderBy('id')
+      .limit(CHUNK)
+      .execute();
     if (page.length === 0) return;
     after = Number(page[page.length - 1].id);
-    await recordStatusEvents(db, page.map((m) => ({
-      messageId: Number(m.id), accountId: campaign.accountId, campaignId: campaign.id, externalId: m.external_id, phone: m.phone,
-      carrier: m.carrier, status, at: now,
-    })), now);
+    await recordStatusEvents(
+      db,
+      page.map((m) => ({
+        messageId: Number(m.id),
+        accountId: campaign.accountId,
+        campaignId: campaign.id,
+        externalId: m.external_id,
+        phone: m.phone,
+        carrier: m.carrier,
+        status,
+        at: now,
+      })),
+      now,
+    );
   }
 }
 
@@ -80,8 +106,13 @@ export async function recordCampaignStatusEvents(
 async function accountsWithDlrUrl(db: Queryable, accountIds: number[]): Promise<Set<number>> {
   const out = new Set<number>();
   for (let i = 0; i < accountIds.length; i += CHUNK) {
-    const rows = await db.selectFrom('push_registrations').select('account_id')
-      .where('account_id', 'in', accountIds.slice(i, i + CHUNK)).where('type', '=', 'dlr').where('state', '<>', 'deleted').execute();
+    const rows = await db
+      .selectFrom('push_registrations')
+      .select('account_id')
+      .where('account_id', 'in', accountIds.slice(i, i + CHUNK))
+      .where('type', '=', 'dlr')
+      .where('state', '<>', 'deleted')
+      .execute();
     for (const r of rows) out.add(Number(r.account_id));
   }
   return out;
@@ -91,26 +122,39 @@ async function accountsWithDlrUrl(db: Queryable, accountIds: number[]): Promise<
 export async function timeZones(db: Queryable, accountIds: number[]): Promise<Map<number, string>> {
   const out = new Map<number, string>();
   for (let i = 0; i < accountIds.length; i += CHUNK) {
-    const rows = await db.selectFrom('accounts').select(['id', 'time_zone']).where('id', 'in', accountIds.slice(i, i + CHUNK)).execute();
+    const rows = await db
+      .selectFrom('accounts')
+      .select(['id', 'time_zone'])
+      .where('id', 'in', accountIds.slice(i, i + CHUNK))
+      .execute();
     for (const r of rows) out.set(Number(r.id), r.time_zone);
   }
   return out;
 }
 
 /** Reads messages about to change status (locked FOR UPDATE on PostgreSQL, in id order), by id. */
-export async function loadMessagesForUpdate(db: Queryable, dialect: Dialect, ids: number[]): Promise<MessageForUpdate[]> {
+export async function loadMessagesForUpdate(
+  db: Queryable,
+  dialect: Dialect,
+  ids: number[],
+): Promise<MessageForUpdate[]> {
   const sorted = [...ids].sort((a, b) => a - b);
   const out: MessageForUpdate[] = [];
   for (let i = 0; i < sorted.length; i += CHUNK) {
-    let q = db.selectFrom('messages')
+    let q = db
+      .selectFrom('messages')
       .select(['id', 'account_id', 'campaign_id', 'external_id', 'phone', 'carrier', 'state', 'status', 'parts'])
       .where('id', 'in', sorted.slice(i, i + CHUNK))
       .orderBy('id');
     if (dialect === 'postgres') q = q.forUpdate();
     for (const r of await q.execute()) {
       out.push({
-        ...r, id: Number(r.id), account_id: Number(r.account_id), campaign_id: Number(r.campaign_id),
-        status: r.status === null ? null : Number(r.status), parts: Number(r.parts),
+        ...r,
+        id: Number(r.id),
+        account_id: Number(r.account_id),
+        campaign_id: Number(r.campaign_id),
+        status: r.status === null ? null : Number(r.status),
+        parts: Number(r.parts),
       });
     }
   }
@@ -119,17 +163,21 @@ export async function loadMessagesForUpdate(db: Queryable, dialect: Dialect, ids
 
 /** Sets status, status time and state of many messages (one statement per chunk on PostgreSQL). */
 export async function updateMessageStatuses(
-  db: Queryable, dialect: Dialect, rows: Array<{ id: number; status: number; at: number; state: MessageState }>,
+  db: Queryable,
+  dialect: Dialect,
+  rows: Array<{ id: number; status: number; at: number; state: MessageState }>,
 ): Promise<void> {
   if (rows.length === 0) return;
   if (dialect === 'postgres') {
     for (let i = 0; i < rows.length; i += 5000) {
       const chunk = rows.slice(i, i + 5000);
-      await db.executeQuery(CompiledQuery.raw(
-        'update messages m set status = v.status, status_at = v.at, state = v.state from (select unnest($1::bigint[]) as id, ' +
-        'unnest($2::int[]) as status, unnest($3::bigint[]) as at, unnest($4::text[]) as state) v where m.id = v.id',
-        [chunk.map((r) => r.id), chunk.map((r) => r.status), chunk.map((r) => r.at), chunk.map((r) => r.state)],
-      ));
+      await db.executeQuery(
+        CompiledQuery.raw(
+          'update messages m set status = v.status, status_at = v.at, state = v.state from (select unnest($1::bigint[]) as id, ' +
+            'unnest($2::int[]) as status, unnest($3::bigint[]) as at, unnest($4::text[]) as state) v where m.id = v.id',
+          [chunk.map((r) => r.id), chunk.map((r) => r.status), chunk.map((r) => r.at), chunk.map((r) => r.state)],
+        ),
+      );
     }
     return;
   }
@@ -138,10 +186,12 @@ export async function updateMessageStatuses(
     const chunk = rows.slice(i, i + 300);
     const params: unknown[] = [];
     for (const r of chunk) params.push(r.id, r.status, r.at, r.state);
-    await db.executeQuery(CompiledQuery.raw(
-      `with v(id, status, at, state) as (values ${new Array(chunk.length).fill('(?, ?, ?, ?)').join(', ')}) ` +
-      'update messages set status = v.status, status_at = v.at, state = v.state from v where messages.id = v.id',
-      params,
-    ));
+    await db.executeQuery(
+      CompiledQuery.raw(
+        `with v(id, status, at, state) as (values ${new Array(chunk.length).fill('(?, ?, ?, ?)').join(', ')}) ` +
+          'update messages set status = v.status, status_at = v.at, state = v.state from v where messages.id = v.id',
+        params,
+      ),
+    );
   }
 }

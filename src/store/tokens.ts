@@ -28,9 +28,18 @@ function tokenByHashQuery(db: Queryable) {
     .selectFrom('api_tokens as t')
     .innerJoin('accounts as a', 'a.id', 't.account_id')
     .select([
-      't.expires_at as t_expires_at', 't.superseded_at as t_superseded_at',
-      'a.id', 'a.username', 'a.name', 'a.credits', 'a.intl_agorot', 'a.is_reseller',
-      'a.parent_id', 'a.time_zone', 'a.ip_check', 'a.created_at',
+      't.expires_at as t_expires_at',
+      't.superseded_at as t_superseded_at',
+      'a.id',
+      'a.username',
+      'a.name',
+      'a.credits',
+      'a.intl_agorot',
+      'a.is_reseller',
+      'a.parent_id',
+      'a.time_zone',
+      'a.ip_check',
+      'a.created_at',
     ])
     .where('t.token_hash', '=', '?');
 }
@@ -74,8 +83,13 @@ export async function insertToken(db: Queryable, t: NewToken): Promise<{ id: num
   const row = await db
     .insertInto('api_tokens')
     .values({
-      account_id: t.accountId, name, token_hash: t.tokenHash, last4: t.last4,
-      created_at: t.now, expires_at: t.expiresAt, superseded_at: null,
+      account_id: t.accountId,
+      name,
+      token_hash: t.tokenHash,
+      last4: t.last4,
+      created_at: t.now,
+      expires_at: t.expiresAt,
+      superseded_at: null,
     })
     .returning('id')
     .executeTakeFirstOrThrow();
@@ -101,6 +115,10 @@ export async function listTokens(db: Queryable, accountId: number): Promise<ApiT
 
 /** Deletes a token by name; it stops working immediately. Returns whether one was deleted. */
 export async function deleteToken(db: Queryable, accountId: number, name: string): Promise<boolean> {
-  const res = await db.deleteFrom('api_tokens').where('account_id', '=', accountId).where('name', '=', name).executeTakeFirst();
+  const res = await db
+    .deleteFrom('api_tokens')
+    .where('account_id', '=', accountId)
+    .where('name', '=', name)
+    .executeTakeFirst();
   return Number(res.numDeletedRows) > 0;
 }

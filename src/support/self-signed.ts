@@ -10,12 +10,16 @@ import { DAY_MS } from '../domain/dates.ts';
  * A self-signed certificate for localhost, 127.0.0.1 and ::1, kept as `dir/NAME.crt` and `.key` and reused
  * on later starts until it is within 30 days of expiring, then made anew.
  */
-export async function selfSignedCertificate(dir: string, name: string): Promise<{ key: string; cert: string; certPath: string }> {
+export async function selfSignedCertificate(
+  dir: string,
+  name: string,
+): Promise<{ key: string; cert: string; certPath: string }> {
   const certPath = join(dir, `${name}.crt`);
   const keyPath = join(dir, `${name}.key`);
   if (existsSync(certPath) && existsSync(keyPath)) {
     const cert = readFileSync(certPath, 'utf8');
-    if (Date.parse(new X509Certificate(cert).validTo) - Date.now() > 30 * DAY_MS) return { cert, key: readFileSync(keyPath, 'utf8'), certPath };
+    if (Date.parse(new X509Certificate(cert).validTo) - Date.now() > 30 * DAY_MS)
+      return { cert, key: readFileSync(keyPath, 'utf8'), certPath };
   }
   const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
     keyType: 'ec',
@@ -26,7 +30,14 @@ export async function selfSignedCertificate(dir: string, name: string): Promise<
       { name: 'basicConstraints', cA: false },
       { name: 'keyUsage', digitalSignature: true, keyEncipherment: true },
       { name: 'extKeyUsage', serverAuth: true },
-      { name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }, { type: 7, ip: '::1' }] },
+      {
+        name: 'subjectAltName',
+        altNames: [
+          { type: 2, value: 'localhost' },
+          { type: 7, ip: '127.0.0.1' },
+          { type: 7, ip: '::1' },
+        ],
+      },
     ],
   });
   mkdirSync(dir, { recursive: true });

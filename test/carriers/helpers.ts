@@ -6,9 +6,21 @@ import type { InboundSms, Receipt } from '../../src/carriers/types.ts';
 /** Carrier settings for loopback tests, with short timers. */
 export function carrierConfig(port: number, over: Partial<SmppCarrierConfig> = {}): SmppCarrierConfig {
   return {
-    name: 'sim', host: '127.0.0.1', port, systemId: 'yona', password: 'secret', bindMode: 'transceiver', binds: 1,
-    windowSize: 10, maxSubmitsPerSecond: 0, tls: false, enquireLinkMs: 1000, responseTimeoutMs: 1000,
-    reconnectBaseMs: 50, reconnectMaxMs: 400, ...over,
+    name: 'sim',
+    host: '127.0.0.1',
+    port,
+    systemId: 'yona',
+    password: 'secret',
+    bindMode: 'transceiver',
+    binds: 1,
+    windowSize: 10,
+    maxSubmitsPerSecond: 0,
+    tls: false,
+    enquireLinkMs: 1000,
+    responseTimeoutMs: 1000,
+    reconnectBaseMs: 50,
+    reconnectMaxMs: 400,
+    ...over,
   };
 }
 

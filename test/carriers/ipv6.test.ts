@@ -3,7 +3,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { storeTargets } from '../helpers/stores.ts';
-import { eventually, newSender, startDelivery, stateCounts, type DeliveryHarness } from '../delivery/delivery-helpers.ts';
+import {
+  eventually,
+  newSender,
+  startDelivery,
+  stateCounts,
+  type DeliveryHarness,
+} from '../delivery/delivery-helpers.ts';
 
 const [sqlite] = await storeTargets();
 
@@ -18,8 +24,16 @@ describe('a carrier on IPv6 (::1)', () => {
     const s = await newSender(h.t, 'sixer');
     const sent = await s.sms({ destinations: { phone: '0521239009' }, message: 'over v6' });
     assert.equal(sent.status, 0, sent.message);
-    await eventually(async () => (await stateCounts(h.t, sent.campaign_id)).done === 1, 10_000, 'the message delivered');
-    const row = await h.t.service.store.db.selectFrom('messages').select('status').where('campaign_id', '=', sent.campaign_id).executeTakeFirstOrThrow();
+    await eventually(
+      async () => (await stateCounts(h.t, sent.campaign_id)).done === 1,
+      10_000,
+      'the message delivered',
+    );
+    const row = await h.t.service.store.db
+      .selectFrom('messages')
+      .select('status')
+      .where('campaign_id', '=', sent.campaign_id)
+      .executeTakeFirstOrThrow();
     assert.equal(Number(row.status), 102);
     const [m] = h.simulator.messages().filter((x) => x.text === 'over v6');
     assert.match(m.peer, /^::1:\d+$/, `the bind came from ${m.peer}`);

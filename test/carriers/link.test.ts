@@ -44,7 +44,10 @@ test('an unanswered enquire_link closes the connection and the carrier reconnect
     const first = silent.connections[0];
     assert.ok(first.closedAt, 'the client closed the silent connection');
     assert.ok(first.commands.includes('enquire_link'), 'it probed with enquire_link first');
-    assert.ok(first.closedAt - boundAt >= 300 && first.closedAt - boundAt < 1500, `closed after ${first.closedAt - boundAt} ms`);
+    assert.ok(
+      first.closedAt - boundAt >= 300 && first.closedAt - boundAt < 1500,
+      `closed after ${first.closedAt - boundAt} ms`,
+    );
     await waitFor(() => carrier.stats().bound === 1, 2000, 'the carrier bound again');
   } finally {
     await carrier.stop();
@@ -85,12 +88,18 @@ test('the HTTP control channel sends MO and lists received messages', async () =
     const port = p.simulator.controlPort();
     assert.ok(port && port !== p.port);
     const client = new SimulatorClient(`http://127.0.0.1:${port}`);
-    assert.deepEqual(await client.mo({ from: '972507770000', to: '019', text: 'מה שלומך?' }), { parts: 1, delivered: true });
+    assert.deepEqual(await client.mo({ from: '972507770000', to: '019', text: 'מה שלומך?' }), {
+      parts: 1,
+      delivered: true,
+    });
     await waitFor(() => p.inbound.length === 1, 2000, 'the MO');
     assert.deepEqual([p.inbound[0].from, p.inbound[0].text], ['972507770000', 'מה שלומך?']);
     assert.ok((await p.carrier.submit(sms('972507771234', 'seen by the sim'))).ok);
     const listed = await client.messages('972507771234');
-    assert.deepEqual(listed.map((m) => m.text), ['seen by the sim']);
+    assert.deepEqual(
+      listed.map((m) => m.text),
+      ['seen by the sim'],
+    );
     const bad = await fetch(`http://127.0.0.1:${port}/mo`, { method: 'POST', body: '{"from":1}' });
     assert.equal(bad.status, 400);
     const stats = (await (await fetch(`http://127.0.0.1:${port}/stats`)).json()) as { submitsReceived: number };

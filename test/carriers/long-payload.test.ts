@@ -28,7 +28,10 @@ it('submitBodies: one message_payload holding the whole encoded text, or plain p
   assert.equal(decodeFromSmpp(gsm.bodies[0].message_payload as Buffer, 0, false).text, GSM.repeat(3));
   const udh = submitBodies(text, 'udh', 7);
   assert.deepEqual([udh.esmClass, udh.bodies.length], [0x40, countParts(text).parts]);
-  assert.deepEqual(submitBodies('short', 'payload', 7).bodies.map((b) => Object.keys(b)), [['short_message']]);
+  assert.deepEqual(
+    submitBodies('short', 'payload', 7).bodies.map((b) => Object.keys(b)),
+    [['short_message']],
+  );
 });
 
 describe('a carrier that takes long messages in message_payload', () => {
@@ -47,9 +50,22 @@ describe('a carrier that takes long messages in message_payload', () => {
     simulator = new SmscSimulator({ systemId: 'yona', password: 'secret', receiptDelayMs: 10, controlPort: 0 });
     const port = await simulator.start();
     const file = join(dir, 'carriers.json');
-    writeFileSync(file, JSON.stringify({
-      carriers: [{ name: 'payload', host: '127.0.0.1', port, systemId: 'yona', password: 'secret', longMessages: 'payload', responseTimeoutMs: 1000 }],
-    }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        carriers: [
+          {
+            name: 'payload',
+            host: '127.0.0.1',
+            port,
+            systemId: 'yona',
+            password: 'secret',
+            longMessages: 'payload',
+            responseTimeoutMs: 1000,
+          },
+        ],
+      }),
+    );
     const [config] = readCarriersFile(file).carriers as SmppCarrierConfig[];
     assert.equal(config.longMessages, 'payload');
     carrier = new SmppCarrier(config);
@@ -70,11 +86,20 @@ describe('a carrier that takes long messages in message_payload', () => {
     assert.ok(r.ok && r.carrierMessageIds.length === 1, JSON.stringify(r));
     assert.equal(simulator.stats().submitsReceived - before, 1, 'one submit_sm');
     const [m] = simulator.messages({ to: '972501118888' });
-    assert.deepEqual([m.text, m.parts, m.dataCoding, m.messagePayload, m.messageIds], [text, 1, 8, true, r.carrierMessageIds]);
+    assert.deepEqual(
+      [m.text, m.parts, m.dataCoding, m.messagePayload, m.messageIds],
+      [text, 1, 8, true, r.carrierMessageIds],
+    );
     await waitFor(() => receipts.some((x) => x.carrierMessageId === r.carrierMessageIds[0]), 2000, 'its receipt');
     assert.equal(receipts.filter((x) => x.carrierMessageId === r.carrierMessageIds[0]).length, 1);
-    const listed = JSON.parse((await sim('messages', '--to', '972501118888', '--json'))[0]) as Array<{ text: string; parts: number }>;
-    assert.deepEqual(listed.map((x) => [x.text, x.parts]), [[text, 1]]);
+    const listed = JSON.parse((await sim('messages', '--to', '972501118888', '--json'))[0]) as Array<{
+      text: string;
+      parts: number;
+    }>;
+    assert.deepEqual(
+      listed.map((x) => [x.text, x.parts]),
+      [[text, 1]],
+    );
     const human = (await sim('messages', '--to', '972501118888')).join('\n');
     assert.match(human, /1 part \(message_payload\) UCS-2/);
     assert.ok(human.includes(text.trim()));

@@ -41,11 +41,37 @@ for (const target of targets) {
 
     before(async () => {
       pki = await privatePki(['smsc.carrier.test'], false);
-      simulator = new SmscSimulator({ systemId: 'yona', password: 'secret', receiptDelayMs: 20, tls: { key: pki.key, cert: pki.cert } });
+      simulator = new SmscSimulator({
+        systemId: 'yona',
+        password: 'secret',
+        receiptDelayMs: 20,
+        tls: { key: pki.key, cert: pki.cert },
+      });
       const port = await simulator.start();
       t = await startTestService(target, {
-        components: [configuredCarriers(['secure', '--host', '127.0.0.1', '--port', String(port), '--system-id', 'yona', '--password', 'secret',
-          '--tls', '--tls-ca', pki.caPath, '--tls-servername', 'smsc.carrier.test', '--long-messages', 'payload'], printed)],
+        components: [
+          configuredCarriers(
+            [
+              'secure',
+              '--host',
+              '127.0.0.1',
+              '--port',
+              String(port),
+              '--system-id',
+              'yona',
+              '--password',
+              'secret',
+              '--tls',
+              '--tls-ca',
+              pki.caPath,
+              '--tls-servername',
+              'smsc.carrier.test',
+              '--long-messages',
+              'payload',
+            ],
+            printed,
+          ),
+        ],
       });
       settleOnClose(t);
       s = await newSender(t, 'payload1', 10_000);
@@ -58,40 +84,71 @@ for (const target of targets) {
 
     it('add-carrier keeps the TLS trust and long-message settings, and the carrier binds over TLS with them', () => {
       const text = printed.join('\n');
-      assert.match(text, /added carrier secure: 127\.0\.0\.1:\d+ \(TLS, CA .*carrier-ca\.pem, certificate name smsc\.carrier\.test\), .*long messages in message_payload/);
+      assert.match(
+        text,
+        /added carrier secure: 127\.0\.0\.1:\d+ \(TLS, CA .*carrier-ca\.pem, certificate name smsc\.carrier\.test\), .*long messages in message_payload/,
+      );
       assert.match(text, /carrier secure: .*\(TLS, CA .*long messages in message_payload/);
       assert.equal(simulator.stats().binds, 1);
     });
 
     it('add-carrier refuses an unknown long-message mode, TLS options without --tls, and an unreadable CA bundle', async () => {
       const base = ['add-carrier', 'other', '--host', 'h', '--port', '2775', '--system-id', 's', '--password', 'p'];
-      await assert.rejects(t.admin(...base, '--long-messages', 'split'), /--long-messages must be udh or payload, got "split"/);
+      await assert.rejects(
+        t.admin(...base, '--long-messages', 'split'),
+        /--long-messages must be udh or payload, got "split"/,
+      );
       await assert.rejects(t.admin(...base, '--tls-ca', pki.caPath), /--tls-ca and --tls-servername need --tls/);
-      await assert.rejects(t.admin(...base, '--tls', '--tls-ca', `${pki.dir}/nope.pem`), /cannot read CA bundle .*nope\.pem: ENOENT/);
+      await assert.rejects(
+        t.admin(...base, '--tls', '--tls-ca', `${pki.dir}/nope.pem`),
+        /cannot read CA bundle .*nope\.pem: ENOENT/,
+      );
       assert.ok(!(await t.admin('carriers')).join('\n').includes('other'), 'nothing was stored');
     });
 
     it('a long Hebrew message goes as one message_payload submit_sm; its receipt settles every recipient', async () => {
       const text = HEBREW.repeat(3);
       const phones = { '0521113339': 102, '0521110015': 15 };
-      const reply = await s.sms({ destinations: { phone: Object.keys(phones).map((p) => ({ $: { id: `pl-${p}` }, _: p })) }, message: text });
+      const reply = await s.sms({
+        destinations: { phone: Object.keys(phones).map((p) => ({ $: { id: `pl-${p}` }, _: p })) },
+        message: text,
+      });
       assert.equal(reply.status, 0, JSON.stringify(reply));
       assert.ok(reply.parts > 1, 'billed as several parts');
-      const reports = await eventually(async () => {
-        const r = await dlrById(s, Object.keys(phones).map((p) => `pl-${p}`));
-        return Object.entries(phones).every(([p, st]) => r.get(`pl-${p}`)?.status === String(st)) ? r : undefined;
-      }, 8000, 'the mapped status of both recipients');
+      const reports = await eventually(
+        async () => {
+          const r = await dlrById(
+            s,
+            Object.keys(phones).map((p) => `pl-${p}`),
+          );
+          return Object.entries(phones).every(([p, st]) => r.get(`pl-${p}`)?.status === String(st)) ? r : undefined;
+        },
+        8000,
+        'the mapped status of both recipients',
+      );
       assert.equal(reports.size, 2);
       for (const phone of Object.keys(phones)) {
         const received = simulator.messages({ to: `972${phone.slice(1)}` });
-        assert.deepEqual(received.map((m) => [m.text, m.parts, m.dataCoding, m.messagePayload]), [[text, 1, 8, true]]);
+        assert.deepEqual(
+          received.map((m) => [m.text, m.parts, m.dataCoding, m.messagePayload]),
+          [[text, 1, 8, true]],
+        );
       }
       assert.equal(simulator.stats().submitsReceived, 2, 'one submit_sm per recipient');
-      const rows = await t.service.store.db.selectFrom('messages').innerJoin('carrier_message_ids as c', 'c.message_id', 'messages.id')
-        .select(['messages.parts', 'messages.status', 'c.part_index', 'c.part_status']).where('messages.campaign_id', '=', reply.campaign_id)
-        .orderBy('messages.id').execute();
-      assert.deepEqual(rows.map((r) => [Number(r.parts), Number(r.status), Number(r.part_index), Number(r.part_status)]),
-        [[reply.parts, 102, 0, 102], [reply.parts, 15, 0, 15]]);
+      const rows = await t.service.store.db
+        .selectFrom('messages')
+        .innerJoin('carrier_message_ids as c', 'c.message_id', 'messages.id')
+        .select(['messages.parts', 'messages.status', 'c.part_index', 'c.part_status'])
+        .where('messages.campaign_id', '=', reply.campaign_id)
+        .orderBy('messages.id')
+        .execute();
+      assert.deepEqual(
+        rows.map((r) => [Number(r.parts), Number(r.status), Number(r.part_index), Number(r.part_status)]),
+        [
+          [reply.parts, 102, 0, 102],
+          [reply.parts, 15, 0, 15],
+        ],
+      );
     });
   });
 }

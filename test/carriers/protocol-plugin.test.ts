@@ -6,7 +6,15 @@ import { after, before, describe, it } from 'node:test';
 import { registerProtocol } from '../../src/carriers/index.ts';
 import type { Carrier, InboundSms, OutboundSms, Receipt, SubmitResult } from '../../src/carriers/types.ts';
 import { storeTargets } from '../helpers/stores.ts';
-import { dlrById, eventually, newSender, startDelivery, windowAroundNow, type DeliveryHarness, type Sender } from '../delivery/delivery-helpers.ts';
+import {
+  dlrById,
+  eventually,
+  newSender,
+  startDelivery,
+  windowAroundNow,
+  type DeliveryHarness,
+  type Sender,
+} from '../delivery/delivery-helpers.ts';
 
 /** Accepts every message, reports it delivered at once, and refuses texts that say "refuse" for good (18). */
 class MemoryCarrier implements Carrier {
@@ -22,7 +30,8 @@ class MemoryCarrier implements Carrier {
     return true;
   }
   async submit(sms: OutboundSms): Promise<SubmitResult> {
-    if (sms.text.includes('refuse')) return { ok: false, transient: false, error: 'refused by the memory carrier', status: 18 };
+    if (sms.text.includes('refuse'))
+      return { ok: false, transient: false, error: 'refused by the memory carrier', status: 18 };
     this.sent.push(sms);
     const id = `mem-${sms.messageId}`;
     setTimeout(() => this.receipts.forEach((h) => void h({ carrierMessageId: id, status: 102 })), 20);
@@ -42,11 +51,13 @@ class MemoryCarrier implements Carrier {
 }
 
 const carriers = new Map<string, MemoryCarrier>();
-registerProtocol('memory', { create: (config) => {
-  const carrier = new MemoryCarrier(config.name);
-  carriers.set(config.name, carrier);
-  return carrier;
-} });
+registerProtocol('memory', {
+  create: (config) => {
+    const carrier = new MemoryCarrier(config.name);
+    carriers.set(config.name, carrier);
+    return carrier;
+  },
+});
 
 const targets = await storeTargets();
 for (const target of targets) {
@@ -62,27 +73,47 @@ for (const target of targets) {
     after(() => h.close());
 
     it('sends through it and reports its receipts', async () => {
-      const reply = await s.sms({ destinations: { phone: [{ $: { id: 'm1' }, _: '0521260001' }] }, message: 'over memory' });
+      const reply = await s.sms({
+        destinations: { phone: [{ $: { id: 'm1' }, _: '0521260001' }] },
+        message: 'over memory',
+      });
       assert.equal(reply.status, 0, reply.message);
-      const report = await eventually(async () => (await dlrById(s, ['m1'])).get('m1')?.status === '102' || undefined, 8000, 'the receipt');
+      const report = await eventually(
+        async () => (await dlrById(s, ['m1'])).get('m1')?.status === '102' || undefined,
+        8000,
+        'the receipt',
+      );
       assert.ok(report);
-      assert.deepEqual(carriers.get(name)!.sent.map((m) => [m.destination, m.text]), [['972521260001', 'over memory']]);
+      assert.deepEqual(
+        carriers.get(name)!.sent.map((m) => [m.destination, m.text]),
+        [['972521260001', 'over memory']],
+      );
     });
 
     it('ends a message it refuses for good with its status, refunded', async () => {
       const before = (await s.balance()).credits;
       await s.sms({ destinations: { phone: [{ $: { id: 'm2' }, _: '0521260002' }] }, message: 'please refuse this' });
-      await eventually(async () => (await dlrById(s, ['m2'])).get('m2')?.status === '18' || undefined, 8000, 'status 18');
+      await eventually(
+        async () => (await dlrById(s, ['m2'])).get('m2')?.status === '18' || undefined,
+        8000,
+        'status 18',
+      );
       assert.equal((await s.balance()).credits, before);
     });
 
     it('takes its inbound texts', async () => {
       await h.t.admin('add-number', 'plugged', '0559991111');
-      await carriers.get(name)!.receive({ from: '972521260003', to: '972559991111', text: 'hello back', at: Date.now() });
-      const inbox = await eventually(async () => {
-        const r = await s.call('incoming', windowAroundNow());
-        return (r.transactions as unknown[]).length ? r.transactions : undefined;
-      }, 8000, 'the inbound text');
+      await carriers
+        .get(name)!
+        .receive({ from: '972521260003', to: '972559991111', text: 'hello back', at: Date.now() });
+      const inbox = await eventually(
+        async () => {
+          const r = await s.call('incoming', windowAroundNow());
+          return (r.transactions as unknown[]).length ? r.transactions : undefined;
+        },
+        8000,
+        'the inbound text',
+      );
       assert.equal((inbox as Array<{ message: string }>)[0].message, 'hello back');
     });
   });

@@ -2,7 +2,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import smpp from 'smpp';
-import { mapReceiptToStatus, parseReceiptText, receiptFromPdu, formatReceiptText } from '../../src/carriers/smpp/receipt.ts';
+import {
+  mapReceiptToStatus,
+  parseReceiptText,
+  receiptFromPdu,
+  formatReceiptText,
+} from '../../src/carriers/smpp/receipt.ts';
 import { TokenBucket } from '../../src/carriers/smpp/window.ts';
 import { Reassembler } from '../../src/carriers/smpp/concat.ts';
 import { isTransientStatus, sourceAddress } from '../../src/carriers/smpp/pdu.ts';
@@ -24,9 +29,17 @@ test('mapReceiptToStatus maps states and the simulator err codes to delivery sta
 });
 
 test('parseReceiptText reads the conventional receipt text, text: last', () => {
-  const r = parseReceiptText('id:ab12 sub:001 dlvrd:001 submit date:2501011200 done date:2501011201 stat:DELIVRD err:000 text:stat:x id:y');
+  const r = parseReceiptText(
+    'id:ab12 sub:001 dlvrd:001 submit date:2501011200 done date:2501011201 stat:DELIVRD err:000 text:stat:x id:y',
+  );
   assert.deepEqual(r, {
-    id: 'ab12', sub: '001', dlvrd: '001', submitDate: '2501011200', doneDate: '2501011201', stat: 'DELIVRD', err: '000',
+    id: 'ab12',
+    sub: '001',
+    dlvrd: '001',
+    submitDate: '2501011200',
+    doneDate: '2501011201',
+    stat: 'DELIVRD',
+    err: '000',
     text: 'stat:x id:y',
   });
   assert.equal(parseReceiptText('ID:7 Stat:undeliv Err:747').stat, 'UNDELIV');
@@ -34,20 +47,43 @@ test('parseReceiptText reads the conventional receipt text, text: last', () => {
 
 test('receiptFromPdu prefers TLVs and takes err from the text', () => {
   const now = Date.UTC(2025, 0, 1, 12, 30);
-  const body = formatReceiptText({ id: 'X1', stat: 'UNDELIV', err: '015', submitAt: now - 600_000, doneAt: now - 300_000, text: 'hi' });
-  const pdu = new smpp.PDU('deliver_sm', { esm_class: 4, short_message: Buffer.from(body), receipted_message_id: 'T1', message_state: 5 });
+  const body = formatReceiptText({
+    id: 'X1',
+    stat: 'UNDELIV',
+    err: '015',
+    submitAt: now - 600_000,
+    doneAt: now - 300_000,
+    text: 'hi',
+  });
+  const pdu = new smpp.PDU('deliver_sm', {
+    esm_class: 4,
+    short_message: Buffer.from(body),
+    receipted_message_id: 'T1',
+    message_state: 5,
+  });
   const parsed = new smpp.PDU(pdu.toBuffer());
   assert.deepEqual(receiptFromPdu(parsed), { carrierMessageId: 'T1', state: 'UNDELIV', error: '015' });
-  const textOnly = new smpp.PDU(new smpp.PDU('deliver_sm', { esm_class: 4, short_message: Buffer.from(body) }).toBuffer());
+  const textOnly = new smpp.PDU(
+    new smpp.PDU('deliver_sm', { esm_class: 4, short_message: Buffer.from(body) }).toBuffer(),
+  );
   assert.equal(receiptFromPdu(textOnly)?.carrierMessageId, 'X1');
 });
 
 test('a receipt with TLVs and no text takes its error from network_error_code', () => {
-  for (const [code, status] of [[15, 15], [747, 747], [3, 101]] as const) {
-    const pdu = new smpp.PDU(new smpp.PDU('deliver_sm', {
-      esm_class: 4, short_message: Buffer.alloc(0), receipted_message_id: `N${code}`, message_state: 5,
-      network_error_code: Buffer.from([3, code >> 8, code & 0xff]),
-    }).toBuffer());
+  for (const [code, status] of [
+    [15, 15],
+    [747, 747],
+    [3, 101],
+  ] as const) {
+    const pdu = new smpp.PDU(
+      new smpp.PDU('deliver_sm', {
+        esm_class: 4,
+        short_message: Buffer.alloc(0),
+        receipted_message_id: `N${code}`,
+        message_state: 5,
+        network_error_code: Buffer.from([3, code >> 8, code & 0xff]),
+      }).toBuffer(),
+    );
     const receipt = receiptFromPdu(pdu);
     assert.equal(receipt?.error, String(code).padStart(3, '0'));
     assert.equal(mapReceiptToStatus(receipt!.state, receipt!.error), status, `network error ${code}`);
@@ -87,5 +123,9 @@ test('status classes and source addressing', () => {
   assert.equal(isTransientStatus(0x0b), false);
   assert.equal(isTransientStatus(0x0a), false);
   assert.deepEqual(sourceAddress('Yona'), { source_addr_ton: 5, source_addr_npi: 0, source_addr: 'Yona' });
-  assert.deepEqual(sourceAddress('+972501234567'), { source_addr_ton: 1, source_addr_npi: 1, source_addr: '972501234567' });
+  assert.deepEqual(sourceAddress('+972501234567'), {
+    source_addr_ton: 1,
+    source_addr_npi: 1,
+    source_addr: '972501234567',
+  });
 });

@@ -23,14 +23,18 @@ async function bind(port: number, host = '127.0.0.1'): Promise<{ status: number;
     session.once('error', reject);
   });
   const status = await new Promise<number>((resolve) => {
-    session.bind_transceiver({ system_id: 'yona', password: 'secret' }, (pdu: smpp.PDU) => resolve(Number(pdu.command_status)));
+    session.bind_transceiver({ system_id: 'yona', password: 'secret' }, (pdu: smpp.PDU) =>
+      resolve(Number(pdu.command_status)),
+    );
   });
   return { status, client: { session, local: `${session.socket.localAddress}:${session.socket.localPort}` } };
 }
 
 async function submit(client: Client, to: string, text: string): Promise<number> {
   return new Promise<number>((resolve) => {
-    client.session.submit_sm({ source_addr: 'Yona', destination_addr: to, short_message: text }, (pdu: smpp.PDU) => resolve(Number(pdu.command_status)));
+    client.session.submit_sm({ source_addr: 'Yona', destination_addr: to, short_message: text }, (pdu: smpp.PDU) =>
+      resolve(Number(pdu.command_status)),
+    );
   });
 }
 

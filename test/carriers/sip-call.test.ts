@@ -3,7 +3,7 @@
 // the pauses), then BYE; busy, decline and a callee that only rings (cancelled at the ring timeout) map to their
 // outcomes; a trunk's digest challenge is answered. Also the speech rendering the calls play.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { placeCall, type CallRequest, type Trunk } from '../../src/carriers/sip/call.ts';
 import { PACKET_MS, playbackFrames } from '../../src/carriers/sip/rtp.ts';
 import { CachedSpeech, EspeakEngine, espeakSpeed, speakableText, type G711Law } from '../../src/carriers/sip/speech.ts';
@@ -12,9 +12,19 @@ import { startSipp, voiceToolsAvailable, type SippPeer } from '../helpers/sipp.t
 const available = voiceToolsAvailable();
 const speech = new CachedSpeech(new EspeakEngine());
 const TEXT = 'שלום, הקוד שלך הוא 482913';
-const trunk = (port: number, over: Partial<Trunk> = {}): Trunk => ({ host: '127.0.0.1', port, callerId: '035550000', localIp: '127.0.0.1', ...over });
+const trunk = (port: number, over: Partial<Trunk> = {}): Trunk => ({
+  host: '127.0.0.1',
+  port,
+  callerId: '035550000',
+  localIp: '127.0.0.1',
+  ...over,
+});
 const request = (over: Partial<CallRequest> = {}): CallRequest => ({
-  to: '0521234567', repeat: 1, ringTimeoutMs: 5000, audio: (law: G711Law) => speech.render({ text: TEXT, voice: 'ymMale', rate: 0, law }), ...over,
+  to: '0521234567',
+  repeat: 1,
+  ringTimeoutMs: 5000,
+  audio: (law: G711Law) => speech.render({ text: TEXT, voice: 'ymMale', rate: 0, law }),
+  ...over,
 });
 
 describe('speech for calls', { skip: !available }, () => {
@@ -33,7 +43,11 @@ describe('speech for calls', { skip: !available }, () => {
     assert.ok(fast.length < male.length * 0.8, `rate 10 is faster: ${fast.length} against ${male.length} samples`);
     assert.equal(mulaw.length, male.length, 'both laws carry the same samples');
     assert.ok(!mulaw.equals(male));
-    assert.equal(await speech.render({ text: TEXT, voice: 'ymMale', rate: 0, law: 'pcma' }), male, 'rendered once, then cached');
+    assert.equal(
+      await speech.render({ text: TEXT, voice: 'ymMale', rate: 0, law: 'pcma' }),
+      male,
+      'rendered once, then cached',
+    );
   });
 });
 
@@ -52,7 +66,10 @@ describe('a call to sipp', { skip: !available }, () => {
     const expected = playbackFrames(audio, 'pcmu', 2).length;
     assert.equal(media.packets, expected);
     const expectedMs = expected * PACKET_MS;
-    assert.ok(Math.abs(media.durationMs - expectedMs) < expectedMs * 0.05, `${media.durationMs} ms of audio for ${expectedMs} ms`);
+    assert.ok(
+      Math.abs(media.durationMs - expectedMs) < expectedMs * 0.05,
+      `${media.durationMs} ms of audio for ${expectedMs} ms`,
+    );
     assert.ok(media.received >= expected * 0.95, `sipp echoed ${media.received} of ${expected} packets`);
     assert.equal(await peer.exit, 0, 'sipp saw the call through (INVITE, ACK, BYE)');
   });
@@ -91,7 +108,11 @@ describe('a call to sipp', { skip: !available }, () => {
   it('places the call over TCP too', async () => {
     peer = await startSipp('uas', 1, 'tcp');
     const outcome = await placeCall(trunk(peer.port, { transport: 'tcp' }), request());
-    assert.deepEqual([outcome.result, outcome.reason], ['answered', '200 OK'], 'answered over TCP, and our BYE got its 200');
+    assert.deepEqual(
+      [outcome.result, outcome.reason],
+      ['answered', '200 OK'],
+      'answered over TCP, and our BYE got its 200',
+    );
     assert.ok(outcome.media!.received >= outcome.media!.packets * 0.95, 'sipp echoed the RTP');
     // sipp's exit code is not checked here: over TCP it counts a call whose connection closed during its
     // closing wait as failed, though every message of the call was exchanged.
@@ -99,7 +120,10 @@ describe('a call to sipp', { skip: !available }, () => {
 
   it('fails when nothing answers at the trunk address', async () => {
     const outcome = await placeCall(trunk(9), request({ ringTimeoutMs: 300 }));
-    assert.deepEqual([outcome.result, outcome.reason, outcome.sipStatus], ['failed', 'no response from the trunk', undefined]);
+    assert.deepEqual(
+      [outcome.result, outcome.reason, outcome.sipStatus],
+      ['failed', 'no response from the trunk', undefined],
+    );
     const tcp = await placeCall(trunk(9, { transport: 'tcp' }), request());
     assert.equal(tcp.result, 'failed');
     assert.match(tcp.reason, /^cannot reach the trunk: connect ECONNREFUSED/);

@@ -16,14 +16,29 @@ const file = (content: unknown) => {
 };
 
 it('reads a SIP trunk beside an SMPP carrier, with its defaults', () => {
-  const setup = readCarriersFile(file({
-    carriers: [
-      { name: 'sms', host: 'smsc.example', port: 2775, systemId: 's', password: 'p' },
-      { protocol: 'sip', name: 'voice', host: 'trunk.example', callerId: '+97235550000', username: 'u', password: 'pw' },
+  const setup = readCarriersFile(
+    file({
+      carriers: [
+        { name: 'sms', host: 'smsc.example', port: 2775, systemId: 's', password: 'p' },
+        {
+          protocol: 'sip',
+          name: 'voice',
+          host: 'trunk.example',
+          callerId: '+97235550000',
+          username: 'u',
+          password: 'pw',
+        },
+      ],
+      routes: { default: 'sms' },
+    }),
+  );
+  assert.deepEqual(
+    setup.carriers.map((c) => [c.name, c.protocol]),
+    [
+      ['sms', 'smpp'],
+      ['voice', 'sip'],
     ],
-    routes: { default: 'sms' },
-  }));
-  assert.deepEqual(setup.carriers.map((c) => [c.name, c.protocol]), [['sms', 'smpp'], ['voice', 'sip']]);
+  );
   const voice = setup.carriers[1];
   assert.deepEqual(
     [voice.port, voice.callerId, voice.localIp, voice.maxCalls, voice.callsPerSecond, voice.ringTimeoutMs],
@@ -32,9 +47,19 @@ it('reads a SIP trunk beside an SMPP carrier, with its defaults', () => {
 });
 
 it('names the entry and field of a mistake, and an unknown protocol', () => {
-  assert.throws(() => readCarriersFile(file({ carriers: [{ protocol: 'sip', name: 'voice', host: 'h', callerId: 'office' }] })),
-    /carriers\.0\.callerId: callerId must be a phone number/);
-  assert.throws(() => readCarriersFile(file({ carriers: [{ protocol: 'sip', name: 'voice', host: 'h', callerId: '035550000', max_calls: 3 }] })),
-    /max_calls.*camelCase/);
-  assert.throws(() => readCarriersFile(file({ carriers: [{ protocol: 'fax', name: 'f' }] })), /carrier "f": unknown protocol "fax" \(known: smpp, sip\)/);
+  assert.throws(
+    () => readCarriersFile(file({ carriers: [{ protocol: 'sip', name: 'voice', host: 'h', callerId: 'office' }] })),
+    /carriers\.0\.callerId: callerId must be a phone number/,
+  );
+  assert.throws(
+    () =>
+      readCarriersFile(
+        file({ carriers: [{ protocol: 'sip', name: 'voice', host: 'h', callerId: '035550000', max_calls: 3 }] }),
+      ),
+    /max_calls.*camelCase/,
+  );
+  assert.throws(
+    () => readCarriersFile(file({ carriers: [{ protocol: 'fax', name: 'f' }] })),
+    /carrier "f": unknown protocol "fax" \(known: smpp, sip\)/,
+  );
 });

@@ -28,8 +28,16 @@ describe('a voice trunk against the bundled call simulator', { skip: !available 
   let port: number;
   const speech = new CachedSpeech(new EspeakEngine());
   const trunk = (over: Partial<SipTrunkConfig> = {}): SipTrunkConfig => ({
-    protocol: 'sip', name: 'voice', host: '127.0.0.1', port, callerId: '035550000', localIp: '127.0.0.1',
-    maxCalls: 4, callsPerSecond: 0, ringTimeoutMs: 800, ...over,
+    protocol: 'sip',
+    name: 'voice',
+    host: '127.0.0.1',
+    port,
+    callerId: '035550000',
+    localIp: '127.0.0.1',
+    maxCalls: 4,
+    callsPerSecond: 0,
+    ringTimeoutMs: 800,
+    ...over,
   });
 
   before(async () => {
@@ -43,10 +51,22 @@ describe('a voice trunk against the bundled call simulator', { skip: !available 
     const receipts: Receipt[] = [];
     carrier.onReceipt((r) => void receipts.push(r));
     await carrier.start();
-    const numbers = { answered: '972521110001', busy: '972521110486', declined: '972521110603', silent: '972521110480', unknown: '972521110404' };
+    const numbers = {
+      answered: '972521110001',
+      busy: '972521110486',
+      declined: '972521110603',
+      silent: '972521110480',
+      unknown: '972521110404',
+    };
     const ids = new Map<string, string>();
     for (const [what, destination] of Object.entries(numbers)) {
-      const r = await carrier.submit({ messageId: ids.size + 1, source: 'x', destination, text: TEXT, spoken: { voice: 'ymFemale', rate: 0, repeat: 1 } });
+      const r = await carrier.submit({
+        messageId: ids.size + 1,
+        source: 'x',
+        destination,
+        text: TEXT,
+        spoken: { voice: 'ymFemale', rate: 0, repeat: 1 },
+      });
       assert.ok(r.ok);
       ids.set(r.carrierMessageIds[0], what);
     }
@@ -57,7 +77,10 @@ describe('a voice trunk against the bundled call simulator', { skip: !available 
     const audio = await speech.render({ text: TEXT, voice: 'ymFemale', rate: 0, law: 'pcma' });
     const expected = playbackFrames(audio, 'pcma', 1).length;
     assert.equal(answered.law, 'pcma', 'the simulator takes the first law offered');
-    assert.ok(Math.abs(answered.packets - expected) <= 2, `${answered.packets} RTP packets received for ${expected} sent`);
+    assert.ok(
+      Math.abs(answered.packets - expected) <= 2,
+      `${answered.packets} RTP packets received for ${expected} sent`,
+    );
     assert.ok(answered.endedAt !== undefined, 'the call was hung up with BYE');
     await carrier.stop();
   });
@@ -70,14 +93,27 @@ describe('a voice trunk against the bundled call simulator', { skip: !available 
     let most = 0;
     const watch = setInterval(() => (most = Math.max(most, carrier.activeCalls())), 5);
     const before = sim.calls().length;
-    await Promise.all(Array.from({ length: 5 }, (_, i) => carrier.submit({
-      messageId: 100 + i, source: 'x', destination: `97252222000${i}`, text: 'hi', spoken: { voice: 'ymMale', rate: 5, repeat: 1 },
-    })));
+    await Promise.all(
+      Array.from({ length: 5 }, (_, i) =>
+        carrier.submit({
+          messageId: 100 + i,
+          source: 'x',
+          destination: `97252222000${i}`,
+          text: 'hi',
+          spoken: { voice: 'ymMale', rate: 5, repeat: 1 },
+        }),
+      ),
+    );
     await until(() => (receipts.length === 5 ? true : undefined), 20_000, 'five calls');
     clearInterval(watch);
     assert.equal(most, 2);
     const calls = sim.calls().slice(before);
-    const overlapping = Math.max(...calls.map((c) => calls.filter((o) => o.startedAt < (c.endedAt ?? Infinity) && (o.endedAt ?? Infinity) > c.startedAt).length));
+    const overlapping = Math.max(
+      ...calls.map(
+        (c) =>
+          calls.filter((o) => o.startedAt < (c.endedAt ?? Infinity) && (o.endedAt ?? Infinity) > c.startedAt).length,
+      ),
+    );
     assert.ok(overlapping <= 2, `the simulator saw ${overlapping} calls at once`);
     await carrier.stop();
   });
@@ -88,12 +124,33 @@ describe('a voice trunk whose speech engine fails', () => {
     const sim = new CallSimulator();
     const port = await sim.start();
     const broken = { render: () => Promise.reject(new Error('espeak-ng could not run')) };
-    const carrier = new SipCarrier({
-      protocol: 'sip', name: 'mute', host: '127.0.0.1', port, callerId: '035550000', localIp: '127.0.0.1', maxCalls: 1, callsPerSecond: 0, ringTimeoutMs: 500,
-    }, broken);
+    const carrier = new SipCarrier(
+      {
+        protocol: 'sip',
+        name: 'mute',
+        host: '127.0.0.1',
+        port,
+        callerId: '035550000',
+        localIp: '127.0.0.1',
+        maxCalls: 1,
+        callsPerSecond: 0,
+        ringTimeoutMs: 500,
+      },
+      broken,
+    );
     await carrier.start();
-    const result = await carrier.submit({ messageId: 1, source: 'x', destination: '972521119999', text: 'hello', spoken: { voice: 'ymMale', rate: 0, repeat: 1 } });
-    assert.deepEqual(result, { ok: false, transient: false, error: 'the message could not be spoken: espeak-ng could not run' });
+    const result = await carrier.submit({
+      messageId: 1,
+      source: 'x',
+      destination: '972521119999',
+      text: 'hello',
+      spoken: { voice: 'ymMale', rate: 0, repeat: 1 },
+    });
+    assert.deepEqual(result, {
+      ok: false,
+      transient: false,
+      error: 'the message could not be spoken: espeak-ng could not run',
+    });
     assert.equal(carrier.freeSlots(), 1, 'its call slot is free again');
     assert.equal(sim.calls().length, 0);
     await carrier.stop();

@@ -35,7 +35,14 @@ test('single and long GSM and long Hebrew messages arrive decoded, long ones as 
 test('each simulator outcome produces its receipt and mapped status; 0002 produces none', async () => {
   const p = await pair({ receiptDelayMs: 10 });
   try {
-    const expected: Record<string, number> = { '0015': 15, '0101': 101, '0103': 103, '0108': 108, '0747': 747, '1234': 102 };
+    const expected: Record<string, number> = {
+      '0015': 15,
+      '0101': 101,
+      '0103': 103,
+      '0108': 108,
+      '0747': 747,
+      '1234': 102,
+    };
     const ids = new Map<string, string>();
     for (const suffix of [...Object.keys(expected), '0002']) {
       const result = await p.carrier.submit(sms(`97250111${suffix}`, `outcome ${suffix}`));
@@ -65,8 +72,13 @@ test('inbound MO (short GSM and long Hebrew) reaches onInbound, in tx+rx mode to
       await waitFor(() => p.inbound.length === 1 + b.parts, 2000, 'the short message and every part');
       assert.deepEqual(p.inbound[0], { from: '972509990000', to: '5550', text: 'STOP', at: p.inbound[0].at });
       const parts = p.inbound.slice(1);
-      assert.ok(parts.every((m) => m.from === '972509990001' && m.part?.total === b.parts && m.part.ref === parts[0].part?.ref));
-      assert.deepEqual(parts.map((m) => m.part?.seq), Array.from({ length: b.parts }, (_, i) => i + 1));
+      assert.ok(
+        parts.every((m) => m.from === '972509990001' && m.part?.total === b.parts && m.part.ref === parts[0].part?.ref),
+      );
+      assert.deepEqual(
+        parts.map((m) => m.part?.seq),
+        Array.from({ length: b.parts }, (_, i) => i + 1),
+      );
       assert.equal(parts.map((m) => m.text).join(''), HEBREW.repeat(2));
       const r = await p.carrier.submit(sms('972501110009', `receipt over ${bindMode}`));
       assert.ok(r.ok);
@@ -81,7 +93,11 @@ test('permanent and transient command statuses are classified', async () => {
   const p = await pair();
   try {
     assert.deepEqual(await p.carrier.submit(sms('not-a-number', 'x')), {
-      ok: false, transient: false, error: 'ESME_RINVDSTADR (0x0b)', commandStatus: 0x0b, status: 1,
+      ok: false,
+      transient: false,
+      error: 'ESME_RINVDSTADR (0x0b)',
+      commandStatus: 0x0b,
+      status: 1,
     });
     p.simulator.failNext(1, 0x0a);
     const src = await p.carrier.submit(sms('972501110010', 'x'));
@@ -100,8 +116,13 @@ test('throttling is survived: every message is eventually accepted', async () =>
   try {
     p.simulator.throttle(true);
     setTimeout(() => p.simulator.throttle(false), 300);
-    const results = await Promise.all(Array.from({ length: 40 }, (_, i) => p.carrier.submit(sms(`9725022${String(i).padStart(5, '0')}`, `m${i}`))));
-    assert.ok(results.every((r) => r.ok), JSON.stringify(results.filter((r) => !r.ok)));
+    const results = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => p.carrier.submit(sms(`9725022${String(i).padStart(5, '0')}`, `m${i}`))),
+    );
+    assert.ok(
+      results.every((r) => r.ok),
+      JSON.stringify(results.filter((r) => !r.ok)),
+    );
     const stats = p.simulator.stats();
     assert.ok(stats.throttled > 0, 'the simulator did throttle');
     assert.equal(stats.messagesReceived, 40);
@@ -131,7 +152,8 @@ test('disconnectAll mid-stream: in-window submits fail transiently, the carrier 
     await waitFor(() => p.simulator.stats().submitsReceived === 5, 2000, 'submits in the window');
     p.simulator.disconnectAll();
     const results = await Promise.all(inWindow);
-    for (const r of results) assert.deepEqual([r.ok, !r.ok && r.transient, !r.ok && r.error], [false, true, 'submit_sm disconnected']);
+    for (const r of results)
+      assert.deepEqual([r.ok, !r.ok && r.transient, !r.ok && r.error], [false, true, 'submit_sm disconnected']);
     p.simulator.setSubmitResponseDelay(0);
     const after = await p.carrier.submit(sms('972503330009', 'after reconnect'));
     assert.equal(after.ok, true);
@@ -146,7 +168,9 @@ test('window limit is respected per session and submits wait for room', async ()
   const p = await pair({}, { windowSize: 4, binds: 2 });
   try {
     p.simulator.setSubmitResponseDelay(30);
-    const results = await Promise.all(Array.from({ length: 40 }, (_, i) => p.carrier.submit(sms(`9725044${String(i).padStart(5, '0')}`, `n${i}`))));
+    const results = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => p.carrier.submit(sms(`9725044${String(i).padStart(5, '0')}`, `n${i}`))),
+    );
     assert.ok(results.every((r) => r.ok));
     assert.equal(p.simulator.stats().maxInFlight, 4, 'the window was filled but never exceeded');
     assert.equal(p.simulator.stats().binds, 2);
@@ -159,7 +183,9 @@ test('maxSubmitsPerSecond paces submits', async () => {
   const p = await pair({}, { maxSubmitsPerSecond: 100 });
   try {
     const started = Date.now();
-    const results = await Promise.all(Array.from({ length: 30 }, (_, i) => p.carrier.submit(sms(`9725055${String(i).padStart(5, '0')}`, 'r'))));
+    const results = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => p.carrier.submit(sms(`9725055${String(i).padStart(5, '0')}`, 'r'))),
+    );
     const elapsed = Date.now() - started;
     assert.ok(results.every((r) => r.ok));
     assert.ok(elapsed >= 220 && elapsed < 1500, `30 submits at 100/s took ${elapsed} ms`);
@@ -183,7 +209,9 @@ test('a wrong password never binds: start returns, submits fail transiently afte
 test('a long message sent again after a part failed keeps its UDH reference: the handset completes it from the parts it holds', async () => {
   const p = await pair();
   try {
-    const text = 'A long message whose second attempt must reuse the concatenation reference of the first one. '.repeat(3);
+    const text = 'A long message whose second attempt must reuse the concatenation reference of the first one. '.repeat(
+      3,
+    );
     p.simulator.failNext(1, 0x08);
     const first = await p.carrier.submit(sms('972501110077', text, 4242));
     assert.ok(!first.ok && first.transient, JSON.stringify(first));

@@ -23,14 +23,19 @@ test('a window of ESME_RTHROTTLED answers over SMPP halves the rate once, and ev
   const p = await pair({}, { windowSize: window, maxSubmitsPerSecond: 1000, throttlePauseMs: 1000 });
   try {
     p.simulator.throttle(true);
-    const sending = Promise.all(Array.from({ length: window }, (_, i) => p.carrier.submit(sms(`9725066${String(i).padStart(5, '0')}`, `t${i}`))));
+    const sending = Promise.all(
+      Array.from({ length: window }, (_, i) => p.carrier.submit(sms(`9725066${String(i).padStart(5, '0')}`, `t${i}`))),
+    );
     await waitFor(() => p.simulator.stats().throttled === window, 2000, 'a whole window answered ESME_RTHROTTLED');
     await new Promise((r) => setTimeout(r, 50)); // the answers' way back to the carrier
     assert.equal(p.simulator.stats().throttled, window, 'no retry yet (still paused)');
     assert.equal(p.carrier.stats().rate, 500, `rate after ${window} throttled answers`);
     p.simulator.throttle(false);
     const results = await sending;
-    assert.ok(results.every((r) => r.ok), JSON.stringify(results.filter((r) => !r.ok)));
+    assert.ok(
+      results.every((r) => r.ok),
+      JSON.stringify(results.filter((r) => !r.ok)),
+    );
     assert.equal(p.simulator.stats().messagesReceived, window);
     assert.ok(p.carrier.stats().rate > 500, 'successes creep back towards the configured rate');
   } finally {

@@ -20,9 +20,16 @@ const EC = { keyType: 'ec', curve: 'P-256', algorithm: 'sha256' } as const;
 /** Creates the CA and a server certificate for `names` (plus IP 127.0.0.1 unless `withIp` is false). */
 export async function privatePki(names: string[] = ['localhost'], withIp = true): Promise<TestPki> {
   const ca = await generate([{ name: 'commonName', value: 'Test Carrier Root CA' }], {
-    ...EC, extensions: [{ name: 'basicConstraints', cA: true, critical: true }, { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true }],
+    ...EC,
+    extensions: [
+      { name: 'basicConstraints', cA: true, critical: true },
+      { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true },
+    ],
   });
-  const altNames = [...names.map((value) => ({ type: 2 as const, value })), ...(withIp ? [{ type: 7 as const, ip: '127.0.0.1' }] : [])];
+  const altNames = [
+    ...names.map((value) => ({ type: 2 as const, value })),
+    ...(withIp ? [{ type: 7 as const, ip: '127.0.0.1' }] : []),
+  ];
   const server = await generate([{ name: 'commonName', value: names[0] }], {
     ...EC,
     ca: { key: ca.private, cert: ca.cert },
@@ -36,7 +43,13 @@ export async function privatePki(names: string[] = ['localhost'], withIp = true)
   const dir = mkdtempSync(join(tmpdir(), 'yona-pki-'));
   const caPath = join(dir, 'carrier-ca.pem');
   writeFileSync(caPath, ca.cert);
-  return { dir, caPath, key: server.private, cert: server.cert, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  return {
+    dir,
+    caPath,
+    key: server.private,
+    cert: server.cert,
+    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+  };
 }
 
 /** One log call as the connector made it. */
@@ -49,6 +62,7 @@ export interface LogEntry {
 /** A logger keeping every entry (debug included) in `entries`. */
 export function capturingLogger(): SmppLogger & { entries: LogEntry[] } {
   const entries: LogEntry[] = [];
-  const at = (level: LogEntry['level']) => (obj: object, msg?: string) => void entries.push({ level, obj: obj as Record<string, unknown>, msg });
+  const at = (level: LogEntry['level']) => (obj: object, msg?: string) =>
+    void entries.push({ level, obj: obj as Record<string, unknown>, msg });
   return { entries, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }

@@ -14,12 +14,23 @@ import { runSmscSim } from '../../src/cli/sim.ts';
 import { sms, waitFor } from './helpers.ts';
 import { capturingLogger, privatePki, type TestPki } from './tls-helpers.ts';
 
-const TIMERS = { enquireLinkMs: 1000, responseTimeoutMs: 300, reconnectBaseMs: 50, reconnectMaxMs: 200, queueTimeoutMs: 300 };
+const TIMERS = {
+  enquireLinkMs: 1000,
+  responseTimeoutMs: 300,
+  reconnectBaseMs: 50,
+  reconnectMaxMs: 200,
+  queueTimeoutMs: 300,
+};
 
 // Writes a carriers file for one carrier and reads it back as `yona serve` does.
 function carrierFromFile(dir: string, carrier: Record<string, unknown>) {
   const file = join(dir, `carriers-${Math.random().toString(36).slice(2)}.json`);
-  writeFileSync(file, JSON.stringify({ carriers: [{ name: 'secure', host: '127.0.0.1', systemId: 'yona', password: 'secret', ...TIMERS, ...carrier }] }));
+  writeFileSync(
+    file,
+    JSON.stringify({
+      carriers: [{ name: 'secure', host: '127.0.0.1', systemId: 'yona', password: 'secret', ...TIMERS, ...carrier }],
+    }),
+  );
   return readCarriersFile(file).carriers[0] as SmppCarrierConfig;
 }
 
@@ -33,7 +44,8 @@ async function startCarrier(dir: string, carrier: Record<string, unknown>) {
   return { smpp, log, receipts };
 }
 
-const tlsErrors = (log: ReturnType<typeof capturingLogger>) => log.entries.filter((e) => e.level === 'error' && /TLS handshake failed/.test(e.msg ?? ''));
+const tlsErrors = (log: ReturnType<typeof capturingLogger>) =>
+  log.entries.filter((e) => e.level === 'error' && /TLS handshake failed/.test(e.msg ?? ''));
 
 describe('TLS with a private CA', () => {
   let pki: TestPki;
@@ -41,7 +53,12 @@ describe('TLS with a private CA', () => {
   let port: number;
   before(async () => {
     pki = await privatePki(['smsc.carrier.test'], false);
-    simulator = new SmscSimulator({ systemId: 'yona', password: 'secret', receiptDelayMs: 10, tls: { key: pki.key, cert: pki.cert } });
+    simulator = new SmscSimulator({
+      systemId: 'yona',
+      password: 'secret',
+      receiptDelayMs: 10,
+      tls: { key: pki.key, cert: pki.cert },
+    });
     port = await simulator.start();
   });
   after(async () => {
@@ -50,7 +67,12 @@ describe('TLS with a private CA', () => {
   });
 
   it('binds with tlsCa (relative to the carriers file) and tlsServername, submits and gets the receipt', async () => {
-    const { smpp, receipts } = await startCarrier(pki.dir, { port, tls: true, tlsCa: 'carrier-ca.pem', tlsServername: 'smsc.carrier.test' });
+    const { smpp, receipts } = await startCarrier(pki.dir, {
+      port,
+      tls: true,
+      tlsCa: 'carrier-ca.pem',
+      tlsServername: 'smsc.carrier.test',
+    });
     try {
       assert.equal(smpp.stats().bound, 1);
       const r = await smpp.submit(sms('972501116666', 'over TLS, private CA'));
@@ -100,11 +122,20 @@ describe('carrier TLS settings are checked when read', () => {
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   it('names a missing or non-PEM CA bundle, tlsCa without tls, and snake_case keys', () => {
-    assert.throws(() => carrierFromFile(dir, { port: 1, tls: true, tlsCa: 'missing.pem' }), /carrier "secure": cannot read CA bundle .*missing\.pem: ENOENT/);
+    assert.throws(
+      () => carrierFromFile(dir, { port: 1, tls: true, tlsCa: 'missing.pem' }),
+      /carrier "secure": cannot read CA bundle .*missing\.pem: ENOENT/,
+    );
     writeFileSync(join(dir, 'junk.pem'), 'not a certificate');
     assert.throws(() => carrierFromFile(dir, { port: 1, tls: true, tlsCa: 'junk.pem' }), /holds no PEM certificate/);
-    assert.throws(() => carrierFromFile(dir, { port: 1, tlsServername: 'x.test' }), /tlsCa and tlsServername need tls on/);
-    assert.throws(() => carrierFromFile(dir, { port: 1, tls: true, tls_ca: 'ca.pem' }), /tls_ca.*keys are camelCase, e\.g\. tlsCa/);
+    assert.throws(
+      () => carrierFromFile(dir, { port: 1, tlsServername: 'x.test' }),
+      /tlsCa and tlsServername need tls on/,
+    );
+    assert.throws(
+      () => carrierFromFile(dir, { port: 1, tls: true, tls_ca: 'ca.pem' }),
+      /tls_ca.*keys are camelCase, e\.g\. tlsCa/,
+    );
   });
 });
 
@@ -116,7 +147,11 @@ describe('yona smsc-sim --tls', () => {
     const lines: string[] = [];
     let stop!: () => void;
     const stopped = new Promise<void>((resolve) => (stop = resolve));
-    const running = runSmscSim(['--port', '0', '--control-port', '0', '--tls', '--receipt-delay', '10'], (l) => lines.push(l), stopped);
+    const running = runSmscSim(
+      ['--port', '0', '--control-port', '0', '--tls', '--receipt-delay', '10'],
+      (l) => lines.push(l),
+      stopped,
+    );
     try {
       await waitFor(() => lines.length >= 2, 5000, 'the simulator to listen');
       const port = Number(/over TLS on 127\.0\.0\.1:(\d+)/.exec(lines[0])?.[1]);

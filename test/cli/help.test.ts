@@ -12,13 +12,18 @@ import { ADMIN_HELP, COMMAND_HELP, nearest } from '../../src/cli/help.ts';
 const bin = join(import.meta.dirname, '../../bin/yona.js');
 const dataDir = mkdtempSync(join(tmpdir(), 'yona-help-'));
 after(() => rmSync(dataDir, { recursive: true, force: true }));
-const yona = (...args: string[]) => spawnSync(process.execPath, [bin, ...args], { env: { ...process.env, YONA_DATA_DIR: dataDir, DATABASE_URL: '' }, encoding: 'utf8' });
+const yona = (...args: string[]) =>
+  spawnSync(process.execPath, [bin, ...args], {
+    env: { ...process.env, YONA_DATA_DIR: dataDir, DATABASE_URL: '' },
+    encoding: 'utf8',
+  });
 
 describe('yona --help', () => {
   it('lists every command with what it does', () => {
     const r = yona('--help');
     assert.equal(r.status, 0, r.stderr);
-    for (const name of ['serve', 'admin', 'smsc-sim', 'sim']) assert.match(r.stdout, new RegExp(`^  ${name} +\\S`, 'm'), name);
+    for (const name of ['serve', 'admin', 'smsc-sim', 'sim'])
+      assert.match(r.stdout, new RegExp(`^  ${name} +\\S`, 'm'), name);
     assert.match(r.stdout, /yona admin --help lists the operator commands/);
   });
 
@@ -34,7 +39,11 @@ describe('yona --help', () => {
   it('lists and explains every admin command, opening no store', () => {
     const list = yona('admin', '--help');
     assert.equal(list.status, 0, list.stderr);
-    assert.deepEqual(Object.keys(ADMIN_HELP).sort(), Object.keys(ADMIN_COMMANDS).sort(), 'every admin command has help');
+    assert.deepEqual(
+      Object.keys(ADMIN_HELP).sort(),
+      Object.keys(ADMIN_COMMANDS).sort(),
+      'every admin command has help',
+    );
     for (const name of Object.keys(ADMIN_COMMANDS)) {
       assert.match(list.stdout, new RegExp(`^  ${name} +\\S`, 'm'), name);
       const one = yona('admin', name, '--help');
@@ -47,7 +56,10 @@ describe('yona --help', () => {
   it('names the nearest command or option for a mistake, exit 2', () => {
     const top = yona('serv');
     assert.equal(top.status, 2);
-    assert.equal(top.stderr, 'yona: unknown command "serv"; did you mean "serve"? (usage: yona COMMAND [ARGS]; yona --help lists the commands)\n');
+    assert.equal(
+      top.stderr,
+      'yona: unknown command "serv"; did you mean "serve"? (usage: yona COMMAND [ARGS]; yona --help lists the commands)\n',
+    );
     const admin = yona('admin', 'create-acount', 'x');
     assert.equal(admin.status, 2);
     assert.match(admin.stderr, /^yona: unknown admin command "create-acount"; did you mean "create-account"\?/);

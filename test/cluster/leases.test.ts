@@ -25,15 +25,23 @@ class ShareBoard {
 
   carrier(node: string, shares: number): Carrier & { shares: number; useShares(i: number[]): Promise<void> } {
     return {
-      name: 'sim', protocol: 'smpp', inFlightLimit: 1, shares,
+      name: 'sim',
+      protocol: 'smpp',
+      inFlightLimit: 1,
+      shares,
       useShares: async (indexes) => {
         this.using.set(node, [...indexes]);
         const all = [...this.using.values()].flat();
         if (new Set(all).size !== all.length) this.overlaps++;
         this.mostAtOnce = Math.max(this.mostAtOnce, all.length);
       },
-      start: async () => {}, stop: async () => {}, submit: async () => ({ ok: false, transient: true, error: 'test' }),
-      onReceipt() {}, onInbound() {}, onLateAccept() {}, canSubmit: () => true,
+      start: async () => {},
+      stop: async () => {},
+      submit: async () => ({ ok: false, transient: true, error: 'test' }),
+      onReceipt() {},
+      onInbound() {},
+      onLateAccept() {},
+      canSubmit: () => true,
     };
   }
 
@@ -50,7 +58,8 @@ async function until(check: () => boolean, ms: number, what: string): Promise<vo
   }
 }
 
-const node = (store: Store, name: string) => new ClusterNode(store, { name, roles: ['dispatcher', 'scheduler'], leaseMs: LEASE_MS }, logger);
+const node = (store: Store, name: string) =>
+  new ClusterNode(store, { name, roles: ['dispatcher', 'scheduler'], leaseMs: LEASE_MS }, logger);
 
 for (const target of await storeTargets()) {
   describe(`nodes on one database (${target.name})`, () => {
@@ -64,21 +73,28 @@ for (const target of await storeTargets()) {
       return store;
     };
 
-    it('spreads a carrier\'s binds over the nodes, never two on one bind, and takes a dead node\'s binds after its lease', async () => {
+    it("spreads a carrier's binds over the nodes, never two on one bind, and takes a dead node's binds after its lease", async () => {
       const created = await target.create();
       cleanups.push(created.cleanup);
       const [storeA, storeB] = [await open(created.env), await open(created.env)];
       const board = new ShareBoard();
       const a = node(storeA, 'node-a');
       const b = node(storeB, 'node-b');
-      cleanups.push(() => a.stop(), () => b.stop());
+      cleanups.push(
+        () => a.stop(),
+        () => b.stop(),
+      );
       await a.start();
       await keepShares(a, board.carrier('node-a', 3), 'dispatcher', logger);
       assert.deepEqual(board.using.get('node-a'), [0, 1, 2], 'alone, a node holds every bind');
       await b.start();
       await keepShares(b, board.carrier('node-b', 3), 'dispatcher', logger);
       // Within a few heartbeats the binds are spread: at most ceil(3 / 2) = 2 each, all 3 in use.
-      await until(() => (board.using.get('node-b')?.length ?? 0) >= 1 && board.total() === 3, 5 * LEASE_MS, 'binds spread over both nodes');
+      await until(
+        () => (board.using.get('node-b')?.length ?? 0) >= 1 && board.total() === 3,
+        5 * LEASE_MS,
+        'binds spread over both nodes',
+      );
       assert.ok(board.using.get('node-a')!.length <= 2);
       const leases = await currentLeases(storeA.db, Date.now());
       assert.equal(leases.filter((l) => l.name.startsWith('bind:sim#')).length, 3, 'one lease per bind');
@@ -88,7 +104,7 @@ for (const target of await storeTargets()) {
       const diedAt = Date.now();
       await storeA.close();
       await until(() => board.using.get('node-b')?.length === 3, 4 * LEASE_MS, 'node-b holding every bind');
-      assert.ok(Date.now() - diedAt >= LEASE_MS * 0.5, 'the binds moved only after the dead node\'s lease ran out');
+      assert.ok(Date.now() - diedAt >= LEASE_MS * 0.5, "the binds moved only after the dead node's lease ran out");
       assert.equal(board.using.get('node-a')?.length, 0, 'the dead node let go of its binds');
       assert.equal(board.overlaps, 0, 'no bind was in use on two nodes at once');
       assert.ok(board.mostAtOnce <= 3, `at most 3 binds in use at once (saw ${board.mostAtOnce})`);
@@ -99,9 +115,18 @@ for (const target of await storeTargets()) {
       cleanups.push(created.cleanup);
       const stores = [await open(created.env), await open(created.env), await open(created.env)];
       const running = new Set<string>();
-      const led = (name: string) => ledComponent('scheduler', [{
-        name: 'work', start: async () => void running.add(name), stop: async () => void running.delete(name),
-      }], logger);
+      const led = (name: string) =>
+        ledComponent(
+          'scheduler',
+          [
+            {
+              name: 'work',
+              start: async () => void running.add(name),
+              stop: async () => void running.delete(name),
+            },
+          ],
+          logger,
+        );
       const nodes = stores.map((s, i) => node(s, `node-${i}`));
       const components = nodes.map((n) => led(n.name));
       for (const [i, n] of nodes.entries()) {
@@ -119,11 +144,17 @@ for (const target of await storeTargets()) {
       const second = [...running][0];
       const diedAt = Date.now();
       await stores[Number(second.split('-')[1])].close();
-      await until(() => running.size === 1 && !running.has(second) && !running.has('node-0'), 4 * LEASE_MS, 'a third leader after the second died');
-      assert.ok(Date.now() - diedAt >= LEASE_MS * 0.5, 'taken over only after the dead leader\'s lease ran out');
+      await until(
+        () => running.size === 1 && !running.has(second) && !running.has('node-0'),
+        4 * LEASE_MS,
+        'a third leader after the second died',
+      );
+      assert.ok(Date.now() - diedAt >= LEASE_MS * 0.5, "taken over only after the dead leader's lease ran out");
     });
 
-    it('keeps its leases while every connection of its pool is busy for longer than the lease time', { skip: target.name !== 'postgres' && 'one connection on SQLite' }, async () => {
+    it('keeps its leases while every connection of its pool is busy for longer than the lease time', {
+      skip: target.name !== 'postgres' && 'one connection on SQLite',
+    }, async () => {
       const created = await target.create();
       cleanups.push(created.cleanup);
       const store = await openStore({ databaseUrl: created.env.DATABASE_URL, dataDir: '', pgPool: 2 });
@@ -138,7 +169,13 @@ for (const target of await storeTargets()) {
       const busy = Promise.all([0, 1].map(() => sql`select pg_sleep(${(3 * LEASE_MS) / 1000})`.execute(store.db)));
       await new Promise((r) => setTimeout(r, 2.5 * LEASE_MS));
       const leases = await currentLeases(store.control, Date.now());
-      assert.deepEqual(leases.filter((l) => l.node === 'node-busy').map((l) => l.name).sort(), ['bind:sim#0', 'bind:sim#1']);
+      assert.deepEqual(
+        leases
+          .filter((l) => l.node === 'node-busy')
+          .map((l) => l.name)
+          .sort(),
+        ['bind:sim#0', 'bind:sim#1'],
+      );
       assert.deepEqual(board.using.get('node-busy'), [0, 1], 'no bind let go');
       await busy;
     });

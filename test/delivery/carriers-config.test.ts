@@ -14,22 +14,54 @@ import { settleOnClose } from './delivery-helpers.ts';
 
 describe('routing and numbers', () => {
   it('picks the longest matching prefix, then the default route, then the first carrier', () => {
-    const router = new Router([{ prefix: '972', carrier: 'il' }, { prefix: '97254', carrier: 'partner' }, { prefix: '', carrier: 'world' }], ['il', 'partner', 'world']);
-    assert.deepEqual(['972541234567', '972521234567', '14155550100'].map((d) => router.pick(d)), ['partner', 'il', 'world']);
+    const router = new Router(
+      [
+        { prefix: '972', carrier: 'il' },
+        { prefix: '97254', carrier: 'partner' },
+        { prefix: '', carrier: 'world' },
+      ],
+      ['il', 'partner', 'world'],
+    );
+    assert.deepEqual(
+      ['972541234567', '972521234567', '14155550100'].map((d) => router.pick(d)),
+      ['partner', 'il', 'world'],
+    );
     assert.equal(new Router([{ prefix: '97254', carrier: 'b' }], ['a', 'b']).pick('972521234567'), 'a');
     assert.throws(() => new Router([{ prefix: '972', carrier: 'ghost' }], ['a']), /not configured/);
   });
   it('keeps inbound numbers in one form', () => {
-    assert.deepEqual(['0559990000', '972559990000', '+972-55-999-0000', '4545'].map(normalizeNumber), ['972559990000', '972559990000', '972559990000', '4545']);
+    assert.deepEqual(['0559990000', '972559990000', '+972-55-999-0000', '4545'].map(normalizeNumber), [
+      '972559990000',
+      '972559990000',
+      '972559990000',
+      '4545',
+    ]);
   });
   it('reads a carriers file and names what is wrong in a bad one', () => {
     const dir = mkdtempSync(join(tmpdir(), 'yona-carriers-'));
     try {
       const file = join(dir, 'carriers.json');
-      writeFileSync(file, JSON.stringify({ carriers: [{ name: 'a', host: 'h', port: 2775, systemId: 's', password: 'p' }], routes: { default: 'a', '+97250': 'a' } }));
+      writeFileSync(
+        file,
+        JSON.stringify({
+          carriers: [{ name: 'a', host: 'h', port: 2775, systemId: 's', password: 'p' }],
+          routes: { default: 'a', '+97250': 'a' },
+        }),
+      );
       const setup = readCarriersFile(file);
-      assert.deepEqual([setup.carriers[0].bindMode, setup.carriers[0].binds, setup.carriers[0].windowSize, setup.carriers[0].enquireLinkMs], ['transceiver', 1, 10, 30_000]);
-      assert.deepEqual(setup.routes, [{ prefix: '', carrier: 'a' }, { prefix: '97250', carrier: 'a' }]);
+      assert.deepEqual(
+        [
+          setup.carriers[0].bindMode,
+          setup.carriers[0].binds,
+          setup.carriers[0].windowSize,
+          setup.carriers[0].enquireLinkMs,
+        ],
+        ['transceiver', 1, 10, 30_000],
+      );
+      assert.deepEqual(setup.routes, [
+        { prefix: '', carrier: 'a' },
+        { prefix: '97250', carrier: 'a' },
+      ]);
       writeFileSync(file, JSON.stringify({ carriers: [{ name: 'a', host: 'h', port: 'x' }] }));
       assert.throws(() => readCarriersFile(file), /carriers\.0\.port/);
     } finally {
@@ -49,16 +81,55 @@ for (const target of targets) {
     after(() => t.close());
 
     it('add-carrier stores a carrier (updating it by name) and never prints its password', async () => {
-      const out = await t.admin('add-carrier', 'partner', '--host', 'smpp.example.net', '--port', '2775', '--system-id', 'yona', '--password', 'pw-1234',
-        '--bind', 'tx+rx', '--binds', '2', '--window', '50', '--max-tps', '200', '--tls');
-      assert.match(out.join('\n'), /added carrier partner: smpp\.example\.net:2775 \(TLS\), system_id yona, tx\+rx x2, window 50, 200 submits\/s/);
-      await t.admin('add-carrier', 'partner', '--host', 'smpp2.example.net', '--port', '2776', '--system-id', 'yona', '--password', 'pw-5678');
+      const out = await t.admin(
+        'add-carrier',
+        'partner',
+        '--host',
+        'smpp.example.net',
+        '--port',
+        '2775',
+        '--system-id',
+        'yona',
+        '--password',
+        'pw-1234',
+        '--bind',
+        'tx+rx',
+        '--binds',
+        '2',
+        '--window',
+        '50',
+        '--max-tps',
+        '200',
+        '--tls',
+      );
+      assert.match(
+        out.join('\n'),
+        /added carrier partner: smpp\.example\.net:2775 \(TLS\), system_id yona, tx\+rx x2, window 50, 200 submits\/s/,
+      );
+      await t.admin(
+        'add-carrier',
+        'partner',
+        '--host',
+        'smpp2.example.net',
+        '--port',
+        '2776',
+        '--system-id',
+        'yona',
+        '--password',
+        'pw-5678',
+      );
       const listed = await t.admin('carriers');
       assert.match(listed.join('\n'), /carrier partner: smpp2\.example\.net:2776, system_id yona, transceiver x1/);
       assert.ok(![...out, ...listed].join('\n').includes('pw-'), 'passwords are never printed');
       const setup = await loadCarrierSetup(t.service.store.db, undefined);
-      assert.deepEqual(setup.carriers.map((c) => [c.name, c.host, c.port, c.password]), [['partner', 'smpp2.example.net', 2776, 'pw-5678']]);
-      await assert.rejects(t.admin('add-carrier', 'x', '--host', 'h', '--port', '99999', '--system-id', 's', '--password', 'p'), /--port/);
+      assert.deepEqual(
+        setup.carriers.map((c) => [c.name, c.host, c.port, c.password]),
+        [['partner', 'smpp2.example.net', 2776, 'pw-5678']],
+      );
+      await assert.rejects(
+        t.admin('add-carrier', 'x', '--host', 'h', '--port', '99999', '--system-id', 's', '--password', 'p'),
+        /--port/,
+      );
       await assert.rejects(t.admin('add-carrier', 'x', '--host', 'h'), /usage/);
     });
 
@@ -68,13 +139,19 @@ for (const target of targets) {
       await assert.rejects(t.admin('add-route', '97250', 'nobody'), /no carrier named "nobody"/);
       await assert.rejects(t.admin('add-route', '05x', 'partner'), /PREFIX/);
       const setup = await loadCarrierSetup(t.service.store.db, undefined);
-      assert.deepEqual(setup.routes, [{ prefix: '', carrier: 'partner' }, { prefix: '97254', carrier: 'partner' }]);
+      assert.deepEqual(setup.routes, [
+        { prefix: '', carrier: 'partner' },
+        { prefix: '97254', carrier: 'partner' },
+      ]);
     });
 
     it('add-number gives an account an inbound number, once', async () => {
       await t.admin('create-account', 'numbers1', '--password', 'secret-pw');
       await t.admin('create-account', 'numbers2', '--password', 'secret-pw');
-      assert.match((await t.admin('add-number', 'numbers1', '055-999-1234')).join(''), /inbound SMS to 972559991234 go to numbers1/);
+      assert.match(
+        (await t.admin('add-number', 'numbers1', '055-999-1234')).join(''),
+        /inbound SMS to 972559991234 go to numbers1/,
+      );
       assert.ok(await findNumberOwner(t.service.store.db, '972559991234'));
       await assert.rejects(t.admin('add-number', 'numbers2', '0559991234'), /already belongs to another account/);
       await assert.rejects(t.admin('add-number', 'nobody', '0559991234'), /no account named/);

@@ -18,9 +18,23 @@ export { newSender, type Sender };
 /** Carrier settings for a loopback simulator, with short timers. */
 export function simCarrier(port: number, over: Partial<SmppCarrierConfig> = {}): SmppCarrierConfig {
   return {
-    ...CARRIER_TIMER_DEFAULTS, name: 'sim', host: '127.0.0.1', port, systemId: 'yona', password: 'secret', bindMode: 'transceiver',
-    binds: 1, windowSize: 50, maxSubmitsPerSecond: 0, tls: false, enquireLinkMs: 1000, responseTimeoutMs: 2000,
-    reconnectBaseMs: 50, reconnectMaxMs: 400, queueTimeoutMs: 10_000, ...over,
+    ...CARRIER_TIMER_DEFAULTS,
+    name: 'sim',
+    host: '127.0.0.1',
+    port,
+    systemId: 'yona',
+    password: 'secret',
+    bindMode: 'transceiver',
+    binds: 1,
+    windowSize: 50,
+    maxSubmitsPerSecond: 0,
+    tls: false,
+    enquireLinkMs: 1000,
+    responseTimeoutMs: 2000,
+    reconnectBaseMs: 50,
+    reconnectMaxMs: 400,
+    queueTimeoutMs: 10_000,
+    ...over,
   };
 }
 
@@ -35,15 +49,24 @@ export interface DeliveryHarness {
 export async function startDelivery(
   target: StoreTarget,
   options: {
-    sim?: SimulatorOptions; carrier?: Partial<SmppCarrierConfig>; settings?: Partial<DeliverySettings>; setup?: (port: number) => CarrierSetup;
-    clock?: () => number; components?: Component[]; env?: Record<string, string>;
+    sim?: SimulatorOptions;
+    carrier?: Partial<SmppCarrierConfig>;
+    settings?: Partial<DeliverySettings>;
+    setup?: (port: number) => CarrierSetup;
+    clock?: () => number;
+    components?: Component[];
+    env?: Record<string, string>;
   } = {},
 ): Promise<DeliveryHarness> {
   const simulator = new SmscSimulator({ systemId: 'yona', password: 'secret', receiptDelayMs: 20, ...options.sim });
   const port = await simulator.start(0);
   const setup = options.setup ? options.setup(port) : { carriers: [simCarrier(port, options.carrier)], routes: [] };
   const component = carriersComponent({ setup, settings: { pollMs: 20, ...options.settings }, env: {} });
-  const t = await startTestService(target, { components: [component, ...(options.components ?? [])], clock: options.clock, env: options.env });
+  const t = await startTestService(target, {
+    components: [component, ...(options.components ?? [])],
+    clock: options.clock,
+    env: options.env,
+  });
   settleOnClose(t);
   return {
     t,
@@ -95,7 +118,11 @@ export function windowAroundNow(now = Date.now(), zone = 'Asia/Jerusalem'): { fr
 }
 
 /** Polls `check` until it returns a truthy value, failing after `timeoutMs`. */
-export async function eventually<T>(check: () => Promise<T | undefined | false | null> | T | undefined | false | null, timeoutMs = 8000, what = 'condition'): Promise<T> {
+export async function eventually<T>(
+  check: () => Promise<T | undefined | false | null> | T | undefined | false | null,
+  timeoutMs = 8000,
+  what = 'condition',
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
@@ -106,7 +133,11 @@ export async function eventually<T>(check: () => Promise<T | undefined | false |
 }
 
 /** The dlr reports of external ids, by external id. */
-export async function dlrById(s: Sender, ids: string[], window = windowAroundNow()): Promise<Map<string, Record<string, string>>> {
+export async function dlrById(
+  s: Sender,
+  ids: string[],
+  window = windowAroundNow(),
+): Promise<Map<string, Record<string, string>>> {
   const reply = await s.call('dlr', { transactions: { external_id: ids }, ...window });
   if (reply.status !== 0) throw new Error(`dlr answered ${reply.status}: ${reply.message}`);
   return new Map((reply.transactions as Array<Record<string, string>>).map((r) => [r.external_id, r]));
@@ -114,8 +145,12 @@ export async function dlrById(s: Sender, ids: string[], window = windowAroundNow
 
 /** Counts of a campaign's messages per state. */
 export async function stateCounts(t: TestService, campaignId: number): Promise<Record<string, number>> {
-  const rows = await t.service.store.db.selectFrom('messages').select(['state', (eb) => eb.fn.countAll<number>().as('n')])
-    .where('campaign_id', '=', campaignId).groupBy('state').execute();
+  const rows = await t.service.store.db
+    .selectFrom('messages')
+    .select(['state', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('campaign_id', '=', campaignId)
+    .groupBy('state')
+    .execute();
   return Object.fromEntries(rows.map((r) => [r.state, Number(r.n)]));
 }
 

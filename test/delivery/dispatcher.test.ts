@@ -24,9 +24,16 @@ for (const target of targets) {
     let dispatcher: Dispatcher;
     const settings = { ...deliverySettings({}), batchSize: 50, maxAttempts: 3 };
 
-    const messages = (campaignId: number) => t.service.store.db.selectFrom('messages').selectAll().where('campaign_id', '=', campaignId).orderBy('id').execute();
+    const messages = (campaignId: number) =>
+      t.service.store.db
+        .selectFrom('messages')
+        .selectAll()
+        .where('campaign_id', '=', campaignId)
+        .orderBy('id')
+        .execute();
     const campaignState = async (id: number) =>
-      (await t.service.store.db.selectFrom('campaigns').select('state').where('id', '=', id).executeTakeFirstOrThrow()).state;
+      (await t.service.store.db.selectFrom('campaigns').select('state').where('id', '=', id).executeTakeFirstOrThrow())
+        .state;
 
     before(async () => {
       t = await startTestService(target, { clock: () => now });
@@ -40,8 +47,19 @@ for (const target of targets) {
         carriers.set(name, carrier);
       }
       dispatcher = new Dispatcher({
-        store: t.service.store, logger: createLogger('silent'), signals: t.service.signals, clock: () => now,
-        carriers, router: new Router([{ prefix: '97254', carrier: 'b' }, { prefix: '', carrier: 'a' }], ['a', 'b']), settings,
+        store: t.service.store,
+        logger: createLogger('silent'),
+        signals: t.service.signals,
+        clock: () => now,
+        carriers,
+        router: new Router(
+          [
+            { prefix: '97254', carrier: 'b' },
+            { prefix: '', carrier: 'a' },
+          ],
+          ['a', 'b'],
+        ),
+        settings,
       });
     });
     after(async () => {
@@ -58,26 +76,46 @@ for (const target of targets) {
       assert.equal(await campaignState(reply.campaign_id), 'queued');
       assert.equal(await dispatcher.runBatch(), 2);
       const rows = await messages(reply.campaign_id);
-      assert.deepEqual(rows.map((m) => [m.phone, m.state, m.status, m.carrier, Number(m.attempts)]), [
-        ['972521230009', 'submitted', -1, 'a', 1],
-        ['972541230009', 'submitted', -1, 'b', 1],
-      ]);
+      assert.deepEqual(
+        rows.map((m) => [m.phone, m.state, m.status, m.carrier, Number(m.attempts)]),
+        [
+          ['972521230009', 'submitted', -1, 'a', 1],
+          ['972541230009', 'submitted', -1, 'b', 1],
+        ],
+      );
       assert.equal(Number(rows[0].next_attempt_at), now + settings.receiptWindowMs, 'the receipt window deadline');
       assert.equal(sims[0].messages({ to: '972521230009' }).length, 1);
       assert.equal(sims[1].messages({ to: '972541230009' }).length, 1);
-      const ids = await t.service.store.db.selectFrom('carrier_message_ids').selectAll().where('message_id', 'in', rows.map((r) => r.id)).execute();
+      const ids = await t.service.store.db
+        .selectFrom('carrier_message_ids')
+        .selectAll()
+        .where(
+          'message_id',
+          'in',
+          rows.map((r) => r.id),
+        )
+        .execute();
       assert.deepEqual(ids.map((r) => r.carrier).sort(), ['a', 'b']);
       assert.equal(await campaignState(reply.campaign_id), 'sent');
       assert.equal(await dispatcher.runBatch(), 0, 'nothing left due');
     });
 
     it('skips a recipient blocked after acceptance with status 201 and refunds it', async () => {
-      const reply = await s.sms({ destinations: { phone: ['0521230019', '0521230029'] }, message: 'blocked at dispatch' });
+      const reply = await s.sms({
+        destinations: { phone: ['0521230019', '0521230029'] },
+        message: 'blocked at dispatch',
+      });
       const before = await s.balance();
       assert.equal((await s.call('addNumBL', { phones: { phone: ['0521230019'] } })).status, 946);
       await dispatcher.runBatch();
       const rows = await messages(reply.campaign_id);
-      assert.deepEqual(rows.map((m) => [m.state, m.status, Number(m.cost_credits)]), [['skipped', 201, 0], ['submitted', -1, 1]]);
+      assert.deepEqual(
+        rows.map((m) => [m.state, m.status, Number(m.cost_credits)]),
+        [
+          ['skipped', 201, 0],
+          ['submitted', -1, 1],
+        ],
+      );
       assert.equal((await s.balance()).credits, before.credits + 1);
       assert.equal(sims[0].messages({ to: '972521230019' }).length, 0);
       assert.equal(await campaignState(reply.campaign_id), 'sent');
@@ -88,7 +126,10 @@ for (const target of targets) {
       sims[0].failNext(1, 0x08); // ESME_RSYSERR: worth retrying
       await dispatcher.runBatch();
       let [m] = await messages(reply.campaign_id);
-      assert.deepEqual([m.state, m.status, Number(m.attempts), Number(m.next_attempt_at)], ['queued', null, 1, now + 1000]);
+      assert.deepEqual(
+        [m.state, m.status, Number(m.attempts), Number(m.next_attempt_at)],
+        ['queued', null, 1, now + 1000],
+      );
       assert.match(m.error ?? '', /ESME_RSYSERR/);
       assert.equal(await campaignState(reply.campaign_id), 'sending');
       assert.equal(await dispatcher.runBatch(), 0, 'not due before its backoff');
@@ -100,19 +141,34 @@ for (const target of targets) {
     });
 
     it('fails a permanent refusal (status 1, or 18 for a malformed message) and after too many attempts; each is refunded', async () => {
-      const reply = await s.sms({ destinations: { phone: ['0521230049', '0521230059', '0521230069'] }, message: 'refused' });
+      const reply = await s.sms({
+        destinations: { phone: ['0521230049', '0521230059', '0521230069'] },
+        message: 'refused',
+      });
       const before = await s.balance();
       sims[0].failNext(2, 0x0b); // ESME_RINVDSTADR: permanent
       await dispatcher.runBatch();
       let rows = await messages(reply.campaign_id);
-      assert.deepEqual(rows.map((m) => m.state), ['failed', 'failed', 'submitted']);
-      assert.deepEqual(rows.slice(0, 2).map((m) => [m.status, Number(m.cost_credits)]), [[1, 0], [1, 0]]);
+      assert.deepEqual(
+        rows.map((m) => m.state),
+        ['failed', 'failed', 'submitted'],
+      );
+      assert.deepEqual(
+        rows.slice(0, 2).map((m) => [m.status, Number(m.cost_credits)]),
+        [
+          [1, 0],
+          [1, 0],
+        ],
+      );
       assert.equal((await s.balance()).credits, before.credits + 2);
 
       const again = await s.sms({ destinations: { phone: ['0521230079'] }, message: 'too long for them' });
       sims[0].failNext(1, 0x01); // ESME_RINVMSGLEN: permanent, a malformed message
       await dispatcher.runBatch();
-      assert.deepEqual((await messages(again.campaign_id)).map((m) => [m.state, m.status]), [['failed', 18]]);
+      assert.deepEqual(
+        (await messages(again.campaign_id)).map((m) => [m.state, m.status]),
+        [['failed', 18]],
+      );
 
       // Refused transiently on every attempt: given up after maxAttempts (3).
       const flaky = await s.sms({ destinations: { phone: ['0521230089'] }, message: 'flaky' });
@@ -123,7 +179,10 @@ for (const target of targets) {
         now += 10_000;
       }
       rows = await messages(flaky.campaign_id);
-      assert.deepEqual(rows.map((m) => [m.state, m.status, Number(m.attempts)]), [['failed', 1, 3]]);
+      assert.deepEqual(
+        rows.map((m) => [m.state, m.status, Number(m.attempts)]),
+        [['failed', 1, 3]],
+      );
       assert.match(rows[0].error ?? '', /gave up after 3 attempts/);
       assert.equal((await s.balance()).credits, beforeFlaky.credits + 1);
       assert.equal(await campaignState(flaky.campaign_id), 'sent');
@@ -137,8 +196,14 @@ for (const target of targets) {
       assert.equal(await dispatcher.runBatch(), 2, 'the two texts; the call waits for the voice lane');
       assert.deepEqual(await stateCounts(t, filtered.campaign_id), { submitted: 1 });
       assert.deepEqual(await stateCounts(t, all.campaign_id), { submitted: 1, queued: 1 });
-      for (const [to, text] of [['972521230119', 'spoken 2'], ['972521230129', 'spoken 3']] as const) {
-        assert.deepEqual(sims[0].messages({ to }).map((m) => m.text), [text]);
+      for (const [to, text] of [
+        ['972521230119', 'spoken 2'],
+        ['972521230129', 'spoken 3'],
+      ] as const) {
+        assert.deepEqual(
+          sims[0].messages({ to }).map((m) => m.text),
+          [text],
+        );
       }
       const callOnly = await s.sms({ destinations: { phone: ['0521230139'] }, message: 'spoken 4', tts: { type: 4 } });
       assert.deepEqual([callOnly.status, callOnly.calls], [0, 1]);
@@ -146,9 +211,16 @@ for (const target of targets) {
       assert.equal(await dispatcher.runBatch('call'), 2, 'the voice lane takes both calls');
       for (const reply of [all, callOnly]) {
         const [call] = (await messages(reply.campaign_id)).filter((m) => m.channel === 'call');
-        assert.deepEqual([call.state, Number(call.status), call.error], ['failed', 1, 'no voice trunk routes this destination']);
+        assert.deepEqual(
+          [call.state, Number(call.status), call.error],
+          ['failed', 1, 'no voice trunk routes this destination'],
+        );
       }
-      assert.deepEqual(await s.balance(), { ...start, credits: start.credits - 2 }, 'only the two texts are paid for: the failed calls were refunded');
+      assert.deepEqual(
+        await s.balance(),
+        { ...start, credits: start.credits - 2 },
+        'only the two texts are paid for: the failed calls were refunded',
+      );
       assert.equal(sims[0].messages({ to: '972521230139' }).length, 0);
     });
 
@@ -156,15 +228,28 @@ for (const target of targets) {
       const reply = await s.sms({ destinations: { phone: ['0521230099', '0521230109'] }, message: 'leased' });
       const { db } = t.service.store;
       const lease = now + 5000;
-      const first = await db.transaction().execute((trx) => claimDueMessages(trx, t.service.store.dialect, now, lease, 10));
-      assert.deepEqual(first.map((m) => m.attempts), [1, 1]);
+      const first = await db
+        .transaction()
+        .execute((trx) => claimDueMessages(trx, t.service.store.dialect, now, lease, 10));
+      assert.deepEqual(
+        first.map((m) => m.attempts),
+        [1, 1],
+      );
       assert.equal(await campaignState(reply.campaign_id), 'sending');
       assert.deepEqual(await stateCounts(t, reply.campaign_id), { submitting: 2 });
-      const during = await db.transaction().execute((trx) => claimDueMessages(trx, t.service.store.dialect, now + 4999, now + 9999, 10));
+      const during = await db
+        .transaction()
+        .execute((trx) => claimDueMessages(trx, t.service.store.dialect, now + 4999, now + 9999, 10));
       assert.equal(during.length, 0, 'held under the lease');
       now += 5000;
       assert.equal(await dispatcher.runBatch(), 2, 'the expired claim is taken again and submitted');
-      assert.deepEqual((await messages(reply.campaign_id)).map((m) => [m.state, Number(m.attempts)]), [['submitted', 2], ['submitted', 2]]);
+      assert.deepEqual(
+        (await messages(reply.campaign_id)).map((m) => [m.state, Number(m.attempts)]),
+        [
+          ['submitted', 2],
+          ['submitted', 2],
+        ],
+      );
     });
   });
 }

@@ -14,12 +14,27 @@ const targets = await storeTargets();
 for (const target of targets) {
   describe(`inbound parts (${target.name})`, () => {
     let t: TestService;
-    const handler = () => new InboundHandler({
-      store: t.service.store, logger: t.service.logger, signals: t.service.signals, clock: () => Date.now(), settings: deliverySettings({}),
+    const handler = () =>
+      new InboundHandler({
+        store: t.service.store,
+        logger: t.service.logger,
+        signals: t.service.signals,
+        clock: () => Date.now(),
+        settings: deliverySettings({}),
+      });
+    const part = (from: string, ref: number, seq: number): InboundSms => ({
+      from,
+      to: '0559990000',
+      text: TEXTS[seq - 1],
+      at: Date.now() + seq,
+      part: { ref, total: 3, seq },
     });
-    const part = (from: string, ref: number, seq: number): InboundSms =>
-      ({ from, to: '0559990000', text: TEXTS[seq - 1], at: Date.now() + seq, part: { ref, total: 3, seq } });
-    const incoming = (from: string) => t.service.store.db.selectFrom('inbound_messages').select(['text', 'received_at']).where('phone', '=', from).execute();
+    const incoming = (from: string) =>
+      t.service.store.db
+        .selectFrom('inbound_messages')
+        .select(['text', 'received_at'])
+        .where('phone', '=', from)
+        .execute();
     const partsLeft = async () => (await t.service.store.db.selectFrom('inbound_parts').select('id').execute()).length;
 
     before(async () => {
@@ -35,12 +50,19 @@ for (const target of targets) {
       assert.deepEqual(await before.handle('sim', part(from, 7, 2)), { routed: 'partial' });
       assert.deepEqual(await before.handle('sim', part(from, 7, 1)), { routed: 'partial' });
       const afterRestart = handler();
-      assert.deepEqual(await afterRestart.handle('sim', part(from, 7, 1)), { routed: 'partial' }, 'redelivered part kept once');
+      assert.deepEqual(
+        await afterRestart.handle('sim', part(from, 7, 1)),
+        { routed: 'partial' },
+        'redelivered part kept once',
+      );
       assert.deepEqual(await incoming(from), []);
       const done = await afterRestart.handle('sim', part(from, 7, 3));
       assert.equal(done.routed, true);
       const rows = await incoming(from);
-      assert.deepEqual(rows.map((r) => r.text), [TEXTS.join('')]);
+      assert.deepEqual(
+        rows.map((r) => r.text),
+        [TEXTS.join('')],
+      );
       assert.equal(await partsLeft(), 0);
     });
 
@@ -49,7 +71,10 @@ for (const target of targets) {
       const h = handler();
       const outcomes = await Promise.all([1, 2, 3].map((seq) => h.handle('sim', part(from, 9, seq))));
       assert.equal(outcomes.filter((o) => o.routed === true).length, 1);
-      assert.deepEqual((await incoming(from)).map((r) => r.text), [TEXTS.join('')]);
+      assert.deepEqual(
+        (await incoming(from)).map((r) => r.text),
+        [TEXTS.join('')],
+      );
       assert.equal(await partsLeft(), 0);
     });
   });

@@ -12,7 +12,7 @@ const ORACLE_GSM_CHARS = Object.keys(oracleTable).map((code) => String.fromCharC
 
 const EXTENSION_CHARS = '^{}\\[~]|€\f';
 const ENGLISH = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789 .,!?-:;\'"()@#%&*+/=<>\n';
-const HEBREW = Array.from({ length: 0x05ea - 0x05d0 + 1 }, (_, i) => String.fromCharCode(0x05d0 + i)).join('') + ' .,!?0123';
+const HEBREW = `${Array.from({ length: 0x05ea - 0x05d0 + 1 }, (_, i) => String.fromCharCode(0x05d0 + i)).join('')} .,!?0123`;
 const EMOJI = Array.from({ length: 0x50 }, (_, i) => String.fromCodePoint(0x1f600 + i)); // single code points, no ZWJ
 const NON_GSM_LATIN = '`çáíóúêôÁ';
 
@@ -32,7 +32,9 @@ const pools: Pool[] = [
   { name: 'gsm+extension+hebrew', chars: [...ORACLE_GSM_CHARS, ...EXTENSION_CHARS, 'ש'] },
 ];
 
-const BOUNDARIES = [0, 1, 69, 70, 71, 133, 134, 135, 152, 153, 154, 159, 160, 161, 201, 202, 305, 306, 307, 459, 460, 461];
+const BOUNDARIES = [
+  0, 1, 69, 70, 71, 133, 134, 135, 152, 153, 154, 159, 160, 161, 201, 202, 305, 306, 307, 459, 460, 461,
+];
 
 // Builds a string from a pool whose size in its own units (septets for gsm7, code units for ucs2) is near target.
 function generate(pool: Pool, target: number): string {
@@ -73,7 +75,8 @@ function expectedBody(text: string, encoding: 'gsm7' | 'ucs2'): Buffer {
 describe('detectEncoding', () => {
   it('treats every default-alphabet and extension character as gsm7', () => {
     assert.equal(ORACLE_GSM_CHARS.length, 137); // 128 septets minus ESC, plus 10 extension characters
-    for (const ch of ORACLE_GSM_CHARS) assert.equal(detectEncoding(ch), 'gsm7', `char U+${ch.charCodeAt(0).toString(16)}`);
+    for (const ch of ORACLE_GSM_CHARS)
+      assert.equal(detectEncoding(ch), 'gsm7', `char U+${ch.charCodeAt(0).toString(16)}`);
     assert.equal(detectEncoding(ORACLE_GSM_CHARS.join('')), 'gsm7');
   });
 
@@ -121,7 +124,7 @@ describe('countParts', () => {
   }
 
   it('does not split an escape pair: 152 letters then a euro sign start the second part with the euro', () => {
-    const text = 'a'.repeat(152) + '€' + 'b'.repeat(10);
+    const text = `${'a'.repeat(152)}€${'b'.repeat(10)}`;
     assert.deepEqual(countParts(text), { encoding: 'gsm7', parts: 2, units: 164, dataCoding: 0 });
     const { parts } = encodeForSmpp(text, 9);
     assert.equal(parts[0].length, 6 + 152);
@@ -129,7 +132,7 @@ describe('countParts', () => {
   });
 
   it('does not split a surrogate pair: 66 Hebrew then an emoji start the second part with the emoji', () => {
-    const text = 'א'.repeat(66) + '😀' + 'ב'.repeat(5);
+    const text = `${'א'.repeat(66)}😀${'ב'.repeat(5)}`;
     assert.deepEqual(countParts(text), { encoding: 'ucs2', parts: 2, units: 73, dataCoding: 8 });
     const { parts } = encodeForSmpp(text, 9);
     assert.equal(parts[0].length, 6 + 66 * 2);
@@ -150,7 +153,10 @@ describe('encodeForSmpp', () => {
     const { parts } = encodeForSmpp('[€]^{}\\~|\f', 0);
     assert.deepEqual(
       [...parts[0]],
-      [0x1b, 0x3c, 0x1b, 0x65, 0x1b, 0x3e, 0x1b, 0x14, 0x1b, 0x28, 0x1b, 0x29, 0x1b, 0x2f, 0x1b, 0x3d, 0x1b, 0x40, 0x1b, 0x0a],
+      [
+        0x1b, 0x3c, 0x1b, 0x65, 0x1b, 0x3e, 0x1b, 0x14, 0x1b, 0x28, 0x1b, 0x29, 0x1b, 0x2f, 0x1b, 0x3d, 0x1b, 0x40,
+        0x1b, 0x0a,
+      ],
     );
   });
 

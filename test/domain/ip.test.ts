@@ -24,7 +24,8 @@ describe('IP allowlist addresses', () => {
     assert.equal(parseCidr('2001:db8::/32'), '2001:db8::/32');
     assert.equal(parseCidr('::ffff:127.0.0.1'), '127.0.0.1/32');
     assert.equal(parseCidr('::ffff:10.0.0.0/104'), '10.0.0.0/8');
-    for (const bad of ['', 'nope', '10.0.0.0/33', '::/129', '1.2.3.4/x', '10.1/16', '10.1']) assert.equal(parseCidr(bad), null, bad);
+    for (const bad of ['', 'nope', '10.0.0.0/33', '::/129', '1.2.3.4/x', '10.1/16', '10.1'])
+      assert.equal(parseCidr(bad), null, bad);
   });
 
   it('matches IPv4 callers, mapped or not, against IPv4 entries, and IPv6 callers against IPv6 entries only', () => {
@@ -40,7 +41,10 @@ describe('IP allowlist addresses', () => {
     assert.ok(addressAllowed('2001:db8:1::5', v6));
     assert.ok(!addressAllowed('127.0.0.1', v6));
     assert.ok(!addressAllowed('::ffff:127.0.0.1', v6));
-    assert.ok(addressAllowed('::ffff:127.0.0.1', [parseCidr('::ffff:127.0.0.1')!]), 'a mapped entry admits the IPv4 caller');
+    assert.ok(
+      addressAllowed('::ffff:127.0.0.1', [parseCidr('::ffff:127.0.0.1')!]),
+      'a mapped entry admits the IPv4 caller',
+    );
     assert.ok(!addressAllowed('not-an-ip', ['0.0.0.0/0']));
     assert.ok(!addressAllowed('127.0.0.1', []));
   });

@@ -7,7 +7,10 @@ describe('mergeDynamicFields', () => {
   const fields = { df1: 'Dana', df2: 'Levi', df3: '14/03', df4: null, df6: 'six' };
 
   it('replaces [DYNAMIC_FIELD1]..[DYNAMIC_FIELD6] as 019 clients write them', () => {
-    assert.equal(mergeDynamicFields('Hi [DYNAMIC_FIELD1] [DYNAMIC_FIELD2], born [DYNAMIC_FIELD3]', fields), 'Hi Dana Levi, born 14/03');
+    assert.equal(
+      mergeDynamicFields('Hi [DYNAMIC_FIELD1] [DYNAMIC_FIELD2], born [DYNAMIC_FIELD3]', fields),
+      'Hi Dana Levi, born 14/03',
+    );
     assert.equal(mergeDynamicFields('[DYNAMIC_FIELD6]', fields), 'six');
   });
 

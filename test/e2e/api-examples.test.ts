@@ -13,7 +13,9 @@ import { storeTargets } from '../helpers/stores.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 
 const DIR = join(import.meta.dirname, '../../docs/api');
-const PAGES = readdirSync(DIR).filter((f) => f.endsWith('.md')).sort();
+const PAGES = readdirSync(DIR)
+  .filter((f) => f.endsWith('.md'))
+  .sort();
 /** The examples' clock: 1 March 2026, 10:00 in Israel, running on from there. */
 const DOC_TIME = Date.parse('2026-03-01T08:00:00Z');
 const DOC_ID = 'https://yona.example/openapi.json';
@@ -42,7 +44,9 @@ async function schemaValidators(t: TestService) {
     reply(root: string, reply: { status: number }, what: string) {
       const own = ajv.getSchema(`${DOC_ID}#/components/schemas/${root}Reply`)!;
       const successes = ((own.schema as Doc).properties.status.oneOf as Doc[]).map((c) => c.const);
-      const specific = successes.includes(reply.status) ? own : ajv.getSchema(`${DOC_ID}#/components/schemas/ErrorReply`)!;
+      const specific = successes.includes(reply.status)
+        ? own
+        : ajv.getSchema(`${DOC_ID}#/components/schemas/ErrorReply`)!;
       check(specific, reply, what);
       check(replySchema, reply, what);
     },
@@ -62,14 +66,20 @@ it('documents every operation of the table with JSON and XML examples', () => {
   const documented = { json: new Set<string>(), xml: new Set<string>() };
   for (const file of PAGES) {
     for (const ex of readPage(join(DIR, file)).examples) {
-      const root = ex.encoding === 'json' ? Object.keys(JSON.parse(ex.request))[0] : /^(?:<\?xml[^>]*\?>\s*)?<([\w.-]+)/.exec(ex.request)?.[1];
+      const root =
+        ex.encoding === 'json'
+          ? Object.keys(JSON.parse(ex.request))[0]
+          : /^(?:<\?xml[^>]*\?>\s*)?<([\w.-]+)/.exec(ex.request)?.[1];
       documented[ex.encoding].add(root!);
     }
   }
   const operations = new Set(operationNames().map((n) => findOperation(n)));
   for (const op of operations) {
     for (const encoding of ['json', 'xml'] as const) {
-      assert.ok(op!.names.some((n) => documented[encoding].has(n)), `${op!.names[0]} has no ${encoding} example in docs/api/`);
+      assert.ok(
+        op!.names.some((n) => documented[encoding].has(n)),
+        `${op!.names[0]} has no ${encoding} example in docs/api/`,
+      );
     }
   }
 });
@@ -92,7 +102,11 @@ for (const file of PAGES) {
       it(`${ex.section}: ${ex.encoding} example at line ${ex.line}`, async () => {
         const token = tokens.get(usernameOf(ex));
         assert.ok(token, `line ${ex.line}: no token set up for the request's user`);
-        const res = await t.post(ex.request, { token, contentType: `application/${ex.encoding}; charset=utf-8`, dryRun: ex.path === '/api/test' });
+        const res = await t.post(ex.request, {
+          token,
+          contentType: `application/${ex.encoding}; charset=utf-8`,
+          dryRun: ex.path === '/api/test',
+        });
         assert.equal(res.httpStatus, 200);
         let documented: unknown;
         let received: unknown;
@@ -100,12 +114,20 @@ for (const file of PAGES) {
           documented = JSON.parse(ex.reply);
           received = JSON.parse(res.text);
           validate.request(JSON.parse(ex.request), `request at line ${ex.line}`);
-          validate.reply(Object.keys(JSON.parse(ex.request))[0], received as { status: number }, `reply at line ${ex.line}`);
+          validate.reply(
+            Object.keys(JSON.parse(ex.request))[0],
+            received as { status: number },
+            `reply at line ${ex.line}`,
+          );
         } else {
           documented = await parseXml(ex.reply);
           received = await parseXml(res.text);
         }
-        assert.deepEqual(differences(documented, received), [], `line ${ex.line}: the reply differs from the documented one:\n${res.text}`);
+        assert.deepEqual(
+          differences(documented, received),
+          [],
+          `line ${ex.line}: the reply differs from the documented one:\n${res.text}`,
+        );
       });
     }
   });

@@ -64,7 +64,8 @@ for (const target of await storeTargets()) {
     it('mints tokens with getApiToken new; all five work at once, and a sixth is refused (511) invalidating none', async () => {
       const a = await t.account('minter');
       const minted: string[] = [a.token];
-      const mint = (token: string) => t.api('getApiToken', { user: { username: 'minter' }, username: 'minter', action: 'new' }, { token });
+      const mint = (token: string) =>
+        t.api('getApiToken', { user: { username: 'minter' }, username: 'minter', action: 'new' }, { token });
       for (let i = 0; i < 4; i++) {
         const reply = await mint(minted[0]);
         assert.equal(reply.status, 0);
@@ -72,12 +73,20 @@ for (const target of await storeTargets()) {
         assert.match(reply.expiration_date, /^\d{2}\/\d{2}\/\d{4} \d{2}:\d{2}:\d{2}$/);
         minted.push(reply.message);
       }
-      const current = await t.api('getApiToken', { user: { username: 'minter' }, username: 'minter', action: 'current' }, { token: minted[0] });
+      const current = await t.api(
+        'getApiToken',
+        { user: { username: 'minter' }, username: 'minter', action: 'current' },
+        { token: minted[0] },
+      );
       const sixth = await mint(minted.at(-1)!);
       assert.equal(sixth.status, 511);
       assert.equal(sixth.message, 'At most 5 active API tokens: delete one first');
       for (const token of minted) assert.equal((await balanceOf('minter', token)).status, 0);
-      const after = await t.api('getApiToken', { user: { username: 'minter' }, username: 'minter', action: 'current' }, { token: minted[0] });
+      const after = await t.api(
+        'getApiToken',
+        { user: { username: 'minter' }, username: 'minter', action: 'current' },
+        { token: minted[0] },
+      );
       assert.deepEqual(after, current, 'the refused mint stored nothing');
 
       await t.admin('delete-token', 'minter', current.name);
@@ -88,22 +97,38 @@ for (const target of await storeTargets()) {
       const a = await t.account('cli-full');
       const tokens = [a.token];
       for (let i = 0; i < 4; i++) tokens.push((await t.admin('create-token', 'cli-full')).at(-1)!);
-      const run = await runCli({ ...process.env, YONA_DATA_DIR: t.config.dataDir, DATABASE_URL: t.config.databaseUrl ?? '' }, ['admin', 'create-token', 'cli-full']);
+      const run = await runCli(
+        { ...process.env, YONA_DATA_DIR: t.config.dataDir, DATABASE_URL: t.config.databaseUrl ?? '' },
+        ['admin', 'create-token', 'cli-full'],
+      );
       assert.notEqual(run.status, 0);
       assert.equal(run.stdout, '');
       assert.equal(run.stderr.trimEnd().split('\n').length, 1, run.stderr);
-      assert.match(run.stderr, /^yona: cli-full: At most 5 active API tokens: delete one first \(yona admin delete-token cli-full "TOKEN NAME"\)\n$/);
+      assert.match(
+        run.stderr,
+        /^yona: cli-full: At most 5 active API tokens: delete one first \(yona admin delete-token cli-full "TOKEN NAME"\)\n$/,
+      );
       for (const token of tokens) assert.equal((await balanceOf('cli-full', token)).status, 0);
     });
 
     it('10 concurrent getApiToken new for one account: five minted with unique names, five refused (511), exactly 5 active after', async () => {
       const reseller = await t.account('racer-parent', ['--reseller']);
       await t.admin('create-account', 'racer', '--password', 'secret-pw', '--parent', 'racer-parent');
-      const replies = await Promise.all(Array.from({ length: 10 }, () =>
-        t.api('getApiToken', { user: { username: 'racer-parent' }, username: 'racer', action: 'new' }, { token: reseller.token })));
+      const replies = await Promise.all(
+        Array.from({ length: 10 }, () =>
+          t.api(
+            'getApiToken',
+            { user: { username: 'racer-parent' }, username: 'racer', action: 'new' },
+            { token: reseller.token },
+          ),
+        ),
+      );
       const ok = replies.filter((r) => r.status === 0);
       assert.equal(ok.length, 5, JSON.stringify(replies));
-      assert.deepEqual(replies.filter((r) => r.status !== 0).map((r) => r.status), [511, 511, 511, 511, 511]);
+      assert.deepEqual(
+        replies.filter((r) => r.status !== 0).map((r) => r.status),
+        [511, 511, 511, 511, 511],
+      );
       assert.equal(new Set(ok.map((r) => r.name)).size, 5, JSON.stringify(ok.map((r) => r.name)));
       const racer = await findAccountByUsername(t.service.store.db, 'racer');
       assert.equal((await listActiveTokens(t.service.store.db, racer!.id, Date.now())).length, 5);
@@ -112,11 +137,23 @@ for (const target of await storeTargets()) {
 
     it('expiration_date is a year out by default and fixed: a new token does not extend an old one', async () => {
       const a = await t.account('expiry-fixed');
-      const first = await t.api('getApiToken', { user: { username: 'expiry-fixed' }, username: 'expiry-fixed', action: 'current' }, { token: a.token });
+      const first = await t.api(
+        'getApiToken',
+        { user: { username: 'expiry-fixed' }, username: 'expiry-fixed', action: 'current' },
+        { token: a.token },
+      );
       const nextYear = String(new Date().getFullYear() + 1);
       assert.ok(first.expiration_date.includes(`/${nextYear} `), first.expiration_date);
-      const minted = await t.api('getApiToken', { user: { username: 'expiry-fixed' }, username: 'expiry-fixed', action: 'new' }, { token: a.token });
-      const current = await t.api('getApiToken', { user: { username: 'expiry-fixed' }, username: 'expiry-fixed', action: 'current' }, { token: a.token });
+      const minted = await t.api(
+        'getApiToken',
+        { user: { username: 'expiry-fixed' }, username: 'expiry-fixed', action: 'new' },
+        { token: a.token },
+      );
+      const current = await t.api(
+        'getApiToken',
+        { user: { username: 'expiry-fixed' }, username: 'expiry-fixed', action: 'current' },
+        { token: a.token },
+      );
       assert.equal(current.expiration_date, minted.expiration_date);
       assert.equal(current.message.slice(-4), minted.message.slice(-4));
       assert.ok(!current.message.includes(minted.message.slice(5, 20)), 'current must be masked');
@@ -124,9 +161,17 @@ for (const target of await storeTargets()) {
 
     it('answers 502 for an unknown action and 2 when action is missing', async () => {
       const a = await t.account('actions');
-      const bad = await t.api('getApiToken', { user: { username: 'actions' }, username: 'actions', action: 'rotate' }, { token: a.token });
+      const bad = await t.api(
+        'getApiToken',
+        { user: { username: 'actions' }, username: 'actions', action: 'rotate' },
+        { token: a.token },
+      );
       assert.equal(bad.status, 502);
-      const missing = await t.api('getApiToken', { user: { username: 'actions' }, username: 'actions' }, { token: a.token });
+      const missing = await t.api(
+        'getApiToken',
+        { user: { username: 'actions' }, username: 'actions' },
+        { token: a.token },
+      );
       assert.equal(missing.status, 2);
       assert.match(missing.message, /action/);
     });
@@ -139,30 +184,62 @@ for (const target of await storeTargets()) {
       assert.equal(subBalance.status, 0);
       assert.equal(subBalance.balance, '7');
       assert.equal((await balanceOf('stranger1', reseller.token)).status, 503);
-      const none = await t.api('getApiToken', { user: { username: 'reseller1' }, username: 'sub1', action: 'current' }, { token: reseller.token });
+      const none = await t.api(
+        'getApiToken',
+        { user: { username: 'reseller1' }, username: 'sub1', action: 'current' },
+        { token: reseller.token },
+      );
       assert.equal(none.status, 504);
-      const forSub = await t.api('getApiToken', { user: { username: 'reseller1' }, username: 'sub1', action: 'new' }, { token: reseller.token });
+      const forSub = await t.api(
+        'getApiToken',
+        { user: { username: 'reseller1' }, username: 'sub1', action: 'new' },
+        { token: reseller.token },
+      );
       assert.equal(forSub.status, 0);
       assert.equal((await balanceOf('sub1', forSub.message)).balance, '7');
-      const notMine = await t.api('getApiToken', { user: { username: 'reseller1' }, username: 'stranger1', action: 'new' }, { token: reseller.token });
+      const notMine = await t.api(
+        'getApiToken',
+        { user: { username: 'reseller1' }, username: 'stranger1', action: 'new' },
+        { token: reseller.token },
+      );
       assert.equal(notMine.status, 503);
-      const sub = await t.api('getApiToken', { user: { username: 'sub1' }, username: 'reseller1', action: 'new' }, { token: forSub.message });
+      const sub = await t.api(
+        'getApiToken',
+        { user: { username: 'sub1' }, username: 'reseller1', action: 'new' },
+        { token: forSub.message },
+      );
       assert.equal(sub.status, 503);
     });
 
     it('dry-run of getApiToken new stores no token', async () => {
       const a = await t.account('dryminter');
-      const before = await t.api('getApiToken', { user: { username: 'dryminter' }, username: 'dryminter', action: 'current' }, { token: a.token });
-      const dry = await t.api('getApiToken', { user: { username: 'dryminter' }, username: 'dryminter', action: 'new' }, { token: a.token, dryRun: true });
+      const before = await t.api(
+        'getApiToken',
+        { user: { username: 'dryminter' }, username: 'dryminter', action: 'current' },
+        { token: a.token },
+      );
+      const dry = await t.api(
+        'getApiToken',
+        { user: { username: 'dryminter' }, username: 'dryminter', action: 'new' },
+        { token: a.token, dryRun: true },
+      );
       assert.equal(dry.status, 0);
       assert.equal((await balanceOf('dryminter', dry.message)).status, 3);
-      const afterDry = await t.api('getApiToken', { user: { username: 'dryminter' }, username: 'dryminter', action: 'current' }, { token: a.token });
+      const afterDry = await t.api(
+        'getApiToken',
+        { user: { username: 'dryminter' }, username: 'dryminter', action: 'current' },
+        { token: a.token },
+      );
       assert.deepEqual(afterDry, before);
     });
 
     it('a deleted token stops working at once', async () => {
       const a = await t.account('deleter');
-      const current = await t.api('getApiToken', { user: { username: 'deleter' }, username: 'deleter', action: 'current' }, { token: a.token });
+      const current = await t.api(
+        'getApiToken',
+        { user: { username: 'deleter' }, username: 'deleter', action: 'current' },
+        { token: a.token },
+      );
       await t.admin('delete-token', 'deleter', current.name);
       assert.equal((await balanceOf('deleter', a.token)).status, 3);
     });
@@ -198,7 +275,9 @@ for (const target of await storeTargets()) {
     it('ignores X-Forwarded-For from a proxy that is not trusted', async () => {
       const a = await t.account('proxied', ['--allow-ip', '203.0.113.5']);
       const reply = await t.post(JSON.stringify({ balance: { user: { username: 'proxied' } } }), {
-        token: a.token, contentType: 'application/json', headers: { 'x-forwarded-for': '203.0.113.5' },
+        token: a.token,
+        contentType: 'application/json',
+        headers: { 'x-forwarded-for': '203.0.113.5' },
       });
       assert.equal(JSON.parse(reply.text).status, 511);
     });
@@ -216,9 +295,17 @@ describe('trusted proxy', () => {
   it('believes X-Forwarded-For from a trusted proxy address', async () => {
     const a = await t.account('behindproxy', ['--allow-ip', '203.0.113.5']);
     const body = JSON.stringify({ balance: { user: { username: 'behindproxy' } } });
-    const allowed = await t.post(body, { token: a.token, contentType: 'application/json', headers: { 'x-forwarded-for': '203.0.113.5' } });
+    const allowed = await t.post(body, {
+      token: a.token,
+      contentType: 'application/json',
+      headers: { 'x-forwarded-for': '203.0.113.5' },
+    });
     assert.equal(JSON.parse(allowed.text).status, 0);
-    const other = await t.post(body, { token: a.token, contentType: 'application/json', headers: { 'x-forwarded-for': '198.51.100.7' } });
+    const other = await t.post(body, {
+      token: a.token,
+      contentType: 'application/json',
+      headers: { 'x-forwarded-for': '198.51.100.7' },
+    });
     assert.equal(JSON.parse(other.text).status, 511);
   });
 });

@@ -10,7 +10,8 @@ import { waitFor } from '../helpers/push-receiver.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { storeTargets } from '../helpers/stores.ts';
 
-const at = (year: number, hour: number, minute = 0) => fromZoned({ year, month: 5, day: 10, hour, minute, second: 0 }, 'Asia/Jerusalem');
+const at = (year: number, hour: number, minute = 0) =>
+  fromZoned({ year, month: 5, day: 10, hour, minute, second: 0 }, 'Asia/Jerusalem');
 
 const targets = await storeTargets();
 for (const target of targets) {
@@ -19,12 +20,17 @@ for (const target of targets) {
     let token: string;
     let now = at(2027, 9);
     const serviceOptions = () => ({ components: [birthdaysComponent(20)], clock: () => now });
-    const call = (root: string, doc: Record<string, unknown>) => t.api(root, { user: { username: 'bdaywired' }, ...doc }, { token });
+    const call = (root: string, doc: Record<string, unknown>) =>
+      t.api(root, { user: { username: 'bdaywired' }, ...doc }, { token });
     const balance = async () => (await call('balance', {})).balance;
     // Greetings sent so far: [phone, text] of every message of the account's birthday campaigns, sorted.
     const greetings = async () => {
-      const rows = await t.service.store.db.selectFrom('messages').innerJoin('campaigns', 'campaigns.id', 'messages.campaign_id')
-        .select(['messages.phone', 'messages.text', 'messages.state']).where('campaigns.kind', '=', 'birthday').execute();
+      const rows = await t.service.store.db
+        .selectFrom('messages')
+        .innerJoin('campaigns', 'campaigns.id', 'messages.campaign_id')
+        .select(['messages.phone', 'messages.text', 'messages.state'])
+        .where('campaigns.kind', '=', 'birthday')
+        .execute();
       for (const r of rows) assert.equal(r.state, 'queued');
       return rows.map((r) => [r.phone, r.text]).sort();
     };
@@ -33,7 +39,10 @@ for (const target of targets) {
       return greetings();
     };
     const addContact = async (phone: string, name: string, dob: string) => {
-      const reply = await call('addNumCL', { cl: { id: listId }, destinations: { destination: { phone, df1: name, df2: dob } } });
+      const reply = await call('addNumCL', {
+        cl: { id: listId },
+        destinations: { destination: { phone, df1: name, df2: dob } },
+      });
       assert.deepEqual([reply.status, reply.added], [0, 1]);
     };
     let listId: number;
@@ -47,16 +56,28 @@ for (const target of targets) {
     });
     after(() => t.close());
 
-    it('greets today\'s contacts once at the hour, not again that day nor after a restart, and again next year', async () => {
-      const list = await call('newCL', { cl: { name: 'friends', destinations: { destination: [
-        { phone: '0501234567', df1: 'Dana', df2: '10/05/1990' },
-        { phone: '0502345678', df1: 'Avi', df2: '10/5' },
-        { phone: '0503456789', df1: 'Noa', df2: '11/05' },
-      ] } } });
+    it("greets today's contacts once at the hour, not again that day nor after a restart, and again next year", async () => {
+      const list = await call('newCL', {
+        cl: {
+          name: 'friends',
+          destinations: {
+            destination: [
+              { phone: '0501234567', df1: 'Dana', df2: '10/05/1990' },
+              { phone: '0502345678', df1: 'Avi', df2: '10/5' },
+              { phone: '0503456789', df1: 'Noa', df2: '11/05' },
+            ],
+          },
+        },
+      });
       assert.equal(list.status, 0);
       listId = list.id;
       const created = await call('new_birthday_campaign', {
-        cl_id: listId, name: 'bday', message: 'Happy birthday [DYNAMIC_FIELD1]!', source: 'Shop', hour: 9, dob_field: 'df2',
+        cl_id: listId,
+        name: 'bday',
+        message: 'Happy birthday [DYNAMIC_FIELD1]!',
+        source: 'Shop',
+        hour: 9,
+        dob_field: 'df2',
       });
       assert.equal(created.status, 0, JSON.stringify(created));
       const dana = ['972501234567', 'Happy birthday Dana!'];
@@ -66,8 +87,18 @@ for (const target of targets) {
 
       assert.deepEqual(await waitForGreetings(2, 'the first greetings'), [dana, avi].sort());
       assert.equal(await balance(), '8');
-      const campaigns = await t.service.store.db.selectFrom('campaigns').select(['name', 'state', 'credits_charged']).where('kind', '=', 'birthday').execute();
-      assert.deepEqual(campaigns.map((c) => [c.name, c.state, Number(c.credits_charged)]), [['bday', 'queued', 1], ['bday', 'queued', 1]]);
+      const campaigns = await t.service.store.db
+        .selectFrom('campaigns')
+        .select(['name', 'state', 'credits_charged'])
+        .where('kind', '=', 'birthday')
+        .execute();
+      assert.deepEqual(
+        campaigns.map((c) => [c.name, c.state, Number(c.credits_charged)]),
+        [
+          ['bday', 'queued', 1],
+          ['bday', 'queued', 1],
+        ],
+      );
 
       // Later the same day a contact with today's birthday joins: the next run greets her alone.
       now = at(2027, 9, 30);
@@ -84,7 +115,7 @@ for (const target of targets) {
 
       // The next year, the same day: everyone whose birthday it is is greeted again, once.
       now = at(2028, 9);
-      const twice = await waitForGreetings(8, 'the next year\'s greetings');
+      const twice = await waitForGreetings(8, "the next year's greetings");
       assert.deepEqual(twice, [dana, dana, avi, avi, mor, mor, eli, eli].sort());
       assert.equal(await balance(), '2');
       now = at(2028, 10);
@@ -92,7 +123,7 @@ for (const target of targets) {
       const gil = ['972506789012', 'Happy birthday Gil!'];
       assert.deepEqual(await waitForGreetings(9, 'a greeting next year after the others'), [...twice, gil].sort());
       assert.equal(await balance(), '1');
-      assert.ok(!(await greetings()).some(([phone]) => phone === '972503456789'), 'Noa\'s birthday is tomorrow');
+      assert.ok(!(await greetings()).some(([phone]) => phone === '972503456789'), "Noa's birthday is tomorrow");
     });
   });
 }

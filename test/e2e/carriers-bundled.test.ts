@@ -20,8 +20,13 @@ for (const target of targets) {
       const created = await target.create();
       const base = 20_000 + Math.floor(Math.random() * 20_000);
       const env = {
-        ...process.env, ...created.env, DATABASE_URL: created.env.DATABASE_URL ?? '', YONA_CARRIERS_FILE: '',
-        YONA_HTTPS_PORT: String(base), YONA_HTTP_PORT: String(base + 1), YONA_HTTPS_HOST: '127.0.0.1',
+        ...process.env,
+        ...created.env,
+        DATABASE_URL: created.env.DATABASE_URL ?? '',
+        YONA_CARRIERS_FILE: '',
+        YONA_HTTPS_PORT: String(base),
+        YONA_HTTP_PORT: String(base + 1),
+        YONA_HTTPS_HOST: '127.0.0.1',
       };
       const config = loadConfig(env);
       const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
@@ -40,35 +45,54 @@ for (const target of targets) {
         child.stderr!.on('data', (d) => (logs += d));
         await eventually(() => logs.includes('yona is serving'), 20_000, 'yona serve to start');
         assert.match(logs, /bundled SMSC simulator started/);
-        const info = JSON.parse(readFileSync(join(config.dataDir, 'simulator.json'), 'utf8')) as { controlUrl: string; smppPort: number };
+        const info = JSON.parse(readFileSync(join(config.dataDir, 'simulator.json'), 'utf8')) as {
+          controlUrl: string;
+          smppPort: number;
+        };
         assert.match(info.controlUrl, /^http:\/\/127\.0\.0\.1:\d+$/);
 
         const api = async (root: string, doc: Record<string, unknown>) => {
           const res = await fetch(`http://127.0.0.1:${base + 1}/api`, {
-            method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+            method: 'POST',
+            headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
             body: JSON.stringify({ [root]: { user: { username: 'newcomer' }, ...doc } }),
           });
           return (await res.json()) as Record<string, any>;
         };
-        const sent = await api('sms', { source: 'Yona', destinations: { phone: [{ $: { id: 'otp-1' }, _: '0501234569' }] }, message: 'Your code is 4242' });
+        const sent = await api('sms', {
+          source: 'Yona',
+          destinations: { phone: [{ $: { id: 'otp-1' }, _: '0501234569' }] },
+          message: 'Your code is 4242',
+        });
         assert.equal(sent.status, 0);
         const window = windowAroundNow();
-        const report = await eventually(async () => {
-          const r = await api('dlr', { transactions: { external_id: 'otp-1' }, ...window });
-          return r.transactions?.[0]?.status === '102' ? r : undefined;
-        }, 10_000, 'the delivery report');
+        const report = await eventually(
+          async () => {
+            const r = await api('dlr', { transactions: { external_id: 'otp-1' }, ...window });
+            return r.transactions?.[0]?.status === '102' ? r : undefined;
+          },
+          10_000,
+          'the delivery report',
+        );
         assert.equal(report.message, '1 delivery report');
         assert.equal(report.transactions[0].operator, 'simulator');
 
-        const sim = (...args: string[]) => spawnSync(process.execPath, [bin, 'sim', ...args], { env, encoding: 'utf8' });
+        const sim = (...args: string[]) =>
+          spawnSync(process.execPath, [bin, 'sim', ...args], { env, encoding: 'utf8' });
         const listed = sim('messages', '--to', '0501234569', '--json');
         assert.equal(listed.status, 0, listed.stderr);
-        assert.deepEqual((JSON.parse(listed.stdout) as Array<{ text: string }>).map((m) => m.text), ['Your code is 4242']);
+        assert.deepEqual(
+          (JSON.parse(listed.stdout) as Array<{ text: string }>).map((m) => m.text),
+          ['Your code is 4242'],
+        );
         const mo = sim('mo', '--from', '0501234569', '--to', '0559990000', '--text', 'thanks!');
         assert.equal(mo.status, 0, mo.stderr);
         assert.match(mo.stdout, /delivered to Yona/);
         const incoming = await api('incoming', window);
-        assert.deepEqual(incoming.transactions.map((m: Record<string, string>) => [m.phone, m.dest, m.message]), [['972501234569', '972559990000', 'thanks!']]);
+        assert.deepEqual(
+          incoming.transactions.map((m: Record<string, string>) => [m.phone, m.dest, m.message]),
+          [['972501234569', '972559990000', 'thanks!']],
+        );
 
         const exited = new Promise((r) => child!.once('exit', r));
         child.kill('SIGTERM');

@@ -8,7 +8,15 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { ReceivedMessage } from '../../src/carriers/simulator/index.ts';
 import { storeTargets } from '../helpers/stores.ts';
-import { eventually, mobiles, newSender, startDelivery, stateCounts, type DeliveryHarness, type Sender } from '../delivery/delivery-helpers.ts';
+import {
+  eventually,
+  mobiles,
+  newSender,
+  startDelivery,
+  stateCounts,
+  type DeliveryHarness,
+  type Sender,
+} from '../delivery/delivery-helpers.ts';
 
 const RECIPIENTS = 3000;
 const WINDOW = 50;
@@ -44,42 +52,86 @@ for (const target of targets) {
       }
 
       // The service's account: nothing left queued or in flight, each message with the carrier id it was given.
-      await eventually(async () => {
-        const counts = await stateCounts(h.t, reply.campaign_id);
-        return (counts.submitted ?? 0) + (counts.done ?? 0) === RECIPIENTS ? true : undefined;
-      }, 25_000, 'every message submitted');
+      await eventually(
+        async () => {
+          const counts = await stateCounts(h.t, reply.campaign_id);
+          return (counts.submitted ?? 0) + (counts.done ?? 0) === RECIPIENTS ? true : undefined;
+        },
+        25_000,
+        'every message submitted',
+      );
       const db = h.t.service.store.db;
-      const recorded = await db.selectFrom('messages as m').leftJoin('carrier_message_ids as c', 'c.message_id', 'm.id')
-        .select(['m.id', 'm.phone', 'm.carrier', 'c.carrier_message_id']).where('m.campaign_id', '=', reply.campaign_id).execute();
+      const recorded = await db
+        .selectFrom('messages as m')
+        .leftJoin('carrier_message_ids as c', 'c.message_id', 'm.id')
+        .select(['m.id', 'm.phone', 'm.carrier', 'c.carrier_message_id'])
+        .where('m.campaign_id', '=', reply.campaign_id)
+        .execute();
 
       // The simulator's account, per destination.
       const received = h.simulator.messages();
       const byDestination = new Map<string, ReceivedMessage[]>();
       for (const m of received) byDestination.set(m.destination, [...(byDestination.get(m.destination) ?? []), m]);
-      assert.deepEqual([...expected].filter((p) => !byDestination.has(p)), [], 'every destination of the campaign reached the simulator');
-      assert.deepEqual([...byDestination.keys()].filter((p) => !expected.has(p)), [], 'and nothing else did');
+      assert.deepEqual(
+        [...expected].filter((p) => !byDestination.has(p)),
+        [],
+        'every destination of the campaign reached the simulator',
+      );
+      assert.deepEqual(
+        [...byDestination.keys()].filter((p) => !expected.has(p)),
+        [],
+        'and nothing else did',
+      );
 
       // One carrier id per message (one part each), and it is one the simulator issued to that destination.
       assert.equal(recorded.length, RECIPIENTS, 'one carrier message id recorded per message');
       assert.deepEqual(new Set(recorded.map((r) => r.phone)), expected);
-      const unmatched = recorded.filter((r) => r.carrier !== 'sim' || !r.carrier_message_id
-        || !byDestination.get(r.phone)?.some((m) => m.messageIds.includes(r.carrier_message_id!)));
-      assert.deepEqual(unmatched.slice(0, 5), [], `${unmatched.length} messages recorded without an id the simulator gave their destination`);
+      const unmatched = recorded.filter(
+        (r) =>
+          r.carrier !== 'sim' ||
+          !r.carrier_message_id ||
+          !byDestination.get(r.phone)?.some((m) => m.messageIds.includes(r.carrier_message_id!)),
+      );
+      assert.deepEqual(
+        unmatched.slice(0, 5),
+        [],
+        `${unmatched.length} messages recorded without an id the simulator gave their destination`,
+      );
 
       const duplicates = received.length - RECIPIENTS;
       const copies = [...byDestination.values()].map((ms) => ms.length);
       const resent = copies.filter((n) => n > 1).length;
-      t.diagnostic(`disconnects: ${drops}, messages received: ${received.length}, duplicates: ${duplicates} over ${resent} destinations, `
-        + `most copies of one message: ${Math.max(...copies)}, reconnect binds: ${h.simulator.stats().binds}`);
+      t.diagnostic(
+        `disconnects: ${drops}, messages received: ${received.length}, duplicates: ${duplicates} over ${resent} destinations, ` +
+          `most copies of one message: ${Math.max(...copies)}, reconnect binds: ${h.simulator.stats().binds}`,
+      );
       assert.ok(duplicates <= WINDOW * drops, `duplicates ${duplicates} exceed ${WINDOW} per drop`);
-      assert.ok(Math.max(...copies) <= 1 + drops, `a message went out ${Math.max(...copies)} times: more than once plus one per drop`);
+      assert.ok(
+        Math.max(...copies) <= 1 + drops,
+        `a message went out ${Math.max(...copies)} times: more than once plus one per drop`,
+      );
       assert.ok(h.simulator.stats().binds >= 1 + drops, 'the connector bound again after each drop');
 
-      await eventually(async () => ((await stateCounts(h.t, reply.campaign_id)).done === RECIPIENTS ? true : undefined), 15_000, 'every receipt stored');
-      const statuses = await db.selectFrom('messages').select(['status', (eb) => eb.fn.countAll<number>().as('n')])
-        .where('campaign_id', '=', reply.campaign_id).groupBy('status').execute();
-      assert.deepEqual(statuses.map((r) => [r.status, Number(r.n)]), [[102, RECIPIENTS]]);
-      const campaign = await db.selectFrom('campaigns').select('state').where('id', '=', reply.campaign_id).executeTakeFirstOrThrow();
+      await eventually(
+        async () => ((await stateCounts(h.t, reply.campaign_id)).done === RECIPIENTS ? true : undefined),
+        15_000,
+        'every receipt stored',
+      );
+      const statuses = await db
+        .selectFrom('messages')
+        .select(['status', (eb) => eb.fn.countAll<number>().as('n')])
+        .where('campaign_id', '=', reply.campaign_id)
+        .groupBy('status')
+        .execute();
+      assert.deepEqual(
+        statuses.map((r) => [r.status, Number(r.n)]),
+        [[102, RECIPIENTS]],
+      );
+      const campaign = await db
+        .selectFrom('campaigns')
+        .select('state')
+        .where('id', '=', reply.campaign_id)
+        .executeTakeFirstOrThrow();
       assert.equal(campaign.state, 'sent');
     });
   });

@@ -34,12 +34,29 @@ for (const target of targets) {
         const dataDir = created.env.YONA_DATA_DIR;
         const carriersFile = join(dataDir, 'carriers.json');
         // 1500 submits/s keeps the campaign running for about 3 s, so the kill lands in its middle.
-        writeFileSync(carriersFile, JSON.stringify({
-          carriers: [{ name: 'sim', host: '127.0.0.1', port: smppPort, systemId: 'yona', password: 'secret', windowSize: WINDOW, maxSubmitsPerSecond: 1500 }],
-        }));
-        const serve = () => startServeProcess(created.env, {
-          YONA_CARRIERS_FILE: carriersFile, YONA_DISPATCH_BATCH: String(BATCH), YONA_DISPATCH_LANES: String(LANES), YONA_DISPATCH_LEASE_MS: '2000',
-        });
+        writeFileSync(
+          carriersFile,
+          JSON.stringify({
+            carriers: [
+              {
+                name: 'sim',
+                host: '127.0.0.1',
+                port: smppPort,
+                systemId: 'yona',
+                password: 'secret',
+                windowSize: WINDOW,
+                maxSubmitsPerSecond: 1500,
+              },
+            ],
+          }),
+        );
+        const serve = () =>
+          startServeProcess(created.env, {
+            YONA_CARRIERS_FILE: carriersFile,
+            YONA_DISPATCH_BATCH: String(BATCH),
+            YONA_DISPATCH_LANES: String(LANES),
+            YONA_DISPATCH_LEASE_MS: '2000',
+          });
         const config = loadConfig({ ...process.env, DATABASE_URL: '', ...created.env });
         const opened = (store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
         const lines: string[] = [];
@@ -51,34 +68,64 @@ for (const target of targets) {
 
         running = await serve();
         const res = await fetch(`http://127.0.0.1:${running.httpPort}/api`, {
-          method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ sms: { user: { username: 'killed' }, source: 'Yona', destinations: { phone: mobiles(RECIPIENTS, 540_000_000) }, message: 'kill -9 test' } }),
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({
+            sms: {
+              user: { username: 'killed' },
+              source: 'Yona',
+              destinations: { phone: mobiles(RECIPIENTS, 540_000_000) },
+              message: 'kill -9 test',
+            },
+          }),
         });
         const reply = (await res.json()) as { status: number; campaign_id: number };
         assert.equal(reply.status, 0);
-        await eventually(() => simulator.stats().messagesReceived >= RECIPIENTS / 4, 20_000, 'a quarter of the campaign submitted');
+        await eventually(
+          () => simulator.stats().messagesReceived >= RECIPIENTS / 4,
+          20_000,
+          'a quarter of the campaign submitted',
+        );
         await running.kill();
         const atKill = simulator.stats().messagesReceived;
         assert.ok(atKill < RECIPIENTS, `the kill landed mid-campaign (${atKill} received)`);
 
         running = await serve();
         const states = async () => {
-          const rows = await opened.db.selectFrom('messages').select(['state', (eb) => eb.fn.countAll<number>().as('n')])
-            .where('campaign_id', '=', reply.campaign_id).groupBy('state').execute();
+          const rows = await opened.db
+            .selectFrom('messages')
+            .select(['state', (eb) => eb.fn.countAll<number>().as('n')])
+            .where('campaign_id', '=', reply.campaign_id)
+            .groupBy('state')
+            .execute();
           return Object.fromEntries(rows.map((r) => [r.state, Number(r.n)]));
         };
-        await eventually(async () => ((await states()).done === RECIPIENTS ? true : undefined), 25_000, 'every message submitted and receipted');
+        await eventually(
+          async () => ((await states()).done === RECIPIENTS ? true : undefined),
+          25_000,
+          'every message submitted and receipted',
+        );
         const received = simulator.messages();
         const copies = new Map<string, number>();
         for (const m of received) copies.set(m.destination, (copies.get(m.destination) ?? 0) + 1);
         const duplicates = received.length - copies.size;
         const twice = [...copies.values()].filter((n) => n === 2).length;
-        t.diagnostic(`received before the kill: ${atKill}; messages received: ${received.length}; duplicates: ${duplicates} (${twice} destinations got it twice)`);
+        t.diagnostic(
+          `received before the kill: ${atKill}; messages received: ${received.length}; duplicates: ${duplicates} (${twice} destinations got it twice)`,
+        );
         assert.equal(copies.size, RECIPIENTS, 'every recipient got the message');
         assert.ok(duplicates <= WINDOW, `duplicates ${duplicates} exceed the window (${WINDOW})`);
         const overSent = [...copies].filter(([, n]) => n > 2);
-        assert.deepEqual(overSent.slice(0, 5), [], `${overSent.length} destinations got the message more than twice (at most one re-submission per message)`);
-        const campaign = await opened.db.selectFrom('campaigns').select('state').where('id', '=', reply.campaign_id).executeTakeFirstOrThrow();
+        assert.deepEqual(
+          overSent.slice(0, 5),
+          [],
+          `${overSent.length} destinations got the message more than twice (at most one re-submission per message)`,
+        );
+        const campaign = await opened.db
+          .selectFrom('campaigns')
+          .select('state')
+          .where('id', '=', reply.campaign_id)
+          .executeTakeFirstOrThrow();
         assert.equal(campaign.state, 'sent');
         await running.stop();
         running = undefined;

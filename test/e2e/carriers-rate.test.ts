@@ -6,7 +6,16 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { ReceivedMessage } from '../../src/carriers/simulator/index.ts';
 import { storeTargets } from '../helpers/stores.ts';
-import { dlrById, eventually, mobiles, newSender, startDelivery, stateCounts, type DeliveryHarness, type Sender } from '../delivery/delivery-helpers.ts';
+import {
+  dlrById,
+  eventually,
+  mobiles,
+  newSender,
+  startDelivery,
+  stateCounts,
+  type DeliveryHarness,
+  type Sender,
+} from '../delivery/delivery-helpers.ts';
 
 const RATE = 200;
 const BURST = Math.ceil(RATE / 20); // the bucket holds 50 ms of submits
@@ -32,7 +41,10 @@ for (const target of targets) {
     let h: DeliveryHarness;
     let s: Sender;
     const campaign = async (phones: string[]) => {
-      const reply = await s.sms({ destinations: { phone: phones.map((p) => ({ $: { id: p }, _: p })) }, message: 'paced' });
+      const reply = await s.sms({
+        destinations: { phone: phones.map((p) => ({ $: { id: p }, _: p })) },
+        message: 'paced',
+      });
       assert.equal(reply.status, 0, JSON.stringify(reply));
       return reply.campaign_id as number;
     };
@@ -53,15 +65,24 @@ for (const target of targets) {
     it(`a campaign reaches the simulator no faster than maxSubmitsPerSecond (${RATE}/s over two binds)`, async (t) => {
       const phones = mobiles(RECIPIENTS, 547_000_000);
       const id = await campaign(phones);
-      await eventually(async () => ((await stateCounts(h.t, id)).done === RECIPIENTS ? true : undefined), 15_000, 'every message receipted');
+      await eventually(
+        async () => ((await stateCounts(h.t, id)).done === RECIPIENTS ? true : undefined),
+        15_000,
+        'every message receipted',
+      );
       const received = ofCampaign(phones);
       assert.equal(received.length, RECIPIENTS);
       const { most, spanMs } = pace(received);
-      t.diagnostic(`${RECIPIENTS} submits over ${spanMs} ms (${Math.round((RECIPIENTS - 1) / (spanMs / 1000))}/s); most in one second: ${most}`);
+      t.diagnostic(
+        `${RECIPIENTS} submits over ${spanMs} ms (${Math.round((RECIPIENTS - 1) / (spanMs / 1000))}/s); most in one second: ${most}`,
+      );
       const fastest = ((RECIPIENTS - BURST) / RATE) * 1000;
-      assert.ok(spanMs >= fastest - 50, `${RECIPIENTS} submits took ${spanMs} ms; at ${RATE}/s with a burst of ${BURST} they need ${fastest} ms`);
+      assert.ok(
+        spanMs >= fastest - 50,
+        `${RECIPIENTS} submits took ${spanMs} ms; at ${RATE}/s with a burst of ${BURST} they need ${fastest} ms`,
+      );
       assert.ok(most <= MOST_IN_ONE_SECOND, `${most} submits within one second (rate ${RATE}, burst ${BURST})`);
-      assert.equal(h.simulator.stats().binds, 2, 'the rate is the carrier\'s across both binds');
+      assert.equal(h.simulator.stats().binds, 2, "the rate is the carrier's across both binds");
     });
 
     it('with the simulator throttling for a while mid-campaign, every message is delivered (102) exactly once', async (t) => {
@@ -76,10 +97,14 @@ for (const target of targets) {
       } finally {
         h.simulator.throttle(false);
       }
-      const reports = await eventually(async () => {
-        const r = await dlrById(s, phones);
-        return phones.every((p) => r.get(p)?.status === '102') ? r : undefined;
-      }, 20_000, 'every message delivered');
+      const reports = await eventually(
+        async () => {
+          const r = await dlrById(s, phones);
+          return phones.every((p) => r.get(p)?.status === '102') ? r : undefined;
+        },
+        20_000,
+        'every message delivered',
+      );
       assert.equal(reports.size, RECIPIENTS);
       const received = ofCampaign(phones);
       const copies = new Map<string, number>();
@@ -89,7 +114,10 @@ for (const target of targets) {
       const { most } = pace(received);
       const throttled = h.simulator.stats().throttled - before.throttled;
       t.diagnostic(`throttled answers: ${throttled}; most submits in one second: ${most}`);
-      assert.ok(most <= MOST_IN_ONE_SECOND, `the rate stayed within ${RATE}/s after throttling (${most} in one second)`);
+      assert.ok(
+        most <= MOST_IN_ONE_SECOND,
+        `the rate stayed within ${RATE}/s after throttling (${most} in one second)`,
+      );
     });
   });
 }

@@ -30,10 +30,25 @@ for (const [index, target] of targets.entries()) {
       let running: ServeProcess | undefined;
       try {
         const carriersFile = join(created.env.YONA_DATA_DIR, 'carriers.json');
-        writeFileSync(carriersFile, JSON.stringify({
-          carriers: [{ name: 'sim', host: '127.0.0.1', port: sim.smppPort, systemId: 'yona', password: 'secret', binds: BINDS, windowSize: 20, maxSubmitsPerSecond: 300 }],
-        }));
-        const serve = () => startServeProcess(created.env, { YONA_CARRIERS_FILE: carriersFile, YONA_DISPATCH_BATCH: '40' });
+        writeFileSync(
+          carriersFile,
+          JSON.stringify({
+            carriers: [
+              {
+                name: 'sim',
+                host: '127.0.0.1',
+                port: sim.smppPort,
+                systemId: 'yona',
+                password: 'secret',
+                binds: BINDS,
+                windowSize: 20,
+                maxSubmitsPerSecond: 300,
+              },
+            ],
+          }),
+        );
+        const serve = () =>
+          startServeProcess(created.env, { YONA_CARRIERS_FILE: carriersFile, YONA_DISPATCH_BATCH: '40' });
         const config = loadConfig({ ...process.env, DATABASE_URL: '', ...created.env });
         const opened = (store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
         const lines: string[] = [];
@@ -50,12 +65,24 @@ for (const [index, target] of targets.entries()) {
         running = await serve();
         await eventually(async () => (await sim.stats()).binds - start.binds === BINDS, 10_000, `${BINDS} binds`);
         const res = await fetch(`http://127.0.0.1:${running.httpPort}/api`, {
-          method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ sms: { user: { username: 'sigterm' }, source: 'Yona', destinations: { phone: phones }, message: 'graceful' } }),
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({
+            sms: {
+              user: { username: 'sigterm' },
+              source: 'Yona',
+              destinations: { phone: phones },
+              message: 'graceful',
+            },
+          }),
         });
         const reply = (await res.json()) as { status: number; campaign_id: number };
         assert.equal(reply.status, 0);
-        await eventually(async () => (await received()).length >= RECIPIENTS / 4, 15_000, 'a quarter of the campaign submitted');
+        await eventually(
+          async () => (await received()).length >= RECIPIENTS / 4,
+          15_000,
+          'a quarter of the campaign submitted',
+        );
         assert.equal(await running.stop(), 0, `exit code after SIGTERM\n${running.logs()}`);
         const stopped = await sim.stats();
         assert.equal(stopped.unbinds - start.unbinds, BINDS, 'one unbind per bind');
@@ -63,18 +90,34 @@ for (const [index, target] of targets.entries()) {
         assert.ok(atStop.length < RECIPIENTS, `the SIGTERM landed mid-campaign (${atStop.length} received)`);
 
         // Everything the simulator accepted was recorded before the process exited: submitted, with its carrier id.
-        const recorded = await opened.db.selectFrom('messages as m').innerJoin('carrier_message_ids as c', 'c.message_id', 'm.id')
-          .select(['m.phone', 'c.carrier_message_id']).where('m.campaign_id', '=', reply.campaign_id).execute();
-        assert.deepEqual(new Set(recorded.map((r) => `${r.phone}:${r.carrier_message_id}`)),
-          new Set(atStop.map((m) => `${m.destination}:${m.messageIds[0]}`)), 'the store holds exactly what the simulator accepted');
+        const recorded = await opened.db
+          .selectFrom('messages as m')
+          .innerJoin('carrier_message_ids as c', 'c.message_id', 'm.id')
+          .select(['m.phone', 'c.carrier_message_id'])
+          .where('m.campaign_id', '=', reply.campaign_id)
+          .execute();
+        assert.deepEqual(
+          new Set(recorded.map((r) => `${r.phone}:${r.carrier_message_id}`)),
+          new Set(atStop.map((m) => `${m.destination}:${m.messageIds[0]}`)),
+          'the store holds exactly what the simulator accepted',
+        );
 
         running = await serve();
         const done = async () => {
-          const rows = await opened.db.selectFrom('messages').select(['status', (eb) => eb.fn.countAll<number>().as('n')])
-            .where('campaign_id', '=', reply.campaign_id).where('state', '=', 'done').groupBy('status').execute();
+          const rows = await opened.db
+            .selectFrom('messages')
+            .select(['status', (eb) => eb.fn.countAll<number>().as('n')])
+            .where('campaign_id', '=', reply.campaign_id)
+            .where('state', '=', 'done')
+            .groupBy('status')
+            .execute();
           return rows.map((r) => [r.status, Number(r.n)]);
         };
-        await eventually(async () => ((await done()).reduce((a, [, n]) => a + Number(n), 0) === RECIPIENTS ? true : undefined), 20_000, 'every message receipted');
+        await eventually(
+          async () => ((await done()).reduce((a, [, n]) => a + Number(n), 0) === RECIPIENTS ? true : undefined),
+          20_000,
+          'every message receipted',
+        );
         assert.deepEqual(await done(), [[102, RECIPIENTS]]);
         const all = await received();
         assert.equal(new Set(all.map((m) => m.destination)).size, RECIPIENTS, 'every recipient got it');

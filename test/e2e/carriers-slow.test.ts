@@ -6,7 +6,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { storeTargets } from '../helpers/stores.ts';
-import { dlrById, eventually, mobiles, newSender, startDelivery, stateCounts, type DeliveryHarness, type Sender } from '../delivery/delivery-helpers.ts';
+import {
+  dlrById,
+  eventually,
+  mobiles,
+  newSender,
+  startDelivery,
+  stateCounts,
+  type DeliveryHarness,
+  type Sender,
+} from '../delivery/delivery-helpers.ts';
 
 const RECIPIENTS = 60;
 const RATE = 30; // submits per second: one batch of 30 takes 1 s, more than three leases of 300 ms
@@ -31,12 +40,19 @@ for (const target of targets) {
       const phones = mobiles(RECIPIENTS, 550_000_000);
       const reply = await s.sms({ destinations: { phone: phones }, message: 'slow but once' });
       assert.equal(reply.status, 0);
-      await eventually(async () => ((await stateCounts(h.t, reply.campaign_id)).done === RECIPIENTS ? true : undefined),
-        15_000, 'every message submitted and receipted');
+      await eventually(
+        async () => ((await stateCounts(h.t, reply.campaign_id)).done === RECIPIENTS ? true : undefined),
+        15_000,
+        'every message submitted and receipted',
+      );
       const copies = new Map<string, number>();
       for (const m of h.simulator.messages()) copies.set(m.destination, (copies.get(m.destination) ?? 0) + 1);
       assert.equal(copies.size, RECIPIENTS, 'every destination got the message');
-      assert.deepEqual([...copies].filter(([, n]) => n > 1), [], 'no destination got it twice');
+      assert.deepEqual(
+        [...copies].filter(([, n]) => n > 1),
+        [],
+        'no destination got it twice',
+      );
     });
   });
 }
@@ -56,24 +72,52 @@ for (const target of targets) {
     });
     after(() => h.close());
 
-    it('records the late copy\'s carrier id, so its receipt is applied, not orphaned', async () => {
+    it("records the late copy's carrier id, so its receipt is applied, not orphaned", async () => {
       h.simulator.setSubmitResponseDelay(600); // the first answer comes 300 ms after we stop waiting
-      const reply = await s.sms({ destinations: { phone: { $: { id: 'late-1' }, _: '0541112229' } }, message: 'answered late' });
+      const reply = await s.sms({
+        destinations: { phone: { $: { id: 'late-1' }, _: '0541112229' } },
+        message: 'answered late',
+      });
       assert.equal(reply.status, 0);
       await eventually(() => h.simulator.messages().length >= 1, 5000, 'the first copy at the simulator');
       h.simulator.setSubmitResponseDelay(0);
       const db = h.t.service.store.db;
-      const ids = async () => (await db.selectFrom('carrier_message_ids').select('carrier_message_id')
-        .where('message_id', '=', (await db.selectFrom('messages').select('id').where('campaign_id', '=', reply.campaign_id).executeTakeFirstOrThrow()).id)
-        .execute()).map((r) => r.carrier_message_id).sort();
-      await eventually(async () => ((await ids()).length === 2 ? true : undefined), 8000, 'both copies\' carrier ids recorded');
+      const ids = async () =>
+        (
+          await db
+            .selectFrom('carrier_message_ids')
+            .select('carrier_message_id')
+            .where(
+              'message_id',
+              '=',
+              (
+                await db
+                  .selectFrom('messages')
+                  .select('id')
+                  .where('campaign_id', '=', reply.campaign_id)
+                  .executeTakeFirstOrThrow()
+              ).id,
+            )
+            .execute()
+        )
+          .map((r) => r.carrier_message_id)
+          .sort();
+      await eventually(
+        async () => ((await ids()).length === 2 ? true : undefined),
+        8000,
+        "both copies' carrier ids recorded",
+      );
       const copies = h.simulator.messages();
       assert.equal(copies.length, 2, 'the timed-out message was sent again');
       assert.deepEqual(await ids(), copies.flatMap((m) => m.messageIds).sort());
-      await eventually(async () => {
-        const pending = await db.selectFrom('pending_receipts').select('id').execute();
-        return pending.length === 0 ? true : undefined;
-      }, 5000, 'no receipt left unmatched');
+      await eventually(
+        async () => {
+          const pending = await db.selectFrom('pending_receipts').select('id').execute();
+          return pending.length === 0 ? true : undefined;
+        },
+        5000,
+        'no receipt left unmatched',
+      );
       assert.equal((await dlrById(s, ['late-1'])).get('late-1')?.status, '102');
     });
   });

@@ -11,7 +11,14 @@ import { createPusher } from '../../src/delivery/pusher.ts';
 import { startPushReceiver, waitFor, type PushReceiver } from '../helpers/push-receiver.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { storeTargets } from '../helpers/stores.ts';
-import { eventually, newSender, settleOnClose, simCarrier, windowAroundNow, type Sender } from '../delivery/delivery-helpers.ts';
+import {
+  eventually,
+  newSender,
+  settleOnClose,
+  simCarrier,
+  windowAroundNow,
+  type Sender,
+} from '../delivery/delivery-helpers.ts';
 
 const PUSH_ENV = { YONA_PUSH_ALLOW_PRIVATE: '1', YONA_PUSH_RETRY_BASE_MS: '20', YONA_PUSH_POLL_MS: '20' };
 const NUMBER = '0559990000';
@@ -26,22 +33,46 @@ for (const target of targets) {
     let receiver: PushReceiver;
     const h = (phone: string) => `972${phone.slice(1)}`;
     const mo = (from: string, text: string) =>
-      runSim(['mo', '--from', from, '--to', NUMBER, '--text', text, '--control', `http://127.0.0.1:${simulator.controlPort()}`], () => {});
+      runSim(
+        [
+          'mo',
+          '--from',
+          from,
+          '--to',
+          NUMBER,
+          '--text',
+          text,
+          '--control',
+          `http://127.0.0.1:${simulator.controlPort()}`,
+        ],
+        () => {},
+      );
     /** Sends a campaign and waits until the simulator got it (a reply only counts for a campaign that went out). */
     const campaign = async (phones: string[], unsubscribe: string) => {
-      const reply = await s.sms({ destinations: { phone: phones }, message: 'sale today', add_unsubscribe: unsubscribe });
+      const reply = await s.sms({
+        destinations: { phone: phones },
+        message: 'sale today',
+        add_unsubscribe: unsubscribe,
+      });
       assert.equal(reply.status, 0, JSON.stringify(reply));
-      await eventually(() => phones.every((p) => simulator.messages({ to: h(p) }).length > 0), 5000, 'the campaign received');
+      await eventually(
+        () => phones.every((p) => simulator.messages({ to: h(p) }).length > 0),
+        5000,
+        'the campaign received',
+      );
     };
-    const blocked = async () => (await t.service.store.db.selectFrom('blocklist').select(['phone', 'source']).orderBy('phone').execute())
-      .map((r) => [r.phone, r.source]);
+    const blocked = async () =>
+      (await t.service.store.db.selectFrom('blocklist').select(['phone', 'source']).orderBy('phone').execute()).map(
+        (r) => [r.phone, r.source],
+      );
     const incomingCount = async () => ((await s.call('incoming', windowAroundNow())).transactions as unknown[]).length;
 
     before(async () => {
       simulator = new SmscSimulator({ systemId: 'yona', password: 'secret', receiptDelayMs: 20, controlPort: 0 });
       const port = await simulator.start(0);
       const carriers = carriersComponent({
-        setup: { carriers: [simCarrier(port)], routes: [] }, settings: { pollMs: 20 },
+        setup: { carriers: [simCarrier(port)], routes: [] },
+        settings: { pollMs: 20 },
         env: { YONA_REMOVAL_KEYWORDS: ' BAS , unsubscribe ' }, // read like the environment variable: trimmed, any case
       });
       t = await startTestService(target, { env: PUSH_ENV, components: [carriers, createPusher({ env: PUSH_ENV })] });
@@ -58,7 +89,13 @@ for (const target of targets) {
     });
 
     it('a configured word blocks the sender; the default words no longer do; `blacklist` lists only the blocked', async () => {
-      const [bas, unsubscribe, stop, hasir, remove] = ['0528870019', '0528870029', '0528870039', '0528870049', '0528870059'];
+      const [bas, unsubscribe, stop, hasir, remove] = [
+        '0528870019',
+        '0528870029',
+        '0528870039',
+        '0528870049',
+        '0528870059',
+      ];
       await campaign([bas, unsubscribe, stop, hasir, remove], '2');
       const plain = '0528870069';
       await campaign([plain], '0');
@@ -69,7 +106,10 @@ for (const target of targets) {
       await mo(remove, 'remove');
       await mo(plain, 'BAS'); // a configured word, but this phone got no reply-to-remove campaign
       await eventually(async () => (await incomingCount()) === 6, 5000, 'six replies stored');
-      assert.deepEqual(await blocked(), [[h(bas), 'reply-stop'], [h(unsubscribe), 'reply-stop']]);
+      assert.deepEqual(await blocked(), [
+        [h(bas), 'reply-stop'],
+        [h(unsubscribe), 'reply-stop'],
+      ]);
       const listed = await s.call('blacklist', windowAroundNow());
       assert.deepEqual([listed.status, listed.transactions.length], [0, 2]);
     });

@@ -27,7 +27,9 @@ for (const target of await storeTargets()) {
       const setup = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
       const lines: string[] = [];
       for (const name of ['loader', 'bob', 'carol']) {
-        await runAdminCommand(setup, config, ['create-account', name, '--password', 'correct-horse'], (l) => lines.push(l));
+        await runAdminCommand(setup, config, ['create-account', name, '--password', 'correct-horse'], (l) =>
+          lines.push(l),
+        );
       }
       await runAdminCommand(setup, config, ['create-token', 'loader'], (l) => lines.push(l));
       loaderToken = lines.at(-1)!;
@@ -44,7 +46,9 @@ for (const target of await storeTargets()) {
       const agent = new Agent({ connections: LOAD_CONNECTIONS });
       const post = async (token: string, doc: object) => {
         const res = await request(api, {
-          method: 'POST', dispatcher: agent, body: JSON.stringify(doc),
+          method: 'POST',
+          dispatcher: agent,
+          body: JSON.stringify(doc),
           headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
         });
         return (await res.body.json()) as { status: number; message: string };
@@ -82,7 +86,11 @@ for (const target of await storeTargets()) {
         }
         running = false;
         await Promise.all(loops);
-        assert.deepEqual([...statuses.keys()], [946], `load replies by status: ${JSON.stringify([...statuses])}; ${failures.join(' ')}`);
+        assert.deepEqual(
+          [...statuses.keys()],
+          [946],
+          `load replies by status: ${JSON.stringify([...statuses])}; ${failures.join(' ')}`,
+        );
         for (const { user, token } of minted) {
           const balance = await post(token, { balance: { user: { username: user } } });
           assert.equal(balance.status, 0, JSON.stringify(balance));

@@ -23,10 +23,13 @@ describe('console in a browser', { skip: !run && 'Chromium not installed' }, () 
   let receiver: PushReceiver;
   before(async () => {
     receiver = await startPushReceiver();
-    t = await startTestService(sqlite, { env: PUSH_ENV, components: [
-      createPusher({ env: PUSH_ENV }),
-      carriersComponent({ env: {}, settings: { pollMs: 20, simulatorReceiptDelayMs: 20 } }),
-    ] });
+    t = await startTestService(sqlite, {
+      env: PUSH_ENV,
+      components: [
+        createPusher({ env: PUSH_ENV }),
+        carriersComponent({ env: {}, settings: { pollMs: 20, simulatorReceiptDelayMs: 20 } }),
+      ],
+    });
     await t.admin('create-account', 'carol', '--password', 'carol-pw-1', '--credits', '500');
     browser = await launchBrowser();
     page = await newPage(browser);
@@ -104,7 +107,10 @@ describe('console in a browser', { skip: !run && 'Chromium not installed' }, () 
     await blacklist.getByRole('button', { name: 'Disable' }).click();
     await page.getByText('The URL is disabled; events are kept.').waitFor();
     await blacklist.getByText('disabled in the console', { exact: false }).waitFor();
-    assert.equal((await t.api('addNumBL', { user: { username: 'fay' }, phones: ['0521234567'] }, { token })).status, 946);
+    assert.equal(
+      (await t.api('addNumBL', { user: { username: 'fay' }, phones: ['0521234567'] }, { token })).status,
+      946,
+    );
     await new Promise((r) => setTimeout(r, 300));
     assert.equal(receiver.received.length, 0, 'nothing is pushed while disabled');
     await blacklist.getByRole('button', { name: 'Enable again' }).click();
@@ -120,10 +126,19 @@ describe('console in a browser', { skip: !run && 'Chromium not installed' }, () 
     const s = await newSender(t, 'gil');
     // 052123110x delivered; 0521230101 refused by the simulator (status 101: not delivered).
     const phones = [...Array.from({ length: 29 }, (_, i) => `05212311${String(i).padStart(2, '0')}`), '0521230101'];
-    const sent = await s.sms({ destinations: { phone: phones.map((p, i) => ({ $: { id: `order-${i}` }, _: p })) }, message: 'Sale today', campaign_name: 'Spring' });
+    const sent = await s.sms({
+      destinations: { phone: phones.map((p, i) => ({ $: { id: `order-${i}` }, _: p })) },
+      message: 'Sale today',
+      campaign_name: 'Spring',
+    });
     assert.equal(sent.status, 0, JSON.stringify(sent));
     await waitFor(async () => {
-      const rows = await t.service.store.db.selectFrom('messages').select('id').where('campaign_id', '=', sent.campaign_id).where('state', 'in', ['done', 'failed']).execute();
+      const rows = await t.service.store.db
+        .selectFrom('messages')
+        .select('id')
+        .where('campaign_id', '=', sent.campaign_id)
+        .where('state', 'in', ['done', 'failed'])
+        .execute();
       return rows.length === phones.length;
     }, 'receipts for every message');
     await signIn(page, t.httpsUrl, 'gil', 'secret-pw');
@@ -148,7 +163,11 @@ describe('console in a browser', { skip: !run && 'Chromium not installed' }, () 
 
   it('cancels a scheduled campaign and refunds it', async () => {
     const s = await newSender(t, 'hila', 100);
-    const sent = await s.sms({ destinations: { phone: ['0521112233', '0521112234'] }, message: 'Later', timing: '01/01/40 10:00' });
+    const sent = await s.sms({
+      destinations: { phone: ['0521112233', '0521112234'] },
+      message: 'Later',
+      timing: '01/01/40 10:00',
+    });
     assert.equal(sent.status, 0, JSON.stringify(sent));
     assert.equal((await s.balance()).credits, 98);
     await signIn(page, t.httpsUrl, 'hila', 'secret-pw');
@@ -165,9 +184,14 @@ describe('console in a browser', { skip: !run && 'Chromium not installed' }, () 
     await signIn(page, t.httpsUrl, 'carol', 'carol-pw-1');
     await page.goto(`${t.httpsUrl}/console/lists`);
     await page.getByLabel('Name', { exact: true }).fill('Customers');
-    const csv = 'phone,name,birthday\n0521234567,Dana,01/02/1990\n12,Short,\n"0521234568","Cohen, Avi",\n0521234567,Again,\n';
-    await page.getByLabel('CSV file').setInputFiles({ name: 'customers.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
-    await page.waitForFunction(() => (document.getElementById('new-csv') as HTMLTextAreaElement).value.includes('Cohen'));
+    const csv =
+      'phone,name,birthday\n0521234567,Dana,01/02/1990\n12,Short,\n"0521234568","Cohen, Avi",\n0521234567,Again,\n';
+    await page
+      .getByLabel('CSV file')
+      .setInputFiles({ name: 'customers.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+    await page.waitForFunction(() =>
+      (document.getElementById('new-csv') as HTMLTextAreaElement).value.includes('Cohen'),
+    );
     await page.getByRole('button', { name: 'Create the list' }).click();
     await page.getByText('2 contacts added; 2 rows rejected.').waitFor();
     await page.getByText('Line 3 (12): the number is too short').waitFor();
@@ -184,7 +208,10 @@ describe('console in a browser', { skip: !run && 'Chromium not installed' }, () 
     await t.admin('create-account', 'ivy', '--password', 'ivy-pw-123', '--credits', '300', '--reseller');
     await t.admin('verify-sender', 'ivy', 'IvyShop');
     await signIn(page, t.httpsUrl, 'ivy', 'ivy-pw-123');
-    for (const [path, name] of [['/console/balance', 'balance'], ['/console/senders', 'senders']]) {
+    for (const [path, name] of [
+      ['/console/balance', 'balance'],
+      ['/console/senders', 'senders'],
+    ]) {
       await page.goto(`${t.httpsUrl}${path}`);
       await assertAccessible(page, name);
       await screenshot(page, name);
@@ -237,7 +264,9 @@ describe('console in a browser', { skip: !run && 'Chromium not installed' }, () 
     assert.equal(await phone.locator('html').getAttribute('dir'), 'rtl');
     assert.equal(await phone.locator('html').getAttribute('lang'), 'he');
     await phone.getByRole('heading', { name: 'קמפיינים' }).waitFor();
-    const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    const overflow = await phone.evaluate(
+      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    );
     assert.ok(overflow <= 0, `the page is ${overflow}px wider than the screen`);
     await assertAccessible(phone, 'campaigns (Hebrew, phone)');
     await screenshot(phone, 'campaigns-he-phone');

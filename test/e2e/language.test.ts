@@ -21,7 +21,11 @@ for (const target of await storeTargets()) {
     after(() => t.close());
 
     /** POSTs a body with an optional Accept-Language; returns the reply text and its Content-Language. */
-    const call = async (body: string, language: string | undefined, options: { contentType?: string; token?: string } = {}) => {
+    const call = async (
+      body: string,
+      language: string | undefined,
+      options: { contentType?: string; token?: string } = {},
+    ) => {
       const headers: Record<string, string> = { 'content-type': options.contentType ?? 'application/json' };
       if (language !== undefined) headers['accept-language'] = language;
       if (options.token) headers.authorization = `Bearer ${options.token}`;
@@ -32,14 +36,28 @@ for (const target of await storeTargets()) {
 
     it('answers catalogue messages in Hebrew when Hebrew is preferred, in English otherwise', async () => {
       for (const [header, hebrew] of [
-        [undefined, false], ['he', true], ['he-IL', true], ['HE-il,he;q=0.9,en-US;q=0.8,en;q=0.7', true], ['iw', true],
-        ['fr, he;q=0.5', true], ['en-US,en;q=0.9,he;q=0.8', false], ['he;q=0.3, en;q=0.7', false], ['he;q=0', false],
-        ['en, he', false], ['he, en', true], ['*', false], ['', false], ['de', false],
+        [undefined, false],
+        ['he', true],
+        ['he-IL', true],
+        ['HE-il,he;q=0.9,en-US;q=0.8,en;q=0.7', true],
+        ['iw', true],
+        ['fr, he;q=0.5', true],
+        ['en-US,en;q=0.9,he;q=0.8', false],
+        ['he;q=0.3, en;q=0.7', false],
+        ['he;q=0', false],
+        ['en, he', false],
+        ['he, en', true],
+        ['*', false],
+        ['', false],
+        ['de', false],
       ] as const) {
         const res = await call(balanceBody, header);
         const reply = JSON.parse(res.text);
         assert.equal(reply.status, 3, String(header));
-        assert.ok(reply.message.startsWith(hebrew ? HE_TOKEN_INVALID : EN_TOKEN_INVALID), `${header}: ${reply.message}`);
+        assert.ok(
+          reply.message.startsWith(hebrew ? HE_TOKEN_INVALID : EN_TOKEN_INVALID),
+          `${header}: ${reply.message}`,
+        );
         assert.equal(res.language, hebrew ? 'he' : null, String(header));
       }
     });
@@ -58,7 +76,15 @@ for (const target of await storeTargets()) {
       const balance = JSON.parse((await call(balanceBody, 'he', { token })).text);
       assert.equal(balance.status, 0);
       assert.equal(balance.message, 'Your balance is 1000 credits');
-      const blocked = JSON.parse((await call(JSON.stringify({ addNumBL: { user: { username: 'hebrew' }, phones: { phone: '0501234567' } } }), 'he', { token })).text);
+      const blocked = JSON.parse(
+        (
+          await call(
+            JSON.stringify({ addNumBL: { user: { username: 'hebrew' }, phones: { phone: '0501234567' } } }),
+            'he',
+            { token },
+          )
+        ).text,
+      );
       assert.equal(blocked.status, 946);
       assert.equal(blocked.message, 'המספרים נוספו בהצלחה לרשימה השחורה');
     });

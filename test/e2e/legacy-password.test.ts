@@ -14,7 +14,11 @@ for (const target of targets) {
     let t: TestService;
     let token: string;
     const balance = (password: string, o: { https?: boolean; token?: string; username?: string } = {}) =>
-      t.api('balance', { user: { username: o.username ?? 'oldclient', password } }, { https: o.https ?? true, token: o.token });
+      t.api(
+        'balance',
+        { user: { username: o.username ?? 'oldclient', password } },
+        { https: o.https ?? true, token: o.token },
+      );
 
     before(async () => {
       t = await startTestService(target);
@@ -30,10 +34,15 @@ for (const target of targets) {
     });
 
     it('on, authenticates by username and password over HTTPS, in JSON and XML', async () => {
-      assert.deepEqual(await t.admin('legacy-password', 'oldclient', 'on'), ['password authentication (without a bearer token, over HTTPS only) for oldclient: on']);
+      assert.deepEqual(await t.admin('legacy-password', 'oldclient', 'on'), [
+        'password authentication (without a bearer token, over HTTPS only) for oldclient: on',
+      ]);
       const r = await balance('secret-pw');
       assert.deepEqual([r.status, r.balance], [0, '1000']);
-      const xml = await t.post('<balance><user><username>oldclient</username><password>secret-pw</password></user></balance>', { contentType: 'application/xml', https: true });
+      const xml = await t.post(
+        '<balance><user><username>oldclient</username><password>secret-pw</password></user></balance>',
+        { contentType: 'application/xml', https: true },
+      );
       assert.equal(xmlStatus(xml.text), 0, xml.text);
       const again = await balance('secret-pw');
       assert.equal(again.status, 0, 'and again, from the verification cache');
@@ -56,7 +65,11 @@ for (const target of targets) {
       assert.equal(locked.status, 511);
       assert.match(locked.message, /password authentication is locked for 15 more minutes after 5 wrong passwords/);
       await t.admin('legacy-password', 'lockme', 'on');
-      assert.equal((await balance('secret-pw', { username: 'lockme' })).status, 0, 'the operator turning it on again lifts the lockout');
+      assert.equal(
+        (await balance('secret-pw', { username: 'lockme' })).status,
+        0,
+        'the operator turning it on again lifts the lockout',
+      );
     });
 
     it('drops a remembered password when it changes or the switch goes off', async () => {
@@ -70,7 +83,8 @@ for (const target of targets) {
 
     it('counts every such call in the metrics, by outcome', async () => {
       const text = await t.service.metrics.registry.getSingleMetricAsString('yona_legacy_password_requests_total');
-      for (const result of ['ok', 'off', 'plain-http', 'wrong', 'locked']) assert.match(text, new RegExp(`result="${result}"} [1-9]`), result);
+      for (const result of ['ok', 'off', 'plain-http', 'wrong', 'locked'])
+        assert.match(text, new RegExp(`result="${result}"} [1-9]`), result);
     });
   });
 }

@@ -28,16 +28,25 @@ async function hasIpv6Loopback(): Promise<boolean> {
 const ipv6 = await hasIpv6Loopback();
 
 /** POSTs a balance request for `username` to `base` (http or https); returns the parsed reply. */
-async function balance(base: string, token: string, username: string, dispatcher?: Agent): Promise<{ status: number; message: string }> {
+async function balance(
+  base: string,
+  token: string,
+  username: string,
+  dispatcher?: Agent,
+): Promise<{ status: number; message: string }> {
   const res = await request(`${base}/api`, {
-    method: 'POST', dispatcher, body: JSON.stringify({ balance: { user: { username } } }),
+    method: 'POST',
+    dispatcher,
+    body: JSON.stringify({ balance: { user: { username } } }),
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
   });
   return (await res.body.json()) as { status: number; message: string };
 }
 
 for (const target of await storeTargets()) {
-  describe(`a dual-stack listener and the IP allowlist (${target.name})`, { skip: !ipv6 && 'no IPv6 loopback on this host' }, () => {
+  describe(`a dual-stack listener and the IP allowlist (${target.name})`, {
+    skip: !ipv6 && 'no IPv6 loopback on this host',
+  }, () => {
     let t: TestService;
     const insecure = new Agent({ connect: { rejectUnauthorized: false } });
     before(async () => {
@@ -50,7 +59,10 @@ for (const target of await storeTargets()) {
 
     it('a caller arriving as ::ffff:127.0.0.1 matches the entry 127.0.0.1; ::1 is refused 511 naming it', async () => {
       const { token } = await t.account('dual', ['--allow-ip', '127.0.0.1']);
-      for (const [port, scheme] of [[t.service.http.httpPort, 'http'], [t.service.http.httpsPort, 'https']] as const) {
+      for (const [port, scheme] of [
+        [t.service.http.httpPort, 'http'],
+        [t.service.http.httpsPort, 'https'],
+      ] as const) {
         const dispatcher = scheme === 'https' ? insecure : undefined;
         assert.equal((await balance(`${scheme}://127.0.0.1:${port}`, token, 'dual', dispatcher)).status, 0, scheme);
         const v6 = await balance(`${scheme}://[::1]:${port}`, token, 'dual', dispatcher);
@@ -80,13 +92,18 @@ for (const target of await storeTargets()) {
       const { token: fromCli } = await t.account('ttl');
       const longer = (await t.admin('create-token', 'ttl', '--expires-in', '3h')).at(-1)!;
       const before = Date.now();
-      const minted = await t.api('getApiToken', { user: { username: 'ttl' }, username: 'ttl', action: 'new' }, { token: fromCli });
+      const minted = await t.api(
+        'getApiToken',
+        { user: { username: 'ttl' }, username: 'ttl', action: 'new' },
+        { token: fromCli },
+      );
       assert.equal(minted.status, 0);
       const spread = new Set([before, Date.now()].map((at) => formatLong(at + 2 * HOUR, 'Asia/Jerusalem')));
       assert.ok(spread.has(minted.expiration_date), `${minted.expiration_date}: two hours out (${[...spread]})`);
 
       clockOffset = 2 * HOUR - 60_000;
-      for (const token of [fromCli, minted.message, longer]) assert.equal((await balance(t.httpUrl, token, 'ttl')).status, 0);
+      for (const token of [fromCli, minted.message, longer])
+        assert.equal((await balance(t.httpUrl, token, 'ttl')).status, 0);
       clockOffset = 2 * HOUR + 60_000;
       for (const token of [fromCli, minted.message]) assert.equal((await balance(t.httpUrl, token, 'ttl')).status, 10);
       assert.equal((await balance(t.httpUrl, longer, 'ttl')).status, 0);
@@ -101,14 +118,27 @@ describe('the operator certificate (YONA_TLS_CERT / YONA_TLS_KEY)', () => {
   let cert: string;
   before(async () => {
     const pems = await generate([{ name: 'commonName', value: 'yona-operator.test' }], {
-      keyType: 'ec', curve: 'P-256', algorithm: 'sha256', notAfterDate: new Date(Date.now() + 30 * 86400e3),
-      extensions: [{ name: 'subjectAltName', altNames: [{ type: 2, value: 'yona-operator.test' }, { type: 7, ip: '127.0.0.1' }] }],
+      keyType: 'ec',
+      curve: 'P-256',
+      algorithm: 'sha256',
+      notAfterDate: new Date(Date.now() + 30 * 86400e3),
+      extensions: [
+        {
+          name: 'subjectAltName',
+          altNames: [
+            { type: 2, value: 'yona-operator.test' },
+            { type: 7, ip: '127.0.0.1' },
+          ],
+        },
+      ],
     });
     cert = pems.cert;
     writeFileSync(join(dir, 'operator.crt'), pems.cert);
     writeFileSync(join(dir, 'operator.key'), pems.private);
     const [sqlite] = await storeTargets();
-    t = await startTestService(sqlite, { env: { YONA_TLS_CERT: join(dir, 'operator.crt'), YONA_TLS_KEY: join(dir, 'operator.key') } });
+    t = await startTestService(sqlite, {
+      env: { YONA_TLS_CERT: join(dir, 'operator.crt'), YONA_TLS_KEY: join(dir, 'operator.key') },
+    });
   });
   after(async () => {
     await t.close();
@@ -117,10 +147,13 @@ describe('the operator certificate (YONA_TLS_CERT / YONA_TLS_KEY)', () => {
 
   it('is the certificate served over HTTPS (a client trusting only it gets through), and none is generated', async () => {
     const served = await new Promise<tls.PeerCertificate>((resolve, reject) => {
-      const socket = tls.connect({ host: '127.0.0.1', port: t.service.http.httpsPort, rejectUnauthorized: false }, () => {
-        resolve(socket.getPeerCertificate());
-        socket.end();
-      });
+      const socket = tls.connect(
+        { host: '127.0.0.1', port: t.service.http.httpsPort, rejectUnauthorized: false },
+        () => {
+          resolve(socket.getPeerCertificate());
+          socket.end();
+        },
+      );
       socket.on('error', reject);
     });
     assert.equal(served.fingerprint256, new X509Certificate(cert).fingerprint256);

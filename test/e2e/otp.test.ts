@@ -6,17 +6,33 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { storeTargets } from '../helpers/stores.ts';
 import { sendTableCounts, xmlField, xmlStatus } from '../operations/send-helpers.ts';
-import { eventually, newSender, startDelivery, windowAroundNow, type DeliveryHarness, type Sender } from '../delivery/delivery-helpers.ts';
+import {
+  eventually,
+  newSender,
+  startDelivery,
+  windowAroundNow,
+  type DeliveryHarness,
+  type Sender,
+} from '../delivery/delivery-helpers.ts';
 
 const targets = await storeTargets();
-const NO_LIMITS = { YONA_OTP_RESEND_SECONDS: '0', YONA_OTP_PHONE_HOURLY: '0', YONA_OTP_ACCOUNT_HOURLY: '0', YONA_OTP_PHONE_FAILURES_HOURLY: '0' };
+const NO_LIMITS = {
+  YONA_OTP_RESEND_SECONDS: '0',
+  YONA_OTP_PHONE_HOURLY: '0',
+  YONA_OTP_ACCOUNT_HOURLY: '0',
+  YONA_OTP_PHONE_FAILURES_HOURLY: '0',
+};
 
 /** The code in the latest SMS the simulated handset `phone` (international form) received, waiting for it. */
 async function codeOnHandset(h: DeliveryHarness, phone: string, count: number): Promise<string> {
-  const messages = await eventually(() => {
-    const got = h.simulator.messages({ to: phone });
-    return got.length >= count ? got : undefined;
-  }, 8000, `SMS number ${count} to ${phone}`);
+  const messages = await eventually(
+    () => {
+      const got = h.simulator.messages({ to: phone });
+      return got.length >= count ? got : undefined;
+    },
+    8000,
+    `SMS number ${count} to ${phone}`,
+  );
   const code = /(\d{6})/.exec(messages[count - 1].text)?.[1];
   assert.ok(code, `a 6-digit code in "${messages[count - 1].text}"`);
   return code;
@@ -27,10 +43,15 @@ for (const target of targets) {
     let h: DeliveryHarness;
     let s: Sender;
     let now = Date.now();
-    const otp = (doc: Record<string, unknown>, options?: { dryRun?: boolean }) => s.call('send_otp', { source: 'Yona', ...doc }, options);
-    const check = (phone: string, code: string, extra: Record<string, unknown> = {}) => s.call('validate_otp', { phone, code, ...extra });
-    const xml = (root: string, inner: string) => h.t.post(`<${root}><user><username>${s.username}</username></user>${inner}</${root}>`,
-      { contentType: 'application/xml', token: s.token });
+    const otp = (doc: Record<string, unknown>, options?: { dryRun?: boolean }) =>
+      s.call('send_otp', { source: 'Yona', ...doc }, options);
+    const check = (phone: string, code: string, extra: Record<string, unknown> = {}) =>
+      s.call('validate_otp', { phone, code, ...extra });
+    const xml = (root: string, inner: string) =>
+      h.t.post(`<${root}><user><username>${s.username}</username></user>${inner}</${root}>`, {
+        contentType: 'application/xml',
+        token: s.token,
+      });
 
     before(async () => {
       h = await startDelivery(target, { clock: () => now, env: NO_LIMITS });
@@ -54,37 +75,68 @@ for (const target of targets) {
       const right = await check('521230001', code);
       assert.deepEqual([right.status, right.message], [0, 'Code verified']);
       const again = await check('0521230001', code);
-      assert.deepEqual([again.status, again.message], [12, 'Unverified code: this code was already used; request a new one']);
+      assert.deepEqual(
+        [again.status, again.message],
+        [12, 'Unverified code: this code was already used; request a new one'],
+      );
       // Its delivery is reported like any SMS's.
-      const report = await eventually(async () => {
-        const r = await s.call('dlrByDate', windowAroundNow(now));
-        return (r.transactions as Array<Record<string, string>>).find((x) => x.phone === '972521230001' && x.status === '102');
-      }, 8000, 'the delivery report of the code');
+      const report = await eventually(
+        async () => {
+          const r = await s.call('dlrByDate', windowAroundNow(now));
+          return (r.transactions as Array<Record<string, string>>).find(
+            (x) => x.phone === '972521230001' && x.status === '102',
+          );
+        },
+        8000,
+        'the delivery report of the code',
+      );
       assert.equal(report.shipment_id, String(reply.campaign_id));
     });
 
     it('keeps the code out of the store: the message holds [code], its sealed copy is gone once sent, the hash is keyed', async () => {
       const reply = await otp({ phone: '0521230002', text: 'Your Yona code: [code]. Do not share [code].' });
       const code = await codeOnHandset(h, '972521230002', 1);
-      assert.equal(h.simulator.messages({ to: '972521230002' })[0].text, `Your Yona code: ${code}. Do not share ${code}.`);
+      assert.equal(
+        h.simulator.messages({ to: '972521230002' })[0].text,
+        `Your Yona code: ${code}. Do not share ${code}.`,
+      );
       const db = h.t.service.store.db;
-      const message = await eventually(async () => {
-        const m = await db.selectFrom('messages').selectAll().where('campaign_id', '=', reply.campaign_id).executeTakeFirstOrThrow();
-        return m.state !== 'submitting' && m.state !== 'queued' ? m : undefined;
-      }, 8000, 'the message leaving the queue');
+      const message = await eventually(
+        async () => {
+          const m = await db
+            .selectFrom('messages')
+            .selectAll()
+            .where('campaign_id', '=', reply.campaign_id)
+            .executeTakeFirstOrThrow();
+          return m.state !== 'submitting' && m.state !== 'queued' ? m : undefined;
+        },
+        8000,
+        'the message leaving the queue',
+      );
       assert.equal(message.text, 'Your Yona code: [code]. Do not share [code].');
       assert.equal(message.sealed, null);
       assert.equal(Number(message.priority), 1);
-      const row = await db.selectFrom('otp_codes').selectAll().where('campaign_id', '=', reply.campaign_id).executeTakeFirstOrThrow();
+      const row = await db
+        .selectFrom('otp_codes')
+        .selectAll()
+        .where('campaign_id', '=', reply.campaign_id)
+        .executeTakeFirstOrThrow();
       assert.match(row.code_hash, /^hmac\$/);
       assert.ok(!row.code_hash.includes(code));
-      const campaign = await db.selectFrom('campaigns').select(['kind', 'options']).where('id', '=', reply.campaign_id).executeTakeFirstOrThrow();
+      const campaign = await db
+        .selectFrom('campaigns')
+        .select(['kind', 'options'])
+        .where('id', '=', reply.campaign_id)
+        .executeTakeFirstOrThrow();
       assert.equal(campaign.kind, 'otp');
       assert.ok(!campaign.options.includes(code));
     });
 
     it('takes numeric strings and XML, with its own text, app, tries and validity', async () => {
-      const sent = await xml('send_otp', '<phone>0521230003</phone><source>Yona</source><app_id>7</app_id><max_tries>5</max_tries><valid_time>15</valid_time><text>קוד: [code]</text>');
+      const sent = await xml(
+        'send_otp',
+        '<phone>0521230003</phone><source>Yona</source><app_id>7</app_id><max_tries>5</max_tries><valid_time>15</valid_time><text>קוד: [code]</text>',
+      );
       assert.equal(xmlStatus(sent.text), 0, sent.text);
       assert.equal(xmlField(sent.text, 'valid_time'), '15');
       assert.equal(xmlField(sent.text, 'max_tries'), '5');
@@ -93,7 +145,10 @@ for (const target of targets) {
       const noApp = await xml('validate_otp', `<phone>0521230003</phone><code>${code}</code>`);
       assert.equal(xmlStatus(noApp.text), 12);
       assert.match(noApp.text, /<message>Unverified code: no code was sent to this phone for app_id 1<\/message>/);
-      const ok = await xml('validate_otp', `<phone>0521230003</phone><code>${code}</code><app_id>7</app_id><service_type>sms</service_type>`);
+      const ok = await xml(
+        'validate_otp',
+        `<phone>0521230003</phone><code>${code}</code><app_id>7</app_id><service_type>sms</service_type>`,
+      );
       assert.equal(xmlStatus(ok.text), 0, ok.text);
       const json = await otp({ phone: '0521230004', app_id: '2', max_tries: '4', valid_time: '10' });
       assert.deepEqual([json.status, json.max_tries, json.valid_time], [0, 4, 10]);
@@ -124,11 +179,17 @@ for (const target of targets) {
     it('refuses an unverified source (515), a landline and a malformed number (933), a short one (9), international unless enabled', async () => {
       assert.equal((await otp({ phone: '0521230006', source: 'Other' })).status, 515);
       const landline = await otp({ phone: '031234567' });
-      assert.deepEqual([landline.status, landline.message], [933, 'Invalid phone number: "031234567" is not a mobile number']);
+      assert.deepEqual(
+        [landline.status, landline.message],
+        [933, 'Invalid phone number: "031234567" is not a mobile number'],
+      );
       assert.equal((await otp({ phone: '05212' })).status, 9);
       const abroad = await otp({ phone: '+447911123456' });
       assert.equal(abroad.status, 933);
-      assert.match(abroad.message, /international, and one-time codes to international numbers are not enabled for this account/);
+      assert.match(
+        abroad.message,
+        /international, and one-time codes to international numbers are not enabled for this account/,
+      );
       await h.t.admin('otp-international', s.username, 'on');
       // Enabled, it is priced from the international balance (none here: 12), in a dry run that stores nothing.
       const priced = await otp({ phone: '+447911123456' }, { dryRun: true });
@@ -141,15 +202,29 @@ for (const target of targets) {
       const reply = await otp({ phone: '0521230007' }, { dryRun: true });
       assert.deepEqual([reply.status, reply.campaign_id, reply.shipment_id, reply.credits], [0, 0, '0', 1]);
       assert.deepEqual(await sendTableCounts(h.t), before);
-      assert.equal(await h.t.service.store.db.selectFrom('otp_codes').select('id').where('phone', '=', '972521230007').executeTakeFirst(), undefined);
+      assert.equal(
+        await h.t.service.store.db
+          .selectFrom('otp_codes')
+          .select('id')
+          .where('phone', '=', '972521230007')
+          .executeTakeFirst(),
+        undefined,
+      );
       await new Promise((r) => setTimeout(r, 200));
       assert.equal(h.simulator.messages({ to: '972521230007' }).length, 0);
 
       await otp({ phone: '0521230007' });
       await codeOnHandset(h, '972521230007', 1);
       const dry = await s.call('validate_otp', { phone: '0521230007', code: '123' }, { dryRun: true });
-      assert.deepEqual([dry.status, dry.message], [0, 'Dry run: a code is pending for this phone; codes are compared only on /api']);
-      const row = await h.t.service.store.db.selectFrom('otp_codes').select('attempts').where('phone', '=', '972521230007').executeTakeFirstOrThrow();
+      assert.deepEqual(
+        [dry.status, dry.message],
+        [0, 'Dry run: a code is pending for this phone; codes are compared only on /api'],
+      );
+      const row = await h.t.service.store.db
+        .selectFrom('otp_codes')
+        .select('attempts')
+        .where('phone', '=', '972521230007')
+        .executeTakeFirstOrThrow();
       assert.equal(Number(row.attempts), 0);
     });
 
@@ -167,9 +242,15 @@ for (const target of targets) {
       const wrong = code === '999999' ? '888888' : '999999';
       assert.equal((await check('0521230009', wrong)).message, 'Unverified code: wrong code (2 attempts left)');
       assert.equal((await check('0521230009', wrong)).message, 'Unverified code: wrong code (1 attempt left)');
-      assert.equal((await check('0521230009', wrong)).message, 'Unverified code: wrong code; attempts exhausted, request a new one');
+      assert.equal(
+        (await check('0521230009', wrong)).message,
+        'Unverified code: wrong code; attempts exhausted, request a new one',
+      );
       const right = await check('0521230009', code);
-      assert.deepEqual([right.status, right.message], [12, 'Unverified code: attempts exhausted: 3 wrong codes; request a new one']);
+      assert.deepEqual(
+        [right.status, right.message],
+        [12, 'Unverified code: attempts exhausted: 3 wrong codes; request a new one'],
+      );
     });
 
     it('keeps apps apart, and a new code for the same phone and app replaces the previous one', async () => {
@@ -179,7 +260,8 @@ for (const target of targets) {
       const second = await codeOnHandset(h, '972521230010', 2);
       await otp({ phone: '0521230010', app_id: 1 });
       const third = await codeOnHandset(h, '972521230010', 3);
-      if (first !== third) assert.equal((await check('0521230010', first, { app_id: 1 })).status, 12, 'the replaced code no longer works');
+      if (first !== third)
+        assert.equal((await check('0521230010', first, { app_id: 1 })).status, 12, 'the replaced code no longer works');
       assert.equal((await check('0521230010', third, { app_id: 1 })).status, 0);
       assert.equal((await check('0521230010', second, { app_id: 2 })).status, 0);
     });
@@ -202,7 +284,12 @@ for (const target of targets) {
     before(async () => {
       h = await startDelivery(target, {
         clock: () => now,
-        env: { YONA_OTP_RESEND_SECONDS: '30', YONA_OTP_PHONE_HOURLY: '3', YONA_OTP_ACCOUNT_HOURLY: '6', YONA_OTP_PHONE_FAILURES_HOURLY: '4' },
+        env: {
+          YONA_OTP_RESEND_SECONDS: '30',
+          YONA_OTP_PHONE_HOURLY: '3',
+          YONA_OTP_ACCOUNT_HOURLY: '6',
+          YONA_OTP_PHONE_FAILURES_HOURLY: '4',
+        },
       });
       s = await newSender(h.t, 'limited', 100);
     });
@@ -212,14 +299,22 @@ for (const target of targets) {
       assert.equal((await otp('0521240001')).status, 0);
       now += 10_000;
       const soon = await otp('0521240001');
-      assert.deepEqual([soon.status, soon.message],
-        [5, 'No permission to send SMS at this time: a code was sent to this phone 10 seconds ago; ask again in 20 seconds']);
+      assert.deepEqual(
+        [soon.status, soon.message],
+        [
+          5,
+          'No permission to send SMS at this time: a code was sent to this phone 10 seconds ago; ask again in 20 seconds',
+        ],
+      );
       assert.equal((await otp('0521240001', 2)).status, 0, 'another app is not held by the cooldown');
       now += 20_000;
       assert.equal((await otp('0521240001')).status, 0);
       now += 31_000;
       const fourth = await otp('0521240001');
-      assert.deepEqual([fourth.status, fourth.message], [5, 'No permission to send SMS at this time: at most 3 codes an hour to one phone']);
+      assert.deepEqual(
+        [fourth.status, fourth.message],
+        [5, 'No permission to send SMS at this time: at most 3 codes an hour to one phone'],
+      );
       now += 3_600_000;
       assert.equal((await otp('0521240001')).status, 0, 'an hour later the phone may get codes again');
     });
@@ -228,7 +323,10 @@ for (const target of targets) {
       now += 3_600_000;
       for (let i = 2; i <= 7; i++) assert.equal((await otp(`052124000${i}`)).status, 0);
       const seventh = await otp('0521240008');
-      assert.deepEqual([seventh.status, seventh.message], [5, 'No permission to send SMS at this time: at most 6 codes an hour for this account']);
+      assert.deepEqual(
+        [seventh.status, seventh.message],
+        [5, 'No permission to send SMS at this time: at most 6 codes an hour for this account'],
+      );
     });
 
     it('stops validation for a phone after 4 wrong codes in an hour, across its codes', async () => {
@@ -236,14 +334,21 @@ for (const target of targets) {
       await otp('0521240009');
       const firstCode = await codeOnHandset(h, '972521240009', 1);
       const wrong = (c: string) => (c === '000000' ? '111111' : '000000');
-      for (let i = 0; i < 3; i++) assert.equal((await s.call('validate_otp', { phone: '0521240009', code: wrong(firstCode) })).status, 12);
+      for (let i = 0; i < 3; i++)
+        assert.equal((await s.call('validate_otp', { phone: '0521240009', code: wrong(firstCode) })).status, 12);
       now += 31_000;
       await otp('0521240009');
       const code = await codeOnHandset(h, '972521240009', 2);
-      assert.equal((await s.call('validate_otp', { phone: '0521240009', code: wrong(code) })).message, 'Unverified code: wrong code (2 attempts left)');
+      assert.equal(
+        (await s.call('validate_otp', { phone: '0521240009', code: wrong(code) })).message,
+        'Unverified code: wrong code (2 attempts left)',
+      );
       const blocked = await s.call('validate_otp', { phone: '0521240009', code });
       assert.equal(blocked.status, 12);
-      assert.match(blocked.message, /^Unverified code: too many wrong codes for this phone in the last hour \(4\); try again in \d+ minutes$/);
+      assert.match(
+        blocked.message,
+        /^Unverified code: too many wrong codes for this phone in the last hour \(4\); try again in \d+ minutes$/,
+      );
     });
   });
 }

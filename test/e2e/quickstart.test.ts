@@ -19,7 +19,14 @@ function freePortPair(): [number, number] {
 describe('quick start (real processes, embedded store)', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'yona-quickstart-'));
   const [httpsPort, httpPort] = freePortPair();
-  const env = { ...process.env, YONA_DATA_DIR: dataDir, YONA_HTTPS_PORT: String(httpsPort), YONA_HTTP_PORT: String(httpPort), YONA_HTTPS_HOST: '127.0.0.1', DATABASE_URL: '' };
+  const env = {
+    ...process.env,
+    YONA_DATA_DIR: dataDir,
+    YONA_HTTPS_PORT: String(httpsPort),
+    YONA_HTTP_PORT: String(httpPort),
+    YONA_HTTPS_HOST: '127.0.0.1',
+    DATABASE_URL: '',
+  };
   let server: ChildProcess;
   let logs = '';
   const cli = (...args: string[]) => spawnSync(process.execPath, [bin, ...args], { env, encoding: 'utf8' });
@@ -49,7 +56,8 @@ describe('quick start (real processes, embedded store)', () => {
 
     const insecure = new Agent({ connect: { rejectUnauthorized: false } });
     const json = await request(`https://127.0.0.1:${httpsPort}/api`, {
-      method: 'POST', dispatcher: insecure,
+      method: 'POST',
+      dispatcher: insecure,
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: '{"balance":{"user":{"username":"newcomer"}}}',
     });
@@ -84,7 +92,10 @@ describe('quick start (real processes, embedded store)', () => {
       [['admin', 'create-token', 'newcomer', '--expires-in'], /--expires-in needs a value/],
       [['admin', 'create-account', 'flagged', '--password'], /--password needs a value/],
       [['admin', 'create-account', 'flagged', '--password', 'correct-horse', '--credits', '-5'], /--credits/],
-      [['admin', 'create-account', 'flagged', '--password', 'correct-horse', '--credits=-5'], /--credits must be a whole number/],
+      [
+        ['admin', 'create-account', 'flagged', '--password', 'correct-horse', '--credits=-5'],
+        /--credits must be a whole number/,
+      ],
       [['admin', 'add-credits', 'newcomer', '1000000000001'], /at most|from 0 to 1000000000000/],
       [['admin', 'add-credits', 'newcomer', '1e13'], /whole number/],
       [['admin', 'add-credits', 'newcomer', '5', '--bogus'], /unknown option --bogus/],
@@ -104,7 +115,9 @@ describe('quick start (real processes, embedded store)', () => {
   it('refuses a second yona serve on the same embedded store, naming the one running', () => {
     const [otherHttps, otherHttp] = freePortPair();
     const second = spawnSync(process.execPath, [bin, 'serve'], {
-      env: { ...env, YONA_HTTPS_PORT: String(otherHttps), YONA_HTTP_PORT: String(otherHttp) }, encoding: 'utf8', timeout: 20_000,
+      env: { ...env, YONA_HTTPS_PORT: String(otherHttps), YONA_HTTP_PORT: String(otherHttp) },
+      encoding: 'utf8',
+      timeout: 20_000,
     });
     assert.notEqual(second.status, 0);
     assert.match(second.stderr, new RegExp(`another yona serve \\(pid ${server.pid}\\) is running`));

@@ -14,12 +14,24 @@ for (const target of targets) {
   describe(`reseller sub-accounts (${target.name})`, () => {
     let t: TestService;
     let reseller: { username: string; token: string };
-    const asReseller = (root: string, doc: Record<string, unknown>) => t.api(root, { user: { username: 'shop' }, ...doc }, { token: reseller.token });
+    const asReseller = (root: string, doc: Record<string, unknown>) =>
+      t.api(root, { user: { username: 'shop' }, ...doc }, { token: reseller.token });
     const details = (over: Record<string, unknown> = {}) => ({
-      userDetails: { name: 'Branch One', username: 'branch1', password: 'branch-pw-1', source: 'Branch1', amount: 100, ...over },
+      userDetails: {
+        name: 'Branch One',
+        username: 'branch1',
+        password: 'branch-pw-1',
+        source: 'Branch1',
+        amount: 100,
+        ...over,
+      },
     });
     const balanceOf = async (username: string) => {
-      const row = await t.service.store.db.selectFrom('accounts').select(['credits', 'intl_agorot']).where('username', '=', username).executeTakeFirstOrThrow();
+      const row = await t.service.store.db
+        .selectFrom('accounts')
+        .select(['credits', 'intl_agorot'])
+        .where('username', '=', username)
+        .executeTakeFirstOrThrow();
       return { credits: Number(row.credits), agorot: Number(row.intl_agorot) };
     };
 
@@ -36,32 +48,47 @@ for (const target of targets) {
       assert.equal(reply.message, 'Sub-account branch1 created with 100 credits');
       assert.deepEqual(await balanceOf('shop'), { credits: 900, agorot: 2000 });
       assert.deepEqual(await balanceOf('branch1'), { credits: 100, agorot: 0 });
-      const sub = await t.service.store.db.selectFrom('accounts').selectAll().where('username', '=', 'branch1').executeTakeFirstOrThrow();
+      const sub = await t.service.store.db
+        .selectFrom('accounts')
+        .selectAll()
+        .where('username', '=', 'branch1')
+        .executeTakeFirstOrThrow();
       assert.equal(Number(sub.parent_id), await t.accountId('shop'));
       assert.equal(Number(sub.is_reseller), 0);
       assert.equal(sub.otp_phone, '972521110001');
       assert.match(sub.password_hash, /^\$argon2id\$/);
       // The hash (made before the transaction) is of the password given: the sub-account signs in to the console with it.
-      const signIn = async (password: string) => (await new ConsoleClient(t.httpsUrl).login('branch1', password)).status;
+      const signIn = async (password: string) =>
+        (await new ConsoleClient(t.httpsUrl).login('branch1', password)).status;
       assert.equal(await signIn('branch-pw-1'), 303);
       assert.equal(await signIn('branch-pw-2'), 401);
       const lines = await t.admin('ledger', 'branch1', '--json');
       const ledger = JSON.parse(lines[0]);
-      assert.deepEqual(ledger.entries.map((e: any) => [e.amount, e.reason, e.ref_type, e.ref_id]),
-        [[100, 'transfer: from reseller shop', 'account', await t.accountId('shop')]]);
+      assert.deepEqual(
+        ledger.entries.map((e: any) => [e.amount, e.reason, e.ref_type, e.ref_id]),
+        [[100, 'transfer: from reseller shop', 'account', await t.accountId('shop')]],
+      );
       const shopLedger = JSON.parse((await t.admin('ledger', 'shop', '--json'))[0]);
       assert.deepEqual(shopLedger.entries.at(-1).amount, -100);
       assert.deepEqual(shopLedger.entries.at(-1).ref_id, await t.accountId('branch1'));
       assert.deepEqual(shopLedger.ledger_sum, { credits: 900, international_agorot: 2000 });
       assert.deepEqual(shopLedger.balances, { credits: 900, international_agorot: 2000 });
       // The sub-account's source is its sender: the reseller's token sends from it for the sub-account.
-      const sent = await t.api('sms', { user: { username: 'branch1' }, source: 'Branch1', destinations: { phone: '0521110002' }, message: 'hi' }, { token: reseller.token });
+      const sent = await t.api(
+        'sms',
+        { user: { username: 'branch1' }, source: 'Branch1', destinations: { phone: '0521110002' }, message: 'hi' },
+        { token: reseller.token },
+      );
       assert.equal(sent.status, 0, sent.message);
     });
 
     it('refuses addSub with 511 for a non-reseller, 994 for a taken username and the length and amount statuses', async () => {
       const plainToken = (await t.admin('create-token', 'plain')).at(-1)!;
-      const notReseller = await t.api('addSub', { user: { username: 'plain' }, ...details({ username: 'branchx' }) }, { token: plainToken });
+      const notReseller = await t.api(
+        'addSub',
+        { user: { username: 'plain' }, ...details({ username: 'branchx' }) },
+        { token: plainToken },
+      );
       assert.equal(notReseller.status, 511);
       const cases: Array<[Record<string, unknown>, number, RegExp]> = [
         [{ username: 'branch1' }, 994, /^Username already exists: "branch1"$/],
@@ -80,24 +107,41 @@ for (const target of targets) {
         assert.equal(reply.status, status, `${JSON.stringify(over)}: ${reply.message}`);
         assert.match(reply.message, message);
       }
-      const missing = await asReseller('addSub', { userDetails: { username: 'branch2', password: 'pw-123456', source: 'B', amount: 1 } });
+      const missing = await asReseller('addSub', {
+        userDetails: { username: 'branch2', password: 'pw-123456', source: 'B', amount: 1 },
+      });
       assert.deepEqual([missing.status, missing.message], [2, 'Missing required field: userDetails.name']);
       assert.deepEqual(await balanceOf('shop'), { credits: 900, agorot: 2000 });
-      assert.equal(await t.service.store.db.selectFrom('accounts').select('id').where('username', '=', 'branch2').executeTakeFirst(), undefined);
+      assert.equal(
+        await t.service.store.db
+          .selectFrom('accounts')
+          .select('id')
+          .where('username', '=', 'branch2')
+          .executeTakeFirst(),
+        undefined,
+      );
     });
 
     it('addSub in XML', async () => {
-      const res = await t.post('<addSub><user><username>shop</username></user><userDetails><name>סניף</name><username>branch3</username><password>pw-branch-3</password><source>0501234567</source><amount>50</amount></userDetails></addSub>',
-        { contentType: 'application/xml', token: reseller.token });
+      const res = await t.post(
+        '<addSub><user><username>shop</username></user><userDetails><name>סניף</name><username>branch3</username><password>pw-branch-3</password><source>0501234567</source><amount>50</amount></userDetails></addSub>',
+        { contentType: 'application/xml', token: reseller.token },
+      );
       assert.equal(xmlStatus(res.text), 0, res.text);
       assert.deepEqual(await balanceOf('branch3'), { credits: 50, agorot: 0 });
-      const dup = await t.post('<addSub><user><username>shop</username></user><userDetails><name>x</name><username>branch3</username><password>pw-branch-3</password><source>S</source><amount>1</amount></userDetails></addSub>',
-        { contentType: 'application/xml', token: reseller.token });
+      const dup = await t.post(
+        '<addSub><user><username>shop</username></user><userDetails><name>x</name><username>branch3</username><password>pw-branch-3</password><source>S</source><amount>1</amount></userDetails></addSub>',
+        { contentType: 'application/xml', token: reseller.token },
+      );
       assert.equal(xmlStatus(dup.text), 994);
     });
 
     it('updateAmountSub gives and takes back credits and money, never below zero on either side', async () => {
-      const give = await asReseller('updateAmountSub', { userDetails: { username: 'branch1' }, amount: 40, amount_int: '5.50' });
+      const give = await asReseller('updateAmountSub', {
+        userDetails: { username: 'branch1' },
+        amount: 40,
+        amount_int: '5.50',
+      });
       assert.equal(give.status, 0, give.message);
       // branch1 spent one of its 100 credits on an sms above.
       assert.deepEqual([give.balance, give.international_balance], ['139', '5.50']);
@@ -106,20 +150,44 @@ for (const target of targets) {
       assert.equal(back.status, 0, back.message);
       assert.deepEqual(await balanceOf('branch1'), { credits: 0, agorot: 550 });
       assert.deepEqual(await balanceOf('shop'), { credits: 949, agorot: 1450 });
-      const tooMuchBack = await asReseller('updateAmountSub', { userDetails: { username: 'branch1' }, amount_int: '-5.51' });
-      assert.deepEqual([tooMuchBack.status, tooMuchBack.message], [990, 'Amount must be smaller than credit: the sub-account branch1 has less than 5.51 shekels']);
+      const tooMuchBack = await asReseller('updateAmountSub', {
+        userDetails: { username: 'branch1' },
+        amount_int: '-5.51',
+      });
+      assert.deepEqual(
+        [tooMuchBack.status, tooMuchBack.message],
+        [990, 'Amount must be smaller than credit: the sub-account branch1 has less than 5.51 shekels'],
+      );
       const tooMuch = await asReseller('updateAmountSub', { userDetails: { username: 'branch1' }, amount: 950 });
-      assert.deepEqual([tooMuch.status, tooMuch.message], [990, 'Amount must be smaller than credit: the reseller has less than 950 credits']);
+      assert.deepEqual(
+        [tooMuch.status, tooMuch.message],
+        [990, 'Amount must be smaller than credit: the reseller has less than 950 credits'],
+      );
       // Both movements or neither: money given, then credits refused, leaves the money where it was.
-      const half = await asReseller('updateAmountSub', { userDetails: { username: 'branch1' }, amount: 950, amount_int: '1' });
+      const half = await asReseller('updateAmountSub', {
+        userDetails: { username: 'branch1' },
+        amount: 950,
+        amount_int: '1',
+      });
       assert.equal(half.status, 990);
       assert.deepEqual(await balanceOf('branch1'), { credits: 0, agorot: 550 });
-      assert.equal((await asReseller('updateAmountSub', { userDetails: { username: 'branch1' }, amount: '1.5' })).status, 991);
-      assert.equal((await asReseller('updateAmountSub', { userDetails: { username: 'branch1' }, amount_int: 'ten' })).status, 991);
+      assert.equal(
+        (await asReseller('updateAmountSub', { userDetails: { username: 'branch1' }, amount: '1.5' })).status,
+        991,
+      );
+      assert.equal(
+        (await asReseller('updateAmountSub', { userDetails: { username: 'branch1' }, amount_int: 'ten' })).status,
+        991,
+      );
       assert.equal((await asReseller('updateAmountSub', { userDetails: { username: 'branch1' } })).status, 2);
-      assert.equal((await asReseller('updateAmountSub', { userDetails: { username: 'plain' }, amount: 1 })).status, 503);
-      const xml = await t.post('<updateAmountSub><user><username>shop</username></user><userDetails><username>branch3</username></userDetails><amount>-10</amount></updateAmountSub>',
-        { contentType: 'application/xml', token: reseller.token });
+      assert.equal(
+        (await asReseller('updateAmountSub', { userDetails: { username: 'plain' }, amount: 1 })).status,
+        503,
+      );
+      const xml = await t.post(
+        '<updateAmountSub><user><username>shop</username></user><userDetails><username>branch3</username></userDetails><amount>-10</amount></updateAmountSub>',
+        { contentType: 'application/xml', token: reseller.token },
+      );
       assert.equal(xmlStatus(xml.text), 0, xml.text);
       assert.equal(xmlField(xml.text, 'balance'), '40');
     });
@@ -131,8 +199,14 @@ for (const target of targets) {
         { username: 'branch1', name: 'Branch One', balance: '0', international_balance: '5.50' },
         { username: 'branch3', name: 'סניף', balance: '40', international_balance: '0.00' },
       ]);
-      const xml = await t.post('<getBlanceSubs><user><username>shop</username></user></getBlanceSubs>', { contentType: 'application/xml', token: reseller.token });
-      assert.match(xml.text, /<subs><sub><username>branch1<\/username><name>Branch One<\/name><balance>0<\/balance><international_balance>5.50<\/international_balance><\/sub><sub><username>branch3<\/username>/);
+      const xml = await t.post('<getBlanceSubs><user><username>shop</username></user></getBlanceSubs>', {
+        contentType: 'application/xml',
+        token: reseller.token,
+      });
+      assert.match(
+        xml.text,
+        /<subs><sub><username>branch1<\/username><name>Branch One<\/name><balance>0<\/balance><international_balance>5.50<\/international_balance><\/sub><sub><username>branch3<\/username>/,
+      );
     });
 
     it('a reseller acts for its sub-accounts; a sub-account never for its parent or a sibling (11), a stranger is 503', async () => {
@@ -144,24 +218,51 @@ for (const target of targets) {
       assert.equal((await t.api('balance', { user: { username: 'shop' } }, { token: subToken })).status, 11);
       assert.equal((await t.api('balance', { user: { username: 'branch3' } }, { token: subToken })).status, 11);
       assert.equal((await t.api('getBlanceSubs', { user: { username: 'branch1' } }, { token: subToken })).status, 511);
-      assert.equal((await t.api('addSub', { user: { username: 'branch1' }, ...details({ username: 'branch9' }) }, { token: subToken })).status, 511);
+      assert.equal(
+        (
+          await t.api(
+            'addSub',
+            { user: { username: 'branch1' }, ...details({ username: 'branch9' }) },
+            { token: subToken },
+          )
+        ).status,
+        511,
+      );
     });
 
     it('prices nothing in a dry run: addSub on /api/test creates no account and moves no credit', async () => {
       const before = await balanceOf('shop');
-      const reply = await t.api('addSub', { user: { username: 'shop' }, ...details({ username: 'branch4', amount: 5 }) }, { token: reseller.token, dryRun: true });
+      const reply = await t.api(
+        'addSub',
+        { user: { username: 'shop' }, ...details({ username: 'branch4', amount: 5 }) },
+        { token: reseller.token, dryRun: true },
+      );
       assert.equal(reply.status, 0);
       assert.deepEqual(await balanceOf('shop'), before);
-      assert.equal(await t.service.store.db.selectFrom('accounts').select('id').where('username', '=', 'branch4').executeTakeFirst(), undefined);
+      assert.equal(
+        await t.service.store.db
+          .selectFrom('accounts')
+          .select('id')
+          .where('username', '=', 'branch4')
+          .executeTakeFirst(),
+        undefined,
+      );
     });
 
     it('yona admin ledger prints every movement with its reason and reference, and the balances it adds up to', async () => {
       const lines = await t.admin('ledger', 'shop');
       assert.match(lines[0], /\+1000 credits {2}operator: opening balance \[operator\]$/);
-      assert.ok(lines.some((l) => /-100 credits {2}transfer: to sub-account branch1 \[account \d+\]$/.test(l)), lines.join('\n'));
-      assert.ok(lines.some((l) => /\+139 credits {2}transfer: taken back from sub-account branch1 \[account \d+\]$/.test(l)), lines.join('\n'));
+      assert.ok(
+        lines.some((l) => /-100 credits {2}transfer: to sub-account branch1 \[account \d+\]$/.test(l)),
+        lines.join('\n'),
+      );
+      assert.ok(
+        lines.some((l) => /\+139 credits {2}transfer: taken back from sub-account branch1 \[account \d+\]$/.test(l)),
+        lines.join('\n'),
+      );
       assert.match(lines.at(-1)!, /^shop: \d+ credits, [\d.]+ shekels \(ledger sum: \d+ credits, [\d.]+ shekels\)$/);
-      const [, credits, shekels, sumCredits, sumShekels] = /^shop: (\d+) credits, ([\d.]+) shekels \(ledger sum: (\d+) credits, ([\d.]+) shekels\)$/.exec(lines.at(-1)!)!;
+      const [, credits, shekels, sumCredits, sumShekels] =
+        /^shop: (\d+) credits, ([\d.]+) shekels \(ledger sum: (\d+) credits, ([\d.]+) shekels\)$/.exec(lines.at(-1)!)!;
       assert.deepEqual([credits, shekels], [sumCredits, sumShekels]);
       await assert.rejects(t.admin('ledger', 'nobody'), /no account named "nobody"/);
       await assert.rejects(t.admin('ledger', 'shop', '--csv'), /unknown option --csv/);

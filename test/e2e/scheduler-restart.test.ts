@@ -12,7 +12,8 @@ import { storeTargets, type StoreTarget } from '../helpers/stores.ts';
 import { campaignRow, xmlField, xmlStatus } from '../operations/send-helpers.ts';
 import { eventually, newSender, settleOnClose, windowAroundNow } from '../delivery/delivery-helpers.ts';
 
-const at = (hour: number, minute: number) => fromZoned({ year: 2026, month: 7, day: 1, hour, minute, second: 0 }, 'Asia/Jerusalem');
+const at = (hour: number, minute: number) =>
+  fromZoned({ year: 2026, month: 7, day: 1, hour, minute, second: 0 }, 'Asia/Jerusalem');
 
 const targets = await storeTargets();
 for (const target of targets) {
@@ -20,7 +21,10 @@ for (const target of targets) {
     it('campaigns that fell due while the service was stopped are sent when it starts', async () => {
       const created = await target.create();
       // Both services open this one store; it is removed at the end, not when the first one closes.
-      const sameStore: StoreTarget = { name: target.name, create: async () => ({ env: created.env, cleanup: async () => {} }) };
+      const sameStore: StoreTarget = {
+        name: target.name,
+        create: async () => ({ env: created.env, cleanup: async () => {} }),
+      };
       let now = at(9, 0);
       const start = async () => {
         const t = await startTestService(sameStore, { clock: () => now, components: defaultComponents() });
@@ -31,10 +35,17 @@ for (const target of targets) {
       try {
         t = await start();
         const s = await newSender(t, 'restarter', 100);
-        const json = await s.sms({ destinations: { phone: [{ $: { id: 'r-json' }, _: '0521114321' }] }, message: 'due while down', timing: '01/07/26 09:01' });
+        const json = await s.sms({
+          destinations: { phone: [{ $: { id: 'r-json' }, _: '0521114321' }] },
+          message: 'due while down',
+          timing: '01/07/26 09:01',
+        });
         assert.deepEqual([json.status, json.timing], [0, '01/07/26 09:01']);
-        const xml = await t.post('<sms><user><username>restarter</username></user><source>Yona</source><destinations><phone id="r-xml">0521114322</phone></destinations>' +
-          '<message>due while down</message><timing>01/07/26 09:01</timing></sms>', { contentType: 'application/xml', token: s.token });
+        const xml = await t.post(
+          '<sms><user><username>restarter</username></user><source>Yona</source><destinations><phone id="r-xml">0521114322</phone></destinations>' +
+            '<message>due while down</message><timing>01/07/26 09:01</timing></sms>',
+          { contentType: 'application/xml', token: s.token },
+        );
         assert.equal(xmlStatus(xml.text), 0);
         const ids = [json.campaign_id, Number(xmlField(xml.text, 'campaign_id'))];
         for (const id of ids) assert.equal((await campaignRow(t, id)).state, 'scheduled');
@@ -45,10 +56,25 @@ for (const target of targets) {
         t = await start();
         const restarted = t;
         const statuses = async () => {
-          const reply = await restarted.api('dlr', { user: { username: s.username }, transactions: { external_id: ['r-json', 'r-xml'] }, ...windowAroundNow(now) }, { token: s.token });
-          return (reply.transactions as Array<Record<string, string>>).map((r) => `${r.external_id}:${r.status}`).sort().join(' ');
+          const reply = await restarted.api(
+            'dlr',
+            {
+              user: { username: s.username },
+              transactions: { external_id: ['r-json', 'r-xml'] },
+              ...windowAroundNow(now),
+            },
+            { token: s.token },
+          );
+          return (reply.transactions as Array<Record<string, string>>)
+            .map((r) => `${r.external_id}:${r.status}`)
+            .sort()
+            .join(' ');
         };
-        await eventually(async () => (await statuses()) === 'r-json:102 r-xml:102', 10_000, 'both campaigns delivered after the restart');
+        await eventually(
+          async () => (await statuses()) === 'r-json:102 r-xml:102',
+          10_000,
+          'both campaigns delivered after the restart',
+        );
         for (const id of ids) {
           const campaign = await campaignRow(t, id);
           assert.deepEqual([campaign.state, Number(campaign.released_at)], ['sent', now]);

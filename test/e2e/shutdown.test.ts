@@ -10,7 +10,7 @@ import https from 'node:https';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 
 const bin = join(import.meta.dirname, '../../bin/yona.js');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -24,7 +24,12 @@ interface Reply {
 function twoPartPost(client: typeof http | typeof https, options: http.RequestOptions, body: string, path = '/api') {
   const bytes = Buffer.from(body);
   const half = Math.floor(bytes.length / 2);
-  const req = client.request({ ...options, method: 'POST', path, headers: { ...options.headers, 'content-length': bytes.length } });
+  const req = client.request({
+    ...options,
+    method: 'POST',
+    path,
+    headers: { ...options.headers, 'content-length': bytes.length },
+  });
   const reply = new Promise<Reply>((resolve, reject) => {
     req.on('response', (res) => {
       let text = '';
@@ -67,8 +72,13 @@ async function startServe(dataDir: string): Promise<Serve> {
   const httpsPort = 20000 + Math.floor(Math.random() * 20000);
   const httpPort = httpsPort + 1;
   const env = {
-    ...process.env, YONA_DATA_DIR: dataDir, YONA_HTTPS_PORT: String(httpsPort), YONA_HTTP_PORT: String(httpPort),
-    YONA_HTTPS_HOST: '127.0.0.1', DATABASE_URL: '', YONA_LOG_REQUESTS: '1',
+    ...process.env,
+    YONA_DATA_DIR: dataDir,
+    YONA_HTTPS_PORT: String(httpsPort),
+    YONA_HTTP_PORT: String(httpPort),
+    YONA_HTTPS_HOST: '127.0.0.1',
+    DATABASE_URL: '',
+    YONA_LOG_REQUESTS: '1',
   };
   const cli = (...args: string[]) => spawnSync(process.execPath, [bin, ...args], { env, encoding: 'utf8' });
   const child = spawn(process.execPath, [bin, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -81,7 +91,14 @@ async function startServe(dataDir: string): Promise<Serve> {
   assert.equal(cli('admin', 'create-account', 'draining', '--password', 'correct-horse', '--credits', '9').status, 0);
   const minted = cli('admin', 'create-token', 'draining');
   assert.equal(minted.status, 0, minted.stderr);
-  return { process: child, httpPort, httpsPort, token: minted.stdout.trim().split('\n').at(-1)!, logs: () => logs, exited };
+  return {
+    process: child,
+    httpPort,
+    httpsPort,
+    token: minted.stdout.trim().split('\n').at(-1)!,
+    logs: () => logs,
+    exited,
+  };
 }
 
 describe('graceful shutdown (real process)', () => {
@@ -114,7 +131,12 @@ describe('graceful shutdown (real process)', () => {
     const port = over === 'https' ? s.httpsPort : s.httpPort;
     // The query marks the request in the request log, which shows when its headers reached the server.
     const marker = `in-flight=${over}"`;
-    const req = twoPartPost(over === 'https' ? https : http, { host: '127.0.0.1', port, headers, agent }, body, `/api?${marker.slice(0, -1)}`);
+    const req = twoPartPost(
+      over === 'https' ? https : http,
+      { host: '127.0.0.1', port, headers, agent },
+      body,
+      `/api?${marker.slice(0, -1)}`,
+    );
     for (let i = 0; i < 250 && !s.logs().includes(marker); i++) await sleep(20);
     assert.ok(s.logs().includes(marker), `the ${over} request reached the server`);
     return req;

@@ -22,8 +22,15 @@ describe('voice with yona serve and the bundled simulator', { skip: !available }
     const created = await sqlite.create();
     const base = 20_000 + Math.floor(Math.random() * 20_000);
     const env = {
-      ...process.env, ...created.env, DATABASE_URL: '', YONA_CARRIERS_FILE: '', YONA_HTTPS_PORT: String(base), YONA_HTTP_PORT: String(base + 1),
-      YONA_HTTPS_HOST: '127.0.0.1', YONA_CALL_WINDOW_MS: '1500', YONA_RECEIPT_WINDOW_MS: '2000',
+      ...process.env,
+      ...created.env,
+      DATABASE_URL: '',
+      YONA_CARRIERS_FILE: '',
+      YONA_HTTPS_PORT: String(base),
+      YONA_HTTP_PORT: String(base + 1),
+      YONA_HTTPS_HOST: '127.0.0.1',
+      YONA_CALL_WINDOW_MS: '1500',
+      YONA_RECEIPT_WINDOW_MS: '2000',
     };
     const config = loadConfig(env);
     const lines: string[] = [];
@@ -45,7 +52,8 @@ describe('voice with yona serve and the bundled simulator', { skip: !available }
     };
     const api = async (root: string, doc: Record<string, unknown>) => {
       const res = await fetch(`http://127.0.0.1:${base + 1}/api`, {
-        method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
         body: JSON.stringify({ [root]: { user: { username: 'speaker' }, ...doc } }),
       });
       return (await res.json()) as Record<string, any>;
@@ -56,18 +64,36 @@ describe('voice with yona serve and the bundled simulator', { skip: !available }
     };
     let child: ChildProcess | undefined = await serve();
     try {
-      const sent = await api('sms', { source: 'Yona', destinations: { phone: [{ $: { id: 'call-1' }, _: '0521340001' }] }, message: 'short call', tts: { type: 4, repeat: 1 } });
+      const sent = await api('sms', {
+        source: 'Yona',
+        destinations: { phone: [{ $: { id: 'call-1' }, _: '0521340001' }] },
+        message: 'short call',
+        tts: { type: 4, repeat: 1 },
+      });
       assert.equal(sent.status, 0, sent.message);
       await eventually(async () => (await status('call-1')) === '102' || undefined, 15_000, 'the answered call');
-      const listed = spawnSync(process.execPath, [bin, 'sim', 'calls', '--to', '0521340001', '--json'], { env, encoding: 'utf8' });
+      const listed = spawnSync(process.execPath, [bin, 'sim', 'calls', '--to', '0521340001', '--json'], {
+        env,
+        encoding: 'utf8',
+      });
       assert.equal(listed.status, 0, listed.stderr);
-      const [call] = JSON.parse(listed.stdout) as Array<{ behaviour: string; packets: number; law: string; endedAt?: number }>;
+      const [call] = JSON.parse(listed.stdout) as Array<{
+        behaviour: string;
+        packets: number;
+        law: string;
+        endedAt?: number;
+      }>;
       assert.deepEqual([call.behaviour, call.law, call.endedAt !== undefined], ['answer', 'pcma', true]);
       assert.ok(call.packets > 20, `${call.packets} RTP packets`);
       const text = spawnSync(process.execPath, [bin, 'sim', 'calls'], { env, encoding: 'utf8' });
       assert.match(text.stdout, /to 972521340001 .* answer {2}pcma {2}\d+ RTP packets, [\d.]+ s of audio/);
 
-      const long = await api('sms', { source: 'Yona', destinations: { phone: [{ $: { id: 'call-2' }, _: '0521340002' }] }, message: 'a much longer message that keeps the line busy for a while', tts: { type: 4, repeat: 10 } });
+      const long = await api('sms', {
+        source: 'Yona',
+        destinations: { phone: [{ $: { id: 'call-2' }, _: '0521340002' }] },
+        message: 'a much longer message that keeps the line busy for a while',
+        tts: { type: 4, repeat: 10 },
+      });
       assert.equal(long.status, 0);
       await eventually(async () => (await status('call-2')) === '-1' || undefined, 15_000, 'the long call under way');
       child.kill('SIGKILL');

@@ -15,8 +15,17 @@ const PARSE_PROBLEM = /^There was a problem parsing your XML\/JSON: \S/;
 const insecure = new Agent({ connect: { rejectUnauthorized: false } });
 
 /** POSTs raw bytes with exactly the Content-Type given (null: no header at all; '' an empty one). */
-function rawPost(base: string, body: Buffer | string, contentType: string | null, token: string, path = '/api'): Promise<string> {
-  const headers: http.OutgoingHttpHeaders = { authorization: `Bearer ${token}`, 'content-length': Buffer.byteLength(body) };
+function rawPost(
+  base: string,
+  body: Buffer | string,
+  contentType: string | null,
+  token: string,
+  path = '/api',
+): Promise<string> {
+  const headers: http.OutgoingHttpHeaders = {
+    authorization: `Bearer ${token}`,
+    'content-length': Buffer.byteLength(body),
+  };
   if (contentType !== null) headers['content-type'] = contentType;
   return new Promise((resolve, reject) => {
     const req = http.request(`${base}${path}`, { method: 'POST', headers }, (res) => {
@@ -31,12 +40,14 @@ function rawPost(base: string, body: Buffer | string, contentType: string | null
 
 /** Hebrew letters and ASCII in windows-1255 / ISO-8859-8 (both put alef..tav at 0xE0..0xFA). */
 function hebrewSingleByte(text: string): Buffer {
-  return Buffer.from([...text].map((ch) => {
-    const code = ch.codePointAt(0)!;
-    if (code >= 0x5d0 && code <= 0x5ea) return 0xe0 + (code - 0x5d0);
-    assert.ok(code < 0x80, `not encodable: ${ch}`);
-    return code;
-  }));
+  return Buffer.from(
+    [...text].map((ch) => {
+      const code = ch.codePointAt(0)!;
+      if (code >= 0x5d0 && code <= 0x5ea) return 0xe0 + (code - 0x5d0);
+      assert.ok(code < 0x80, `not encodable: ${ch}`);
+      return code;
+    }),
+  );
 }
 
 for (const target of await storeTargets()) {
@@ -62,9 +73,13 @@ for (const target of await storeTargets()) {
     });
 
     it('answers XML requests in XML with the root named as the operation', async () => {
-      const res = await t.post('<?xml version="1.0" encoding="UTF-8"?><balance><user><username>wire</username></user></balance>', {
-        token, contentType: 'application/xml',
-      });
+      const res = await t.post(
+        '<?xml version="1.0" encoding="UTF-8"?><balance><user><username>wire</username></user></balance>',
+        {
+          token,
+          contentType: 'application/xml',
+        },
+      );
       assert.equal(res.httpStatus, 200);
       assert.match(res.contentType, /application\/xml/);
       assert.match(res.text, /^<\?xml version="1.0" encoding="UTF-8"\?><balance><status>0<\/status><message>/);
@@ -108,17 +123,28 @@ for (const target of await storeTargets()) {
     it('decodes the charset the content type names, so Hebrew in windows-1255 or ISO-8859-8 arrives intact', async () => {
       const name = 'לקוחות ותיקים';
       const json = hebrewSingleByte(JSON.stringify({ newCL: { user: { username: 'wire' }, cl: { name } } }));
-      const fromJson = JSON.parse(await rawPost(t.httpUrl, json, 'application/json; charset=windows-1255', token, '/api/test'));
+      const fromJson = JSON.parse(
+        await rawPost(t.httpUrl, json, 'application/json; charset=windows-1255', token, '/api/test'),
+      );
       assert.equal(fromJson.status, 0, JSON.stringify(fromJson));
       assert.equal(fromJson.lists[0].name, name);
-      const xml = hebrewSingleByte(`<?xml version="1.0" encoding="ISO-8859-8"?><newCL><user><username>wire</username></user><cl><name>${name}</name></cl></newCL>`);
+      const xml = hebrewSingleByte(
+        `<?xml version="1.0" encoding="ISO-8859-8"?><newCL><user><username>wire</username></user><cl><name>${name}</name></cl></newCL>`,
+      );
       const fromXml = await rawPost(t.httpUrl, xml, 'text/xml; charset="iso-8859-8"', token, '/api/test');
       assert.equal(xmlStatus(fromXml), 0, fromXml);
       assert.equal(xmlField(fromXml, 'name'), name);
     });
 
     it('answers 1 naming an unknown charset', async () => {
-      const reply = JSON.parse(await rawPost(t.httpUrl, '{"balance":{"user":{"username":"wire"}}}', 'application/json; charset=klingon-8', token));
+      const reply = JSON.parse(
+        await rawPost(
+          t.httpUrl,
+          '{"balance":{"user":{"username":"wire"}}}',
+          'application/json; charset=klingon-8',
+          token,
+        ),
+      );
       assert.equal(reply.status, 1);
       assert.match(reply.message, PARSE_PROBLEM);
       assert.match(reply.message, /unknown charset "klingon-8"/);
@@ -137,7 +163,11 @@ for (const target of await storeTargets()) {
         const res = await t.post(JSON.stringify(doc), { token, contentType: 'application/json' });
         assert.equal(JSON.parse(res.text).status, 0, JSON.stringify(doc));
       }
-      const arrayWrapped = await t.api('getApiToken', { user: { username: 'wire' }, username: 'wire', action: ['current'] }, { token });
+      const arrayWrapped = await t.api(
+        'getApiToken',
+        { user: { username: 'wire' }, username: 'wire', action: ['current'] },
+        { token },
+      );
       assert.equal(arrayWrapped.status, 0);
       // A numeric string where a number is expected: read as the number (977, no such campaign), not refused (2).
       const numericString = await t.api('cancel', { user: { username: 'wire' }, campaign_id: '987654' }, { token });
@@ -170,7 +200,8 @@ for (const target of await storeTargets()) {
     });
 
     it('refuses DOCTYPE and entity declarations with status 1 (no expansion)', async () => {
-      const xxe = '<?xml version="1.0"?><!DOCTYPE balance [<!ENTITY x SYSTEM "file:///etc/passwd">]><balance><user><username>&x;</username></user></balance>';
+      const xxe =
+        '<?xml version="1.0"?><!DOCTYPE balance [<!ENTITY x SYSTEM "file:///etc/passwd">]><balance><user><username>&x;</username></user></balance>';
       const res = await t.post(xxe, { token, contentType: 'application/xml' });
       assert.equal(xmlStatus(res.text), 1);
       assert.ok(!res.text.includes('root:'));
@@ -191,7 +222,10 @@ for (const target of await storeTargets()) {
     it('answers 997 for unknown or several root elements', async () => {
       const unknown = await t.api('sendFax', { user: { username: 'wire' } }, { token });
       assert.equal(unknown.status, 997);
-      const two = await t.post('{"balance":{"user":{"username":"wire"}},"getApiToken":{}}', { token, contentType: 'application/json' });
+      const two = await t.post('{"balance":{"user":{"username":"wire"}},"getApiToken":{}}', {
+        token,
+        contentType: 'application/json',
+      });
       assert.equal(JSON.parse(two.text).status, 997);
       const twoXml = await t.post('<balance/><balance/>', { token, contentType: 'application/xml' });
       assert.equal(xmlStatus(twoXml.text), 997);
@@ -210,7 +244,8 @@ for (const target of await storeTargets()) {
         assert.match(reply.message, /one root element, got 2/);
       }
       // The root's name inside values, strings or nested keys is not a second root.
-      const inside = '{"balance":{"user":{"username":"wire"},"balance":{"x":"\\"balance\\""},"note":["balance",{"balance":1}]}}';
+      const inside =
+        '{"balance":{"user":{"username":"wire"},"balance":{"x":"\\"balance\\""},"note":["balance",{"balance":1}]}}';
       assert.equal(JSON.parse((await t.post(inside, { token, contentType: 'application/json' })).text).status, 0);
     });
 
@@ -222,8 +257,17 @@ for (const target of await storeTargets()) {
         assert.equal(reply.balance, '250', path);
       }
       for (const base of [t.httpUrl, t.httpsUrl]) {
-        for (const [method, path] of [['POST', '/api/nope'], ['POST', '/apix'], ['GET', '/api'], ['GET', '/no/such/page']]) {
-          const res = await request(`${base}${path}`, { method: method as 'GET' | 'POST', dispatcher: insecure, body: method === 'POST' ? body : undefined });
+        for (const [method, path] of [
+          ['POST', '/api/nope'],
+          ['POST', '/apix'],
+          ['GET', '/api'],
+          ['GET', '/no/such/page'],
+        ]) {
+          const res = await request(`${base}${path}`, {
+            method: method as 'GET' | 'POST',
+            dispatcher: insecure,
+            body: method === 'POST' ? body : undefined,
+          });
           assert.equal(res.statusCode, 404, `${method} ${path}`);
           assert.deepEqual(await res.body.json(), { error: 'Not Found' }, `${method} ${path}`);
         }
@@ -243,16 +287,30 @@ for (const target of await storeTargets()) {
     });
 
     it('serves the API over HTTPS with TLS 1.2+ and refuses TLS 1.1', async () => {
-      const res = await t.post('{"balance":{"user":{"username":"wire"}}}', { token, contentType: 'application/json', https: true });
+      const res = await t.post('{"balance":{"user":{"username":"wire"}}}', {
+        token,
+        contentType: 'application/json',
+        https: true,
+      });
       assert.equal(JSON.parse(res.text).status, 0);
       const port = t.service.http.httpsPort;
       const handshake = (maxVersion: tls.SecureVersion, minVersion: tls.SecureVersion) =>
         new Promise<string>((resolve, reject) => {
-          const socket = tls.connect({ host: '127.0.0.1', port, rejectUnauthorized: false, maxVersion, minVersion, ciphers: 'DEFAULT@SECLEVEL=0' }, () => {
-            const version = socket.getProtocol() ?? '';
-            socket.end();
-            resolve(version);
-          });
+          const socket = tls.connect(
+            {
+              host: '127.0.0.1',
+              port,
+              rejectUnauthorized: false,
+              maxVersion,
+              minVersion,
+              ciphers: 'DEFAULT@SECLEVEL=0',
+            },
+            () => {
+              const version = socket.getProtocol() ?? '';
+              socket.end();
+              resolve(version);
+            },
+          );
           socket.on('error', reject);
         });
       // The server's protocol_version alert (not a client-side refusal to offer the old version).
@@ -277,7 +335,11 @@ for (const target of await storeTargets()) {
     });
 
     it('refuses /metrics relayed by a local proxy (X-Forwarded-For or Forwarded), even on loopback', async () => {
-      for (const headers of [{ 'x-forwarded-for': '203.0.113.9' }, { forwarded: 'for=203.0.113.9;proto=https' }, { 'x-forwarded-for': '127.0.0.1' }]) {
+      for (const headers of [
+        { 'x-forwarded-for': '203.0.113.9' },
+        { forwarded: 'for=203.0.113.9;proto=https' },
+        { 'x-forwarded-for': '127.0.0.1' },
+      ]) {
         const proxied = await request(`${t.httpUrl}/metrics`, { headers });
         assert.equal(proxied.statusCode, 404, JSON.stringify(headers));
         assert.doesNotMatch(await proxied.body.text(), /yona_api_requests_total/);

@@ -14,7 +14,8 @@ export const SCREENSHOTS = join(import.meta.dirname, '../../test-results/console
 /** Whether browser tests can run; logs the notice (or throws under REQUIRE_BROWSER=1) when they cannot. */
 export function browserAvailable(): boolean {
   if (existsSync(CHROMIUM)) return true;
-  if (process.env.REQUIRE_BROWSER === '1') throw new Error(`REQUIRE_BROWSER=1 but Chromium is not installed at ${CHROMIUM}`);
+  if (process.env.REQUIRE_BROWSER === '1')
+    throw new Error(`REQUIRE_BROWSER=1 but Chromium is not installed at ${CHROMIUM}`);
   console.log(`# NOTICE: Chromium not found at ${CHROMIUM}; browser tests skipped (apt-get install chromium)`);
   return false;
 }
@@ -24,8 +25,14 @@ export function launchBrowser(): Promise<Browser> {
 }
 
 /** A page in a fresh context (its own cookies) that accepts the test server's self-signed certificate. */
-export async function newPage(browser: Browser, o: { viewport?: { width: number; height: number } } = {}): Promise<Page> {
-  const context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: o.viewport ?? { width: 1200, height: 800 } });
+export async function newPage(
+  browser: Browser,
+  o: { viewport?: { width: number; height: number } } = {},
+): Promise<Page> {
+  const context = await browser.newContext({
+    ignoreHTTPSErrors: true,
+    viewport: o.viewport ?? { width: 1200, height: 800 },
+  });
   return context.newPage();
 }
 
@@ -56,5 +63,8 @@ export async function signIn(page: Page, baseUrl: string, username: string, pass
   await page.getByLabel('Username').fill(username);
   await page.getByLabel('Password').fill(password);
   // The form's answer is a navigation (a page with the error, or a redirect into the console): wait for it.
-  await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), page.getByRole('button', { name: 'Sign in' }).click()]);
+  await Promise.all([
+    page.waitForNavigation({ waitUntil: 'load' }),
+    page.getByRole('button', { name: 'Sign in' }).click(),
+  ]);
 }

@@ -33,7 +33,8 @@ export function readPage(file: string): Page {
     const section = [...text.slice(0, m.index).matchAll(/^## (.+)$/gm)].pop()?.[1] ?? '(page preamble)';
     if (kind === 'sh setup') {
       for (const cmd of body.split('\n').filter((l) => l.trim())) {
-        if (!cmd.startsWith('yona admin ')) throw new Error(`${file}:${line}: a setup line must be a yona admin command: ${cmd}`);
+        if (!cmd.startsWith('yona admin '))
+          throw new Error(`${file}:${line}: a setup line must be a yona admin command: ${cmd}`);
         page.setup.push(cmd.slice('yona admin '.length).trim().split(/\s+/));
       }
       continue;
@@ -43,7 +44,8 @@ export function readPage(file: string): Page {
       if (pending) throw new Error(`${file}:${pending.line}: request without a reply`);
       pending = { section, encoding, path: path ?? '/api', request: body.trim(), line };
     } else {
-      if (!pending || pending.encoding !== encoding) throw new Error(`${file}:${line}: ${encoding} reply without a ${encoding} request before it`);
+      if (!pending || pending.encoding !== encoding)
+        throw new Error(`${file}:${line}: ${encoding} reply without a ${encoding} request before it`);
       page.examples.push({ ...pending, reply: body.trim() });
       pending = undefined;
     }
@@ -63,14 +65,17 @@ export function differences(documented: unknown, received: unknown, path = ''): 
     return received === undefined ? [`${path}: missing`] : [];
   }
   if (Array.isArray(documented) && Array.isArray(received)) {
-    if (documented.length !== received.length) return [`${path}: ${documented.length} items documented, ${received.length} received`];
+    if (documented.length !== received.length)
+      return [`${path}: ${documented.length} items documented, ${received.length} received`];
     return documented.flatMap((d, i) => differences(d, received[i], `${path}[${i}]`));
   }
   if (isObject(documented) && isObject(received)) {
     const keys = new Set([...Object.keys(documented), ...Object.keys(received)]);
     return [...keys].flatMap((k) => differences(documented[k], received[k], path ? `${path}.${k}` : k));
   }
-  return JSON.stringify(documented) === JSON.stringify(received) ? [] : [`${path}: documented ${JSON.stringify(documented)}, received ${JSON.stringify(received)}`];
+  return JSON.stringify(documented) === JSON.stringify(received)
+    ? []
+    : [`${path}: documented ${JSON.stringify(documented)}, received ${JSON.stringify(received)}`];
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

@@ -34,7 +34,10 @@ export async function startPushReceiver(respond: Responder = () => 200): Promise
   const sockets = new Set<Socket>();
   let count = 0;
   const receiver: PushReceiver = {
-    url: '', port: 0, received: [], respond,
+    url: '',
+    port: 0,
+    received: [],
+    respond,
     down: () => stop(),
     up: () => listen(receiver.port),
     close: () => stop(),
@@ -46,9 +49,13 @@ export async function startPushReceiver(respond: Responder = () => 200): Promise
     req.on('end', async () => {
       const body = Buffer.concat(chunks).toString('utf8');
       const push: ReceivedPush = {
-        method: req.method ?? '', path: req.url ?? '', headers: req.headers,
-        headerNames: req.rawHeaders.filter((_, i) => i % 2 === 0), body,
-        fields: Object.fromEntries(new URLSearchParams(body)), at: Date.now(),
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        headerNames: req.rawHeaders.filter((_, i) => i % 2 === 0),
+        body,
+        fields: Object.fromEntries(new URLSearchParams(body)),
+        at: Date.now(),
       };
       receiver.received.push(push);
       const status = await receiver.respond(push, count++);
@@ -101,11 +108,14 @@ export async function startSilentServer(): Promise<SilentServer> {
     socket.on('close', () => sockets.delete(socket));
   });
   const silent: SilentServer = {
-    port: 0, connections: 0, bytesReceived: 0,
-    close: () => new Promise<void>((resolve) => {
-      for (const socket of sockets) socket.destroy();
-      server.close(() => resolve());
-    }),
+    port: 0,
+    connections: 0,
+    bytesReceived: 0,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
   };
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -116,7 +126,11 @@ export async function startSilentServer(): Promise<SilentServer> {
 }
 
 /** Polls `condition` until true; fails with `what` after the deadline (no fixed sleeps in tests). */
-export async function waitFor(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
+export async function waitFor(
+  condition: () => boolean | Promise<boolean>,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);

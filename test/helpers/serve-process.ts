@@ -44,10 +44,19 @@ export function lastLine(run: CliRun): string {
 }
 
 /** Starts `yona serve` with `storeEnv` (from a StoreTarget) on ephemeral loopback ports; resolves once it serves. */
-export async function startServeProcess(storeEnv: Record<string, string>, extra: Record<string, string> = {}): Promise<ServeProcess> {
+export async function startServeProcess(
+  storeEnv: Record<string, string>,
+  extra: Record<string, string> = {},
+): Promise<ServeProcess> {
   const env: NodeJS.ProcessEnv = {
-    ...process.env, DATABASE_URL: '', YONA_HTTPS_PORT: '0', YONA_HTTP_PORT: '0', YONA_HTTPS_HOST: '127.0.0.1',
-    YONA_LOG_LEVEL: 'info', ...storeEnv, ...extra,
+    ...process.env,
+    DATABASE_URL: '',
+    YONA_HTTPS_PORT: '0',
+    YONA_HTTP_PORT: '0',
+    YONA_HTTPS_HOST: '127.0.0.1',
+    YONA_LOG_LEVEL: 'info',
+    ...storeEnv,
+    ...extra,
   };
   const child: ChildProcess = spawn(process.execPath, [bin, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));

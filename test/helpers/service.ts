@@ -26,7 +26,10 @@ export interface TestService {
   httpUrl: string;
   httpsUrl: string;
   /** POSTs a raw body to /api (or /api/test); returns HTTP status, content type and text. */
-  post(body: string, options?: ApiCallOptions & { contentType?: string }): Promise<{ httpStatus: number; contentType: string; text: string }>;
+  post(
+    body: string,
+    options?: ApiCallOptions & { contentType?: string },
+  ): Promise<{ httpStatus: number; contentType: string; text: string }>;
   /** Calls an operation with a JSON document; returns the parsed JSON reply. */
   api(root: string, doc: Record<string, unknown>, options?: ApiCallOptions): Promise<Record<string, any>>;
   /** Runs `yona admin ...` in-process on the same store; returns its output lines. */
@@ -73,9 +76,16 @@ async function startOnStore(created: CreatedStore, options: TestServiceOptions):
     if (o.contentType !== undefined) headers['content-type'] = o.contentType;
     if (o.token) headers.authorization = `Bearer ${o.token}`;
     const res = await request(`${base}${o.dryRun ? '/api/test' : '/api'}`, {
-      method: 'POST', body, headers, dispatcher: o.https ? insecure : undefined,
+      method: 'POST',
+      body,
+      headers,
+      dispatcher: o.https ? insecure : undefined,
     });
-    return { httpStatus: res.statusCode, contentType: String(res.headers['content-type'] ?? ''), text: await res.body.text() };
+    return {
+      httpStatus: res.statusCode,
+      contentType: String(res.headers['content-type'] ?? ''),
+      text: await res.body.text(),
+    };
   };
 
   const admin: TestService['admin'] = async (...args) => {
@@ -85,7 +95,12 @@ async function startOnStore(created: CreatedStore, options: TestServiceOptions):
   };
 
   return {
-    service, config, httpUrl, httpsUrl, post, admin,
+    service,
+    config,
+    httpUrl,
+    httpsUrl,
+    post,
+    admin,
     async api(root, doc, o = {}) {
       const res = await post(JSON.stringify({ [root]: doc }), { ...o, contentType: 'application/json' });
       if (res.httpStatus !== 200) throw new Error(`HTTP ${res.httpStatus}: ${res.text}`);
@@ -97,7 +112,11 @@ async function startOnStore(created: CreatedStore, options: TestServiceOptions):
       return { username, token: lines[lines.length - 1] };
     },
     async accountId(username) {
-      const row = await service.store.db.selectFrom('accounts').select('id').where('username', '=', username).executeTakeFirstOrThrow();
+      const row = await service.store.db
+        .selectFrom('accounts')
+        .select('id')
+        .where('username', '=', username)
+        .executeTakeFirstOrThrow();
       return Number(row.id);
     },
     async restart(next = {}) {

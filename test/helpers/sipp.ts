@@ -9,7 +9,10 @@ const TOOLS = ['sipp', 'espeak-ng', 'sox'];
 export function voiceToolsAvailable(): boolean {
   const missing = TOOLS.filter((t) => spawnSync('sh', ['-c', `command -v ${t}`]).status !== 0);
   if (missing.length === 0) return true;
-  if (process.env.REQUIRE_VOICE === '1') throw new Error(`REQUIRE_VOICE=1 but ${missing.join(', ')} not installed (apt-get install sip-tester espeak-ng sox)`);
+  if (process.env.REQUIRE_VOICE === '1')
+    throw new Error(
+      `REQUIRE_VOICE=1 but ${missing.join(', ')} not installed (apt-get install sip-tester espeak-ng sox)`,
+    );
   console.log(`# NOTICE: ${missing.join(', ')} not installed; voice tests skipped`);
   return false;
 }
@@ -24,12 +27,39 @@ export interface SippPeer {
 }
 
 /** Starts sipp as a UAS on loopback: its built-in `uas` scenario (answers, echoes RTP) or one of test/fixtures/sipp. */
-export async function startSipp(scenario: 'uas' | 'busy' | 'decline' | 'ring' | 'auth', calls = 1, transport: 'udp' | 'tcp' = 'udp'): Promise<SippPeer> {
+export async function startSipp(
+  scenario: 'uas' | 'busy' | 'decline' | 'ring' | 'auth',
+  calls = 1,
+  transport: 'udp' | 'tcp' = 'udp',
+): Promise<SippPeer> {
   const port = 20000 + Math.floor(Math.random() * 20000);
   const mediaPort = port + 2;
-  const which = scenario === 'uas' ? ['-sn', 'uas'] : ['-sf', join(import.meta.dirname, '..', 'fixtures', 'sipp', `${scenario}.xml`)];
-  const child = spawn('sipp', [...which, '-t', transport === 'tcp' ? 't1' : 'u1', '-i', '127.0.0.1', '-p', String(port), '-mp', String(mediaPort), '-rtp_echo', '-m', String(calls), '-nostdin', '-timeout', '60s', '-timeout_error'],
-    { stdio: ['ignore', 'ignore', 'pipe'] });
+  const which =
+    scenario === 'uas'
+      ? ['-sn', 'uas']
+      : ['-sf', join(import.meta.dirname, '..', 'fixtures', 'sipp', `${scenario}.xml`)];
+  const child = spawn(
+    'sipp',
+    [
+      ...which,
+      '-t',
+      transport === 'tcp' ? 't1' : 'u1',
+      '-i',
+      '127.0.0.1',
+      '-p',
+      String(port),
+      '-mp',
+      String(mediaPort),
+      '-rtp_echo',
+      '-m',
+      String(calls),
+      '-nostdin',
+      '-timeout',
+      '60s',
+      '-timeout_error',
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr += d));
   const exit = new Promise<number>((resolve) => child.on('exit', (code) => resolve(code ?? -1)));

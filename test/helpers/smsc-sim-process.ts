@@ -20,7 +20,11 @@ export interface SmscSimProcess {
 }
 
 async function call(url: string, method: string, body?: unknown): Promise<unknown> {
-  const res = await fetch(url, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(url, {
+    method,
+    headers: { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const json = (await res.json()) as unknown;
   if (!res.ok) throw new Error(`${method} ${url}: HTTP ${res.status} ${JSON.stringify(json)}`);
   return json;
@@ -29,8 +33,23 @@ async function call(url: string, method: string, body?: unknown): Promise<unknow
 /** Starts `yona smsc-sim --port 0 --control-port 0 ...extra` (credentials yona/secret) and reads back its ports. */
 export async function startSmscSimProcess(extra: string[] = []): Promise<SmscSimProcess> {
   const dataDir = mkdtempSync(join(tmpdir(), 'yona-smsc-sim-'));
-  const args = [bin, 'smsc-sim', '--port', '0', '--control-port', '0', '--system-id', 'yona', '--password', 'secret', ...extra];
-  const child: ChildProcess = spawn(process.execPath, args, { env: { ...process.env, YONA_DATA_DIR: dataDir }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const args = [
+    bin,
+    'smsc-sim',
+    '--port',
+    '0',
+    '--control-port',
+    '0',
+    '--system-id',
+    'yona',
+    '--password',
+    'secret',
+    ...extra,
+  ];
+  const child: ChildProcess = spawn(process.execPath, args, {
+    env: { ...process.env, YONA_DATA_DIR: dataDir },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   let output = '';
   child.stdout!.on('data', (d) => (output += d));
@@ -51,7 +70,9 @@ export async function startSmscSimProcess(extra: string[] = []): Promise<SmscSim
     controlUrl,
     post: (path, body = {}) => call(`${controlUrl}${path}`, 'POST', body),
     stats: () => call(`${controlUrl}/stats`, 'GET') as Promise<SimulatorStats>,
-    messages: async (to) => ((await call(`${controlUrl}/messages${to ? `?to=${to}` : ''}`, 'GET')) as { messages: ReceivedMessage[] }).messages,
+    messages: async (to) =>
+      ((await call(`${controlUrl}/messages${to ? `?to=${to}` : ''}`, 'GET')) as { messages: ReceivedMessage[] })
+        .messages,
     async stop() {
       if (child.exitCode === null) child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);

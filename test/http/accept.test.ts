@@ -42,8 +42,12 @@ for (const target of targets) {
     const xmlBalance = '<balance><user><username>negotiator</username></user></balance>';
     const jsonBalance = JSON.stringify({ balance: { user: { username: 'negotiator' } } });
 
-    it('answers an XML request carrying axios\'s default Accept in JSON, with Vary: Accept', async () => {
-      const res = await t.post(xmlBalance, { token, contentType: 'application/xml', headers: { accept: AXIOS_DEFAULT } });
+    it("answers an XML request carrying axios's default Accept in JSON, with Vary: Accept", async () => {
+      const res = await t.post(xmlBalance, {
+        token,
+        contentType: 'application/xml',
+        headers: { accept: AXIOS_DEFAULT },
+      });
       assert.match(res.contentType, /^application\/json/);
       assert.equal(JSON.parse(res.text).status, 0);
       assert.equal(JSON.parse(res.text).balance, '1000');
@@ -51,7 +55,12 @@ for (const target of targets) {
 
     it('answers a JSON request with Accept: application/xml in XML, also on /api/test', async () => {
       for (const dryRun of [false, true]) {
-        const res = await t.post(jsonBalance, { token, contentType: 'application/json', headers: { accept: 'application/xml' }, dryRun });
+        const res = await t.post(jsonBalance, {
+          token,
+          contentType: 'application/json',
+          headers: { accept: 'application/xml' },
+          dryRun,
+        });
         assert.match(res.contentType, /^application\/xml/);
         assert.match(res.text, /^<\?xml version="1.0" encoding="UTF-8"\?>\s*<balance><status>0<\/status>/);
       }
@@ -68,12 +77,23 @@ for (const target of targets) {
     });
 
     it('answers errors in the preferred encoding too: an unparseable body (1), an unknown root (997), no token (3)', async () => {
-      const broken = await t.post('<balance><user>', { token, contentType: 'application/xml', headers: { accept: AXIOS_DEFAULT } });
+      const broken = await t.post('<balance><user>', {
+        token,
+        contentType: 'application/xml',
+        headers: { accept: AXIOS_DEFAULT },
+      });
       assert.match(broken.contentType, /^application\/json/);
       assert.equal(JSON.parse(broken.text).status, 1);
-      const unknown = await t.post('{"nothing":{}}', { token, contentType: 'application/json', headers: { accept: 'application/xml' } });
+      const unknown = await t.post('{"nothing":{}}', {
+        token,
+        contentType: 'application/json',
+        headers: { accept: 'application/xml' },
+      });
       assert.match(unknown.text, /<status>997<\/status>/);
-      const anonymous = await t.post(xmlBalance, { contentType: 'application/xml', headers: { accept: 'application/json' } });
+      const anonymous = await t.post(xmlBalance, {
+        contentType: 'application/xml',
+        headers: { accept: 'application/json' },
+      });
       assert.equal(JSON.parse(anonymous.text).status, 3);
     });
   });

@@ -57,20 +57,39 @@ describe('OpenAPI document', () => {
 
   it('lists every status code with its message: failures in the error reply, successes in the replies of their operations', () => {
     const all = Object.keys(REQUEST_STATUS).map(Number);
-    for (const code of all) assert.ok(doc.info.description.includes(`| ${code} | ${REQUEST_STATUS[code].en} |`), `status ${code} not in the table`);
+    for (const code of all)
+      assert.ok(
+        doc.info.description.includes(`| ${code} | ${REQUEST_STATUS[code].en} |`),
+        `status ${code} not in the table`,
+      );
     const failures: Doc[] = doc.components.schemas.ErrorReply.properties.status.oneOf;
     for (const c of failures) assert.equal(c.title, REQUEST_STATUS[c.const].en);
-    const successOf = (root: string) => doc.components.schemas[`${root}Reply`].properties.status.oneOf.map((c: Doc) => c.const);
+    const successOf = (root: string) =>
+      doc.components.schemas[`${root}Reply`].properties.status.oneOf.map((c: Doc) => c.const);
     assert.deepEqual(successOf('balance'), [0]);
     assert.deepEqual(successOf('addNumBL'), [946]);
     assert.deepEqual(successOf('rmNumBL'), [0, 944]);
-    assert.deepEqual([...failures.map((c) => c.const), 0, 944, 946].sort((a, b) => a - b), all.sort((a, b) => a - b));
+    assert.deepEqual(
+      [...failures.map((c) => c.const), 0, 944, 946].sort((a, b) => a - b),
+      all.sort((a, b) => a - b),
+    );
   });
 
   it('describes the three push bodies as webhooks with their form fields', () => {
-    const fields = (type: string) => Object.keys(doc.webhooks[type].post.requestBody.content['application/x-www-form-urlencoded'].schema.properties);
+    const fields = (type: string) =>
+      Object.keys(doc.webhooks[type].post.requestBody.content['application/x-www-form-urlencoded'].schema.properties);
     assert.deepEqual(Object.keys(doc.webhooks).sort(), ['blacklist', 'dlr', 'incoming_sms']);
-    assert.deepEqual(fields('dlr'), ['external_id', 'status', 'he_message', 'en_message', 'date', 'phone', 'operaor', 'operator', 'shipment_id']);
+    assert.deepEqual(fields('dlr'), [
+      'external_id',
+      'status',
+      'he_message',
+      'en_message',
+      'date',
+      'phone',
+      'operaor',
+      'operator',
+      'shipment_id',
+    ]);
     assert.deepEqual(fields('incoming_sms'), ['phone', 'dest', 'message', 'date']);
     assert.deepEqual(fields('blacklist'), ['dest', 'message', 'date']);
   });

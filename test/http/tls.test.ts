@@ -16,7 +16,11 @@ test('a kept certificate is reused until 30 days before it expires, then replace
     assert.equal(again.cert, first.cert, 'reused');
     const x509 = new X509Certificate(first.cert);
     assert.ok(x509.checkHost('localhost') && x509.checkIP('127.0.0.1'));
-    const soon = await generate([{ name: 'commonName', value: 'localhost' }], { keyType: 'ec', curve: 'P-256', notAfterDate: new Date(Date.now() + 10 * 86400e3) });
+    const soon = await generate([{ name: 'commonName', value: 'localhost' }], {
+      keyType: 'ec',
+      curve: 'P-256',
+      notAfterDate: new Date(Date.now() + 10 * 86400e3),
+    });
     writeFileSync(join(dir, 'self-signed.crt'), soon.cert);
     writeFileSync(join(dir, 'self-signed.key'), soon.private);
     const renewed = await selfSignedCertificate(dir, 'self-signed');

@@ -93,7 +93,12 @@ export async function createHosts(count: number): Promise<Hosts> {
   const subnet = await freeSubnet();
   const bridge = `ymn${pid}b`;
   const bridgeAddress = `${subnet}.1`;
-  const names = Array.from({ length: count }, (_, i) => ({ ns: `${PREFIX}${pid}-${i + 1}`, veth: `ymn${pid}v${i + 1}`, peer: `ymn${pid}p${i + 1}`, address: `${subnet}.${i + 2}` }));
+  const names = Array.from({ length: count }, (_, i) => ({
+    ns: `${PREFIX}${pid}-${i + 1}`,
+    veth: `ymn${pid}v${i + 1}`,
+    peer: `ymn${pid}p${i + 1}`,
+    address: `${subnet}.${i + 2}`,
+  }));
   const children = new Set<ChildProcess>();
   let removed = false;
   const removeSync = () => {
@@ -103,11 +108,15 @@ export async function createHosts(count: number): Promise<Hosts> {
     for (const n of names) {
       try {
         execFileSync('ip', ['netns', 'del', n.ns], { stdio: 'ignore' });
-      } catch { /* not created */ }
+      } catch {
+        /* not created */
+      }
     }
     try {
       execFileSync('ip', ['link', 'del', bridge], { stdio: 'ignore' });
-    } catch { /* not created */ }
+    } catch {
+      /* not created */
+    }
   };
   process.once('exit', removeSync);
   try {
@@ -127,24 +136,31 @@ export async function createHosts(count: number): Promise<Hosts> {
     removeSync();
     throw err;
   }
-  const hosts = names.map((n): Host => ({
-    ns: n.ns,
-    address: n.address,
-    spawn(command, args, options = {}) {
-      const child = spawn('ip', ['netns', 'exec', n.ns, command, ...args], options);
-      children.add(child);
-      child.once('exit', () => children.delete(child));
-      return child;
-    },
-  }));
+  const hosts = names.map(
+    (n): Host => ({
+      ns: n.ns,
+      address: n.address,
+      spawn(command, args, options = {}) {
+        const child = spawn('ip', ['netns', 'exec', n.ns, command, ...args], options);
+        children.add(child);
+        child.once('exit', () => children.delete(child));
+        return child;
+      },
+    }),
+  );
   return {
     bridgeAddress,
     hosts,
     async cleanup() {
-      const exits = [...children].filter((c) => c.exitCode === null && c.signalCode === null).map((c) => new Promise<void>((resolve) => {
-        c.once('exit', () => resolve());
-        c.kill('SIGKILL');
-      }));
+      const exits = [...children]
+        .filter((c) => c.exitCode === null && c.signalCode === null)
+        .map(
+          (c) =>
+            new Promise<void>((resolve) => {
+              c.once('exit', () => resolve());
+              c.kill('SIGKILL');
+            }),
+        );
       await Promise.race([Promise.all(exits), new Promise((r) => setTimeout(r, 5000))]);
       removeSync();
       process.off('exit', removeSync);
@@ -179,7 +195,11 @@ process.on('disconnect', () => process.exit(0));
 
 /** A TCP forwarder (its own process) listening on `host` (an ephemeral port) that carries every connection to `target`. */
 export async function startForwarder(host: string, target: { host: string; port: number }): Promise<Forwarder> {
-  const child = spawn(process.execPath, ['--input-type=module', '-e', FORWARDER, host, target.host, String(target.port)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    ['--input-type=module', '-e', FORWARDER, host, target.host, String(target.port)],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   const deadline = Date.now() + 20_000;

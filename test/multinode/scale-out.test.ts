@@ -60,7 +60,12 @@ async function adminSql(sql: string): Promise<void> {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function poll<T>(check: () => Promise<T | false | undefined> | T | false | undefined, ms: number, what: string, every = 200): Promise<T> {
+async function poll<T>(
+  check: () => Promise<T | false | undefined> | T | false | undefined,
+  ms: number,
+  what: string,
+  every = 200,
+): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
     const v = await check();
@@ -83,8 +88,15 @@ async function startNode(host: Host, name: string, roles: string, env: Record<st
   const dir = mkdtempSync(join(tmpdir(), `yona-mn-${name}-`));
   const child = host.spawn(process.execPath, [bin, 'serve', '--roles', roles], {
     env: {
-      ...process.env, ...env, YONA_DATA_DIR: dir, YONA_NODE_NAME: name, YONA_HTTP_HOST: host.address, YONA_HTTP_PORT: '8080',
-      YONA_HTTPS_HOST: host.address, YONA_HTTPS_PORT: '8443', YONA_LOG_LEVEL: 'info',
+      ...process.env,
+      ...env,
+      YONA_DATA_DIR: dir,
+      YONA_NODE_NAME: name,
+      YONA_HTTP_HOST: host.address,
+      YONA_HTTP_PORT: '8080',
+      YONA_HTTPS_HOST: host.address,
+      YONA_HTTPS_PORT: '8443',
+      YONA_LOG_LEVEL: 'info',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -92,17 +104,29 @@ async function startNode(host: Host, name: string, roles: string, env: Record<st
   let logs = '';
   child.stdout!.on('data', (d) => (logs = (logs + d).slice(-30_000)));
   child.stderr!.on('data', (d) => (logs = (logs + d).slice(-30_000)));
-  await poll(() => logs.includes('yona is serving') || child.exitCode !== null, 90_000, `${name} serving`, 100)
-    .catch(() => undefined);
+  await poll(() => logs.includes('yona is serving') || child.exitCode !== null, 90_000, `${name} serving`, 100).catch(
+    () => undefined,
+  );
   if (!logs.includes('yona is serving')) {
     child.kill('SIGKILL');
     throw new Error(`${name} did not start:\n${logs}`);
   }
-  return { name, host, child, api: `http://${host.address}:8080/api`, https: `https://${host.address}:8443`, logs: () => logs };
+  return {
+    name,
+    host,
+    child,
+    api: `http://${host.address}:8080/api`,
+    https: `https://${host.address}:8443`,
+    logs: () => logs,
+  };
 }
 
 async function call(url: string, token: string, body: unknown): Promise<Record<string, unknown>> {
-  const res = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return (await res.json()) as Record<string, unknown>;
 }
 
@@ -115,9 +139,12 @@ const unsupported = await hostsUnsupported();
 const noPg = (await pgAvailable()) ? null : `PostgreSQL not reachable at ${PG_ADMIN}`;
 const skipReason = unsupported ?? noPg;
 const required = process.env.REQUIRE_MULTINODE === '1';
-if (skipReason && !required) console.log(`# NOTICE: multi-node suite skipped: ${skipReason} (REQUIRE_MULTINODE=1 makes this a failure)`);
+if (skipReason && !required)
+  console.log(`# NOTICE: multi-node suite skipped: ${skipReason} (REQUIRE_MULTINODE=1 makes this a failure)`);
 
-describe('scale-out: 3 nodes on separate hosts, one PostgreSQL, the simulator as the carrier', { skip: skipReason && !required ? skipReason : false }, () => {
+describe('scale-out: 3 nodes on separate hosts, one PostgreSQL, the simulator as the carrier', {
+  skip: skipReason && !required ? skipReason : false,
+}, () => {
   let hosts: Hosts | undefined;
   let forwarder: Forwarder | undefined;
   let sim: SmscSimulator | undefined;
@@ -135,17 +162,29 @@ describe('scale-out: 3 nodes on separate hosts, one PostgreSQL, the simulator as
     await runAdminCommand(store!, config, args, (l) => lines.push(l));
     return lines;
   };
-  const nodesJson = async () => JSON.parse((await admin('nodes', '--json'))[0]) as {
-    nodes: Array<{ name: string; holds: string[] }>; leases: Array<{ name: string; node: string; expires_in_ms: number }>;
-  };
+  const nodesJson = async () =>
+    JSON.parse((await admin('nodes', '--json'))[0]) as {
+      nodes: Array<{ name: string; holds: string[] }>;
+      leases: Array<{ name: string; node: string; expires_in_ms: number }>;
+    };
 
   before(async () => {
     if (skipReason) throw new Error(`REQUIRE_MULTINODE=1 but the multi-node suite cannot run: ${skipReason}`);
     hosts = await createHosts(3);
-    forwarder = await startForwarder(hosts.bridgeAddress, { host: '127.0.0.1', port: Number(new URL(PG_ADMIN).port || 5432) });
-    sim = new SmscSimulator({ systemId: 'yona', password: 'secret', host: hosts.bridgeAddress, maxBinds: BINDS, receiptDelayMs: 100, maxLog: 400_000,
+    forwarder = await startForwarder(hosts.bridgeAddress, {
+      host: '127.0.0.1',
+      port: Number(new URL(PG_ADMIN).port || 5432),
+    });
+    sim = new SmscSimulator({
+      systemId: 'yona',
+      password: 'secret',
+      host: hosts.bridgeAddress,
+      maxBinds: BINDS,
+      receiptDelayMs: 100,
+      maxLog: 400_000,
       // Destinations ending 0002 would never get a receipt (the simulator's "accepted, never confirmed"): here they are delivered.
-      rules: [{ suffix: '0002', state: 'DELIVRD', err: '000' }] });
+      rules: [{ suffix: '0002', state: 'DELIVRD', err: '000' }],
+    });
     const smppPort = await sim.start();
 
     dbName = `yona_mn_${process.pid}`;
@@ -158,7 +197,22 @@ describe('scale-out: 3 nodes on separate hosts, one PostgreSQL, the simulator as
     viaBridge.port = String(forwarder.port);
 
     carriersFile = join(tmpdir(), `yona-mn-carriers-${process.pid}.json`);
-    writeFileSync(carriersFile, JSON.stringify({ carriers: [{ name: 'sim', host: hosts.bridgeAddress, port: smppPort, systemId: 'yona', password: 'secret', binds: BINDS, windowSize: WINDOW }] }));
+    writeFileSync(
+      carriersFile,
+      JSON.stringify({
+        carriers: [
+          {
+            name: 'sim',
+            host: hosts.bridgeAddress,
+            port: smppPort,
+            systemId: 'yona',
+            password: 'secret',
+            binds: BINDS,
+            windowSize: WINDOW,
+          },
+        ],
+      }),
+    );
     const dataDir = mkdtempSync(join(tmpdir(), 'yona-mn-admin-'));
     config = loadConfig({ ...process.env, DATABASE_URL: local.toString(), YONA_DATA_DIR: dataDir });
     store = await openStore({ databaseUrl: local.toString(), dataDir });
@@ -166,9 +220,13 @@ describe('scale-out: 3 nodes on separate hosts, one PostgreSQL, the simulator as
     token = (await admin('create-token', 'shop')).at(-1)!;
     await admin('verify-sender', 'shop', 'Yona');
 
-    const env = { DATABASE_URL: viaBridge.toString(), YONA_CARRIERS_FILE: carriersFile, YONA_NODE_LEASE_MS: String(LEASE_MS),
+    const env = {
+      DATABASE_URL: viaBridge.toString(),
+      YONA_CARRIERS_FILE: carriersFile,
+      YONA_NODE_LEASE_MS: String(LEASE_MS),
       // Messages a dead node had claimed are claimed again after this (live nodes renew theirs every third of it).
-      YONA_DISPATCH_LEASE_MS: String(DISPATCH_LEASE_MS) };
+      YONA_DISPATCH_LEASE_MS: String(DISPATCH_LEASE_MS),
+    };
     const [h1, h2, h3] = hosts.hosts;
     const started = await Promise.all([
       startNode(h1, 'node-1', 'all', env),
@@ -177,12 +235,22 @@ describe('scale-out: 3 nodes on separate hosts, one PostgreSQL, the simulator as
     ]);
     nodes.push(...started);
     // Binds settle: every node holds its fair part (BINDS / 3) and the simulator sees all of them.
-    await poll(async () => {
-      const { leases } = await nodesJson();
-      const binds = leases.filter((l) => l.name.startsWith('bind:'));
-      return binds.length === BINDS && nodes.every((n) => binds.filter((l) => l.node === n.name).length === BINDS / 3) && sim!.stats().boundNow === BINDS;
-    }, 60_000, 'binds spread over the three nodes');
-    console.log(`# multinode: hosts ${hosts.hosts.map((h) => h.address).join(', ')}, bridge ${hosts.bridgeAddress}; nodes up and binds spread at ${elapsed()}`);
+    await poll(
+      async () => {
+        const { leases } = await nodesJson();
+        const binds = leases.filter((l) => l.name.startsWith('bind:'));
+        return (
+          binds.length === BINDS &&
+          nodes.every((n) => binds.filter((l) => l.node === n.name).length === BINDS / 3) &&
+          sim!.stats().boundNow === BINDS
+        );
+      },
+      60_000,
+      'binds spread over the three nodes',
+    );
+    console.log(
+      `# multinode: hosts ${hosts.hosts.map((h) => h.address).join(', ')}, bridge ${hosts.bridgeAddress}; nodes up and binds spread at ${elapsed()}`,
+    );
   });
 
   after(async () => {
@@ -198,14 +266,19 @@ describe('scale-out: 3 nodes on separate hosts, one PostgreSQL, the simulator as
 
   test('each node runs on its own host and address', async () => {
     const { nodes: live } = await nodesJson();
-    assert.deepEqual(live.map((n) => n.name), ['node-1', 'node-2', 'node-3']);
+    assert.deepEqual(
+      live.map((n) => n.name),
+      ['node-1', 'node-2', 'node-3'],
+    );
     const res = await fetch(`${nodes[0].api.replace('/api', '')}/healthz`);
     assert.equal(res.status, 200);
   });
 
   test('a token deleted on one node is refused on the others at once', async () => {
     const [n1, n2] = nodes;
-    const minted = await call(n2.api, token, { getApiToken: { user: { username: 'shop' }, username: 'shop', action: 'new' } });
+    const minted = await call(n2.api, token, {
+      getApiToken: { user: { username: 'shop' }, username: 'shop', action: 'new' },
+    });
     assert.equal(minted.status, 0, JSON.stringify(minted));
     const doomed = String(minted.message);
     for (const n of [n1, n2]) {
@@ -226,7 +299,7 @@ describe('scale-out: 3 nodes on separate hosts, one PostgreSQL, the simulator as
     assert.equal(still.status, 0, 'other tokens keep working');
   });
 
-  test(`${RECIPIENTS.toLocaleString("en")} recipients through both API nodes, kill -9 of a node mid-campaign, a scheduled campaign: each submitted once, nothing lost, bind limit held`, async () => {
+  test(`${RECIPIENTS.toLocaleString('en')} recipients through both API nodes, kill -9 of a node mid-campaign, a scheduled campaign: each submitted once, nothing lost, bind limit held`, async () => {
     const [n1, n2, n3] = nodes;
     const simulator = sim!;
     let sampledMaxBound = 0;
@@ -238,19 +311,33 @@ describe('scale-out: 3 nodes on separate hosts, one PostgreSQL, the simulator as
       const timing = formatShort(releaseAt, DEFAULT_TIME_ZONE);
       releaseAt = Math.floor(releaseAt / 60_000) * 60_000;
       const scheduledPhones = Array.from({ length: SCHEDULED }, (_, i) => scheduledPhone(i));
-      const scheduled = await call(n2.api, token, { sms: { user: { username: 'shop' }, source: 'Yona', destinations: { phone: scheduledPhones }, message: SCHEDULED_TEXT, timing } });
+      const scheduled = await call(n2.api, token, {
+        sms: {
+          user: { username: 'shop' },
+          source: 'Yona',
+          destinations: { phone: scheduledPhones },
+          message: SCHEDULED_TEXT,
+          timing,
+        },
+      });
       assert.equal(scheduled.status, 0, JSON.stringify(scheduled));
-      console.log(`# multinode: scheduled campaign for ${timing} (${Math.round((releaseAt - Date.now()) / 1000)} s ahead)`);
+      console.log(
+        `# multinode: scheduled campaign for ${timing} (${Math.round((releaseAt - Date.now()) / 1000)} s ahead)`,
+      );
 
       // The campaign in ten chunks, taken by the two API nodes side by side.
-      const chunks = Array.from({ length: 10 }, (_, c) => Array.from({ length: CHUNK }, (_, i) => campaignPhone(c * CHUNK + i)));
+      const chunks = Array.from({ length: 10 }, (_, c) =>
+        Array.from({ length: CHUNK }, (_, i) => campaignPhone(c * CHUNK + i)),
+      );
       const acceptedBy: Record<string, number> = { 'node-1': 0, 'node-2': 0 };
       let node2Open = true;
       const worker = async (node: YonaNode, open: () => boolean) => {
         while (open()) {
           const phones = chunks.shift();
           if (!phones) return;
-          const r = await call(node.api, token, { sms: { user: { username: 'shop' }, source: 'Yona', destinations: { phone: phones }, message: TEXT } });
+          const r = await call(node.api, token, {
+            sms: { user: { username: 'shop' }, source: 'Yona', destinations: { phone: phones }, message: TEXT },
+          });
           assert.equal(r.status, 0, `${node.name}: ${JSON.stringify(r)}`);
           acceptedBy[node.name] += phones.length;
         }
@@ -265,13 +352,25 @@ describe('scale-out: 3 nodes on separate hosts, one PostgreSQL, the simulator as
       let seen = 0;
       const submitsOf = () => {
         const log = simulator.messages();
-        for (; seen < log.length; seen++) if (log[seen].text === TEXT) counts.set(log[seen].destination, (counts.get(log[seen].destination) ?? 0) + 1);
+        for (; seen < log.length; seen++)
+          if (log[seen].text === TEXT) counts.set(log[seen].destination, (counts.get(log[seen].destination) ?? 0) + 1);
         return counts;
       };
-      progress = setInterval(() => console.log(`# multinode: ${elapsed()}: accepted ${JSON.stringify(acceptedBy)}, submitted ${submitsOf().size}`), 10_000);
+      progress = setInterval(
+        () =>
+          console.log(
+            `# multinode: ${elapsed()}: accepted ${JSON.stringify(acceptedBy)}, submitted ${submitsOf().size}`,
+          ),
+        10_000,
+      );
 
       // Mid-campaign: node-2 finishes the request it is serving (so every request has a clear answer), then dies.
-      await poll(() => submitsOf().size >= RECIPIENTS / 5 && acceptedBy['node-2'] > 0, 300_000, 'a fifth of the recipients submitted', 500);
+      await poll(
+        () => submitsOf().size >= RECIPIENTS / 5 && acceptedBy['node-2'] > 0,
+        300_000,
+        'a fifth of the recipients submitted',
+        500,
+      );
       node2Open = false;
       await w2;
       const before = submitsOf().size;
@@ -280,22 +379,37 @@ describe('scale-out: 3 nodes on separate hosts, one PostgreSQL, the simulator as
       const node2Address = n2.host.address;
       const killedAt = Date.now();
       n2.child.kill('SIGKILL');
-      console.log(`# multinode: kill -9 node-2 at ${elapsed()} with ${before} of ${RECIPIENTS} recipients submitted; it held ${leasesAtKill.map((l) => l.name).join(', ')}`);
+      console.log(
+        `# multinode: kill -9 node-2 at ${elapsed()} with ${before} of ${RECIPIENTS} recipients submitted; it held ${leasesAtKill.map((l) => l.name).join(', ')}`,
+      );
       assert.ok(before < RECIPIENTS, 'node-2 died with the campaign still going');
       // Its leases run out within the lease time of its last renewal (before the kill).
-      assert.ok(leasesAtKill.every((l) => l.expires_in_ms <= LEASE_MS), JSON.stringify(leasesAtKill));
+      assert.ok(
+        leasesAtKill.every((l) => l.expires_in_ms <= LEASE_MS),
+        JSON.stringify(leasesAtKill),
+      );
 
       // Its binds and leases move to node-1 and node-3: within the lease time, plus one heartbeat of the others.
-      const moved = await poll(async () => {
-        const j = await nodesJson();
-        const binds = j.leases.filter((l) => l.name.startsWith('bind:'));
-        const done = !j.nodes.some((n) => n.name === 'node-2') && !j.leases.some((l) => l.node === 'node-2') && binds.length === BINDS
-          && j.leases.some((l) => l.name === 'leader:scheduler');
-        return done && j;
-      }, 30_000, "node-2's binds and leases taken over", 50);
+      const moved = await poll(
+        async () => {
+          const j = await nodesJson();
+          const binds = j.leases.filter((l) => l.name.startsWith('bind:'));
+          const done =
+            !j.nodes.some((n) => n.name === 'node-2') &&
+            !j.leases.some((l) => l.node === 'node-2') &&
+            binds.length === BINDS &&
+            j.leases.some((l) => l.name === 'leader:scheduler');
+          return done && j;
+        },
+        30_000,
+        "node-2's binds and leases taken over",
+        50,
+      );
       const moveMs = Date.now() - killedAt;
       const bindsNow = simulator.stats().boundNow;
-      console.log(`# multinode: node-2's leases moved in ${moveMs} ms (lease ${LEASE_MS} ms): ${JSON.stringify(moved.nodes.map((n) => ({ [n.name]: n.holds })))}`);
+      console.log(
+        `# multinode: node-2's leases moved in ${moveMs} ms (lease ${LEASE_MS} ms): ${JSON.stringify(moved.nodes.map((n) => ({ [n.name]: n.holds })))}`,
+      );
       assert.ok(moveMs <= LEASE_MS + Math.ceil(LEASE_MS / 3) + 1500, `moved in ${moveMs} ms`);
       await poll(() => simulator.stats().boundNow === BINDS, 15_000, 'the simulator sees every bind again');
       assert.equal(bindsNow <= BINDS, true);
@@ -306,19 +420,30 @@ describe('scale-out: 3 nodes on separate hosts, one PostgreSQL, the simulator as
       const acceptMs = Date.now() - acceptStart;
 
       // Every recipient eventually submitted.
-      await poll(() => submitsOf().size === RECIPIENTS, 420_000, 'every recipient submitted', 1000)
-        .finally(() => clearInterval(progress));
+      await poll(() => submitsOf().size === RECIPIENTS, 420_000, 'every recipient submitted', 1000).finally(() =>
+        clearInterval(progress),
+      );
       const submitDoneMs = Date.now() - acceptStart;
       submitsOf();
       for (const d of counts.keys()) assert.ok(wanted.has(d), `unexpected destination ${d}`);
       // Repeats: only for messages node-2 had sent and not yet recorded when it died (at most its windows).
       const repeated = [...counts].filter(([, n]) => n > 1);
       const firstPeers = new Map<string, string>();
-      for (const m of simulator.messages()) if (m.text === TEXT && !firstPeers.has(m.destination)) firstPeers.set(m.destination, m.peer);
+      for (const m of simulator.messages())
+        if (m.text === TEXT && !firstPeers.has(m.destination)) firstPeers.set(m.destination, m.peer);
       const notFromKilled = repeated.filter(([d]) => !firstPeers.get(d)!.startsWith(`${node2Address}:`));
-      console.log(`# multinode: duplicates at the simulator: ${repeated.length} recipients submitted twice (all from node-2's binds; it held ${node2Binds} at the kill, window ${WINDOW}; simulator binds so far ${simulator.stats().binds}, refused ${simulator.stats().bindsRefused}); accepted node-1 ${acceptedBy['node-1']}, node-2 ${acceptedBy['node-2']}; all accepted in ${acceptMs} ms, all submitted in ${submitDoneMs} ms`);
-      assert.equal(notFromKilled.length, 0, `repeats whose first submit did not come from the killed node: ${JSON.stringify(notFromKilled.slice(0, 5))}`);
-      assert.ok(repeated.every(([, n]) => n === 2), 'no recipient more than twice');
+      console.log(
+        `# multinode: duplicates at the simulator: ${repeated.length} recipients submitted twice (all from node-2's binds; it held ${node2Binds} at the kill, window ${WINDOW}; simulator binds so far ${simulator.stats().binds}, refused ${simulator.stats().bindsRefused}); accepted node-1 ${acceptedBy['node-1']}, node-2 ${acceptedBy['node-2']}; all accepted in ${acceptMs} ms, all submitted in ${submitDoneMs} ms`,
+      );
+      assert.equal(
+        notFromKilled.length,
+        0,
+        `repeats whose first submit did not come from the killed node: ${JSON.stringify(notFromKilled.slice(0, 5))}`,
+      );
+      assert.ok(
+        repeated.every(([, n]) => n === 2),
+        'no recipient more than twice',
+      );
       // node-2 may also have lost binds before it died (a node too busy to renew in time closes them first), so the
       // bound is every window it could have had open: at most all of the carrier's binds.
       assert.ok(repeated.length <= BINDS * WINDOW, `${repeated.length} repeats exceed the carrier's windows`);
@@ -334,35 +459,69 @@ describe('scale-out: 3 nodes on separate hosts, one PostgreSQL, the simulator as
 
       // Every accepted message ends with a delivery status.
       const db = store!.db;
-      await poll(async () => {
-        const row = await db.selectFrom('messages').select((eb) => eb.fn.countAll<number>().as('n')).where('state', '!=', 'done').executeTakeFirstOrThrow();
-        return Number(row.n) === 0;
-      }, 300_000, 'every message done (final delivery status stored)', 1000);
-      const finals = await db.selectFrom('messages').select(['status', (eb) => eb.fn.countAll<number>().as('n')]).groupBy('status').execute();
+      await poll(
+        async () => {
+          const row = await db
+            .selectFrom('messages')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .where('state', '!=', 'done')
+            .executeTakeFirstOrThrow();
+          return Number(row.n) === 0;
+        },
+        300_000,
+        'every message done (final delivery status stored)',
+        1000,
+      );
+      const finals = await db
+        .selectFrom('messages')
+        .select(['status', (eb) => eb.fn.countAll<number>().as('n')])
+        .groupBy('status')
+        .execute();
       const total = finals.reduce((s, r) => s + Number(r.n), 0);
       assert.equal(total, RECIPIENTS + SCHEDULED, 'one message row per accepted recipient');
-      assert.ok(finals.every((r) => r.status !== null && r.status !== -1), `final statuses: ${JSON.stringify(finals)}`);
-      console.log(`# multinode: every message done at ${elapsed()}; statuses ${JSON.stringify(finals.map((r) => [r.status, Number(r.n)]))}`);
+      assert.ok(
+        finals.every((r) => r.status !== null && r.status !== -1),
+        `final statuses: ${JSON.stringify(finals)}`,
+      );
+      console.log(
+        `# multinode: every message done at ${elapsed()}; statuses ${JSON.stringify(finals.map((r) => [r.status, Number(r.n)]))}`,
+      );
 
       // The scheduled campaign: released once, at its time, each recipient submitted exactly once.
-      await poll(() => simulator.messages().filter((m) => m.text === SCHEDULED_TEXT).length >= SCHEDULED, 120_000, 'the scheduled campaign released', 500);
+      await poll(
+        () => simulator.messages().filter((m) => m.text === SCHEDULED_TEXT).length >= SCHEDULED,
+        120_000,
+        'the scheduled campaign released',
+        500,
+      );
       await sleep(1000);
       const sched = simulator.messages().filter((m) => m.text === SCHEDULED_TEXT);
       const schedCounts = new Map<string, number>();
       for (const m of sched) schedCounts.set(m.destination, (schedCounts.get(m.destination) ?? 0) + 1);
       assert.equal(schedCounts.size, SCHEDULED);
       assert.equal(sched.length, SCHEDULED, 'each scheduled recipient submitted exactly once');
-      assert.ok(sched.every((m) => m.receivedAt >= releaseAt), 'none before its time');
-      const released = await db.selectFrom('campaigns').select(['id', 'released_at', 'scheduled_at']).where('scheduled_at', 'is not', null).execute();
+      assert.ok(
+        sched.every((m) => m.receivedAt >= releaseAt),
+        'none before its time',
+      );
+      const released = await db
+        .selectFrom('campaigns')
+        .select(['id', 'released_at', 'scheduled_at'])
+        .where('scheduled_at', 'is not', null)
+        .execute();
       assert.equal(released.length, 1);
       const releasedAt = Number(released[0].released_at);
       assert.ok(releasedAt >= releaseAt, 'released at its time, not before');
       const lag = (at: number) => Math.round((at - releaseAt) / 10) / 100;
-      console.log(`# multinode: scheduled campaign released ${lag(releasedAt)} s after its time; first submit ${lag(Math.min(...sched.map((m) => m.receivedAt)))} s after (queued behind the campaign)`);
+      console.log(
+        `# multinode: scheduled campaign released ${lag(releasedAt)} s after its time; first submit ${lag(Math.min(...sched.map((m) => m.receivedAt)))} s after (queued behind the campaign)`,
+      );
 
       // The carrier's bind limit held at every moment.
       const stats = simulator.stats();
-      console.log(`# multinode: binds: limit ${BINDS}, most bound at once ${stats.maxBoundAtOnce} (sampled ${sampledMaxBound}), binds ${stats.binds}, refused ${stats.bindsRefused}`);
+      console.log(
+        `# multinode: binds: limit ${BINDS}, most bound at once ${stats.maxBoundAtOnce} (sampled ${sampledMaxBound}), binds ${stats.binds}, refused ${stats.bindsRefused}`,
+      );
       assert.ok(stats.maxBoundAtOnce <= BINDS, `maxBoundAtOnce ${stats.maxBoundAtOnce} > ${BINDS}`);
       assert.ok(sampledMaxBound <= BINDS);
     } finally {

@@ -17,10 +17,23 @@ for (const target of targets) {
     let s: Sender;
     let accountId: number;
     const send = async (over: Partial<BirthdaySend> = {}) => {
-      const sender = createBirthdaySender(() => ({ ...t.service.store, config: t.config, signals: t.service.signals, clock: t.service.clock }));
-      return t.service.store.db.transaction().execute((trx) => sender(trx, {
-        accountId, source: 'Yona', message: 'Happy birthday!', phones: ['972501111111'], campaignName: 'bday', birthdayCampaignId: 7, ...over,
+      const sender = createBirthdaySender(() => ({
+        ...t.service.store,
+        config: t.config,
+        signals: t.service.signals,
+        clock: t.service.clock,
       }));
+      return t.service.store.db.transaction().execute((trx) =>
+        sender(trx, {
+          accountId,
+          source: 'Yona',
+          message: 'Happy birthday!',
+          phones: ['972501111111'],
+          campaignName: 'bday',
+          birthdayCampaignId: 7,
+          ...over,
+        }),
+      );
     };
 
     before(async () => {
@@ -32,10 +45,22 @@ for (const target of targets) {
     after(() => t.close());
 
     it('queues a charged birthday campaign, leaving out blocked and foreign numbers', async () => {
-      const result = (await send({ phones: ['972501111111', '972502222222', '33612345678', '972501111111'] })) as { campaignId: number };
-      const campaign = await t.service.store.db.selectFrom('campaigns').selectAll().where('id', '=', result.campaignId).executeTakeFirstOrThrow();
-      assert.deepEqual([campaign.kind, campaign.name, campaign.state, JSON.parse(campaign.options)], ['birthday', 'bday', 'queued', { birthday_campaign_id: 7 }]);
-      assert.deepEqual((await messagesOf(t, result.campaignId)).map((m) => [m.phone, m.text, m.state]), [['972501111111', 'Happy birthday!', 'queued']]);
+      const result = (await send({ phones: ['972501111111', '972502222222', '33612345678', '972501111111'] })) as {
+        campaignId: number;
+      };
+      const campaign = await t.service.store.db
+        .selectFrom('campaigns')
+        .selectAll()
+        .where('id', '=', result.campaignId)
+        .executeTakeFirstOrThrow();
+      assert.deepEqual(
+        [campaign.kind, campaign.name, campaign.state, JSON.parse(campaign.options)],
+        ['birthday', 'bday', 'queued', { birthday_campaign_id: 7 }],
+      );
+      assert.deepEqual(
+        (await messagesOf(t, result.campaignId)).map((m) => [m.phone, m.text, m.state]),
+        [['972501111111', 'Happy birthday!', 'queued']],
+      );
       assert.equal((await s.balance()).credits, 4);
     });
 
@@ -44,8 +69,10 @@ for (const target of targets) {
       assert.equal(await send({ phones: ['972502222222'] }), undefined);
       assert.deepEqual(await sendTableCounts(t), counts);
       await assert.rejects(send({ source: 'Stranger' }), (e) => e instanceof ApiError && e.status === 515);
-      await assert.rejects(send({ phones: ['972501111111', '972503333333', '972504444444', '972505555555', '972506666666'] }),
-        (e) => e instanceof ApiError && e.status === 4);
+      await assert.rejects(
+        send({ phones: ['972501111111', '972503333333', '972504444444', '972505555555', '972506666666'] }),
+        (e) => e instanceof ApiError && e.status === 4,
+      );
       assert.deepEqual(await sendTableCounts(t), counts);
     });
   });

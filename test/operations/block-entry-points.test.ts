@@ -11,7 +11,14 @@ import { createPusher } from '../../src/delivery/pusher.ts';
 import { startPushReceiver, waitFor, type PushReceiver } from '../helpers/push-receiver.ts';
 import type { TestService } from '../helpers/service.ts';
 import { storeTargets } from '../helpers/stores.ts';
-import { eventually, newSender, startDelivery, windowAroundNow, type DeliveryHarness, type Sender } from '../delivery/delivery-helpers.ts';
+import {
+  eventually,
+  newSender,
+  startDelivery,
+  windowAroundNow,
+  type DeliveryHarness,
+  type Sender,
+} from '../delivery/delivery-helpers.ts';
 
 const ENV = { YONA_PUSH_ALLOW_PRIVATE: '1', YONA_PUSH_RETRY_BASE_MS: '20', YONA_PUSH_POLL_MS: '20' };
 const NUMBER = '0559990011';
@@ -29,10 +36,18 @@ for (const target of targets) {
 
     /** Sends a campaign to one phone and waits until the simulator got it; returns its message's removal code. */
     const campaign = async (phone: string, unsubscribe: string): Promise<string | null> => {
-      const reply = await s.sms({ destinations: { phone: [phone] }, message: 'sale today', add_unsubscribe: unsubscribe });
+      const reply = await s.sms({
+        destinations: { phone: [phone] },
+        message: 'sale today',
+        add_unsubscribe: unsubscribe,
+      });
       assert.equal(reply.status, 0, JSON.stringify(reply));
       await eventually(() => simulator.messages({ to: intl(phone) }).length > 0, 5000, 'the campaign received');
-      const row = await t.service.store.db.selectFrom('messages').select('unsubscribe_code').where('campaign_id', '=', reply.campaign_id).executeTakeFirstOrThrow();
+      const row = await t.service.store.db
+        .selectFrom('messages')
+        .select('unsubscribe_code')
+        .where('campaign_id', '=', reply.campaign_id)
+        .executeTakeFirstOrThrow();
       return row.unsubscribe_code;
     };
     const incomingCount = async () => ((await s.call('incoming', windowAroundNow())).transactions as unknown[]).length;
@@ -48,13 +63,30 @@ for (const target of targets) {
     };
     let replies = 0;
     const byReply = async (phone: string) => {
-      await runSim(['mo', '--from', phone, '--to', NUMBER, '--text', 'STOP', '--control', `http://127.0.0.1:${simulator.controlPort()}`], () => {});
+      await runSim(
+        [
+          'mo',
+          '--from',
+          phone,
+          '--to',
+          NUMBER,
+          '--text',
+          'STOP',
+          '--control',
+          `http://127.0.0.1:${simulator.controlPort()}`,
+        ],
+        () => {},
+      );
       replies++;
       await eventually(async () => (await incomingCount()) === replies, 5000, 'the reply stored');
     };
 
     before(async () => {
-      h = await startDelivery(target, { sim: { controlPort: 0 }, env: ENV, components: [publicPagesComponent(), createPusher({ env: ENV })] });
+      h = await startDelivery(target, {
+        sim: { controlPort: 0 },
+        env: ENV,
+        components: [publicPagesComponent(), createPusher({ env: ENV })],
+      });
       ({ t, simulator } = h);
       s = await newSender(t, 'blocker', 1000);
       await t.admin('add-number', 'blocker', NUMBER);
@@ -76,10 +108,19 @@ for (const target of targets) {
       await byLink(code);
       await byReply(replyPhone);
 
-      const rows = await t.service.store.db.selectFrom('blocklist').select(['phone', 'source']).orderBy('phone').execute();
-      assert.deepEqual(rows.map((r) => [r.phone, r.source]), [
-        [intl(apiPhone), 'api'], [intl(linkPhone), 'unsubscribe-link'], [intl(replyPhone), 'reply-stop'],
-      ]);
+      const rows = await t.service.store.db
+        .selectFrom('blocklist')
+        .select(['phone', 'source'])
+        .orderBy('phone')
+        .execute();
+      assert.deepEqual(
+        rows.map((r) => [r.phone, r.source]),
+        [
+          [intl(apiPhone), 'api'],
+          [intl(linkPhone), 'unsubscribe-link'],
+          [intl(replyPhone), 'reply-stop'],
+        ],
+      );
       await waitFor(() => receiver.received.length >= 3, 'a blacklist push per block');
       const pushes = receiver.received.map((p) => p.fields);
       assert.deepEqual(pushes.map((f) => f.dest).sort(), [intl(apiPhone), intl(linkPhone), intl(replyPhone)]);
@@ -88,7 +129,11 @@ for (const target of targets) {
         assert.equal(fields.message, 'המספר הוסר מרשימת התפוצה');
         assert.match(fields.date, /^\d\d\/\d\d\/\d\d \d\d:\d\d:\d\d$/);
       }
-      const events = await t.service.store.db.selectFrom('push_events').select(['type']).where('type', '=', 'blacklist').execute();
+      const events = await t.service.store.db
+        .selectFrom('push_events')
+        .select(['type'])
+        .where('type', '=', 'blacklist')
+        .execute();
       assert.equal(events.length, 3);
       const listed = await s.call('blacklist', windowAroundNow());
       assert.deepEqual([listed.status, listed.transactions.length], [0, 3]);
@@ -99,7 +144,11 @@ for (const target of targets) {
       await byReply(replyPhone);
       await sleep(300); // fifteen push polls: a second push for any block would come now
       assert.equal((await t.service.store.db.selectFrom('blocklist').select('phone').execute()).length, 3);
-      assert.equal((await t.service.store.db.selectFrom('push_events').select('type').where('type', '=', 'blacklist').execute()).length, 3);
+      assert.equal(
+        (await t.service.store.db.selectFrom('push_events').select('type').where('type', '=', 'blacklist').execute())
+          .length,
+        3,
+      );
       assert.equal(receiver.received.length, 3, JSON.stringify(receiver.received.map((p) => p.fields)));
     });
   });

@@ -2,7 +2,13 @@
 // XML, dry-run, and the streaming reader the send path uses.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { countContacts, createContactList, findContactList, insertContacts, streamContacts } from '../../src/store/contacts.ts';
+import {
+  countContacts,
+  createContactList,
+  findContactList,
+  insertContacts,
+  streamContacts,
+} from '../../src/store/contacts.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { storeTargets } from '../helpers/stores.ts';
 
@@ -17,9 +23,12 @@ for (const target of targets) {
     let otherToken: string;
     const call = (root: string, doc: Record<string, unknown>, dryRun = false) =>
       t.api(root, { user: { username: 'cllist' }, ...doc }, { token, dryRun });
-    const other = (root: string, doc: Record<string, unknown>) => t.api(root, { user: { username: 'clother' }, ...doc }, { token: otherToken });
+    const other = (root: string, doc: Record<string, unknown>) =>
+      t.api(root, { user: { username: 'clother' }, ...doc }, { token: otherToken });
     const newList = async (name: string, phones: string[]) => {
-      const reply = await call('newCL', { cl: { name, destinations: { destination: phones.map((phone) => ({ phone })) } } });
+      const reply = await call('newCL', {
+        cl: { name, destinations: { destination: phones.map((phone) => ({ phone })) } },
+      });
       assert.equal(reply.status, 0, JSON.stringify(reply));
       return reply.id as number;
     };
@@ -40,7 +49,7 @@ for (const target of targets) {
               destination: [
                 { phone: '0501234567', df1: 'Dana', df2: '14/03' },
                 { phone: '123' },
-                { phone: '' , df1: 'no phone' },
+                { phone: '', df1: 'no phone' },
                 { phone: '+972-50-123-4567' },
                 { phone: '521111111', df6: 'six' },
                 { phone: 'abc' },
@@ -54,7 +63,13 @@ for (const target of targets) {
       assert.equal(typeof reply.id, 'number');
       assert.equal(reply.lists.length, 2);
       assert.equal(reply.id, reply.lists[0].id);
-      assert.deepEqual(reply.lists.map((l: any) => [l.name, l.contacts, l.rejected]), [['VIP', 2, 4], ['Second', 1, 0]]);
+      assert.deepEqual(
+        reply.lists.map((l: any) => [l.name, l.contacts, l.rejected]),
+        [
+          ['VIP', 2, 4],
+          ['Second', 1, 0],
+        ],
+      );
       assert.deepEqual(
         reply.errors.map((e: any) => [e.list, e.list_id, e.row, e.phone, e.reason]),
         [
@@ -99,28 +114,55 @@ for (const target of targets) {
       const id = await newList('Grow', ['0501111111']);
       const reply = await call('addNumCL', {
         cl: { id: String(id) },
-        destinations: { destination: [{ phone: '0501111111' }, { phone: '0502222222', df1: 'new' }, { phone: '502222222' }, { phone: '1' }] },
+        destinations: {
+          destination: [
+            { phone: '0501111111' },
+            { phone: '0502222222', df1: 'new' },
+            { phone: '502222222' },
+            { phone: '1' },
+          ],
+        },
       });
       assert.equal(reply.status, 0);
       assert.equal(reply.added, 1);
       assert.equal(reply.contacts, 2);
-      assert.deepEqual(reply.errors.map((e: any) => [e.row, e.reason]), [[1, 'duplicate'], [3, 'duplicate'], [4, 'too_short']]);
+      assert.deepEqual(
+        reply.errors.map((e: any) => [e.row, e.reason]),
+        [
+          [1, 'duplicate'],
+          [3, 'duplicate'],
+          [4, 'too_short'],
+        ],
+      );
       const read = await call('getCLbyID', { cl: { id } });
-      assert.deepEqual(read.contacts.map((c: any) => [c.phone, c.df1]), [['0501111111', ''], ['0502222222', 'new']]);
+      assert.deepEqual(
+        read.contacts.map((c: any) => [c.phone, c.df1]),
+        [
+          ['0501111111', ''],
+          ['0502222222', 'new'],
+        ],
+      );
     });
 
     it('rmNumCL removes numbers and reports the ones that were not in the list', async () => {
       const id = await newList('Shrink', ['0501111111', '0502222222', '0503333333']);
       const reply = await call('rmNumCL', {
-        cl: { id }, destinations: { destination: [{ phone: '0501111111' }, { phone: '0509999999' }, { phone: 'x' }] },
+        cl: { id },
+        destinations: { destination: [{ phone: '0501111111' }, { phone: '0509999999' }, { phone: 'x' }] },
       });
       assert.equal(reply.status, 0);
       assert.equal(reply.removed, 1);
       assert.equal(reply.contacts, 2);
-      assert.deepEqual(reply.errors.map((e: any) => [e.row, e.phone, e.reason]), [[2, '0509999999', 'not_in_list'], [3, 'x', 'invalid']]);
+      assert.deepEqual(
+        reply.errors.map((e: any) => [e.row, e.phone, e.reason]),
+        [
+          [2, '0509999999', 'not_in_list'],
+          [3, 'x', 'invalid'],
+        ],
+      );
     });
 
-    it('answers 988 for unknown ids, malformed ids and another account\'s list, which stays untouched', async () => {
+    it("answers 988 for unknown ids, malformed ids and another account's list, which stays untouched", async () => {
       const id = await newList('Private', ['0501111111']);
       for (const [root, extra] of [
         ['getCLbyID', {}],
@@ -155,10 +197,16 @@ for (const target of targets) {
       const phones = Array.from({ length: 25 }, (_, i) => `05020000${String(i).padStart(2, '0')}`);
       const id = await newList('Paged', phones);
       const first = await call('getCLbyID', { cl: { id }, page_size: 10 });
-      assert.deepEqual([first.total, first.page, first.page_size, first.pages, first.contacts.length], [25, 1, 10, 3, 10]);
+      assert.deepEqual(
+        [first.total, first.page, first.page_size, first.pages, first.contacts.length],
+        [25, 1, 10, 3, 10],
+      );
       assert.equal(first.contacts[0].phone, phones[0]);
       const last = await call('getCLbyID', { cl: { id }, page: '3', page_size: '10' });
-      assert.deepEqual(last.contacts.map((c: any) => c.phone), phones.slice(20));
+      assert.deepEqual(
+        last.contacts.map((c: any) => c.phone),
+        phones.slice(20),
+      );
       const beyond = await call('getCLbyID', { cl: { id }, page: 4, page_size: 10 });
       assert.deepEqual(beyond.contacts, []);
       const all = await call('getCLbyID', { cl: { id } });
@@ -175,7 +223,11 @@ for (const target of targets) {
       const seen: string[] = [];
       let after: number | undefined;
       for (let pageNo = 0; pageNo < 5; pageNo++) {
-        const reply = await call('getCLbyID', { cl: { id }, page_size: 10, ...(after === undefined ? {} : { after: String(after) }) });
+        const reply = await call('getCLbyID', {
+          cl: { id },
+          page_size: 10,
+          ...(after === undefined ? {} : { after: String(after) }),
+        });
         assert.equal(reply.status, 0);
         assert.equal(reply.total, 25);
         assert.equal('page' in reply, after === undefined, 'page only when paging by number');
@@ -190,7 +242,10 @@ for (const target of targets) {
         { contentType: 'application/xml', token },
       );
       assert.match(xml.text, /<status>0<\/status>/);
-      assert.deepEqual([...xml.text.matchAll(/<phone>(\d+)<\/phone>/g)].map((m) => m[1]), phones.slice(20));
+      assert.deepEqual(
+        [...xml.text.matchAll(/<phone>(\d+)<\/phone>/g)].map((m) => m[1]),
+        phones.slice(20),
+      );
       assert.doesNotMatch(xml.text, /<next_after>/, 'a short page is the last');
       assert.equal((await call('getCLbyID', { cl: { id }, after: -1 })).status, 2);
       assert.equal((await call('getCLbyID', { cl: { id }, after: 'x' })).status, 2);
@@ -205,28 +260,54 @@ for (const target of targets) {
       );
       assert.equal(xmlStatus(created.text), 0, created.text);
       const id = Number(/<id>(\d+)<\/id>/.exec(created.text)?.[1]);
-      assert.match(created.text, /<lists><list><id>\d+<\/id><name>Xml<\/name><contacts>1<\/contacts><rejected>1<\/rejected><\/list><\/lists>/);
-      assert.match(created.text, /<errors><error><list>Xml<\/list><list_id>\d+<\/list_id><row>2<\/row><phone>12<\/phone><reason>too_short<\/reason><\/error><\/errors>/);
-      const read = await t.post(`<getCLbyID><user><username>cllist</username></user><cl><id>${id}</id></cl></getCLbyID>`, { contentType: 'application/xml', token });
+      assert.match(
+        created.text,
+        /<lists><list><id>\d+<\/id><name>Xml<\/name><contacts>1<\/contacts><rejected>1<\/rejected><\/list><\/lists>/,
+      );
+      assert.match(
+        created.text,
+        /<errors><error><list>Xml<\/list><list_id>\d+<\/list_id><row>2<\/row><phone>12<\/phone><reason>too_short<\/reason><\/error><\/errors>/,
+      );
+      const read = await t.post(
+        `<getCLbyID><user><username>cllist</username></user><cl><id>${id}</id></cl></getCLbyID>`,
+        { contentType: 'application/xml', token },
+      );
       assert.equal(xmlStatus(read.text), 0);
       assert.match(read.text, /<contacts><contact><phone>0501234567<\/phone><df1>Avi<\/df1>/);
-      const lists = await t.post('<getCL><user><username>cllist</username></user></getCL>', { contentType: 'application/xml', token });
+      const lists = await t.post('<getCL><user><username>cllist</username></user></getCL>', {
+        contentType: 'application/xml',
+        token,
+      });
       assert.match(lists.text, new RegExp(`<list><id>${id}</id><name>Xml</name><contacts>1</contacts><date>`));
     });
 
     it('dry-run (/api/test) answers like the real call and changes no list', async () => {
       const id = await newList('Stable', ['0501111111']);
       const before = (await call('getCL', {})).lists;
-      const created = await call('newCL', { cl: { name: 'Ghost', destinations: { destination: { phone: '0501234567' } } } }, true);
+      const created = await call(
+        'newCL',
+        { cl: { name: 'Ghost', destinations: { destination: { phone: '0501234567' } } } },
+        true,
+      );
       assert.equal(created.status, 0);
       assert.equal(created.lists[0].contacts, 1);
-      const added = await call('addNumCL', { cl: { id }, destinations: { destination: { phone: '0502222222' } } }, true);
+      const added = await call(
+        'addNumCL',
+        { cl: { id }, destinations: { destination: { phone: '0502222222' } } },
+        true,
+      );
       assert.equal(added.added, 1);
-      assert.equal((await call('rmNumCL', { cl: { id }, destinations: { destination: { phone: '0501111111' } } }, true)).removed, 1);
+      assert.equal(
+        (await call('rmNumCL', { cl: { id }, destinations: { destination: { phone: '0501111111' } } }, true)).removed,
+        1,
+      );
       assert.equal((await call('removeCL', { cl: { id } }, true)).status, 0);
       assert.deepEqual((await call('getCL', {})).lists, before);
       const read = await call('getCLbyID', { cl: { id } });
-      assert.deepEqual(read.contacts.map((c: any) => c.phone), ['0501111111']);
+      assert.deepEqual(
+        read.contacts.map((c: any) => c.phone),
+        ['0501111111'],
+      );
     });
 
     it('streamContacts reads a list in id order in bounded batches; tenant scoping in findContactList', async () => {
@@ -234,7 +315,13 @@ for (const target of targets) {
       const accountId = await t.accountId('cllist');
       const listId = await createContactList(db, accountId, 'Streamed', 1);
       const contacts = Array.from({ length: 12 }, (_, i) => ({
-        phone: `97250300${String(i).padStart(4, '0')}`, df1: `n${i}`, df2: null, df3: null, df4: null, df5: null, df6: null,
+        phone: `97250300${String(i).padStart(4, '0')}`,
+        df1: `n${i}`,
+        df2: null,
+        df3: null,
+        df4: null,
+        df5: null,
+        df6: null,
       }));
       assert.equal((await insertContacts(db, listId, [...contacts, contacts[0]], 1)).length, 12);
       assert.equal(await countContacts(db, listId), 12);
@@ -250,17 +337,33 @@ for (const target of targets) {
         }
       }
       assert.deepEqual(sizes, [5, 5, 2]);
-      assert.deepEqual(seen, contacts.map((c) => c.phone));
+      assert.deepEqual(
+        seen,
+        contacts.map((c) => c.phone),
+      );
       // Interleaved with another list (sparse ids, gaps): only this list's contacts, each once, in id order.
       const sparseId = await createContactList(db, accountId, 'Sparse', 1);
       const noiseId = await createContactList(db, accountId, 'Noise', 1);
-      const phone = (prefix: string, i: number) => ({ phone: `${prefix}${String(i).padStart(4, '0')}`, df1: null, df2: null, df3: null, df4: null, df5: null, df6: null });
+      const phone = (prefix: string, i: number) => ({
+        phone: `${prefix}${String(i).padStart(4, '0')}`,
+        df1: null,
+        df2: null,
+        df3: null,
+        df4: null,
+        df5: null,
+        df6: null,
+      });
       const expected: string[] = [];
       for (let round = 0; round < 4; round++) {
         const mine = Array.from({ length: round + 2 }, (_, i) => phone(`9725040${round}`, i));
         expected.push(...mine.map((c) => c.phone));
         await insertContacts(db, sparseId, mine, 1);
-        await insertContacts(db, noiseId, Array.from({ length: 40 * (round + 1) }, (_, i) => phone(`9725050${round}`, i)), 1);
+        await insertContacts(
+          db,
+          noiseId,
+          Array.from({ length: 40 * (round + 1) }, (_, i) => phone(`9725050${round}`, i)),
+          1,
+        );
       }
       for (const size of [1, 3, 5, 100]) {
         const got: string[] = [];

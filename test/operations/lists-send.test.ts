@@ -4,7 +4,15 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { TestService } from '../helpers/service.ts';
 import { storeTargets } from '../helpers/stores.ts';
-import { campaignRow, messagesOf, newSender, sendTableCounts, startSendingService, xmlStatus, type Sender } from './send-helpers.ts';
+import {
+  campaignRow,
+  messagesOf,
+  newSender,
+  sendTableCounts,
+  startSendingService,
+  xmlStatus,
+  type Sender,
+} from './send-helpers.ts';
 import { createContactList, insertContacts } from '../../src/store/contacts.ts';
 
 const targets = await storeTargets();
@@ -21,7 +29,8 @@ for (const target of targets) {
       return Number(reply.id);
     };
 
-    const setCredits = (credits: number) => t.service.store.db.updateTable('accounts').set({ credits }).where('username', '=', 'lister').execute();
+    const setCredits = (credits: number) =>
+      t.service.store.db.updateTable('accounts').set({ credits }).where('username', '=', 'lister').execute();
 
     before(async () => {
       t = await startSendingService(target);
@@ -49,35 +58,66 @@ for (const target of targets) {
       assert.deepEqual([both.status, both.recipients, both.credits, both.international_cost], [0, 2, 1, '0.25']);
     });
 
-    it('an unknown list, or another account\'s list, is 988', async () => {
+    it("an unknown list, or another account's list, is 988", async () => {
       for (const cl_id of ['999999', String(otherListId), 'abc']) {
         const reply = await s.sms({ destinations: { cl_id, phone: '0501234567' } });
         assert.equal(reply.status, 988, cl_id);
       }
-      const xml = await t.post(`<sms><user><username>lister</username></user><source>Yona</source><destinations><cl_id>${otherListId}</cl_id>` +
-        '</destinations><message>hi</message></sms>', { contentType: 'application/xml', token: s.token });
+      const xml = await t.post(
+        `<sms><user><username>lister</username></user><source>Yona</source><destinations><cl_id>${otherListId}</cl_id>` +
+          '</destinations><message>hi</message></sms>',
+        { contentType: 'application/xml', token: s.token },
+      );
       assert.equal(xmlStatus(xml.text), 988);
     });
 
-    it('add_dynamic 1 merges each contact\'s fields into its text', async () => {
-      const reply = await s.sms({ destinations: { cl_id: listId }, add_dynamic: '1', message: 'Hi [df1] from [DYNAMIC_FIELD2]!', includes_international: '1' });
+    it("add_dynamic 1 merges each contact's fields into its text", async () => {
+      const reply = await s.sms({
+        destinations: { cl_id: listId },
+        add_dynamic: '1',
+        message: 'Hi [df1] from [DYNAMIC_FIELD2]!',
+        includes_international: '1',
+      });
       assert.equal(reply.status, 12, 'the French contact needs international money');
-      const ok = await s.sms({ destinations: { cl_id: listId }, add_dynamic: '1', message: 'Hi [df1] from [DYNAMIC_FIELD2]!' });
+      const ok = await s.sms({
+        destinations: { cl_id: listId },
+        add_dynamic: '1',
+        message: 'Hi [df1] from [DYNAMIC_FIELD2]!',
+      });
       assert.equal(ok.status, 0);
       const rows = await messagesOf(t, ok.campaign_id);
-      assert.deepEqual(rows.map((m) => [m.phone, m.text]).sort(), [['972501111111', 'Hi Dana from Haifa!'], ['972502222222', 'Hi Avi from !']]);
+      assert.deepEqual(rows.map((m) => [m.phone, m.text]).sort(), [
+        ['972501111111', 'Hi Dana from Haifa!'],
+        ['972502222222', 'Hi Avi from !'],
+      ]);
       const plain = await s.sms({ destinations: { cl_id: listId }, add_dynamic: '0', message: 'Hi [df1]' });
-      assert.deepEqual((await messagesOf(t, plain.campaign_id)).map((m) => m.text), ['Hi [df1]', 'Hi [df1]']);
+      assert.deepEqual(
+        (await messagesOf(t, plain.campaign_id)).map((m) => m.text),
+        ['Hi [df1]', 'Hi [df1]'],
+      );
     });
 
     it('landlines in a list are left out as not_mobile (933), like a landline phone element; a list of landlines only is 933', async () => {
-      const mixed = await newList(s, 'with landlines', [{ phone: '031234567' }, { phone: '0505555555' }, { phone: '0722222222' }]);
+      const mixed = await newList(s, 'with landlines', [
+        { phone: '031234567' },
+        { phone: '0505555555' },
+        { phone: '0722222222' },
+      ]);
       const reply = await s.sms({ destinations: { cl_id: mixed } });
       assert.deepEqual([reply.status, reply.recipients, reply.credits], [0, 1, 1]);
-      assert.deepEqual(reply.rejected.map((r: { phone: string; reason: string; status: number }) => [r.phone, r.reason, r.status]).sort(), [
-        ['97231234567', 'not_mobile', 933], ['972722222222', 'not_mobile', 933],
-      ]);
-      assert.deepEqual((await messagesOf(t, reply.campaign_id)).map((m) => m.phone), ['972505555555']);
+      assert.deepEqual(
+        reply.rejected
+          .map((r: { phone: string; reason: string; status: number }) => [r.phone, r.reason, r.status])
+          .sort(),
+        [
+          ['97231234567', 'not_mobile', 933],
+          ['972722222222', 'not_mobile', 933],
+        ],
+      );
+      assert.deepEqual(
+        (await messagesOf(t, reply.campaign_id)).map((m) => m.phone),
+        ['972505555555'],
+      );
       const landlines = await newList(s, 'landlines only', [{ phone: '031234567' }]);
       const before = await sendTableCounts(t);
       assert.equal((await s.sms({ destinations: { cl_id: landlines } })).status, 933);
@@ -88,7 +128,13 @@ for (const target of targets) {
       const accountId = await t.accountId('lister');
       const big = await createContactList(t.service.store.db, accountId, 'big', Date.now());
       const contacts = Array.from({ length: 12_000 }, (_, i) => ({
-        phone: `97252${String(i).padStart(7, '0')}`, df1: i % 2 ? 'long '.repeat(40) : 'x', df2: null, df3: null, df4: null, df5: null, df6: null,
+        phone: `97252${String(i).padStart(7, '0')}`,
+        df1: i % 2 ? 'long '.repeat(40) : 'x',
+        df2: null,
+        df3: null,
+        df4: null,
+        df5: null,
+        df6: null,
       }));
       await insertContacts(t.service.store.db, big, contacts, Date.now());
       await s.call('addNumBL', { phones: { phone: ['0520000007', '0520011000'] } });
@@ -96,27 +142,59 @@ for (const target of targets) {
       const reply = await s.sms({ destinations: { cl_id: big }, add_dynamic: '1', message: 'Hello [df1]' });
       assert.equal(reply.status, 0);
       assert.equal(reply.recipients, 11_998);
-      assert.deepEqual(reply.rejected.map((r: { phone: string; reason: string }) => [r.phone, r.reason]), [['972520000007', 'blocked'], ['972520011000', 'blocked']]);
+      assert.deepEqual(
+        reply.rejected.map((r: { phone: string; reason: string }) => [r.phone, r.reason]),
+        [
+          ['972520000007', 'blocked'],
+          ['972520011000', 'blocked'],
+        ],
+      );
       // Odd contacts (5,999 of them, one of the blocked is odd) carry a long name: two parts each.
       const twoPart = 6_000 - 1;
       const oneP = 11_998 - twoPart;
       assert.deepEqual([reply.parts, reply.credits], [2, twoPart * 2 + oneP]);
       const campaign = await campaignRow(t, reply.campaign_id);
       assert.deepEqual([Number(campaign.recipients), Number(campaign.credits_charged)], [11_998, reply.credits]);
-      const rows = await t.service.store.db.selectFrom('messages').select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.count<number>('phone').distinct().as('phones'), eb.fn.sum<number>('cost_credits').as('cost')])
-        .where('campaign_id', '=', reply.campaign_id).executeTakeFirstOrThrow();
+      const rows = await t.service.store.db
+        .selectFrom('messages')
+        .select((eb) => [
+          eb.fn.countAll<number>().as('n'),
+          eb.fn.count<number>('phone').distinct().as('phones'),
+          eb.fn.sum<number>('cost_credits').as('cost'),
+        ])
+        .where('campaign_id', '=', reply.campaign_id)
+        .executeTakeFirstOrThrow();
       assert.deepEqual([Number(rows.n), Number(rows.phones), Number(rows.cost)], [11_998, 11_998, reply.credits]);
       assert.equal((await s.balance()).credits, 20_000 - reply.credits);
-      const ledger = await t.service.store.db.selectFrom('ledger_entries').select('amount').where('ref_type', '=', 'campaign').where('ref_id', '=', reply.campaign_id).execute();
-      assert.deepEqual(ledger.map((l) => Number(l.amount)), [-reply.credits]);
+      const ledger = await t.service.store.db
+        .selectFrom('ledger_entries')
+        .select('amount')
+        .where('ref_type', '=', 'campaign')
+        .where('ref_id', '=', reply.campaign_id)
+        .execute();
+      assert.deepEqual(
+        ledger.map((l) => Number(l.amount)),
+        [-reply.credits],
+      );
     });
 
     it('a list send that runs out of credit part way is 4 and writes nothing', async () => {
       const accountId = await t.accountId('lister');
       const list = await createContactList(t.service.store.db, accountId, 'too big', Date.now());
-      await insertContacts(t.service.store.db, list, Array.from({ length: 7_000 }, (_, i) => ({
-        phone: `97253${String(i).padStart(7, '0')}`, df1: null, df2: null, df3: null, df4: null, df5: null, df6: null,
-      })), Date.now());
+      await insertContacts(
+        t.service.store.db,
+        list,
+        Array.from({ length: 7_000 }, (_, i) => ({
+          phone: `97253${String(i).padStart(7, '0')}`,
+          df1: null,
+          df2: null,
+          df3: null,
+          df4: null,
+          df5: null,
+          df6: null,
+        })),
+        Date.now(),
+      );
       await setCredits(6_000);
       const before = await sendTableCounts(t);
       const reply = await s.sms({ destinations: { cl_id: list } });
@@ -127,8 +205,16 @@ for (const target of targets) {
 
     it('add_dynamic 1 with phones, with two lists or with no list is 987', async () => {
       const second = await newList(s, 'second', [{ phone: '0504444444' }]);
-      for (const destinations of [{ cl_id: listId, phone: '0501234567' }, { cl_id: [listId, second] }, { phone: '0501234567' }]) {
-        assert.equal((await s.sms({ destinations, add_dynamic: '1', message: 'Hi [df1]' })).status, 987, JSON.stringify(destinations));
+      for (const destinations of [
+        { cl_id: listId, phone: '0501234567' },
+        { cl_id: [listId, second] },
+        { phone: '0501234567' },
+      ]) {
+        assert.equal(
+          (await s.sms({ destinations, add_dynamic: '1', message: 'Hi [df1]' })).status,
+          987,
+          JSON.stringify(destinations),
+        );
       }
     });
   });

@@ -42,11 +42,17 @@ for (const target of targets) {
     let t: TestService;
     let token: string;
     let otherToken: string;
-    const call = (doc: Record<string, unknown>, dryRun = false) => t.api('push_url', { user: { username: 'pushop' }, ...doc }, { token, dryRun });
+    const call = (doc: Record<string, unknown>, dryRun = false) =>
+      t.api('push_url', { user: { username: 'pushop' }, ...doc }, { token, dryRun });
     const accountId = async (username: string) => (await findAccountByUsername(t.service.store.db, username))!.id;
     const eventsOf = async (type: string) => {
-      const rows = await t.service.store.db.selectFrom('push_events').select(['id', 'state'])
-        .where('account_id', '=', await accountId('pushop')).where('type', '=', type as 'dlr').orderBy('id').execute();
+      const rows = await t.service.store.db
+        .selectFrom('push_events')
+        .select(['id', 'state'])
+        .where('account_id', '=', await accountId('pushop'))
+        .where('type', '=', type as 'dlr')
+        .orderBy('id')
+        .execute();
       return rows;
     };
 
@@ -68,10 +74,13 @@ for (const target of targets) {
       assert.equal(incoming.status, 0);
       const status = await call({ action: 'status' });
       assert.equal(status.status, 0);
-      assert.deepEqual(status.registrations.map((r: any) => [r.type, r.url, r.state]), [
-        ['dlr', 'https://hooks.example.com/dlr', 'registered'],
-        ['incoming_sms', 'http://hooks.example.com/in?key=1', 'registered'],
-      ]);
+      assert.deepEqual(
+        status.registrations.map((r: any) => [r.type, r.url, r.state]),
+        [
+          ['dlr', 'https://hooks.example.com/dlr', 'registered'],
+          ['incoming_sms', 'http://hooks.example.com/in?key=1', 'registered'],
+        ],
+      );
     });
 
     it('refuses loopback, private, link-local, CGNAT, multicast, documentation, ULA and mapped addresses with status 2', async () => {
@@ -84,12 +93,23 @@ for (const target of targets) {
     });
 
     it('checks the request: missing fields, unknown type, scheme, action', async () => {
-      assert.deepEqual(await call({ url: 'https://hooks.example.com/' }), { status: 2, message: 'Missing required field: type' });
+      assert.deepEqual(await call({ url: 'https://hooks.example.com/' }), {
+        status: 2,
+        message: 'Missing required field: type',
+      });
       assert.deepEqual(await call({ type: 'blacklist' }), { status: 2, message: 'Missing required field: url' });
       const badType = await call({ type: 'sms', url: 'https://hooks.example.com/' });
       assert.equal(badType.status, 2);
-      assert.match(badType.message, /Invalid value for field type: "sms" \(use one of dlr, incoming_sms, blacklist, dlr_whatsapp, incoming_whatsapp\)/);
-      for (const url of ['ftp://hooks.example.com/', 'hooks.example.com/x', 'javascript:alert(1)', `https://e.com/${'a'.repeat(2001)}`]) {
+      assert.match(
+        badType.message,
+        /Invalid value for field type: "sms" \(use one of dlr, incoming_sms, blacklist, dlr_whatsapp, incoming_whatsapp\)/,
+      );
+      for (const url of [
+        'ftp://hooks.example.com/',
+        'hooks.example.com/x',
+        'javascript:alert(1)',
+        `https://e.com/${'a'.repeat(2001)}`,
+      ]) {
         const reply = await call({ type: 'blacklist', url });
         assert.equal(reply.status, 2, url);
         assert.match(reply.message, /^Invalid value for field url: /);
@@ -104,13 +124,24 @@ for (const target of targets) {
     });
 
     it('status is per account and reads in XML too', async () => {
-      const other = await t.api('push_url', { user: { username: 'pushother' }, action: 'status' }, { token: otherToken });
+      const other = await t.api(
+        'push_url',
+        { user: { username: 'pushother' }, action: 'status' },
+        { token: otherToken },
+      );
       assert.deepEqual(other.registrations, []);
-      const xml = await t.post('<push_url><user><username>pushop</username></user><action>status</action><type>dlr</type></push_url>', {
-        token, contentType: 'application/xml',
-      });
+      const xml = await t.post(
+        '<push_url><user><username>pushop</username></user><action>status</action><type>dlr</type></push_url>',
+        {
+          token,
+          contentType: 'application/xml',
+        },
+      );
       assert.match(xml.text, /<status>0<\/status>/);
-      assert.match(xml.text, /<registrations><registration><type>dlr<\/type><url>https:\/\/hooks.example.com\/dlr<\/url><state>registered<\/state><consecutive_failures>0<\/consecutive_failures>/);
+      assert.match(
+        xml.text,
+        /<registrations><registration><type>dlr<\/type><url>https:\/\/hooks.example.com\/dlr<\/url><state>registered<\/state><consecutive_failures>0<\/consecutive_failures>/,
+      );
       assert.match(xml.text, /<pending_events>0<\/pending_events>/);
     });
 
@@ -119,53 +150,110 @@ for (const target of targets) {
       const db = t.service.store.db;
       const now = Date.now();
       const none = await db.transaction().execute((trx) =>
-        recordPushEvent(trx, { accountId: id, type: 'blacklist', fields: { dest: '972501234567', message: 'x', date: '01/01/25 10:00:00' }, now }));
+        recordPushEvent(trx, {
+          accountId: id,
+          type: 'blacklist',
+          fields: { dest: '972501234567', message: 'x', date: '01/01/25 10:00:00' },
+          now,
+        }),
+      );
       assert.equal(none, null);
       assert.equal((await eventsOf('blacklist')).length, 0);
-      const dlr = (status: number) => dlrFields({ externalId: 'e1', status, date: now, phone: '972501234567', operator: 'Cellcom', shipmentId: 7, timeZone: 'Asia/Jerusalem' });
-      const ids = await db.transaction().execute(async (trx) => [
-        await recordPushEvent(trx, { accountId: id, type: 'dlr', fields: dlr(-1), orderKey: 'm1', now }),
-        await recordPushEvent(trx, { accountId: id, type: 'dlr', fields: dlr(102), orderKey: 'm1', now }),
-        await recordPushEvent(trx, { accountId: id, type: 'dlr', fields: dlr(-1), orderKey: 'm1', now }),
-      ]);
+      const dlr = (status: number) =>
+        dlrFields({
+          externalId: 'e1',
+          status,
+          date: now,
+          phone: '972501234567',
+          operator: 'Cellcom',
+          shipmentId: 7,
+          timeZone: 'Asia/Jerusalem',
+        });
+      const ids = await db
+        .transaction()
+        .execute(async (trx) => [
+          await recordPushEvent(trx, { accountId: id, type: 'dlr', fields: dlr(-1), orderKey: 'm1', now }),
+          await recordPushEvent(trx, { accountId: id, type: 'dlr', fields: dlr(102), orderKey: 'm1', now }),
+          await recordPushEvent(trx, { accountId: id, type: 'dlr', fields: dlr(-1), orderKey: 'm1', now }),
+        ]);
       assert.ok(ids.every((x) => typeof x === 'number'));
-      assert.deepEqual((await eventsOf('dlr')).map((r) => r.state), ['pending', 'pending', 'superseded']);
+      assert.deepEqual(
+        (await eventsOf('dlr')).map((r) => r.state),
+        ['pending', 'pending', 'superseded'],
+      );
       const status = await call({ action: 'status', type: 'dlr' });
       assert.equal(status.registrations[0].pending_events, 2);
       // A rolled-back transaction leaves nothing behind.
-      await assert.rejects(db.transaction().execute(async (trx) => {
-        await recordPushEvent(trx, { accountId: id, type: 'incoming_sms', fields: incomingFields({ phone: '972501234567', dest: '0501111111', message: 'hi', date: now, timeZone: 'UTC' }), now });
-        throw new Error('rollback');
-      }));
+      await assert.rejects(
+        db.transaction().execute(async (trx) => {
+          await recordPushEvent(trx, {
+            accountId: id,
+            type: 'incoming_sms',
+            fields: incomingFields({
+              phone: '972501234567',
+              dest: '0501111111',
+              message: 'hi',
+              date: now,
+              timeZone: 'UTC',
+            }),
+            now,
+          });
+          throw new Error('rollback');
+        }),
+      );
       assert.equal((await eventsOf('incoming_sms')).length, 0);
     });
 
     it('addNumBL queues one blacklist event per newly blocked number, in the same transaction', async () => {
       assert.equal((await call({ type: 'blacklist', url: 'https://hooks.example.com/bl' })).status, 0);
-      const add = (phones: string[], dryRun = false) => t.api('addNumBL', { user: { username: 'pushop' }, phones: { phone: phones } }, { token, dryRun });
+      const add = (phones: string[], dryRun = false) =>
+        t.api('addNumBL', { user: { username: 'pushop' }, phones: { phone: phones } }, { token, dryRun });
       assert.equal((await add(['0521111111'], true)).status, 946);
       assert.equal((await eventsOf('blacklist')).length, 0, 'dry-run queues nothing');
       assert.equal((await add(['0521111111', '0522222222'])).status, 946);
       assert.equal((await add(['0521111111', '0523333333'])).status, 946);
-      const rows = await t.service.store.db.selectFrom('push_events').select(['payload', 'state']).where('type', '=', 'blacklist')
-        .where('account_id', '=', await accountId('pushop')).orderBy('id').execute();
-      assert.deepEqual(rows.map((r) => JSON.parse(r.payload).dest), ['972521111111', '972522222222', '972523333333']);
+      const rows = await t.service.store.db
+        .selectFrom('push_events')
+        .select(['payload', 'state'])
+        .where('type', '=', 'blacklist')
+        .where('account_id', '=', await accountId('pushop'))
+        .orderBy('id')
+        .execute();
+      assert.deepEqual(
+        rows.map((r) => JSON.parse(r.payload).dest),
+        ['972521111111', '972522222222', '972523333333'],
+      );
       const fields = JSON.parse(rows[0].payload);
       assert.deepEqual(Object.keys(fields), ['dest', 'message', 'date']);
       assert.equal(fields.message, 'המספר הוסר מרשימת התפוצה');
       assert.match(fields.date, /^\d\d\/\d\d\/\d\d \d\d:\d\d:\d\d$/);
-      const other = await t.api('addNumBL', { user: { username: 'pushother' }, phones: { phone: ['0524444444'] } }, { token: otherToken });
+      const other = await t.api(
+        'addNumBL',
+        { user: { username: 'pushother' }, phones: { phone: ['0524444444'] } },
+        { token: otherToken },
+      );
       assert.equal(other.status, 946);
-      assert.equal((await t.service.store.db.selectFrom('push_events').select('id').where('type', '=', 'blacklist').execute()).length, 3, 'no registration, nothing stored');
+      assert.equal(
+        (await t.service.store.db.selectFrom('push_events').select('id').where('type', '=', 'blacklist').execute())
+          .length,
+        3,
+        'no registration, nothing stored',
+      );
     });
 
     it('admin push list, delete (then a new URL may be registered), enable and secret', async () => {
       const listed = await t.admin('push', 'list', 'pushop');
       assert.match(listed.join('\n'), /^dlr registered https:\/\/hooks.example.com\/dlr failures=0 pending=2/m);
-      await assert.rejects(t.admin('push', 'enable', 'pushop', 'incoming_whatsapp'), /no incoming_whatsapp push registration/);
+      await assert.rejects(
+        t.admin('push', 'enable', 'pushop', 'incoming_whatsapp'),
+        /no incoming_whatsapp push registration/,
+      );
       assert.match((await t.admin('push', 'enable', 'pushop', 'dlr')).join(''), /already registered/);
       assert.match((await t.admin('push', 'delete', 'pushop', 'dlr')).join(''), /deleted the dlr push registration/);
-      assert.deepEqual((await eventsOf('dlr')).map((r) => r.state), ['dead', 'dead', 'superseded']);
+      assert.deepEqual(
+        (await eventsOf('dlr')).map((r) => r.state),
+        ['dead', 'dead', 'superseded'],
+      );
       assert.equal((await call({ type: 'dlr', url: 'https://new.example.com/dlr' })).status, 0);
       assert.equal((await call({ action: 'status', type: 'dlr' })).registrations[0].url, 'https://new.example.com/dlr');
       const secret = await t.admin('push', 'secret', 'pushop');

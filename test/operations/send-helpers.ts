@@ -10,7 +10,10 @@ export const xmlStatus = (text: string) => Number(/<status>(-?\d+)<\/status>/.ex
 export const xmlField = (text: string, name: string) => new RegExp(`<${name}>([^<]*)</${name}>`).exec(text)?.[1];
 
 /** Starts a service with the public pages (and any extra components). */
-export function startSendingService(target: StoreTarget, options: { clock?: () => number; components?: Component[]; env?: Record<string, string> } = {}): Promise<TestService> {
+export function startSendingService(
+  target: StoreTarget,
+  options: { clock?: () => number; components?: Component[]; env?: Record<string, string> } = {},
+): Promise<TestService> {
   return startTestService(target, { ...options, components: [publicPagesComponent(), ...(options.components ?? [])] });
 }
 
@@ -26,19 +29,29 @@ export interface Sender {
 }
 
 /** An account with `credits`, a token and the verified sender "Yona". */
-export async function newSender(t: TestService, username: string, credits = 1000, extra: string[] = []): Promise<Sender> {
+export async function newSender(
+  t: TestService,
+  username: string,
+  credits = 1000,
+  extra: string[] = [],
+): Promise<Sender> {
   await t.admin('create-account', username, '--password', 'secret-pw', '--credits', String(credits), ...extra);
   const lines = await t.admin('create-token', username);
   const token = lines[lines.length - 1];
   await t.admin('verify-sender', username, 'Yona');
-  const call: Sender['call'] = (root, doc, options = {}) => t.api(root, { user: { username }, ...doc }, { token, ...options });
+  const call: Sender['call'] = (root, doc, options = {}) =>
+    t.api(root, { user: { username }, ...doc }, { token, ...options });
   return {
     username,
     token,
     call,
     sms: (doc, options) => call('sms', { source: 'Yona', message: 'hello', ...doc }, options),
     async balance() {
-      const row = await t.service.store.db.selectFrom('accounts').select(['credits', 'intl_agorot']).where('username', '=', username).executeTakeFirstOrThrow();
+      const row = await t.service.store.db
+        .selectFrom('accounts')
+        .select(['credits', 'intl_agorot'])
+        .where('username', '=', username)
+        .executeTakeFirstOrThrow();
       return { credits: Number(row.credits), agorot: Number(row.intl_agorot) };
     },
   };
@@ -56,21 +69,35 @@ export async function newResellerWithSubSender(t: TestService, reseller: string,
 
 /** The credit ledger amounts of an account, largest first. */
 export async function creditLedger(t: TestService, username: string): Promise<number[]> {
-  const entries = await t.service.store.db.selectFrom('ledger_entries').innerJoin('accounts', 'accounts.id', 'ledger_entries.account_id')
-    .select('ledger_entries.amount').where('accounts.username', '=', username).where('ledger_entries.currency', '=', 'credits').execute();
+  const entries = await t.service.store.db
+    .selectFrom('ledger_entries')
+    .innerJoin('accounts', 'accounts.id', 'ledger_entries.account_id')
+    .select('ledger_entries.amount')
+    .where('accounts.username', '=', username)
+    .where('ledger_entries.currency', '=', 'credits')
+    .execute();
   return entries.map((e) => Number(e.amount)).sort((a, b) => b - a);
 }
 
 /** Number of message rows of an account. */
 export async function messageCount(t: TestService, username: string): Promise<number> {
-  const rows = await t.service.store.db.selectFrom('messages').innerJoin('accounts', 'accounts.id', 'messages.account_id')
-    .select('messages.id').where('accounts.username', '=', username).execute();
+  const rows = await t.service.store.db
+    .selectFrom('messages')
+    .innerJoin('accounts', 'accounts.id', 'messages.account_id')
+    .select('messages.id')
+    .where('accounts.username', '=', username)
+    .execute();
   return rows.length;
 }
 
 /** The message rows of a campaign, in id order. */
 export function messagesOf(t: TestService, campaignId: number) {
-  return t.service.store.db.selectFrom('messages').selectAll().where('campaign_id', '=', campaignId).orderBy('id').execute();
+  return t.service.store.db
+    .selectFrom('messages')
+    .selectAll()
+    .where('campaign_id', '=', campaignId)
+    .orderBy('id')
+    .execute();
 }
 
 /** The campaign row. */
@@ -82,7 +109,10 @@ export function campaignRow(t: TestService, campaignId: number) {
 export async function sendTableCounts(t: TestService): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
   for (const table of ['campaigns', 'messages', 'ledger_entries', 'short_links', 'sender_verifications'] as const) {
-    const row = await t.service.store.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const row = await t.service.store.db
+      .selectFrom(table)
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     out[table] = Number(row.n);
   }
   return out;

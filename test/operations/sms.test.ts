@@ -7,10 +7,19 @@ import { formatShort, fromZoned } from '../../src/domain/dates.ts';
 import { releaseDueCampaigns } from '../../src/delivery/scheduler.ts';
 import type { TestService } from '../helpers/service.ts';
 import { storeTargets } from '../helpers/stores.ts';
-import { campaignRow, messagesOf, newSender, startSendingService, xmlField, xmlStatus, type Sender } from './send-helpers.ts';
+import {
+  campaignRow,
+  messagesOf,
+  newSender,
+  startSendingService,
+  xmlField,
+  xmlStatus,
+  type Sender,
+} from './send-helpers.ts';
 
 const ZONE = 'Asia/Jerusalem';
-const at = (day: number, hour: number, minute = 0) => fromZoned({ year: 2026, month: 6, day, hour, minute, second: 0 }, ZONE);
+const at = (day: number, hour: number, minute = 0) =>
+  fromZoned({ year: 2026, month: 6, day, hour, minute, second: 0 }, ZONE);
 
 const targets = await storeTargets();
 for (const target of targets) {
@@ -27,7 +36,10 @@ for (const target of targets) {
 
     it('accepts a send: status 0, shipment_id, campaign_id, a queued message per recipient, credits debited', async () => {
       const before = await s.balance();
-      const reply = await s.sms({ destinations: { phone: [{ $: { id: 'ext-1' }, _: '0501234567' }, '521234567'] }, message: 'Hello there' });
+      const reply = await s.sms({
+        destinations: { phone: [{ $: { id: 'ext-1' }, _: '0501234567' }, '521234567'] },
+        message: 'Hello there',
+      });
       assert.equal(reply.status, 0);
       assert.equal(reply.message, 'SMS will be sent');
       assert.equal(typeof reply.shipment_id, 'string');
@@ -36,25 +48,49 @@ for (const target of targets) {
       assert.deepEqual([reply.recipients, reply.parts, reply.encoding, reply.credits], [2, 1, 'gsm7', 2]);
       assert.equal(reply.rejected, undefined);
       const rows = await messagesOf(t, reply.campaign_id);
-      assert.deepEqual(rows.map((m) => [m.phone, m.external_id, m.state, m.text, m.source, Number(m.next_attempt_at), Number(m.cost_credits)]), [
-        ['972501234567', 'ext-1', 'queued', 'Hello there', 'Yona', now, 1],
-        ['972521234567', null, 'queued', 'Hello there', 'Yona', now, 1],
-      ]);
+      assert.deepEqual(
+        rows.map((m) => [
+          m.phone,
+          m.external_id,
+          m.state,
+          m.text,
+          m.source,
+          Number(m.next_attempt_at),
+          Number(m.cost_credits),
+        ]),
+        [
+          ['972501234567', 'ext-1', 'queued', 'Hello there', 'Yona', now, 1],
+          ['972521234567', null, 'queued', 'Hello there', 'Yona', now, 1],
+        ],
+      );
       const campaign = await campaignRow(t, reply.campaign_id);
-      assert.deepEqual([campaign.state, campaign.kind, Number(campaign.recipients), Number(campaign.credits_charged)], ['queued', 'sms', 2, 2]);
+      assert.deepEqual(
+        [campaign.state, campaign.kind, Number(campaign.recipients), Number(campaign.credits_charged)],
+        ['queued', 'sms', 2, 2],
+      );
       assert.equal((await s.balance()).credits, before.credits - 2);
     });
 
     it('answers in XML with status, message and shipment_id as direct children, rejected as recipient items', async () => {
-      const xml = '<?xml version="1.0" encoding="UTF-8"?><sms><user><username>sender1</username></user><source>Yona</source>' +
+      const xml =
+        '<?xml version="1.0" encoding="UTF-8"?><sms><user><username>sender1</username></user><source>Yona</source>' +
         '<destinations><phone id="x1">0501234567</phone><phone id="x2">05012</phone></destinations><message>XML hello</message></sms>';
       const res = await t.post(xml, { contentType: 'application/xml', token: s.token });
       assert.equal(xmlStatus(res.text), 0);
       assert.equal(xmlField(res.text, 'message'), 'SMS will be sent');
-      assert.match(res.text, /^<\?xml version="1.0" encoding="UTF-8"\?><sms><status>0<\/status><message>SMS will be sent<\/message><shipment_id>\d+<\/shipment_id>/);
-      assert.match(res.text, /<rejected><recipient><phone>05012<\/phone><id>x2<\/id><reason>too_short<\/reason><status>9<\/status><\/recipient><\/rejected>/);
+      assert.match(
+        res.text,
+        /^<\?xml version="1.0" encoding="UTF-8"\?><sms><status>0<\/status><message>SMS will be sent<\/message><shipment_id>\d+<\/shipment_id>/,
+      );
+      assert.match(
+        res.text,
+        /<rejected><recipient><phone>05012<\/phone><id>x2<\/id><reason>too_short<\/reason><status>9<\/status><\/recipient><\/rejected>/,
+      );
       const rows = await messagesOf(t, Number(xmlField(res.text, 'campaign_id')));
-      assert.deepEqual(rows.map((m) => [m.phone, m.external_id]), [['972501234567', 'x1']]);
+      assert.deepEqual(
+        rows.map((m) => [m.phone, m.external_id]),
+        [['972501234567', 'x1']],
+      );
     });
 
     it('source: more than 11 characters, a +, or other characters are 992; an unverified source is 515', async () => {
@@ -66,7 +102,11 @@ for (const target of targets) {
       assert.match(unverified.message, /Stranger/);
       await t.admin('verify-sender', 'sender1', '0541234567');
       assert.equal((await s.sms({ source: '0541234567', destinations: { phone: '0501234567' } })).status, 0);
-      assert.equal((await s.sms({ source: '541234567', destinations: { phone: '0501234567' } })).status, 0, 'the same number without its 0');
+      assert.equal(
+        (await s.sms({ source: '541234567', destinations: { phone: '0501234567' } })).status,
+        0,
+        'the same number without its 0',
+      );
     });
 
     it('missing source, message or destinations is status 2 naming the field', async () => {
@@ -84,32 +124,49 @@ for (const target of targets) {
       const cancel = await s.call('cancel', { campaign_id: 'abc' });
       assert.equal(cancel.status, 2);
       assert.match(cancel.message, /^Invalid value for field campaign_id/);
-      const xml = await t.post('<sms><user><username>sender1</username></user><source>Yona</source><destinations><phone>0501234567</phone></destinations>' +
-        '<message>Hi <b>there</b> you</message></sms>', { contentType: 'application/xml', token: s.token });
+      const xml = await t.post(
+        '<sms><user><username>sender1</username></user><source>Yona</source><destinations><phone>0501234567</phone></destinations>' +
+          '<message>Hi <b>there</b> you</message></sms>',
+        { contentType: 'application/xml', token: s.token },
+      );
       assert.equal(xmlStatus(xml.text), 2);
       assert.match(xmlField(xml.text, 'message') ?? '', /^Invalid value for field message/);
     });
 
     it('destinations: valid ones are sent, invalid ones listed; all too short/long is 9; all invalid is 933', async () => {
-      const mixed = await s.sms({ destinations: { phone: ['0501234567', '05012', '050123456789', 'abc', '031234567', '+14155550123'] } });
+      const mixed = await s.sms({
+        destinations: { phone: ['0501234567', '05012', '050123456789', 'abc', '031234567', '+14155550123'] },
+      });
       assert.equal(mixed.status, 0);
       assert.equal(mixed.recipients, 1);
-      assert.deepEqual(mixed.rejected.map((r: any) => [r.phone, r.reason, r.status]), [
-        ['05012', 'too_short', 9], ['050123456789', 'too_long', 9], ['abc', 'invalid', 933],
-        ['031234567', 'not_mobile', 933], ['+14155550123', 'international_not_allowed', 933],
-      ]);
+      assert.deepEqual(
+        mixed.rejected.map((r: any) => [r.phone, r.reason, r.status]),
+        [
+          ['05012', 'too_short', 9],
+          ['050123456789', 'too_long', 9],
+          ['abc', 'invalid', 933],
+          ['031234567', 'not_mobile', 933],
+          ['+14155550123', 'international_not_allowed', 933],
+        ],
+      );
       const short = await s.sms({ destinations: { phone: ['05012', 'abc'] } });
       assert.deepEqual([short.status, short.rejected.length], [9, 2]);
       assert.equal((await s.sms({ destinations: { phone: ['abc', '+14155550123'] } })).status, 933);
     });
 
     it('removes duplicates written in different forms', async () => {
-      const reply = await s.sms({ destinations: { phone: ['0501234567', '501234567', '+972501234567', '972-50-123-4567', '0521234567'] } });
+      const reply = await s.sms({
+        destinations: { phone: ['0501234567', '501234567', '+972501234567', '972-50-123-4567', '0521234567'] },
+      });
       assert.deepEqual([reply.status, reply.recipients, reply.credits], [0, 2, 2]);
     });
 
     it('message: up to 1005 characters; 1006 is 989. campaign_name: up to 50; 51 is 989', async () => {
-      const ok = await s.sms({ destinations: { phone: '0501234567' }, message: 'a'.repeat(1005), campaign_name: 'n'.repeat(50) });
+      const ok = await s.sms({
+        destinations: { phone: '0501234567' },
+        message: 'a'.repeat(1005),
+        campaign_name: 'n'.repeat(50),
+      });
       assert.deepEqual([ok.status, ok.parts], [0, 7]);
       assert.equal((await campaignRow(t, ok.campaign_id)).name, 'n'.repeat(50));
       assert.equal((await s.sms({ destinations: { phone: '0501234567' }, message: 'a'.repeat(1006) })).status, 989);
@@ -138,7 +195,15 @@ for (const target of targets) {
     });
 
     it('add_unsubscribe: 2 appends a reply-to-remove line, 3 a removal link, other numbers nothing, garbage 986', async () => {
-      const text = async (value: unknown) => (await messagesOf(t, (await s.sms({ destinations: { phone: '0501234567' }, add_unsubscribe: value, message: 'Sale' })).campaign_id))[0].text;
+      const text = async (value: unknown) =>
+        (
+          await messagesOf(
+            t,
+            (
+              await s.sms({ destinations: { phone: '0501234567' }, add_unsubscribe: value, message: 'Sale' })
+            ).campaign_id,
+          )
+        )[0].text;
       assert.equal(await text('2'), 'Sale\nלהסרה השב הסר');
       assert.match(await text(3), /^Sale\nלהסרה: https:\/\/localhost:\d+\/u\/[A-Za-z0-9_-]{16}$/);
       assert.equal(await text('1'), 'Sale');
@@ -160,14 +225,25 @@ for (const target of targets) {
       assert.deepEqual(mixed.rejected, [{ phone: '972531110001', reason: 'temp_bl', status: 715 }]);
       const all = await s.sms({ destinations: { phone: first }, temp_bl: '3' });
       assert.equal(all.status, 715);
-      assert.equal((await s.sms({ destinations: { phone: first }, temp_bl: '1' })).status, 0, 'two days ago is outside a 1-day window');
+      assert.equal(
+        (await s.sms({ destinations: { phone: first }, temp_bl: '1' })).status,
+        0,
+        'two days ago is outside a 1-day window',
+      );
       // A campaign accepted long ago that went out today counts from when it went out.
       const later = '0531110003';
-      const scheduled = await s.sms({ destinations: { phone: later }, timing: formatShort(now + 10 * 24 * 3600_000, ZONE) });
+      const scheduled = await s.sms({
+        destinations: { phone: later },
+        timing: formatShort(now + 10 * 24 * 3600_000, ZONE),
+      });
       assert.equal(scheduled.status, 0);
       now += 10 * 24 * 3600_000 + 60_000;
       await releaseDueCampaigns(t.service.store.db, now);
-      assert.equal((await s.sms({ destinations: { phone: later }, temp_bl: '1' })).status, 715, 'released a minute ago');
+      assert.equal(
+        (await s.sms({ destinations: { phone: later }, temp_bl: '1' })).status,
+        715,
+        'released a minute ago',
+      );
     });
 
     it('the blocklist: blocked numbers are skipped; all blocked is 8 and nothing is charged', async () => {
@@ -186,16 +262,31 @@ for (const target of targets) {
       const poor = await s.sms({ destinations: { phone: '+447911123456' }, includes_international: '1' });
       assert.equal(poor.status, 12, 'no international money yet');
       const rich = await newSender(t, 'intl1', 100, ['--international', '10']);
-      const reply = await rich.sms({ destinations: { phone: ['+447911123456', '0501234567'] }, includes_international: 1 });
+      const reply = await rich.sms({
+        destinations: { phone: ['+447911123456', '0501234567'] },
+        includes_international: 1,
+      });
       assert.deepEqual([reply.status, reply.recipients, reply.credits, reply.international_cost], [0, 2, 1, '0.25']);
       assert.deepEqual(await rich.balance(), { credits: 99, agorot: 975 });
       const rows = await messagesOf(t, reply.campaign_id);
-      assert.deepEqual(rows.map((m) => [m.phone, Number(m.cost_credits), Number(m.cost_agorot)]), [['447911123456', 0, 25], ['972501234567', 1, 0]]);
-      assert.equal((await rich.sms({ destinations: { phone: '+447911123456' }, includes_international: '0' })).status, 933);
+      assert.deepEqual(
+        rows.map((m) => [m.phone, Number(m.cost_credits), Number(m.cost_agorot)]),
+        [
+          ['447911123456', 0, 25],
+          ['972501234567', 1, 0],
+        ],
+      );
+      assert.equal(
+        (await rich.sms({ destinations: { phone: '+447911123456' }, includes_international: '0' })).status,
+        933,
+      );
     });
 
     it('a tts block is validated (2 on bad values) and stored with a campaign of kind tts', async () => {
-      const reply = await s.sms({ destinations: { phone: '0501234567' }, tts: { type: '3', rate: '-2', voice: 'ymFemale' } });
+      const reply = await s.sms({
+        destinations: { phone: '0501234567' },
+        tts: { type: '3', rate: '-2', voice: 'ymFemale' },
+      });
       assert.equal(reply.status, 0);
       const campaign = await campaignRow(t, reply.campaign_id);
       assert.equal(campaign.kind, 'tts');

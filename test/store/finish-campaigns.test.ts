@@ -26,20 +26,36 @@ for (const target of postgres) {
       const s = await newSender(t, 'finisher', 100);
       const reply = await s.sms({ destinations: { phone: ['0501234567', '0521234567'] } });
       const { db, dialect } = t.service.store;
-      const ids = (await db.selectFrom('messages').select('id').where('campaign_id', '=', reply.campaign_id).orderBy('id').execute()).map((m) => Number(m.id));
-      await db.updateTable('messages').set({ state: 'submitting' }).where('campaign_id', '=', reply.campaign_id).execute();
+      const ids = (
+        await db
+          .selectFrom('messages')
+          .select('id')
+          .where('campaign_id', '=', reply.campaign_id)
+          .orderBy('id')
+          .execute()
+      ).map((m) => Number(m.id));
+      await db
+        .updateTable('messages')
+        .set({ state: 'submitting' })
+        .where('campaign_id', '=', reply.campaign_id)
+        .execute();
       await db.updateTable('campaigns').set({ state: 'sending' }).where('id', '=', reply.campaign_id).execute();
       const recorded = [deferred(), deferred()];
       // Each lane marks its message submitted, waits until the other has too (neither committed), then finishes.
-      const lane = (i: number) => db.transaction().execute(async (trx) => {
-        await trx.updateTable('messages').set({ state: 'submitted' }).where('id', '=', ids[i]).execute();
-        recorded[i].resolve();
-        await recorded[1 - i].promise;
-        return finishCampaigns(trx, dialect, [reply.campaign_id], Date.now());
-      });
+      const lane = (i: number) =>
+        db.transaction().execute(async (trx) => {
+          await trx.updateTable('messages').set({ state: 'submitted' }).where('id', '=', ids[i]).execute();
+          recorded[i].resolve();
+          await recorded[1 - i].promise;
+          return finishCampaigns(trx, dialect, [reply.campaign_id], Date.now());
+        });
       const finished = await Promise.all([lane(0), lane(1)]);
       assert.deepEqual(finished.flat(), [reply.campaign_id], 'exactly one lane finished it');
-      const campaign = await db.selectFrom('campaigns').select('state').where('id', '=', reply.campaign_id).executeTakeFirstOrThrow();
+      const campaign = await db
+        .selectFrom('campaigns')
+        .select('state')
+        .where('id', '=', reply.campaign_id)
+        .executeTakeFirstOrThrow();
       assert.equal(campaign.state, 'sent');
     });
   });

@@ -20,7 +20,8 @@ describe('SQLite group commit', () => {
   let dir: string;
   let db: Kysely<Schema>;
   let observer: SqliteDatabase.Database;
-  const committed = () => (observer.prepare('select name from items order by id').all() as Array<{ name: string }>).map((r) => r.name);
+  const committed = () =>
+    (observer.prepare('select name from items order by id').all() as Array<{ name: string }>).map((r) => r.name);
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'yona-gc-'));
@@ -39,10 +40,23 @@ describe('SQLite group commit', () => {
 
   it('runs concurrent transactions under shared commits, each visible to others once it resolves', async () => {
     const before = { ...groupCommitStats };
-    await Promise.all(Array.from({ length: 40 }, (_, i) => db.transaction().execute(async (trx) => {
-      await trx.insertInto('items').values({ name: `a${i}` }).execute();
-      await trx.insertInto('items').values({ name: `b${i}` }).execute();
-    }).then(() => assert.ok(committed().includes(`b${i}`), `b${i} is committed when its transaction resolves`))));
+    await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        db
+          .transaction()
+          .execute(async (trx) => {
+            await trx
+              .insertInto('items')
+              .values({ name: `a${i}` })
+              .execute();
+            await trx
+              .insertInto('items')
+              .values({ name: `b${i}` })
+              .execute();
+          })
+          .then(() => assert.ok(committed().includes(`b${i}`), `b${i} is committed when its transaction resolves`)),
+      ),
+    );
     assert.equal(committed().length, 80);
     const transactions = groupCommitStats.transactions - before.transactions;
     const commits = groupCommitStats.commits - before.commits;
@@ -59,7 +73,10 @@ describe('SQLite group commit', () => {
       }),
       db.transaction().execute((trx) => trx.insertInto('items').values({ name: 'ok2' }).execute()),
     ]);
-    assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['fulfilled', 'rejected', 'fulfilled'],
+    );
     const names = committed();
     assert.ok(names.includes('ok1') && names.includes('ok2'));
     assert.ok(!names.includes('doomed'));
@@ -68,10 +85,14 @@ describe('SQLite group commit', () => {
   it('a plain write made while a group is open resolves only once committed; reads see the group', async () => {
     let plainDone = false;
     const tx = db.transaction().execute((trx) => trx.insertInto('items').values({ name: 'in-tx' }).execute());
-    const plain = db.insertInto('items').values({ name: 'plain' }).execute().then(() => {
-      plainDone = true;
-      assert.ok(committed().includes('plain'));
-    });
+    const plain = db
+      .insertInto('items')
+      .values({ name: 'plain' })
+      .execute()
+      .then(() => {
+        plainDone = true;
+        assert.ok(committed().includes('plain'));
+      });
     await Promise.all([tx, plain]);
     assert.ok(plainDone);
     const rows = await db.selectFrom('items').select('name').where('name', 'in', ['in-tx', 'plain']).execute();
@@ -89,7 +110,10 @@ describe('SQLite group commit', () => {
       }),
       db.transaction().execute((trx) => runCompiled(q(trx), insert('fast2'))),
     ]);
-    assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['fulfilled', 'rejected', 'fulfilled'],
+    );
     assert.ok(committed().includes('fast1') && committed().includes('fast2'));
     assert.ok(!committed().includes('fast-doomed'));
 
@@ -103,7 +127,10 @@ describe('SQLite group commit', () => {
       throw new Error('changed its mind');
     });
     await wrote;
-    const seen = await runCompiled<{ n: number }>(q(db), CompiledQuery.raw("select count(*) as n from items where name = 'ghost'", []));
+    const seen = await runCompiled<{ n: number }>(
+      q(db),
+      CompiledQuery.raw("select count(*) as n from items where name = 'ghost'", []),
+    );
     await assert.rejects(doomed, /changed its mind/);
     assert.equal(seen.rows[0].n, 0);
   });
@@ -113,13 +140,23 @@ describe('SQLite group commit', () => {
     const other = new SqliteDatabase(join(dir, 'db.sqlite'));
     other.pragma('busy_timeout = 0'); // it must not have to wait at all
     try {
-      const count = async () => Number((await runCompiled<{ n: number }>(q, CompiledQuery.raw('select count(*) as n from items', []))).rows[0].n);
+      const count = async () =>
+        Number(
+          (await runCompiled<{ n: number }>(q, CompiledQuery.raw('select count(*) as n from items', []))).rows[0].n,
+        );
       const before = await count(); // opens a read group (a snapshot) for this turn
       other.exec("begin immediate; insert into items (name) values ('other-process'); commit");
       assert.equal(await count(), before, 'the reads of one turn share one snapshot');
       // A transaction in the same turn ends the read group and begins at the latest state (no SQLITE_BUSY_SNAPSHOT).
       await db.transaction().execute(async (trx) => {
-        const n = Number((await runCompiled<{ n: number }>(trx as unknown as Queryable, CompiledQuery.raw('select count(*) as n from items', []))).rows[0].n);
+        const n = Number(
+          (
+            await runCompiled<{ n: number }>(
+              trx as unknown as Queryable,
+              CompiledQuery.raw('select count(*) as n from items', []),
+            )
+          ).rows[0].n,
+        );
         assert.equal(n, before + 1);
         await trx.insertInto('items').values({ name: 'after-other' }).execute();
       });
@@ -148,7 +185,9 @@ describe('SQLite group commit', () => {
   });
 
   it('a transaction holds the write lock from its start, with group commit and without', async () => {
-    const plain = new Kysely<Schema>({ dialect: groupCommitSqliteDialect(new SqliteDatabase(join(dir, 'db.sqlite')), false) });
+    const plain = new Kysely<Schema>({
+      dialect: groupCommitSqliteDialect(new SqliteDatabase(join(dir, 'db.sqlite')), false),
+    });
     const rival = new SqliteDatabase(join(dir, 'db.sqlite'));
     rival.pragma('busy_timeout = 0');
     try {

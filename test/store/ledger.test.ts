@@ -12,9 +12,21 @@ for (const target of targets) {
     let t: TestService;
     let accountId: number;
     const db = () => t.service.store.db;
-    const credits = async () => Number((await db().selectFrom('accounts').select('credits').where('id', '=', accountId).executeTakeFirstOrThrow()).credits);
-    const entries = async () => (await db().selectFrom('ledger_entries').select(['amount', 'reason']).where('account_id', '=', accountId)
-      .where('currency', '=', 'credits').orderBy('id').execute()).map((e) => `${Number(e.amount)} ${e.reason}`);
+    const credits = async () =>
+      Number(
+        (await db().selectFrom('accounts').select('credits').where('id', '=', accountId).executeTakeFirstOrThrow())
+          .credits,
+      );
+    const entries = async () =>
+      (
+        await db()
+          .selectFrom('ledger_entries')
+          .select(['amount', 'reason'])
+          .where('account_id', '=', accountId)
+          .where('currency', '=', 'credits')
+          .orderBy('id')
+          .execute()
+      ).map((e) => `${Number(e.amount)} ${e.reason}`);
 
     before(async () => {
       t = await startTestService(target);
@@ -25,13 +37,21 @@ for (const target of targets) {
 
     it('records each change beside the balance; an uncovered debit returns false and leaves neither', async () => {
       const start = await credits();
-      const change = (amount: number, reason: string) => ({ accountId, currency: 'credits' as const, amount, reason, now: 1000 });
+      const change = (amount: number, reason: string) => ({
+        accountId,
+        currency: 'credits' as const,
+        amount,
+        reason,
+        now: 1000,
+      });
       const before = await entries();
-      const results = await db().transaction().execute(async (trx) => [
-        await applyLedgerChange(trx, change(5, 'top up')),
-        await applyLedgerChange(trx, change(-(start + 6), 'too much')),
-        await applyLedgerChange(trx, change(-2, 'fits')),
-      ]);
+      const results = await db()
+        .transaction()
+        .execute(async (trx) => [
+          await applyLedgerChange(trx, change(5, 'top up')),
+          await applyLedgerChange(trx, change(-(start + 6), 'too much')),
+          await applyLedgerChange(trx, change(-2, 'fits')),
+        ]);
       assert.deepEqual(results, [true, false, true]);
       assert.equal(await credits(), start + 3);
       assert.deepEqual((await entries()).slice(before.length), ['5 top up', '-2 fits']);

@@ -19,16 +19,25 @@ describe('group commit of sends on PostgreSQL', { skip: postgres ? false : 'Post
   });
   after(() => t?.close());
 
-  const balanceOf = async (username: string, token: string) => Number((await t.api('balance', { user: { username } }, { token })).balance);
+  const balanceOf = async (username: string, token: string) =>
+    Number((await t.api('balance', { user: { username } }, { token })).balance);
   const ledgerSum = async (username: string) => {
     const id = await t.accountId(username);
-    const row = await t.service.store.db.selectFrom('ledger_entries').select((eb) => eb.fn.sum<number>('amount').as('sum'))
-      .where('account_id', '=', id).where('currency', '=', 'credits').executeTakeFirstOrThrow();
+    const row = await t.service.store.db
+      .selectFrom('ledger_entries')
+      .select((eb) => eb.fn.sum<number>('amount').as('sum'))
+      .where('account_id', '=', id)
+      .where('currency', '=', 'credits')
+      .executeTakeFirstOrThrow();
     return Number(row.sum);
   };
   const countRows = async (table: 'messages' | 'campaigns', username: string) => {
     const id = await t.accountId(username);
-    const row = await t.service.store.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', id).executeTakeFirstOrThrow();
+    const row = await t.service.store.db
+      .selectFrom(table)
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('account_id', '=', id)
+      .executeTakeFirstOrThrow();
     return Number(row.n);
   };
 
@@ -38,9 +47,20 @@ describe('group commit of sends on PostgreSQL', { skip: postgres ? false : 'Post
     await t.admin('verify-sender', 'busy', 'Yona');
     const stats = t.service.store.sendGroups!.stats;
     const before = { ...stats };
-    const replies = await Promise.all(Array.from({ length: 120 }, (_, i) => t.api('sms', {
-      user: { username: 'busy' }, source: 'Yona', destinations: { phone: `0521${String(i).padStart(6, '0')}` }, message: 'hello',
-    }, { token })));
+    const replies = await Promise.all(
+      Array.from({ length: 120 }, (_, i) =>
+        t.api(
+          'sms',
+          {
+            user: { username: 'busy' },
+            source: 'Yona',
+            destinations: { phone: `0521${String(i).padStart(6, '0')}` },
+            message: 'hello',
+          },
+          { token },
+        ),
+      ),
+    );
     const statuses = replies.map((r) => r.status);
     assert.equal(statuses.filter((s) => s === 0).length, 70, `statuses: ${statuses.join(',')}`);
     assert.equal(statuses.filter((s) => s === 4).length, 50);
@@ -67,44 +87,99 @@ describe('group commit of sends on PostgreSQL', { skip: postgres ? false : 'Post
     const lines = await t.admin('create-token', 'revoked');
     const token = lines.at(-1)!;
     await t.admin('verify-sender', 'revoked', 'Yona');
-    const send = (i: number) => t.api('sms', {
-      user: { username: 'revoked' }, source: 'Yona', destinations: { phone: `0524${String(i).padStart(6, '0')}` }, message: 'hi',
-    }, { token });
-    assert.deepEqual((await Promise.all([0, 1, 2, 3].map(send))).map((r) => r.status), [0, 0, 0, 0]);
-    const name = (await t.service.store.db.selectFrom('api_tokens').select('name').where('account_id', '=', await t.accountId('revoked')).executeTakeFirstOrThrow()).name;
+    const send = (i: number) =>
+      t.api(
+        'sms',
+        {
+          user: { username: 'revoked' },
+          source: 'Yona',
+          destinations: { phone: `0524${String(i).padStart(6, '0')}` },
+          message: 'hi',
+        },
+        { token },
+      );
+    assert.deepEqual(
+      (await Promise.all([0, 1, 2, 3].map(send))).map((r) => r.status),
+      [0, 0, 0, 0],
+    );
+    const name = (
+      await t.service.store.db
+        .selectFrom('api_tokens')
+        .select('name')
+        .where('account_id', '=', await t.accountId('revoked'))
+        .executeTakeFirstOrThrow()
+    ).name;
     await t.admin('delete-token', 'revoked', name);
-    assert.deepEqual((await Promise.all([4, 5].map(send))).map((r) => r.status), [3, 3]);
+    assert.deepEqual(
+      (await Promise.all([4, 5].map(send))).map((r) => r.status),
+      [3, 3],
+    );
     assert.equal(await countRows('messages', 'revoked'), 4);
   });
 
   it('keeps the other sends of a group when one of them fails, and charges only the accepted', async () => {
     const { token } = await t.account('mixed'); // 1000 credits
     await t.admin('verify-sender', 'mixed', 'Yona');
-    const replies = await Promise.all(Array.from({ length: 60 }, (_, i) => t.api('sms', {
-      user: { username: 'mixed' }, source: i % 3 === 0 ? 'Unknown' : 'Yona', destinations: { phone: `0522${String(i).padStart(6, '0')}` }, message: 'hi',
-    }, { token })));
+    const replies = await Promise.all(
+      Array.from({ length: 60 }, (_, i) =>
+        t.api(
+          'sms',
+          {
+            user: { username: 'mixed' },
+            source: i % 3 === 0 ? 'Unknown' : 'Yona',
+            destinations: { phone: `0522${String(i).padStart(6, '0')}` },
+            message: 'hi',
+          },
+          { token },
+        ),
+      ),
+    );
     const failed = replies.filter((_, i) => i % 3 === 0);
     const accepted = replies.filter((_, i) => i % 3 !== 0);
-    assert.ok(failed.every((r) => r.status === 515), JSON.stringify(failed.map((r) => r.status)));
-    assert.ok(accepted.every((r) => r.status === 0), JSON.stringify(accepted.map((r) => r.status)));
+    assert.ok(
+      failed.every((r) => r.status === 515),
+      JSON.stringify(failed.map((r) => r.status)),
+    );
+    assert.ok(
+      accepted.every((r) => r.status === 0),
+      JSON.stringify(accepted.map((r) => r.status)),
+    );
     assert.equal(await balanceOf('mixed', token), 1000 - 40);
     assert.equal(await ledgerSum('mixed'), 1000 - 40);
     assert.equal(await countRows('messages', 'mixed'), 40);
   });
 
   it('keeps nothing of a send refused after it wrote its first batch, and accepts the sends made beside it', async () => {
-    const { token } = await t.admin('create-account', 'partial', '--password', 'secret-pw', '--credits', '5500').then(async () => ({ token: (await t.admin('create-token', 'partial')).at(-1)! }));
+    const { token } = await t
+      .admin('create-account', 'partial', '--password', 'secret-pw', '--credits', '5500')
+      .then(async () => ({ token: (await t.admin('create-token', 'partial')).at(-1)! }));
     await t.admin('verify-sender', 'partial', 'Yona');
     // 6,000 recipients: the first 5,000 are written, the next batch finds the balance short (status 4).
     const big = Array.from({ length: 6000 }, (_, i) => `0523${String(i).padStart(6, '0')}`);
     const replies = await Promise.all([
-      t.api('sms', { user: { username: 'partial' }, source: 'Yona', destinations: { phone: big }, message: 'hi' }, { token }),
-      ...Array.from({ length: 30 }, (_, i) => t.api('sms', {
-        user: { username: 'partial' }, source: 'Yona', destinations: { phone: `0524${String(i).padStart(6, '0')}` }, message: 'hi',
-      }, { token })),
+      t.api(
+        'sms',
+        { user: { username: 'partial' }, source: 'Yona', destinations: { phone: big }, message: 'hi' },
+        { token },
+      ),
+      ...Array.from({ length: 30 }, (_, i) =>
+        t.api(
+          'sms',
+          {
+            user: { username: 'partial' },
+            source: 'Yona',
+            destinations: { phone: `0524${String(i).padStart(6, '0')}` },
+            message: 'hi',
+          },
+          { token },
+        ),
+      ),
     ]);
     assert.equal(replies[0].status, 4, JSON.stringify(replies[0]));
-    assert.ok(replies.slice(1).every((r) => r.status === 0), JSON.stringify(replies.slice(1).map((r) => r.status)));
+    assert.ok(
+      replies.slice(1).every((r) => r.status === 0),
+      JSON.stringify(replies.slice(1).map((r) => r.status)),
+    );
     assert.equal(await countRows('messages', 'partial'), 30);
     assert.equal(await countRows('campaigns', 'partial'), 30);
     assert.equal(await balanceOf('partial', token), 5500 - 30);
@@ -120,17 +195,39 @@ describe('group commit of sends on PostgreSQL', { skip: postgres ? false : 'Post
       if (refuse === 'after') throw new Error('refused after writing');
       return prefix;
     };
-    const prefixes = async (start: string) => (await db.selectFrom('carrier_routes').select('prefix').where('prefix', 'like', `${start}%`).orderBy('prefix').execute()).map((r) => r.prefix);
+    const prefixes = async (start: string) =>
+      (
+        await db
+          .selectFrom('carrier_routes')
+          .select('prefix')
+          .where('prefix', 'like', `${start}%`)
+          .orderBy('prefix')
+          .execute()
+      ).map((r) => r.prefix);
     const outcomes = async (runs: Array<Promise<string>>) => (await Promise.allSettled(runs)).map((r) => r.status);
 
     // The first run starts a group alone; the three queued meanwhile share the next one.
-    assert.deepEqual(await outcomes([groups.run(route('9990')), groups.run(route('9991')), groups.run(route('9992', 'after')), groups.run(route('9993'))]),
-      ['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    assert.deepEqual(
+      await outcomes([
+        groups.run(route('9990')),
+        groups.run(route('9991')),
+        groups.run(route('9992', 'after')),
+        groups.run(route('9993')),
+      ]),
+      ['fulfilled', 'fulfilled', 'rejected', 'fulfilled'],
+    );
     assert.deepEqual(await prefixes('999'), ['9990', '9991', '9993']);
     assert.equal(groups.stats.fallbacks, 1);
 
-    assert.deepEqual(await outcomes([groups.run(route('9980')), groups.run(route('9981')), groups.run(route('9982', 'before')), groups.run(route('9983'))]),
-      ['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    assert.deepEqual(
+      await outcomes([
+        groups.run(route('9980')),
+        groups.run(route('9981')),
+        groups.run(route('9982', 'before')),
+        groups.run(route('9983')),
+      ]),
+      ['fulfilled', 'fulfilled', 'rejected', 'fulfilled'],
+    );
     assert.deepEqual(await prefixes('998'), ['9980', '9981', '9983']);
     assert.equal(groups.stats.fallbacks, 1, 'no group ran alone');
     assert.equal(groups.stats.groups, 3); // the first round's lone first run, and the second round's two groups
@@ -141,11 +238,24 @@ describe('group commit of sends on PostgreSQL', { skip: postgres ? false : 'Post
     const a = await t.account('left');
     const b = await t.account('right');
     for (const u of ['left', 'right']) await t.admin('verify-sender', u, 'Yona');
-    const send = (username: string, token: string, i: number, dryRun = false) => t.api('sms', {
-      user: { username }, source: 'Yona', destinations: { phone: `0523${String(i).padStart(6, '0')}` }, message: 'x'.repeat(i % 2 ? 200 : 10),
-    }, { token, dryRun });
-    const replies = await Promise.all(Array.from({ length: 80 }, (_, i) => (i % 2 ? send('left', a.token, i) : send('right', b.token, i, i % 4 === 0))));
-    assert.ok(replies.every((r) => r.status === 0), JSON.stringify(replies.map((r) => r.status)));
+    const send = (username: string, token: string, i: number, dryRun = false) =>
+      t.api(
+        'sms',
+        {
+          user: { username },
+          source: 'Yona',
+          destinations: { phone: `0523${String(i).padStart(6, '0')}` },
+          message: 'x'.repeat(i % 2 ? 200 : 10),
+        },
+        { token, dryRun },
+      );
+    const replies = await Promise.all(
+      Array.from({ length: 80 }, (_, i) => (i % 2 ? send('left', a.token, i) : send('right', b.token, i, i % 4 === 0))),
+    );
+    assert.ok(
+      replies.every((r) => r.status === 0),
+      JSON.stringify(replies.map((r) => r.status)),
+    );
     // left: 40 sends of 2 parts each (200 characters); right: 20 real sends of 1 part (the other 20 dry runs).
     assert.equal(await balanceOf('left', a.token), 1000 - 80);
     assert.equal(await balanceOf('right', b.token), 1000 - 20);

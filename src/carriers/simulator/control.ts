@@ -31,8 +31,10 @@ export async function startControlServer(sim: SimulatorControl, port: number): P
 async function route(sim: SimulatorControl, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://127.0.0.1');
   const key = `${req.method} ${url.pathname}`;
-  if (key === 'GET /messages') return send(res, 200, { messages: sim.messages({ to: url.searchParams.get('to') ?? undefined }) });
-  if (key === 'GET /calls') return send(res, 200, { calls: sim.calls({ to: url.searchParams.get('to') ?? undefined }) });
+  if (key === 'GET /messages')
+    return send(res, 200, { messages: sim.messages({ to: url.searchParams.get('to') ?? undefined }) });
+  if (key === 'GET /calls')
+    return send(res, 200, { calls: sim.calls({ to: url.searchParams.get('to') ?? undefined }) });
   if (key === 'GET /stats') return send(res, 200, sim.stats());
   if (req.method !== 'POST') return send(res, 404, { error: 'not found' });
   let body: Record<string, unknown>;

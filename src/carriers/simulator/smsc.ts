@@ -79,7 +79,9 @@ if (smpp.PDU.maxLength < MAX_PDU_LENGTH) smpp.PDU.maxLength = MAX_PDU_LENGTH;
 export class SmscSimulator {
   private readonly server: smpp.Server;
   private readonly bound = new Map<smpp.Session, Bound>();
-  private readonly deliveries = new DeliveryQueue(() => [...this.bound.values()].filter((b) => b.kind !== 'transmitter'));
+  private readonly deliveries = new DeliveryQueue(() =>
+    [...this.bound.values()].filter((b) => b.kind !== 'transmitter'),
+  );
   private readonly parts = new Reassembler<Part>();
   private readonly log: MessageLog;
   private readonly timers = new Set<NodeJS.Timeout>();
@@ -95,8 +97,17 @@ export class SmscSimulator {
   private failStatus = 0;
   private control: HttpServer | undefined;
   private readonly counters = {
-    connections: 0, binds: 0, unbinds: 0, submitsReceived: 0, throttled: 0, failedOnPurpose: 0, receiptsSent: 0,
-    inboundSent: 0, maxInFlight: 0, maxBoundAtOnce: 0, bindsRefused: 0,
+    connections: 0,
+    binds: 0,
+    unbinds: 0,
+    submitsReceived: 0,
+    throttled: 0,
+    failedOnPurpose: 0,
+    receiptsSent: 0,
+    inboundSent: 0,
+    maxInFlight: 0,
+    maxBoundAtOnce: 0,
+    bindsRefused: 0,
   };
 
   constructor(private readonly options: SimulatorOptions = {}) {
@@ -205,7 +216,14 @@ export class SmscSimulator {
     }
     const kind = pdu.command.slice('bind_'.length) as Bound['kind'];
     const peer = `${session.socket.remoteAddress ?? ''}:${session.socket.remotePort ?? ''}`;
-    this.bound.set(session, { session, kind, systemId: String(pdu.system_id ?? ''), inFlight: 0, outstanding: new Map(), peer });
+    this.bound.set(session, {
+      session,
+      kind,
+      systemId: String(pdu.system_id ?? ''),
+      inFlight: 0,
+      outstanding: new Map(),
+      peer,
+    });
     this.counters.binds++;
     this.counters.maxBoundAtOnce = Math.max(this.counters.maxBoundAtOnce, this.bound.size);
     sendPdu(session, pdu.response({ system_id: 'YonaSim' }));
@@ -234,7 +252,8 @@ export class SmscSimulator {
     const dataCoding = typeof pdu.data_coding === 'number' ? pdu.data_coding : 0;
     // The whole text in message_payload (SMPP 3.4 5.3.2.32) needs an empty short_message.
     const viaPayload = rawPayload({ message_payload: pdu.message_payload }).length > 0;
-    if (viaPayload && rawPayload({ short_message: pdu.short_message }).length > 0) return reply({ command_status: ESME_RINVTLVVAL });
+    if (viaPayload && rawPayload({ short_message: pdu.short_message }).length > 0)
+      return reply({ command_status: ESME_RINVTLVVAL });
     let decoded: ReturnType<typeof decodeFromSmpp>;
     try {
       decoded = decodeFromSmpp(rawPayload(pdu), dataCoding, (esmClass & 0x40) !== 0);
@@ -245,15 +264,34 @@ export class SmscSimulator {
     reply({ message_id: id });
     const udh = decoded.udh && decoded.udh.total > 1 ? decoded.udh : undefined;
     if (udh) {
-      const group = this.parts.add(`${source}|${destination}|${udh.ref}|${udh.total}`, udh.total, udh.seq, { text: decoded.text, id });
+      const group = this.parts.add(`${source}|${destination}|${udh.ref}|${udh.total}`, udh.total, udh.seq, {
+        text: decoded.text,
+        id,
+      });
       if (group) {
         this.parts.forget(group.key);
-        this.log.record({ destination, source, text: group.parts.map((p) => p.text).join(''), parts: udh.total, dataCoding,
-          messageIds: group.parts.map((p) => p.id), receivedAt: Date.now(), peer: bound.peer });
+        this.log.record({
+          destination,
+          source,
+          text: group.parts.map((p) => p.text).join(''),
+          parts: udh.total,
+          dataCoding,
+          messageIds: group.parts.map((p) => p.id),
+          receivedAt: Date.now(),
+          peer: bound.peer,
+        });
       }
     } else {
       this.log.record({
-        destination, source, text: decoded.text, parts: 1, dataCoding, messageIds: [id], receivedAt: Date.now(), peer: bound.peer, ...(viaPayload ? { messagePayload: true } : {}),
+        destination,
+        source,
+        text: decoded.text,
+        parts: 1,
+        dataCoding,
+        messageIds: [id],
+        receivedAt: Date.now(),
+        peer: bound.peer,
+        ...(viaPayload ? { messagePayload: true } : {}),
       });
     }
     const registered = typeof pdu.registered_delivery === 'number' ? pdu.registered_delivery : 0;
@@ -324,20 +362,30 @@ export class SmscSimulator {
 
   /** Counters since start. */
   stats(): SimulatorStats {
-    return { ...this.counters, boundNow: this.bound.size, messagesReceived: this.log.received, duplicates: this.log.duplicates };
+    return {
+      ...this.counters,
+      boundNow: this.bound.size,
+      messagesReceived: this.log.received,
+      duplicates: this.log.duplicates,
+    };
   }
 
   /**
    * Sends a mobile-originated SMS to a bound receiver/transceiver (UCS-2 when needed, concatenated when long).
    * Resolves when every part was acknowledged or after `waitMs` (delivered false; the parts stay queued).
    */
-  async sendInbound(mo: { from: string; to: string; text: string; systemId?: string }, waitMs = 5000): Promise<{ parts: number; delivered: boolean }> {
+  async sendInbound(
+    mo: { from: string; to: string; text: string; systemId?: string },
+    waitMs = 5000,
+  ): Promise<{ parts: number; delivered: boolean }> {
     this.mref = (this.mref + 1) % 256;
     const parts = inboundFields(mo, this.mref);
     this.counters.inboundSent += parts.length;
     const acks = parts.map((fields) => this.deliveries.push(fields, mo.systemId));
     let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), waitMs); });
+    const timeout = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), waitMs);
+    });
     const delivered = await Promise.race([Promise.all(acks).then(() => true), timeout]);
     clearTimeout(timer);
     return { parts: parts.length, delivered };

@@ -102,10 +102,19 @@ export class CallSimulator {
   }
 
   private async invite(m: SipMessage, peer: { address: string; port: number }): Promise<void> {
-    const to = uriOf(header(m, 'to'))?.replace(/^sips?:/, '').split('@')[0] ?? '';
+    const to =
+      uriOf(header(m, 'to'))
+        ?.replace(/^sips?:/, '')
+        .split('@')[0] ?? '';
     const behaviour = callBehaviour(to);
     const call: ReceivedCall = {
-      callId: header(m, 'call-id') ?? '', from: uriOf(header(m, 'from')) ?? '', to, behaviour, packets: 0, durationMs: 0, startedAt: Date.now(),
+      callId: header(m, 'call-id') ?? '',
+      from: uriOf(header(m, 'from')) ?? '',
+      to,
+      behaviour,
+      packets: 0,
+      durationMs: 0,
+      startedAt: Date.now(),
     };
     this.log.push(call);
     const dialog: Dialog = { call, invite: m, toTag: tagOf(header(m, 'to')) ?? sipToken() };
@@ -123,7 +132,10 @@ export class CallSimulator {
     this.reply(peer, formatResponse(m, 180, 'Ringing', [], '', dialog.toTag));
     if (behaviour === 'no-answer') return; // rings until the caller cancels
     const offer = parseSdp(m.body);
-    const law = offer?.payloadTypes.find((pt) => pt === PAYLOAD_TYPE.pcma || pt === PAYLOAD_TYPE.pcmu) === PAYLOAD_TYPE.pcmu ? 'pcmu' : 'pcma';
+    const law =
+      offer?.payloadTypes.find((pt) => pt === PAYLOAD_TYPE.pcma || pt === PAYLOAD_TYPE.pcmu) === PAYLOAD_TYPE.pcmu
+        ? 'pcmu'
+        : 'pcma';
     const media = createSocket('udp4');
     await new Promise<void>((resolve) => media.bind(0, '127.0.0.1', () => resolve()));
     media.on('message', () => {
@@ -133,8 +145,17 @@ export class CallSimulator {
     dialog.media = media;
     call.law = law;
     const pt = PAYLOAD_TYPE[law];
-    const sdp = ['v=0', 'o=sim 1 1 IN IP4 127.0.0.1', 's=yona-sim', 'c=IN IP4 127.0.0.1', 't=0 0',
-      `m=audio ${media.address().port} RTP/AVP ${pt}`, `a=rtpmap:${pt} ${law === 'pcma' ? 'PCMA' : 'PCMU'}/8000`, 'a=recvonly', ''].join('\r\n');
+    const sdp = [
+      'v=0',
+      'o=sim 1 1 IN IP4 127.0.0.1',
+      's=yona-sim',
+      'c=IN IP4 127.0.0.1',
+      't=0 0',
+      `m=audio ${media.address().port} RTP/AVP ${pt}`,
+      `a=rtpmap:${pt} ${law === 'pcma' ? 'PCMA' : 'PCMU'}/8000`,
+      'a=recvonly',
+      '',
+    ].join('\r\n');
     const contact: [string, string] = ['Contact', `<sip:${to}@127.0.0.1:${this.socket.address().port}>`];
     dialog.final = formatResponse(m, 200, 'OK', [contact, ['Content-Type', 'application/sdp']], sdp, dialog.toTag);
     this.reply(peer, dialog.final);

@@ -7,7 +7,18 @@ import { createSocket, type Socket } from 'node:dgram';
 import { randomInt } from 'node:crypto';
 import { digestAuthorization } from './digest.ts';
 import { openTransport, type SipTransport, type SipTransportKind } from './transport.ts';
-import { formatRequest, formatResponse, header, newBranch, parseSdp, parseSip, sdpOffer, sipToken, tagOf, uriOf, type SipMessage } from './message.ts';
+import {
+  formatRequest,
+  formatResponse,
+  header,
+  newBranch,
+  parseSdp,
+  parseSip,
+  sdpOffer,
+  sipToken,
+  uriOf,
+  type SipMessage,
+} from './message.ts';
 import { PAYLOAD_TYPE, playbackFrames, streamRtp, type StreamStats } from './rtp.ts';
 import type { G711Law } from './speech.ts';
 
@@ -95,7 +106,11 @@ class Call {
   private byeFromPeer = new AbortController();
   private heard = 0;
 
-  constructor(private readonly trunk: Trunk, private readonly request: CallRequest, private readonly sip: SipTransport) {
+  constructor(
+    private readonly trunk: Trunk,
+    private readonly request: CallRequest,
+    private readonly sip: SipTransport,
+  ) {
     this.domain = trunk.domain ?? trunk.host;
   }
 
@@ -119,15 +134,23 @@ class Call {
 
   private common(branch: string, method: string, cseq: number, to: string): Array<[string, string]> {
     return [
-      ['Via', this.via(branch)], ['Max-Forwards', '70'], ['From', `<sip:${this.trunk.callerId}@${this.domain}>;tag=${this.fromTag}`], ['To', to],
-      ['Call-ID', this.callId], ['CSeq', `${cseq} ${method}`], ['User-Agent', 'Yona'],
+      ['Via', this.via(branch)],
+      ['Max-Forwards', '70'],
+      ['From', `<sip:${this.trunk.callerId}@${this.domain}>;tag=${this.fromTag}`],
+      ['To', to],
+      ['Call-ID', this.callId],
+      ['CSeq', `${cseq} ${method}`],
+      ['User-Agent', 'Yona'],
     ];
   }
 
   private invite(sdp: string, authorization?: [string, string]): string {
     const headers = this.common(this.branch, 'INVITE', this.cseq, `<sip:${this.request.to}@${this.domain}>`);
     const transport = this.sip.kind === 'tcp' ? ';transport=tcp' : '';
-    headers.push(['Contact', `<sip:${this.trunk.callerId}@${this.trunk.localIp}:${this.sip.localPort()}${transport}>`], ['Content-Type', 'application/sdp']);
+    headers.push(
+      ['Contact', `<sip:${this.trunk.callerId}@${this.trunk.localIp}:${this.sip.localPort()}${transport}>`],
+      ['Content-Type', 'application/sdp'],
+    );
     if (authorization) headers.push(authorization);
     return formatRequest('INVITE', this.requestUri, headers, sdp);
   }
@@ -140,7 +163,13 @@ class Call {
 
   // ACK of a 2xx: a transaction of its own, to the remote target.
   private ack2xx(): void {
-    this.send(formatRequest('ACK', this.remoteTarget ?? this.requestUri, this.common(newBranch(), 'ACK', this.cseq, this.toHeader!)));
+    this.send(
+      formatRequest(
+        'ACK',
+        this.remoteTarget ?? this.requestUri,
+        this.common(newBranch(), 'ACK', this.cseq, this.toHeader!),
+      ),
+    );
   }
 
   private onMessage(raw: Buffer): void {
@@ -164,7 +193,11 @@ class Call {
    * until any response (with no text, it only waits).
    */
   private transaction(
-    method: string, text: string | undefined, onResponse: (m: SipMessage) => boolean, timeoutMs = TIMER_B, extend?: () => boolean,
+    method: string,
+    text: string | undefined,
+    onResponse: (m: SipMessage) => boolean,
+    timeoutMs = TIMER_B,
+    extend?: () => boolean,
   ): Promise<SipMessage | undefined> {
     return new Promise((resolve) => {
       let interval = T1;
@@ -210,19 +243,31 @@ class Call {
     this.sip.onMessage((raw) => this.onMessage(raw));
     this.rtp.on('message', () => void this.heard++); // the callee's audio is counted, not kept
     const sdp = sdpOffer(this.trunk.localIp, this.rtp.address().port, randomInt(1, 2 ** 31));
-    const outcome = (result: CallResult, reason: string, sipStatus?: number): CallOutcome => ({ result, reason, sipStatus, callId: this.callId });
+    const outcome = (result: CallResult, reason: string, sipStatus?: number): CallOutcome => ({
+      result,
+      reason,
+      sipStatus,
+      callId: this.callId,
+    });
 
     let authorization: [string, string] | undefined;
     for (;;) {
       const final = await this.ring(sdp, authorization);
       if (!final) return outcome('failed', 'no response from the trunk');
-      if (final === 'timeout') return outcome('no_answer', `no answer within ${Math.round(this.request.ringTimeoutMs / 1000)} s`, 487);
+      if (final === 'timeout')
+        return outcome('no_answer', `no answer within ${Math.round(this.request.ringTimeoutMs / 1000)} s`, 487);
       const status = final.status!;
       if ((status === 401 || status === 407) && !this.authTried && this.trunk.username !== undefined) {
         this.ackError(final);
         this.authTried = true;
         const challenge = header(final, status === 401 ? 'www-authenticate' : 'proxy-authenticate') ?? '';
-        const value = digestAuthorization({ challenge, method: 'INVITE', uri: this.requestUri, username: this.trunk.username, password: this.trunk.password ?? '' });
+        const value = digestAuthorization({
+          challenge,
+          method: 'INVITE',
+          uri: this.requestUri,
+          username: this.trunk.username,
+          password: this.trunk.password ?? '',
+        });
         authorization = [status === 401 ? 'Authorization' : 'Proxy-Authorization', value];
         this.cseq++;
         this.branch = newBranch();
@@ -230,7 +275,8 @@ class Call {
       }
       if (status >= 300) {
         this.ackError(final);
-        const where = status < 400 ? `: redirected to ${uriOf(header(final, 'contact')) ?? 'elsewhere'} (not followed)` : '';
+        const where =
+          status < 400 ? `: redirected to ${uriOf(header(final, 'contact')) ?? 'elsewhere'} (not followed)` : '';
         return outcome(outcomeOf(status), `${status} ${final.reason ?? ''}`.trim() + where, status);
       }
       return this.answered(final, outcome);
@@ -245,22 +291,36 @@ class Call {
     const ringTimer = setTimeout(() => {
       cancelled = true;
       if (provisional) {
-        const cancel = formatRequest('CANCEL', this.requestUri, this.common(this.branch, 'CANCEL', this.cseq, `<sip:${this.request.to}@${this.domain}>`));
+        const cancel = formatRequest(
+          'CANCEL',
+          this.requestUri,
+          this.common(this.branch, 'CANCEL', this.cseq, `<sip:${this.request.to}@${this.domain}>`),
+        );
         void this.transaction('CANCEL', cancel, () => true, 4000);
       }
     }, this.request.ringTimeoutMs);
-    const final = await this.transaction('INVITE', text, (m) => {
-      if (m.status! < 200) {
-        provisional = true;
-        if (cancelled) return true; // CANCEL only after a provisional: send it now
-        return false;
-      }
-      return true;
-    }, this.request.ringTimeoutMs + SILENT_TRUNK_GRACE_MS, () => provisional);
+    const final = await this.transaction(
+      'INVITE',
+      text,
+      (m) => {
+        if (m.status! < 200) {
+          provisional = true;
+          if (cancelled) return true; // CANCEL only after a provisional: send it now
+          return false;
+        }
+        return true;
+      },
+      this.request.ringTimeoutMs + SILENT_TRUNK_GRACE_MS,
+      () => provisional,
+    );
     clearTimeout(ringTimer);
     if (final && final.status! < 200) {
       // The ring timeout came before any provisional response; cancel now and wait for the 487.
-      const cancel = formatRequest('CANCEL', this.requestUri, this.common(this.branch, 'CANCEL', this.cseq, `<sip:${this.request.to}@${this.domain}>`));
+      const cancel = formatRequest(
+        'CANCEL',
+        this.requestUri,
+        this.common(this.branch, 'CANCEL', this.cseq, `<sip:${this.request.to}@${this.domain}>`),
+      );
       void this.transaction('CANCEL', cancel, () => true, 4000);
       const after = await this.transaction('INVITE', undefined, (m) => m.status! >= 200, 4000);
       if (after && after.status! >= 300) this.ackError(after);
@@ -273,7 +333,10 @@ class Call {
     return final;
   }
 
-  private async answered(ok: SipMessage, outcome: (r: CallResult, reason: string, s?: number) => CallOutcome): Promise<CallOutcome> {
+  private async answered(
+    ok: SipMessage,
+    outcome: (r: CallResult, reason: string, s?: number) => CallOutcome,
+  ): Promise<CallOutcome> {
     this.toHeader = header(ok, 'to');
     this.remoteTarget = uriOf(header(ok, 'contact'));
     this.ack2xx();
@@ -283,8 +346,12 @@ class Call {
     };
     this.responses.push(reAck);
     const answer = parseSdp(ok.body);
-    const law: G711Law | undefined = answer?.payloadTypes.find((pt) => pt === PAYLOAD_TYPE.pcma || pt === PAYLOAD_TYPE.pcmu) === PAYLOAD_TYPE.pcmu ? 'pcmu'
-      : answer?.payloadTypes.includes(PAYLOAD_TYPE.pcma) ? 'pcma' : undefined;
+    const law: G711Law | undefined =
+      answer?.payloadTypes.find((pt) => pt === PAYLOAD_TYPE.pcma || pt === PAYLOAD_TYPE.pcmu) === PAYLOAD_TYPE.pcmu
+        ? 'pcmu'
+        : answer?.payloadTypes.includes(PAYLOAD_TYPE.pcma)
+          ? 'pcma'
+          : undefined;
     let media: CallOutcome['media'];
     let reason = '200 OK';
     if (!answer || !law) {
@@ -297,7 +364,11 @@ class Call {
     }
     if (!this.byeFromPeer.signal.aborted) {
       this.cseq++;
-      const bye = formatRequest('BYE', this.remoteTarget ?? this.requestUri, this.common(newBranch(), 'BYE', this.cseq, this.toHeader!));
+      const bye = formatRequest(
+        'BYE',
+        this.remoteTarget ?? this.requestUri,
+        this.common(newBranch(), 'BYE', this.cseq, this.toHeader!),
+      );
       await this.transaction('BYE', bye, (m) => m.status! >= 200, 4000);
     } else {
       reason = `${reason}; the callee hung up`;

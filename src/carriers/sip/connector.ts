@@ -2,9 +2,18 @@
 // spoken, once the trunk's concurrent-call limit and calls-per-second allow; it resolves when the call has been
 // started (its id is the call's Call-ID), and the call's outcome comes back later as a receipt carrying our
 // delivery status, like an SMS's delivery receipt.
-import type { Carrier, CarrierConfigBase, CarrierLogger, InboundSms, LateAccept, OutboundSms, Receipt, SubmitResult } from '../types.ts';
+import type {
+  Carrier,
+  CarrierConfigBase,
+  CarrierLogger,
+  InboundSms,
+  LateAccept,
+  OutboundSms,
+  Receipt,
+  SubmitResult,
+} from '../types.ts';
 import { placeCall, type CallOutcome, type CallResult, type Trunk } from './call.ts';
-import { CachedSpeech, EspeakEngine, type SpeechEngine, type VoiceName } from './speech.ts';
+import { CachedSpeech, EspeakEngine, type SpeechEngine } from './speech.ts';
 
 /** Settings of one voice trunk. */
 export interface SipTrunkConfig extends CarrierConfigBase, Trunk {
@@ -68,7 +77,9 @@ export class SipCarrier implements Carrier {
   /** Places at most the calls of the shares numbered `indexes` at once (the ones this node holds). */
   async useShares(indexes: number[]): Promise<void> {
     this.stopped = false;
-    this.capacity = [...new Set(indexes)].filter((i) => i >= 0 && i < this.shares).reduce((n, i) => n + this.shareSize(i), 0);
+    this.capacity = [...new Set(indexes)]
+      .filter((i) => i >= 0 && i < this.shares)
+      .reduce((n, i) => n + this.shareSize(i), 0);
     while (this.active < this.capacity && this.waiting.length > 0) this.waiting.shift()!();
   }
 
@@ -100,18 +111,28 @@ export class SipCarrier implements Carrier {
     }
     const callId = `call-${sms.messageId}-${Date.now().toString(36)}`;
     const call = placeCall(this.config, {
-      to: sms.destination, repeat: spoken.repeat, ringTimeoutMs: this.config.ringTimeoutMs,
+      to: sms.destination,
+      repeat: spoken.repeat,
+      ringTimeoutMs: this.config.ringTimeoutMs,
       audio: (law) => this.speech.render({ text: sms.text, voice: spoken.voice, rate: spoken.rate, law }),
-    }).then(async (outcome) => {
-      this.outcomes.push({ ...outcome, messageId: sms.messageId });
-      this.log.info({ carrier: this.name, result: outcome.result, sipStatus: outcome.sipStatus, ms: outcome.media?.durationMs }, 'call ended');
-      const notPlaced = outcome.result === 'failed' && outcome.sipStatus === undefined ? { notPlaced: true as const } : {};
-      const played = outcome.result === 'answered' && outcome.media ? { durationMs: outcome.media.durationMs } : {};
-      for (const handler of this.receiptHandlers) await handler({ carrierMessageId: callId, status: CALL_STATUS[outcome.result], ...notPlaced, ...played });
-    }).catch((err) => this.log.error({ carrier: this.name, err }, 'reporting a call outcome failed')).finally(() => {
-      this.release();
-      this.calls.delete(call);
-    });
+    })
+      .then(async (outcome) => {
+        this.outcomes.push({ ...outcome, messageId: sms.messageId });
+        this.log.info(
+          { carrier: this.name, result: outcome.result, sipStatus: outcome.sipStatus, ms: outcome.media?.durationMs },
+          'call ended',
+        );
+        const notPlaced =
+          outcome.result === 'failed' && outcome.sipStatus === undefined ? { notPlaced: true as const } : {};
+        const played = outcome.result === 'answered' && outcome.media ? { durationMs: outcome.media.durationMs } : {};
+        for (const handler of this.receiptHandlers)
+          await handler({ carrierMessageId: callId, status: CALL_STATUS[outcome.result], ...notPlaced, ...played });
+      })
+      .catch((err) => this.log.error({ carrier: this.name, err }, 'reporting a call outcome failed'))
+      .finally(() => {
+        this.release();
+        this.calls.delete(call);
+      });
     this.calls.add(call);
     return { ok: true, carrierMessageIds: [callId] };
   }

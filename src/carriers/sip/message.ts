@@ -16,7 +16,15 @@ export interface SipMessage {
 }
 
 const COMPACT: Record<string, string> = {
-  v: 'via', f: 'from', t: 'to', i: 'call-id', m: 'contact', l: 'content-length', c: 'content-type', k: 'supported', e: 'content-encoding',
+  v: 'via',
+  f: 'from',
+  t: 'to',
+  i: 'call-id',
+  m: 'contact',
+  l: 'content-length',
+  c: 'content-type',
+  k: 'supported',
+  e: 'content-encoding',
 };
 
 /** A fresh token for branches, tags and Call-IDs. */
@@ -63,7 +71,8 @@ export function parseSip(raw: Buffer | string): SipMessage | undefined {
     message.headers.set(name, values);
   }
   const length = Number(message.headers.get('content-length')?.[0] ?? NaN);
-  if (Number.isInteger(length) && length >= 0) message.body = Buffer.from(body, 'utf8').subarray(0, length).toString('utf8');
+  if (Number.isInteger(length) && length >= 0)
+    message.body = Buffer.from(body, 'utf8').subarray(0, length).toString('utf8');
   return message;
 }
 
@@ -86,26 +95,50 @@ export function uriOf(value: string | undefined): string | undefined {
 
 /** Formats a request; Content-Length is added from the body. */
 export function formatRequest(method: string, uri: string, headers: Array<[string, string]>, body = ''): string {
-  const lines = [`${method} ${uri} SIP/2.0`, ...headers.map(([n, v]) => `${n}: ${v}`), `Content-Length: ${Buffer.byteLength(body)}`];
+  const lines = [
+    `${method} ${uri} SIP/2.0`,
+    ...headers.map(([n, v]) => `${n}: ${v}`),
+    `Content-Length: ${Buffer.byteLength(body)}`,
+  ];
   return `${lines.join('\r\n')}\r\n\r\n${body}`;
 }
 
 /** Formats a response to a request (its Via, From, To, Call-ID and CSeq copied; a To tag added when given). */
-export function formatResponse(request: SipMessage, status: number, reason: string, extra: Array<[string, string]> = [], body = '', toTag?: string): string {
+export function formatResponse(
+  request: SipMessage,
+  status: number,
+  reason: string,
+  extra: Array<[string, string]> = [],
+  body = '',
+  toTag?: string,
+): string {
   const copied: Array<[string, string]> = [];
   for (const v of request.headers.get('via') ?? []) copied.push(['Via', v]);
   const to = header(request, 'to') ?? '';
   copied.push(['From', header(request, 'from') ?? ''], ['To', toTag && !tagOf(to) ? `${to};tag=${toTag}` : to]);
   copied.push(['Call-ID', header(request, 'call-id') ?? ''], ['CSeq', header(request, 'cseq') ?? '']);
-  const lines = [`SIP/2.0 ${status} ${reason}`, ...[...copied, ...extra].map(([n, v]) => `${n}: ${v}`), `Content-Length: ${Buffer.byteLength(body)}`];
+  const lines = [
+    `SIP/2.0 ${status} ${reason}`,
+    ...[...copied, ...extra].map(([n, v]) => `${n}: ${v}`),
+    `Content-Length: ${Buffer.byteLength(body)}`,
+  ];
   return `${lines.join('\r\n')}\r\n\r\n${body}`;
 }
 
 /** The SDP offer of one audio stream from `ip:port`: PCMA first (the law of Israeli and European trunks), then PCMU. */
 export function sdpOffer(ip: string, port: number, sessionId: number): string {
   return [
-    'v=0', `o=yona ${sessionId} ${sessionId} IN IP4 ${ip}`, 's=yona', `c=IN IP4 ${ip}`, 't=0 0',
-    `m=audio ${port} RTP/AVP 8 0`, 'a=rtpmap:8 PCMA/8000', 'a=rtpmap:0 PCMU/8000', 'a=ptime:20', 'a=sendrecv', '',
+    'v=0',
+    `o=yona ${sessionId} ${sessionId} IN IP4 ${ip}`,
+    's=yona',
+    `c=IN IP4 ${ip}`,
+    't=0 0',
+    `m=audio ${port} RTP/AVP 8 0`,
+    'a=rtpmap:8 PCMA/8000',
+    'a=rtpmap:0 PCMU/8000',
+    'a=ptime:20',
+    'a=sendrecv',
+    '',
   ].join('\r\n');
 }
 

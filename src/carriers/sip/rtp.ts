@@ -42,13 +42,22 @@ export function parseRtp(packet: Buffer): (RtpHeader & { payload: Buffer }) | un
   const start = 12 + csrcs * 4;
   if (packet.length < start) return undefined;
   return {
-    marker: (packet[1] & 0x80) !== 0, payloadType: packet[1] & 0x7f, sequence: packet.readUInt16BE(2),
-    timestamp: packet.readUInt32BE(4), ssrc: packet.readUInt32BE(8), payload: packet.subarray(start),
+    marker: (packet[1] & 0x80) !== 0,
+    payloadType: packet[1] & 0x7f,
+    sequence: packet.readUInt16BE(2),
+    timestamp: packet.readUInt32BE(4),
+    ssrc: packet.readUInt32BE(8),
+    payload: packet.subarray(start),
   };
 }
 
 /** The frames a call plays: the audio `repeat` times, `pauseMs` of silence between, cut into 20 ms frames. */
-export function playbackFrames(audio: Buffer, law: G711Law, repeat: number, pauseMs = PAUSE_BETWEEN_PLAYS_MS): Buffer[] {
+export function playbackFrames(
+  audio: Buffer,
+  law: G711Law,
+  repeat: number,
+  pauseMs = PAUSE_BETWEEN_PLAYS_MS,
+): Buffer[] {
   const pause = Buffer.alloc(Math.round((pauseMs / 1000) * 8000), SILENCE[law]);
   const parts: Buffer[] = [];
   for (let i = 0; i < repeat; i++) parts.push(...(i > 0 ? [pause, audio] : [audio]));
@@ -56,7 +65,11 @@ export function playbackFrames(audio: Buffer, law: G711Law, repeat: number, paus
   const frames: Buffer[] = [];
   for (let i = 0; i < whole.length; i += SAMPLES_PER_PACKET) {
     const frame = whole.subarray(i, i + SAMPLES_PER_PACKET);
-    frames.push(frame.length === SAMPLES_PER_PACKET ? frame : Buffer.concat([frame, Buffer.alloc(SAMPLES_PER_PACKET - frame.length, SILENCE[law])]));
+    frames.push(
+      frame.length === SAMPLES_PER_PACKET
+        ? frame
+        : Buffer.concat([frame, Buffer.alloc(SAMPLES_PER_PACKET - frame.length, SILENCE[law])]),
+    );
   }
   return frames;
 }
@@ -112,7 +125,20 @@ class MediaClock {
       if (!s.abort?.aborted) {
         while (s.n < s.frames.length && s.start + s.n * PACKET_MS <= now + 0.5) {
           s.lateness.push(Math.max(0, now - (s.start + s.n * PACKET_MS)));
-          s.socket.send(rtpPacket({ payloadType: s.payloadType, sequence: s.sequence, timestamp: s.timestamp, ssrc: s.ssrc, marker: s.n === 0 }, s.frames[s.n]), s.port, s.host);
+          s.socket.send(
+            rtpPacket(
+              {
+                payloadType: s.payloadType,
+                sequence: s.sequence,
+                timestamp: s.timestamp,
+                ssrc: s.ssrc,
+                marker: s.n === 0,
+              },
+              s.frames[s.n],
+            ),
+            s.port,
+            s.host,
+          );
           s.lastSent = now;
           s.sequence = (s.sequence + 1) & 0xffff;
           s.timestamp = (s.timestamp + SAMPLES_PER_PACKET) >>> 0;
@@ -131,9 +157,30 @@ class MediaClock {
 const clock = new MediaClock();
 
 /** Sends frames to `host:port` from `socket`, one every 20 ms; resolves when all left, or stops early on `abort`. */
-export function streamRtp(socket: Socket, host: string, port: number, frames: Buffer[], law: G711Law, abort?: AbortSignal): Promise<StreamStats> {
-  return new Promise((done) => clock.add({
-    socket, host, port, frames, payloadType: PAYLOAD_TYPE[law], ssrc: randomInt(0, 2 ** 32), sequence: randomInt(0, 2 ** 16),
-    timestamp: randomInt(0, 2 ** 32), start: performance.now(), n: 0, lateness: [], lastSent: 0, abort, done,
-  }));
+export function streamRtp(
+  socket: Socket,
+  host: string,
+  port: number,
+  frames: Buffer[],
+  law: G711Law,
+  abort?: AbortSignal,
+): Promise<StreamStats> {
+  return new Promise((done) =>
+    clock.add({
+      socket,
+      host,
+      port,
+      frames,
+      payloadType: PAYLOAD_TYPE[law],
+      ssrc: randomInt(0, 2 ** 32),
+      sequence: randomInt(0, 2 ** 16),
+      timestamp: randomInt(0, 2 ** 32),
+      start: performance.now(),
+      n: 0,
+      lateness: [],
+      lastSent: 0,
+      abort,
+      done,
+    }),
+  );
 }

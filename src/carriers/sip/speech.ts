@@ -47,7 +47,13 @@ function run(command: string, args: string[], input: Buffer | null): Promise<Buf
     const err: Buffer[] = [];
     child.stdout.on('data', (d: Buffer) => out.push(d));
     child.stderr.on('data', (d: Buffer) => err.push(d));
-    child.on('error', (e) => reject(new Error(`${command} could not run: ${e.message} (install Debian's ${command === 'sox' ? 'sox' : 'espeak-ng'})`)));
+    child.on('error', (e) =>
+      reject(
+        new Error(
+          `${command} could not run: ${e.message} (install Debian's ${command === 'sox' ? 'sox' : 'espeak-ng'})`,
+        ),
+      ),
+    );
     child.on('close', (code) => {
       if (code === 0) resolve(Buffer.concat(out));
       else reject(new Error(`${command} exited ${code}: ${Buffer.concat(err).toString().trim().slice(0, 300)}`));
@@ -60,11 +66,24 @@ function run(command: string, args: string[], input: Buffer | null): Promise<Buf
 /** espeak-ng renders a WAV; sox resamples it to 8 kHz mono G.711 of the asked law. */
 export class EspeakEngine implements SpeechEngine {
   async render(request: SpeechRequest): Promise<Buffer> {
-    const wav = await run('espeak-ng', [
-      '-v', espeakVoice(request.text, request.voice), '-s', String(espeakSpeed(request.rate)), '--stdout', speakableText(request.text),
-    ], null);
+    const wav = await run(
+      'espeak-ng',
+      [
+        '-v',
+        espeakVoice(request.text, request.voice),
+        '-s',
+        String(espeakSpeed(request.rate)),
+        '--stdout',
+        speakableText(request.text),
+      ],
+      null,
+    );
     const encoding = request.law === 'pcmu' ? 'u-law' : 'a-law';
-    return run('sox', ['-t', 'wav', '-', '-t', 'raw', '-r', String(G711_RATE), '-c', '1', '-e', encoding, '-b', '8', '-'], wav);
+    return run(
+      'sox',
+      ['-t', 'wav', '-', '-t', 'raw', '-r', String(G711_RATE), '-c', '1', '-e', encoding, '-b', '8', '-'],
+      wav,
+    );
   }
 }
 
@@ -72,7 +91,10 @@ export class EspeakEngine implements SpeechEngine {
 export class CachedSpeech implements SpeechEngine {
   private readonly cache = new Map<string, Promise<Buffer>>();
 
-  constructor(private readonly engine: SpeechEngine, private readonly max = 256) {}
+  constructor(
+    private readonly engine: SpeechEngine,
+    private readonly max = 256,
+  ) {}
 
   render(request: SpeechRequest): Promise<Buffer> {
     const key = JSON.stringify([request.text, request.voice, request.rate, request.law]);

@@ -18,7 +18,12 @@ export interface SipTransport {
 }
 
 /** Opens the transport of a call to `host:port` from `localIp`. */
-export async function openTransport(kind: SipTransportKind, host: string, port: number, localIp: string): Promise<SipTransport> {
+export async function openTransport(
+  kind: SipTransportKind,
+  host: string,
+  port: number,
+  localIp: string,
+): Promise<SipTransport> {
   return kind === 'tcp' ? openTcp(host, port, localIp) : openUdp(host, port, localIp);
 }
 
@@ -39,7 +44,8 @@ async function openUdp(host: string, port: number, localIp: string): Promise<Sip
     },
     onMessage: (handler) => void socket.on('message', handler),
     async close() {
-      if (unsent > 0) await Promise.race([new Promise<void>((r) => (allSent = r)), new Promise((r) => setTimeout(r, 1000))]);
+      if (unsent > 0)
+        await Promise.race([new Promise<void>((r) => (allSent = r)), new Promise((r) => setTimeout(r, 1000))]);
       socket.close();
     },
   };
@@ -55,7 +61,8 @@ export class SipStreamSplitter {
     const out: Buffer[] = [];
     for (;;) {
       // Keep-alive CRLFs between messages are skipped.
-      while (this.buffer.length >= 2 && this.buffer[0] === 0x0d && this.buffer[1] === 0x0a) this.buffer = this.buffer.subarray(2);
+      while (this.buffer.length >= 2 && this.buffer[0] === 0x0d && this.buffer[1] === 0x0a)
+        this.buffer = this.buffer.subarray(2);
       const end = this.buffer.indexOf('\r\n\r\n');
       if (end < 0) return out;
       const head = this.buffer.subarray(0, end).toString('utf8');

@@ -5,7 +5,14 @@ import { decodeFromSmpp } from '../../domain/encoding.ts';
 import type { SmppCarrierConfig } from './carrier-config.ts';
 import { canonicalMessageId } from './ids.ts';
 import { submitBodies, type SubmitBodies } from './payload.ts';
-import { isBackpressureStatus, isTransientStatus, normalizeAddress, rawPayload, sourceAddress, statusName } from './pdu.ts';
+import {
+  isBackpressureStatus,
+  isTransientStatus,
+  normalizeAddress,
+  rawPayload,
+  sourceAddress,
+  statusName,
+} from './pdu.ts';
 import { mapReceiptToStatus, receiptFromPdu } from './receipt.ts';
 import { SmppSession, type SessionConfig, type SmppLogger } from './session.ts';
 import { tlsConnectOptions } from './tls.ts';
@@ -17,7 +24,9 @@ export type { SmppCarrierConfig } from './carrier-config.ts';
 type PartOutcome = { ok: true; id: string } | { ok: false; transient: boolean; error: string; commandStatus?: number };
 
 /** A submit's outcome, with the SMPP command_status of a refusal beside our delivery status. */
-export type SmppSubmitResult = Extract<SubmitResult, { ok: true }> | (Extract<SubmitResult, { ok: false }> & { commandStatus?: number });
+export type SmppSubmitResult =
+  | Extract<SubmitResult, { ok: true }>
+  | (Extract<SubmitResult, { ok: false }> & { commandStatus?: number });
 
 // command_status values that refuse the message's own content: ESME_RINVMSGLEN (0x01) and 0x104 (the invalid
 // data coding of SMPP 5.0, which SMSCs answer to 3.4 clients too).
@@ -80,7 +89,8 @@ export class SmppCarrier implements Carrier {
     this.stopped = false;
     this.sharesChosen = true;
     const wanted = new Set(indexes.filter((i) => i >= 0 && i < this.shares));
-    const kinds = this.config.bindMode === 'tx+rx' ? (['transmitter', 'receiver'] as const) : (['transceiver'] as const);
+    const kinds =
+      this.config.bindMode === 'tx+rx' ? (['transmitter', 'receiver'] as const) : (['transceiver'] as const);
     const hooks = {
       bound: () => this.sessionBound(),
       slotFreed: () => this.pump(),
@@ -97,7 +107,9 @@ export class SmppCarrier implements Carrier {
     }
     for (const index of wanted) {
       if (this.byShare.has(index)) continue;
-      const opened = kinds.map((kind) => new SmppSession(`${this.name}#${index}:${kind}`, kind, this.sessionConfig, hooks, this.log));
+      const opened = kinds.map(
+        (kind) => new SmppSession(`${this.name}#${index}:${kind}`, kind, this.sessionConfig, hooks, this.log),
+      );
       this.byShare.set(index, opened);
       this.sessions.push(...opened);
       for (const session of opened) session.start();
@@ -141,7 +153,12 @@ export class SmppCarrier implements Carrier {
       try {
         payload = submitBodies(sms.text, this.config.longMessages ?? 'udh', concatReference(sms.messageId));
       } catch (err) {
-        return { ok: false, transient: false, error: `cannot encode message: ${(err as Error).message}`, status: DELIVERY.ILLEGAL_MESSAGE };
+        return {
+          ok: false,
+          transient: false,
+          error: `cannot encode message: ${(err as Error).message}`,
+          status: DELIVERY.ILLEGAL_MESSAGE,
+        };
       }
       // A single submit_sm does not depend on the reference number: a campaign's texts are encoded once.
       if (payload.bodies.length === 1) {
@@ -159,8 +176,13 @@ export class SmppCarrier implements Carrier {
       registered_delivery: 1,
       data_coding: payload.dataCoding,
     };
-    const outcomes = await Promise.all(payload.bodies.map((body, partIndex) =>
-      this.submitPart({ ...fields, ...body }, (id) => this.lateAccepted({ messageId: sms.messageId, partIndex, carrierMessageId: id }))));
+    const outcomes = await Promise.all(
+      payload.bodies.map((body, partIndex) =>
+        this.submitPart({ ...fields, ...body }, (id) =>
+          this.lateAccepted({ messageId: sms.messageId, partIndex, carrierMessageId: id }),
+        ),
+      ),
+    );
     const failures = outcomes.filter((o): o is Extract<PartOutcome, { ok: false }> => !o.ok);
     if (failures.length === 0) return { ok: true, carrierMessageIds: outcomes.map((o) => (o as { id: string }).id) };
     // One permanent part failure makes the message permanent; otherwise the dispatcher retries all parts.
@@ -168,10 +190,17 @@ export class SmppCarrier implements Carrier {
     const partNote = payload.bodies.length > 1 ? ` (${failures.length}/${payload.bodies.length} parts failed)` : '';
     if (failure.transient) return { ...failure, error: failure.error + partNote };
     const malformed = failure.commandStatus !== undefined && MALFORMED_MESSAGE_STATUSES.has(failure.commandStatus);
-    return { ...failure, error: failure.error + partNote, status: malformed ? DELIVERY.ILLEGAL_MESSAGE : DELIVERY.FAILED };
+    return {
+      ...failure,
+      error: failure.error + partNote,
+      status: malformed ? DELIVERY.ILLEGAL_MESSAGE : DELIVERY.FAILED,
+    };
   }
 
-  private async submitPart(fields: smpp.PduFields, acceptedLate: (carrierMessageId: string) => void): Promise<PartOutcome> {
+  private async submitPart(
+    fields: smpp.PduFields,
+    acceptedLate: (carrierMessageId: string) => void,
+  ): Promise<PartOutcome> {
     let pause = this.config.throttlePauseMs ?? 100;
     const retries = this.config.throttleRetries ?? 10;
     for (let attempt = 0; ; attempt++) {
@@ -195,7 +224,10 @@ export class SmppCarrier implements Carrier {
       if (isBackpressureStatus(status) && attempt < retries && !this.stopped) {
         this.log.debug({ carrier: this.name, status: statusName(status), pause }, 'smsc pushed back; retrying part');
         if (this.bucket.throttled(pause, sentAt)) {
-          this.log.info({ carrier: this.name, status: statusName(status), rate: this.bucket.currentRate }, 'smsc pushed back; submit rate halved');
+          this.log.info(
+            { carrier: this.name, status: statusName(status), rate: this.bucket.currentRate },
+            'smsc pushed back; submit rate halved',
+          );
         }
         await sleep(pause);
         pause = Math.min(pause * 2, 5000);
@@ -253,7 +285,6 @@ export class SmppCarrier implements Carrier {
     this.pump();
   }
 
-
   /** Registers a receipt handler; a handler that throws makes us answer ESME_RX_T_APPN so the SMSC redelivers. */
   onReceipt(handler: (receipt: Receipt) => void | Promise<void>): void {
     this.receiptHandlers.push(handler);
@@ -270,10 +301,16 @@ export class SmppCarrier implements Carrier {
   }
 
   private lateAccepted(accepted: LateAccept): void {
-    this.log.warn({ carrier: this.name, ...accepted }, 'submit_sm_resp came after the submit timed out; the message was queued again and may arrive twice');
+    this.log.warn(
+      { carrier: this.name, ...accepted },
+      'submit_sm_resp came after the submit timed out; the message was queued again and may arrive twice',
+    );
     for (const handler of this.lateHandlers) {
-      void Promise.resolve().then(() => handler(accepted)).catch((err) =>
-        this.log.error({ carrier: this.name, err, ...accepted }, 'recording a late-accepted part failed'));
+      void Promise.resolve()
+        .then(() => handler(accepted))
+        .catch((err) =>
+          this.log.error({ carrier: this.name, err, ...accepted }, 'recording a late-accepted part failed'),
+        );
     }
   }
 
@@ -305,7 +342,13 @@ export class SmppCarrier implements Carrier {
     }
     // A part of a concatenated SMS goes on as a part: the receiver keeps it durably before it is acknowledged.
     const udh = decoded.udh && decoded.udh.total > 1 ? decoded.udh : undefined;
-    const sms: InboundSms = { from, to, text: decoded.text, at: Date.now(), ...(udh ? { part: { ref: udh.ref, total: udh.total, seq: udh.seq } } : {}) };
+    const sms: InboundSms = {
+      from,
+      to,
+      text: decoded.text,
+      at: Date.now(),
+      ...(udh ? { part: { ref: udh.ref, total: udh.total, seq: udh.seq } } : {}),
+    };
     for (const handler of this.inboundHandlers) await handler(sms);
     return 0;
   }

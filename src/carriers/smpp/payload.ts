@@ -23,9 +23,17 @@ export interface SubmitBodies {
 export function submitBodies(text: string, mode: LongMessageMode, refNumber: number): SubmitBodies {
   const encoded = encodeForSmpp(text, refNumber);
   if (encoded.parts.length === 1 || mode === 'udh') {
-    return { dataCoding: encoded.dataCoding, esmClass: encoded.esmClass, bodies: encoded.parts.map((part) => ({ short_message: part })) };
+    return {
+      dataCoding: encoded.dataCoding,
+      esmClass: encoded.esmClass,
+      bodies: encoded.parts.map((part) => ({ short_message: part })),
+    };
   }
   // Each part starts with its UDH (length byte first); what follows it, part after part, is the whole text.
   const whole = Buffer.concat(encoded.parts.map((part) => part.subarray(1 + part[0])));
-  return { dataCoding: encoded.dataCoding, esmClass: 0, bodies: [{ short_message: Buffer.alloc(0), message_payload: whole }] };
+  return {
+    dataCoding: encoded.dataCoding,
+    esmClass: 0,
+    bodies: [{ short_message: Buffer.alloc(0), message_payload: whole }],
+  };
 }

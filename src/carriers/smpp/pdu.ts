@@ -72,8 +72,14 @@ export const STATUS = {
 // Statuses where the same PDU may succeed later; everything else (bad address, bad data coding, prohibited,
 // ...) is permanent for that message.
 const TRANSIENT = new Set<number>([
-  STATUS.INVBNDSTS, STATUS.SYSERR, STATUS.MSGQFUL, STATUS.SUBMITFAIL, STATUS.THROTTLED,
-  STATUS.X_T_APPN, STATUS.DELIVERYFAILURE, STATUS.UNKNOWNERR,
+  STATUS.INVBNDSTS,
+  STATUS.SYSERR,
+  STATUS.MSGQFUL,
+  STATUS.SUBMITFAIL,
+  STATUS.THROTTLED,
+  STATUS.X_T_APPN,
+  STATUS.DELIVERYFAILURE,
+  STATUS.UNKNOWNERR,
 ]);
 
 /** Whether a non-zero command_status is worth retrying. */
@@ -95,7 +101,11 @@ export function statusName(status: number): string {
 }
 
 /** source_addr_ton/npi for a sender: alphanumeric (5/0) unless it is all digits (international 1/1). */
-export function sourceAddress(source: string): { source_addr_ton: number; source_addr_npi: number; source_addr: string } {
+export function sourceAddress(source: string): {
+  source_addr_ton: number;
+  source_addr_npi: number;
+  source_addr: string;
+} {
   const digits = source.replace(/^\+/, '');
   if (/^\d+$/.test(digits)) return { source_addr_ton: 1, source_addr_npi: 1, source_addr: digits };
   return { source_addr_ton: 5, source_addr_npi: 0, source_addr: source };
@@ -103,5 +113,8 @@ export function sourceAddress(source: string): { source_addr_ton: number; source
 
 /** A received address in international form without '+' or a leading 00. */
 export function normalizeAddress(address: string | undefined): string {
-  return (address ?? '').trim().replace(/^\+/, '').replace(/^00(?=[1-9])/, '');
+  return (address ?? '')
+    .trim()
+    .replace(/^\+/, '')
+    .replace(/^00(?=[1-9])/, '');
 }

@@ -4,8 +4,16 @@ import { rawPayload } from './pdu.ts';
 
 // message_state TLV values (SMPP 3.4 5.2.28) and the receipt-text names carriers use for them.
 const STATE_BY_NUMBER: Record<number, string> = {
-  0: 'SCHEDULED', 1: 'ENROUTE', 2: 'DELIVRD', 3: 'EXPIRED', 4: 'DELETED',
-  5: 'UNDELIV', 6: 'ACCEPTD', 7: 'UNKNOWN', 8: 'REJECTD', 9: 'SKIPPED',
+  0: 'SCHEDULED',
+  1: 'ENROUTE',
+  2: 'DELIVRD',
+  3: 'EXPIRED',
+  4: 'DELETED',
+  5: 'UNDELIV',
+  6: 'ACCEPTD',
+  7: 'UNKNOWN',
+  8: 'REJECTD',
+  9: 'SKIPPED',
 };
 const NUMBER_BY_STATE: Record<string, number> = Object.fromEntries(
   Object.entries(STATE_BY_NUMBER).map(([n, s]) => [s, Number(n)]),
@@ -70,10 +78,19 @@ export function formatReceiptDate(at: number): string {
 }
 
 /** Builds the conventional receipt text (what the simulator sends). */
-export function formatReceiptText(r: { id: string; stat: string; err: string; submitAt: number; doneAt: number; text: string }): string {
+export function formatReceiptText(r: {
+  id: string;
+  stat: string;
+  err: string;
+  submitAt: number;
+  doneAt: number;
+  text: string;
+}): string {
   const dlvrd = r.stat === 'DELIVRD' ? '001' : '000';
-  return `id:${r.id} sub:001 dlvrd:${dlvrd} submit date:${formatReceiptDate(r.submitAt)} ` +
-    `done date:${formatReceiptDate(r.doneAt)} stat:${r.stat} err:${r.err} text:${r.text.slice(0, 20)}`;
+  return (
+    `id:${r.id} sub:001 dlvrd:${dlvrd} submit date:${formatReceiptDate(r.submitAt)} ` +
+    `done date:${formatReceiptDate(r.doneAt)} stat:${r.stat} err:${r.err} text:${r.text.slice(0, 20)}`
+  );
 }
 
 /**
@@ -115,11 +132,17 @@ export function mapReceiptToStatus(state: string, err?: string): number {
   const code = err !== undefined && /^\d+$/.test(err.trim()) ? Number(err.trim()) : 0;
   if (code !== 0 && SPECIFIC_ERR_STATUSES.has(code)) return code;
   switch (name) {
-    case 'EXPIRED': return 103;
-    case 'DELETED': return 104;
-    case 'REJECTD': return 108;
-    case 'UNDELIV': return 101;
-    case 'SKIPPED': return 101;
-    default: return 999;
+    case 'EXPIRED':
+      return 103;
+    case 'DELETED':
+      return 104;
+    case 'REJECTD':
+      return 108;
+    case 'UNDELIV':
+      return 101;
+    case 'SKIPPED':
+      return 101;
+    default:
+      return 999;
   }
 }

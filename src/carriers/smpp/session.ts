@@ -43,7 +43,9 @@ export interface SessionHooks {
 }
 
 /** A request's outcome: the response PDU, or why there is none. */
-export type RequestResult = { pdu: smpp.PDU } | { error: 'timeout' | 'disconnected' | 'not bound' | 'encode failed'; detail?: string };
+export type RequestResult =
+  | { pdu: smpp.PDU }
+  | { error: 'timeout' | 'disconnected' | 'not bound' | 'encode failed'; detail?: string };
 
 interface Pending {
   resolve(result: RequestResult): void;
@@ -100,7 +102,10 @@ export class SmppSession {
     conn.on('error', (err: NodeJS.ErrnoException) => {
       const tlsFailure = tls ? describeTlsFailure(err, this.config) : undefined;
       if (tlsFailure) {
-        this.log.error({ session: this.label, address: `${host}:${port}`, ...tlsFailure, err: err.message }, 'smpp TLS handshake failed; not bound, retrying with backoff');
+        this.log.error(
+          { session: this.label, address: `${host}:${port}`, ...tlsFailure, err: err.message },
+          'smpp TLS handshake failed; not bound, retrying with backoff',
+        );
       } else {
         this.log.warn({ session: this.label, err: err.message }, 'smpp connection error');
       }

@@ -26,7 +26,8 @@ export function readCaBundle(path: string): string {
     throw new Error(`cannot read CA bundle ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
   const certificates = pem.match(PEM_CERTIFICATE) ?? [];
-  if (certificates.length === 0) throw new Error(`CA bundle ${path} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
+  if (certificates.length === 0)
+    throw new Error(`CA bundle ${path} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
   for (const [i, certificate] of certificates.entries()) {
     try {
       new X509Certificate(certificate);
@@ -48,12 +49,20 @@ export function tlsConnectOptions(settings: CarrierTlsSettings): Omit<Connection
 
 // OpenSSL verification codes that mean "the chain does not end at a CA we trust".
 const UNTRUSTED = new Set([
-  'DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'UNABLE_TO_GET_ISSUER_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'CERT_UNTRUSTED', 'CERT_SIGNATURE_FAILURE',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_UNTRUSTED',
+  'CERT_SIGNATURE_FAILURE',
 ]);
 
 /** Why a TLS handshake with a carrier failed and what the operator can do, or undefined for other errors. */
-export function describeTlsFailure(err: NodeJS.ErrnoException, settings: CarrierTlsSettings): { code: string; hint: string } | undefined {
+export function describeTlsFailure(
+  err: NodeJS.ErrnoException,
+  settings: CarrierTlsSettings,
+): { code: string; hint: string } | undefined {
   const code = err.code ?? '';
   if (UNTRUSTED.has(code)) {
     return {
@@ -64,7 +73,10 @@ export function describeTlsFailure(err: NodeJS.ErrnoException, settings: Carrier
     };
   }
   if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
-    return { code, hint: 'the certificate is for another name; set tlsServername (--tls-servername) to the name it was issued for' };
+    return {
+      code,
+      hint: 'the certificate is for another name; set tlsServername (--tls-servername) to the name it was issued for',
+    };
   }
   if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID') {
     return { code, hint: "the carrier's certificate is outside its validity dates (or this machine's clock is wrong)" };

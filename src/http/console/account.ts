@@ -24,7 +24,8 @@ async function balancePage(c: PageContext) {
   const rows = entries.map((e): Html[] => [
     esc(formatLong(e.created_at, account.time_zone)),
     `<span class="num">${esc(e.currency === 'credits' ? String(e.amount) : `₪${formatShekels(e.amount)}`)}</span>`,
-    esc(e.currency === 'credits' ? t.credits : t.international), esc(e.reason),
+    esc(e.currency === 'credits' ? t.credits : t.international),
+    esc(e.reason),
   ]);
   const body = `<ul class="stats"><li>${esc(t.credits)}<b>${esc(account.credits)}</b></li>
 <li>${esc(t.international)}<b>₪${esc(formatShekels(account.intl_agorot))}</b></li></ul>
@@ -40,31 +41,61 @@ function blocklistCursor(text: string | undefined): BlocklistCursor | undefined 
   return m ? { createdAt: Number(m[1]), id: Number(m[2]) } : undefined;
 }
 
-async function sendersPage(c: PageContext, o: { notice?: { kind: 'ok' | 'error'; text: string }; phone?: string } = {}) {
+async function sendersPage(
+  c: PageContext,
+  o: { notice?: { kind: 'ok' | 'error'; text: string }; phone?: string } = {},
+) {
   const { t, account } = c;
   const senders = await listVerifiedSenders(c.app.store.db, account.id, false);
-  const rows = senders.map((s): Html[] => [esc(s.source), esc(s.method), esc(formatLong(Number(s.verified_at), account.time_zone))]);
+  const rows = senders.map((s): Html[] => [
+    esc(s.source),
+    esc(s.method),
+    esc(formatLong(Number(s.verified_at), account.time_zone)),
+  ]);
   const form = `<form method="post" action="/console/senders" class="card">${csrfField(c.session.csrf)}<h2>${esc(t.senderVerify)}</h2>
 <label for="sender-phone">${esc(t.phone)}</label><input id="sender-phone" name="phone" required maxlength="20" inputmode="tel" value="${esc(o.phone ?? '')}" aria-describedby="sender-hint">
 <p id="sender-hint" class="muted">${esc(t.senderHint)}</p><button type="submit">${esc(t.senderSend)}</button></form>`;
-  return c.render(t.navSenders, `${table(t.navSenders, [t.sender, t.senderMethod, t.senderVerifiedAt], rows, t.sendersNone)}${form}`, { notice: o.notice });
+  return c.render(
+    t.navSenders,
+    `${table(t.navSenders, [t.sender, t.senderMethod, t.senderVerifiedAt], rows, t.sendersNone)}${form}`,
+    { notice: o.notice },
+  );
 }
 
-async function renderBlocklist(c: PageContext, o: { notice?: { kind: 'ok' | 'error'; text: string }; phones?: string } = {}) {
+async function renderBlocklist(
+  c: PageContext,
+  o: { notice?: { kind: 'ok' | 'error'; text: string }; phones?: string } = {},
+) {
   const { t, account } = c;
   const before = blocklistCursor(c.query.before);
   const entries = await blocklistPage(c.app.store.db, account.id, BLOCKLIST_ROWS, before);
   const last = entries.at(-1);
   const rows = entries.map((e): Html[] => [
-    esc(toNational(e.phone)), esc(e.source), esc(formatLong(Number(e.created_at), account.time_zone)),
-    actionForm('/console/blocklist/remove', c.session.csrf, t.unblock, { phone: e.phone }, { confirm: fmt(t.unblockConfirm, { phone: maskPhone(e.phone) }) }),
+    esc(toNational(e.phone)),
+    esc(e.source),
+    esc(formatLong(Number(e.created_at), account.time_zone)),
+    actionForm(
+      '/console/blocklist/remove',
+      c.session.csrf,
+      t.unblock,
+      { phone: e.phone },
+      { confirm: fmt(t.unblockConfirm, { phone: maskPhone(e.phone) }) },
+    ),
   ]);
   const form = `<form method="post" action="/console/blocklist" class="card">${csrfField(c.session.csrf)}<h2>${esc(t.blockAdd)}</h2>
 <label for="block-phones">${esc(t.blockPhones)}</label><textarea id="block-phones" name="phones" required>${esc(o.phones ?? '')}</textarea>
 <button type="submit">${esc(t.block)}</button></form>`;
-  const pager = olderNewerPager(t, '/console/blocklist', before !== undefined,
-    entries.length === BLOCKLIST_ROWS && last ? `${Number(last.created_at)}.${Number(last.id)}` : undefined);
-  return c.render(t.navBlocklist, `<p>${esc(t.blockIntro)}</p>${form}${table(t.navBlocklist, [t.phone, t.blockSource, t.created, t.actions], rows, t.blockNone)}${pager}`, { notice: o.notice });
+  const pager = olderNewerPager(
+    t,
+    '/console/blocklist',
+    before !== undefined,
+    entries.length === BLOCKLIST_ROWS && last ? `${Number(last.created_at)}.${Number(last.id)}` : undefined,
+  );
+  return c.render(
+    t.navBlocklist,
+    `<p>${esc(t.blockIntro)}</p>${form}${table(t.navBlocklist, [t.phone, t.blockSource, t.created, t.actions], rows, t.blockNone)}${pager}`,
+    { notice: o.notice },
+  );
 }
 
 export function registerAccountPages(r: ConsoleRouter): void {
@@ -75,25 +106,49 @@ export function registerAccountPages(r: ConsoleRouter): void {
   r.post('/console/senders', async (c) => {
     const phone = (c.form.get('phone') ?? '').trim().slice(0, 20);
     const reply = await runOperation(c.app, c.account, verifyPhone, { phone });
-    return sendersPage(c, { notice: { kind: reply.status === 0 ? 'ok' : 'error', text: String(reply.message) }, phone: reply.status === 0 ? '' : phone });
+    return sendersPage(c, {
+      notice: { kind: reply.status === 0 ? 'ok' : 'error', text: String(reply.message) },
+      phone: reply.status === 0 ? '' : phone,
+    });
   });
 
   r.post('/console/blocklist', async (c) => {
     const text = (c.form.get('phones') ?? '').slice(0, 200_000);
-    const given = text.split(/[\s,;]+/).map((p) => p.trim()).filter((p) => p !== '');
+    const given = text
+      .split(/[\s,;]+/)
+      .map((p) => p.trim())
+      .filter((p) => p !== '');
     if (given.length === 0) return renderBlocklist(c, { notice: { kind: 'error', text: c.t.blockNone } });
-    if (given.length > MAX_PHONES) return renderBlocklist(c, { notice: { kind: 'error', text: fmt(c.t.csvTooMany, { max: MAX_PHONES }) }, phones: text });
+    if (given.length > MAX_PHONES)
+      return renderBlocklist(c, {
+        notice: { kind: 'error', text: fmt(c.t.csvTooMany, { max: MAX_PHONES }) },
+        phones: text,
+      });
     const bad = given.filter((p) => !normalizePhone(p, { allowInternational: true }).ok);
-    if (bad.length) return renderBlocklist(c, { notice: { kind: 'error', text: fmt(c.t.blockInvalid, { phones: bad.slice(0, 20).join(', ') }) }, phones: text });
+    if (bad.length)
+      return renderBlocklist(c, {
+        notice: { kind: 'error', text: fmt(c.t.blockInvalid, { phones: bad.slice(0, 20).join(', ') }) },
+        phones: text,
+      });
     const phones = given.map((p) => (normalizePhone(p, { allowInternational: true }) as { e164: string }).e164);
-    const added = await blockNow(c.app.store, c.app.signals, { accountId: c.account.id, phones, source: 'console', now: c.now });
+    const added = await blockNow(c.app.store, c.app.signals, {
+      accountId: c.account.id,
+      phones,
+      source: 'console',
+      now: c.now,
+    });
     // Redirected (303), so reloading the page it lands on does not block the numbers again.
-    return c.redirect('/console/blocklist', { ok: 'blockAdded', counts: { added: added.length, already: new Set(phones).size - added.length } });
+    return c.redirect('/console/blocklist', {
+      ok: 'blockAdded',
+      counts: { added: added.length, already: new Set(phones).size - added.length },
+    });
   });
 
   r.post('/console/blocklist/remove', async (c) => {
     const phone = c.form.get('phone') ?? '';
-    const removed = await c.app.store.db.transaction().execute((trx) => removeFromBlocklist(trx, c.account.id, [phone], 'console', c.now));
+    const removed = await c.app.store.db
+      .transaction()
+      .execute((trx) => removeFromBlocklist(trx, c.account.id, [phone], 'console', c.now));
     return c.redirect('/console/blocklist', removed.length ? { ok: 'unblocked' } : { error: 'notBlocked' });
   });
 }

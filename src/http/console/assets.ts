@@ -7,7 +7,10 @@ import type { ConsoleRouter } from './router.ts';
 
 const require = createRequire(import.meta.url);
 
-interface Asset { body: Buffer; type: string }
+interface Asset {
+  body: Buffer;
+  type: string;
+}
 
 function load(): Map<string, Asset> {
   const own = (name: string) => readFileSync(join(import.meta.dirname, 'assets', name));
@@ -26,7 +29,10 @@ export function registerAssets(r: ConsoleRouter): void {
   r.open('GET', '/console/assets/:name', async (b) => {
     const asset = assets.get((b.request.params as { name: string }).name);
     if (!asset) return b.reply.code(404).send({ error: 'Not Found' });
-    return b.reply.header('content-type', asset.type).header('cache-control', 'public, max-age=3600')
-      .header('x-content-type-options', 'nosniff').send(asset.body);
+    return b.reply
+      .header('content-type', asset.type)
+      .header('cache-control', 'public, max-age=3600')
+      .header('x-content-type-options', 'nosniff')
+      .send(asset.body);
   });
 }

@@ -12,19 +12,31 @@ async function birthdaysPage(c: PageContext, o: { error?: string; values?: Recor
   const { t, account } = c;
   const db = c.app.store.db;
   const [campaigns, lists, senders] = await Promise.all([
-    listBirthdayCampaigns(db, account.id), listContactLists(db, account.id), listVerifiedSenders(db, account.id, false),
+    listBirthdayCampaigns(db, account.id),
+    listContactLists(db, account.id),
+    listVerifiedSenders(db, account.id, false),
   ]);
   const v = o.values ?? {};
   const listName = new Map(lists.map((l) => [Number(l.id), l.name]));
   const rows = campaigns.map((k): Html[] => [
-    esc(k.name), esc(listName.get(Number(k.list_id)) ?? k.list_id), esc(k.message), esc(k.source), esc(`${String(k.hour).padStart(2, '0')}:00`), esc(k.dob_field),
+    esc(k.name),
+    esc(listName.get(Number(k.list_id)) ?? k.list_id),
+    esc(k.message),
+    esc(k.source),
+    esc(`${String(k.hour).padStart(2, '0')}:00`),
+    esc(k.dob_field),
     esc(k.active ? t.birthdayOn : t.birthdayOff),
-    actionForm('/console/birthdays/active', c.session.csrf, k.active ? t.birthdayStop : t.birthdayStart, { id: String(k.id), active: k.active ? '0' : '1' }),
+    actionForm('/console/birthdays/active', c.session.csrf, k.active ? t.birthdayStop : t.birthdayStart, {
+      id: String(k.id),
+      active: k.active ? '0' : '1',
+    }),
   ]);
-  const option = (value: string, label: string, selected: boolean) => `<option value="${esc(value)}"${selected ? ' selected' : ''}>${esc(label)}</option>`;
-  const form = lists.length === 0 || senders.length === 0
-    ? `<p class="warn">${esc(t.birthdayNeeds)}</p>`
-    : `<form method="post" action="/console/birthdays" class="card">${csrfField(c.session.csrf)}<h2>${esc(t.birthdayNew)}</h2>
+  const option = (value: string, label: string, selected: boolean) =>
+    `<option value="${esc(value)}"${selected ? ' selected' : ''}>${esc(label)}</option>`;
+  const form =
+    lists.length === 0 || senders.length === 0
+      ? `<p class="warn">${esc(t.birthdayNeeds)}</p>`
+      : `<form method="post" action="/console/birthdays" class="card">${csrfField(c.session.csrf)}<h2>${esc(t.birthdayNew)}</h2>
 <label for="bd-name">${esc(t.name)}</label><input id="bd-name" name="name" required maxlength="100" value="${esc(v.name ?? '')}">
 <label for="bd-list">${esc(t.contactList)}</label><select id="bd-list" name="cl_id">${lists.map((l) => option(String(l.id), l.name, v.cl_id === String(l.id))).join('')}</select>
 <label for="bd-message">${esc(t.birthdayMessage)}</label><textarea id="bd-message" name="message" required maxlength="1005">${esc(v.message ?? '')}</textarea>
@@ -32,22 +44,30 @@ async function birthdaysPage(c: PageContext, o: { error?: string; values?: Recor
 <div class="row"><div><label for="bd-hour">${esc(t.birthdayHour)}</label><input id="bd-hour" name="hour" type="number" min="0" max="23" required value="${esc(v.hour ?? DEFAULT_BIRTHDAY_HOUR)}"></div>
 <div><label for="bd-field">${esc(t.birthdayField)}</label><select id="bd-field" name="dob_field">${['df1', 'df2', 'df3', 'df4', 'df5', 'df6'].map((f) => option(f, f, (v.dob_field ?? 'df2') === f)).join('')}</select></div></div>
 <button type="submit">${esc(t.birthdayCreate)}</button></form>`;
-  return c.render(t.navBirthdays, `${table(t.navBirthdays, [t.name, t.contactList, t.birthdayMessage, t.sender, t.birthdayHour, t.birthdayField, t.state, t.actions], rows, t.birthdaysNone)}${form}`,
-    { notice: o.error ? { kind: 'error', text: o.error } : undefined });
+  return c.render(
+    t.navBirthdays,
+    `${table(t.navBirthdays, [t.name, t.contactList, t.birthdayMessage, t.sender, t.birthdayHour, t.birthdayField, t.state, t.actions], rows, t.birthdaysNone)}${form}`,
+    { notice: o.error ? { kind: 'error', text: o.error } : undefined },
+  );
 }
 
 export function registerBirthdays(r: ConsoleRouter): void {
   r.get('/console/birthdays', (c) => birthdaysPage(c));
 
   r.post('/console/birthdays', async (c) => {
-    const values = Object.fromEntries(['name', 'cl_id', 'message', 'source', 'hour', 'dob_field'].map((k) => [k, (c.form.get(k) ?? '').slice(0, 2000)]));
+    const values = Object.fromEntries(
+      ['name', 'cl_id', 'message', 'source', 'hour', 'dob_field'].map((k) => [k, (c.form.get(k) ?? '').slice(0, 2000)]),
+    );
     const reply = await runOperation(c.app, c.account, newBirthdayCampaign, values);
     if (reply.status !== 0) return birthdaysPage(c, { error: String(reply.message), values });
     return c.redirect('/console/birthdays', { ok: 'birthdayCreated' });
   });
 
   r.post('/console/birthdays/active', async (c) => {
-    const reply = await runOperation(c.app, c.account, editBirthdayCampaign, { id: c.form.get('id') ?? '', active: c.form.get('active') ?? '' });
+    const reply = await runOperation(c.app, c.account, editBirthdayCampaign, {
+      id: c.form.get('id') ?? '',
+      active: c.form.get('active') ?? '',
+    });
     if (reply.status !== 0) return birthdaysPage(c, { error: String(reply.message) });
     return c.redirect('/console/birthdays', { ok: 'birthdayUpdated' });
   });

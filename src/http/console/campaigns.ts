@@ -7,7 +7,12 @@ import { deliveryStatusText } from '../../domain/status.ts';
 import { cancel } from '../../operations/campaigns.ts';
 import type { Account } from '../../store/accounts.ts';
 import { findCampaign } from '../../store/campaigns.ts';
-import { campaignMessagesPage, campaignOutcomes, campaignsPage, campaignTimeline } from '../../store/console-campaigns.ts';
+import {
+  campaignMessagesPage,
+  campaignOutcomes,
+  campaignsPage,
+  campaignTimeline,
+} from '../../store/console-campaigns.ts';
 import { actionForm, esc, olderNewerPager, table, type Html } from './html.ts';
 import { fmt, type Messages } from './i18n.ts';
 import { runOperation } from './operation.ts';
@@ -15,7 +20,6 @@ import { whole, type ConsoleRouter, type PageContext } from './router.ts';
 
 const CAMPAIGNS_PER_PAGE = 25;
 const MESSAGES_PER_PAGE = 50;
-
 
 function stateName(t: Messages, state: string): string {
   const key = `campaignState_${state}` as keyof Messages;
@@ -35,18 +39,33 @@ export async function campaignList(c: PageContext, owner: Account, path: string,
   const db = c.app.store.db;
   const before = whole(c.query.before);
   const campaigns = await campaignsPage(db, owner.id, before, CAMPAIGNS_PER_PAGE);
-  const outcomes = await campaignOutcomes(db, owner.id, campaigns.map((k) => Number(k.id)));
+  const outcomes = await campaignOutcomes(
+    db,
+    owner.id,
+    campaigns.map((k) => Number(k.id)),
+  );
   const tz = owner.time_zone;
   const rows = campaigns.map((k): Html[] => {
     const o = outcomes.get(Number(k.id))!;
     return [
-      linked ? `<a href="/console/campaigns/${k.id}">${esc(k.id)}</a>` : esc(k.id), esc(k.name ?? ''), esc(k.kind), esc(stateName(t, k.state)),
+      linked ? `<a href="/console/campaigns/${k.id}">${esc(k.id)}</a>` : esc(k.id),
+      esc(k.name ?? ''),
+      esc(k.kind),
+      esc(stateName(t, k.state)),
       esc(formatLong(Number(k.scheduled_at ?? k.created_at), tz)),
-      `<span class="num">${esc(k.recipients)}</span>`, esc(o.delivered), esc(o.failed), esc(o.pending),
+      `<span class="num">${esc(k.recipients)}</span>`,
+      esc(o.delivered),
+      esc(o.failed),
+      esc(o.pending),
     ];
   });
   const last = campaigns.at(-1);
-  const pager = olderNewerPager(t, path, before !== undefined, campaigns.length === CAMPAIGNS_PER_PAGE && last ? String(last.id) : undefined);
+  const pager = olderNewerPager(
+    t,
+    path,
+    before !== undefined,
+    campaigns.length === CAMPAIGNS_PER_PAGE && last ? String(last.id) : undefined,
+  );
   return `${table(t.navCampaigns, [t.campaignId, t.name, t.campaignKind, t.state, t.campaignWhen, t.recipients, t.delivered, t.failedCount, t.pending], rows, t.campaignsNone)}${pager}`;
 }
 
@@ -73,7 +92,7 @@ async function campaignPage(c: PageContext, notice?: { kind: 'ok' | 'error'; tex
   ]);
   // A phone that is also someone's external id: search both.
   if (phone && messages.length === 0 && after === undefined) {
-    messages.push(...await campaignMessagesPage(db, account.id, id!, { externalId: q, limit: MESSAGES_PER_PAGE }));
+    messages.push(...(await campaignMessagesPage(db, account.id, id!, { externalId: q, limit: MESSAGES_PER_PAGE })));
   }
   const o = outcomes.get(id!)!;
   const stats = `<ul class="stats">
@@ -85,29 +104,55 @@ async function campaignPage(c: PageContext, notice?: { kind: 'ok' | 'error'; tex
 ${o.cancelled ? `<li>${esc(t.cancelledCount)}<b>${esc(o.cancelled)}</b></li>` : ''}</ul>
 <p class="muted">${esc(fmt(t.campaignFacts, { kind: campaign.kind, source: campaign.source, created: formatLong(Number(campaign.created_at), tz), credits: campaign.credits_charged }))}
 ${campaign.scheduled_at ? ` ${esc(fmt(t.campaignScheduledFor, { at: formatLong(Number(campaign.scheduled_at), tz) }))}` : ''}</p>`;
-  const cancelForm = campaign.state === 'scheduled'
-    ? actionForm(`/console/campaigns/${id}/cancel`, c.session.csrf, t.campaignCancel, {}, { confirm: t.campaignCancelConfirm, danger: true })
-    : '';
+  const cancelForm =
+    campaign.state === 'scheduled'
+      ? actionForm(
+          `/console/campaigns/${id}/cancel`,
+          c.session.csrf,
+          t.campaignCancel,
+          {},
+          { confirm: t.campaignCancelConfirm, danger: true },
+        )
+      : '';
   // Cumulative counts, from zero one bucket before the first outcome (one bucket alone would make no line).
-  const chartData = { x: [] as number[], delivered: [0], failed: [0], labels: { delivered: t.delivered, failed: t.failedCount } };
+  const chartData = {
+    x: [] as number[],
+    delivered: [0],
+    failed: [0],
+    labels: { delivered: t.delivered, failed: t.failedCount },
+  };
   if (timeline.points.length) chartData.x.push(Math.round((timeline.points[0].at - timeline.bucketMs) / 1000));
   let sumOk = 0;
   let sumBad = 0;
   for (const p of timeline.points) {
     chartData.x.push(Math.round(p.at / 1000));
-    chartData.delivered.push(sumOk += p.delivered);
-    chartData.failed.push(sumBad += p.failed);
+    chartData.delivered.push((sumOk += p.delivered));
+    chartData.failed.push((sumBad += p.failed));
   }
-  const chart = timeline.points.length === 0 ? `<p class="empty">${esc(t.chartEmpty)}</p>` : `<figure>
+  const chart =
+    timeline.points.length === 0
+      ? `<p class="empty">${esc(t.chartEmpty)}</p>`
+      : `<figure>
 <div id="chart" class="chart" role="img" aria-label="${esc(fmt(t.chartLabel, { delivered: sumOk, failed: sumBad }))}"></div>
 <figcaption class="muted">${esc(fmt(t.chartCaption, { seconds: timeline.bucketMs / 1000 }))}</figcaption></figure>
 <script type="application/json" id="chart-data">${JSON.stringify(chartData).replace(/</g, '\\u003c')}</script>
-<details><summary>${esc(t.chartTable)}</summary>${table(t.chartTable, [t.pushWhen, t.delivered, t.failedCount],
-    timeline.points.map((p) => [esc(formatLong(p.at, tz)), esc(p.delivered), esc(p.failed)]), t.chartEmpty)}</details>`;
+<details><summary>${esc(t.chartTable)}</summary>${table(
+          t.chartTable,
+          [t.pushWhen, t.delivered, t.failedCount],
+          timeline.points.map((p) => [esc(formatLong(p.at, tz)), esc(p.delivered), esc(p.failed)]),
+          t.chartEmpty,
+        )}</details>`;
   const rows = messages.map((m): Html[] => [
-    esc(toNational(m.phone)), esc(m.external_id ?? ''), esc(stateName(t, `m_${m.state}`)),
-    esc(m.status === null ? '' : `${m.status} ${c.lang === 'he' ? deliveryStatusText(m.status).he : deliveryStatusText(m.status).en}`),
-    esc(m.status_at === null ? '' : formatLong(m.status_at, tz)), esc(m.parts),
+    esc(toNational(m.phone)),
+    esc(m.external_id ?? ''),
+    esc(stateName(t, `m_${m.state}`)),
+    esc(
+      m.status === null
+        ? ''
+        : `${m.status} ${c.lang === 'he' ? deliveryStatusText(m.status).he : deliveryStatusText(m.status).en}`,
+    ),
+    esc(m.status_at === null ? '' : formatLong(m.status_at, tz)),
+    esc(m.parts),
   ]);
   const search = `<form method="get" action="/console/campaigns/${id}" class="row" role="search">
 <div><label for="q">${esc(t.messageSearch)}</label><input id="q" name="q" type="search" value="${esc(q)}" maxlength="100"></div>
@@ -119,7 +164,9 @@ ${messages.length === MESSAGES_PER_PAGE && lastMessage ? `<a href="/console/camp
   const body = `${stats}${cancelForm}<h2>${esc(t.chartTitle)}</h2>${chart}<h2>${esc(t.messages)}</h2>${search}
 ${table(t.messages, [t.phone, t.externalId, t.state, t.deliveryStatus, t.statusTime, t.parts], rows, q ? t.messagesNoMatch : t.messagesNone)}${pager}`;
   return c.render(`${t.campaign} ${id}${campaign.name ? ` · ${campaign.name}` : ''}`, body, {
-    notice, scripts: timeline.points.length ? ['uPlot.iife.min.js', 'chart.js'] : [], styles: timeline.points.length ? ['uPlot.min.css'] : [],
+    notice,
+    scripts: timeline.points.length ? ['uPlot.iife.min.js', 'chart.js'] : [],
+    styles: timeline.points.length ? ['uPlot.min.css'] : [],
   });
 }
 

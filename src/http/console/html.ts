@@ -41,17 +41,24 @@ export function frame(o: FrameOptions): Html {
   const other: Lang = o.lang === 'he' ? 'en' : 'he';
   const nav = o.user
     ? [...NAV, ...(o.user.isReseller ? [['/console/subaccounts', 'navSubs'] as [string, keyof Messages]] : [])]
-      .map(([href, key]) => {
-        const current = o.path === href || o.path.startsWith(`${href}/`);
-        return `<li><a href="${href}"${current ? ' aria-current="page"' : ''}>${esc(t[key])}</a></li>`;
-      }).join('')
+        .map(([href, key]) => {
+          const current = o.path === href || o.path.startsWith(`${href}/`);
+          return `<li><a href="${href}"${current ? ' aria-current="page"' : ''}>${esc(t[key])}</a></li>`;
+        })
+        .join('')
     : '';
   const header = `<header class="top"><a class="brand" href="/console">Yona</a>
 ${o.user ? `<nav aria-label="${esc(t.navLabel)}"><ul>${nav}</ul></nav>` : ''}
-<div class="who">${o.user ? `<span>${esc(o.user.username)}</span>
-<form method="post" action="/console/logout">${csrfField(o.user.csrf)}<button type="submit" class="link">${esc(t.logout)}</button></form>` : ''}
+<div class="who">${
+    o.user
+      ? `<span>${esc(o.user.username)}</span>
+<form method="post" action="/console/logout">${csrfField(o.user.csrf)}<button type="submit" class="link">${esc(t.logout)}</button></form>`
+      : ''
+  }
 <a href="/console/lang/${other}?back=${encodeURIComponent(o.path)}" lang="${other}" hreflang="${other}">${other === 'he' ? 'עברית' : 'English'}</a></div></header>`;
-  const notice = o.notice ? `<p class="notice ${o.notice.kind}" role="${o.notice.kind === 'error' ? 'alert' : 'status'}">${esc(o.notice.text)}</p>` : '';
+  const notice = o.notice
+    ? `<p class="notice ${o.notice.kind}" role="${o.notice.kind === 'error' ? 'alert' : 'status'}">${esc(o.notice.text)}</p>`
+    : '';
   return `<!doctype html><html lang="${o.lang}" dir="${dir}"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex">
 <title>${esc(o.title)} · Yona</title><link rel="stylesheet" href="/console/assets/console.css">
@@ -68,8 +75,16 @@ export function csrfField(csrf: string): Html {
 }
 
 /** A POST form with the CSRF field and one submit button (delete, cancel, enable...). */
-export function actionForm(action: string, csrf: string, label: string, fields: Record<string, string> = {}, opts: { confirm?: string; danger?: boolean } = {}): Html {
-  const hidden = Object.entries(fields).map(([k, v]) => `<input type="hidden" name="${esc(k)}" value="${esc(v)}">`).join('');
+export function actionForm(
+  action: string,
+  csrf: string,
+  label: string,
+  fields: Record<string, string> = {},
+  opts: { confirm?: string; danger?: boolean } = {},
+): Html {
+  const hidden = Object.entries(fields)
+    .map(([k, v]) => `<input type="hidden" name="${esc(k)}" value="${esc(v)}">`)
+    .join('');
   const confirm = opts.confirm ? ` data-confirm="${esc(opts.confirm)}"` : '';
   return `<form method="post" action="${esc(action)}" class="inline"${confirm}>${csrfField(csrf)}${hidden}<button type="submit"${opts.danger ? ' class="danger"' : ''}>${esc(label)}</button></form>`;
 }
@@ -84,7 +99,12 @@ export function table(caption: string, headers: string[], rows: Html[][], empty:
  * Links between the pages of a list shown newest first: back to the newest when this page is an older one, and
  * on to the older ones when this page is full (`olderCursor`: the `before` value of the next page).
  */
-export function olderNewerPager(labels: { pages: string; newest: string; older: string }, path: string, onOlderPage: boolean, olderCursor: string | undefined): Html {
+export function olderNewerPager(
+  labels: { pages: string; newest: string; older: string },
+  path: string,
+  onOlderPage: boolean,
+  olderCursor: string | undefined,
+): Html {
   return `<nav class="pager" aria-label="${esc(labels.pages)}">${onOlderPage ? `<a href="${esc(path)}">${esc(labels.newest)}</a>` : ''}
 ${olderCursor !== undefined ? `<a href="${esc(path)}?before=${encodeURIComponent(olderCursor)}">${esc(labels.older)}</a>` : ''}</nav>`;
 }

@@ -52,15 +52,18 @@ export const en = {
   tokenShownOnce: 'Copy this token now: it is shown only once. Yona keeps only a hash of it.',
   tokenExpires: 'Valid until {date}.',
   tokenLimit: 'An account may hold {max} active tokens at once, all of them working; you have {active}.',
-  tokenLimitReached: 'You already have {max} active tokens, the most an account may hold. Delete one you no longer use, then create the new one.',
+  tokenLimitReached:
+    'You already have {max} active tokens, the most an account may hold. Delete one you no longer use, then create the new one.',
   tokenDeleteConfirm: 'Delete {name}? Programs using it stop working at once.',
   tokenDeleted: 'The token was deleted; it no longer works.',
   tokenUnknown: 'There is no such token.',
   cancelAction: 'Cancel',
   ipCheckOn: 'The IP check is on: the API answers only calls from the addresses below.',
   ipCheckOff: 'The IP check is off: the API answers calls from any address.',
-  ipOnWithNone: 'The check is on with no address: every API call is refused (status 511). Add an address or turn the check off.',
-  ipConfirmOnNone: 'There is no address on the list. With the check on, every API call will be refused until you add one. Turn it on anyway?',
+  ipOnWithNone:
+    'The check is on with no address: every API call is refused (status 511). Add an address or turn the check off.',
+  ipConfirmOnNone:
+    'There is no address on the list. With the check on, every API call will be refused until you add one. Turn it on anyway?',
   ipTurnOnAnyway: 'Turn on with no address',
   ipTurnOn: 'Turn the IP check on',
   ipTurnOff: 'Turn the IP check off',
@@ -77,7 +80,8 @@ export const en = {
   ipRemoveConfirm: 'Remove {cidr}? Calls from it will be refused while the check is on.',
   ipTurnedOn: 'The IP check is on.',
   ipTurnedOff: 'The IP check is off.',
-  pushIntro: 'Yona calls your URL for each event of a type: delivery reports (dlr), incoming messages, blocklist changes. After repeated failed deliveries a URL is disabled; events wait until you enable it again.',
+  pushIntro:
+    'Yona calls your URL for each event of a type: delivery reports (dlr), incoming messages, blocklist changes. After repeated failed deliveries a URL is disabled; events wait until you enable it again.',
   pushUrlFor: 'URL for {type} events',
   pushRegister: 'Register',
   pushRegistered: 'Registered: events are delivered.',
@@ -171,7 +175,8 @@ export const en = {
   csvFile: 'CSV file',
   csvProgress: 'Reading the file',
   csvText: 'Contacts (CSV)',
-  csvHint: 'One contact a line: phone, then up to six fields (name, birthday dd/mm/yyyy, ...), separated by commas. A first line of column names is skipped.',
+  csvHint:
+    'One contact a line: phone, then up to six fields (name, birthday dd/mm/yyyy, ...), separated by commas. A first line of column names is skipped.',
   csvEmpty: 'There are no contacts in the file or text.',
   csvTooMany: 'At most {max} contacts at a time; split the file.',
   uploadReport: 'Upload result',
@@ -194,7 +199,8 @@ export const en = {
   senderVerifiedAt: 'Verified at',
   sendersNone: 'No verified sender yet.',
   senderVerify: 'Verify a sender number',
-  senderHint: 'A mobile number gets an SMS with a confirmation link (valid 48 hours); a landline is told the number to call.',
+  senderHint:
+    'A mobile number gets an SMS with a confirmation link (valid 48 hours); a landline is told the number to call.',
   senderSend: 'Request verification',
   blockIntro: 'Numbers on the blocklist get no messages from this account.',
   blockAdd: 'Block numbers',
@@ -224,7 +230,8 @@ export const en = {
   subsNone: 'No sub-accounts yet.',
   subCampaigns: 'Campaigns of {username}',
   subTransfer: 'Transfer credits or money',
-  subTransferHint: 'A positive amount moves from your balance to the sub-account; a negative one takes it back. Neither side may go below zero.',
+  subTransferHint:
+    'A positive amount moves from your balance to the sub-account; a negative one takes it back. Neither side may go below zero.',
   subMoney: 'International balance (shekels)',
   subTransferGo: 'Transfer',
   subNew: 'New sub-account',
@@ -315,7 +322,8 @@ export const he: Messages = {
   ipRemoveConfirm: 'להסיר את {cidr}? קריאות ממנה יידחו כל עוד הבדיקה פעילה.',
   ipTurnedOn: 'בדיקת ה-IP פעילה.',
   ipTurnedOff: 'בדיקת ה-IP כבויה.',
-  pushIntro: 'Yona קוראת לכתובת שלכם בכל אירוע מסוג מסוים: דוחות מסירה (dlr), הודעות נכנסות, שינויים ברשימת החסימה. אחרי כישלונות חוזרים הכתובת מושבתת; האירועים ממתינים עד שתפעילו אותה שוב.',
+  pushIntro:
+    'Yona קוראת לכתובת שלכם בכל אירוע מסוג מסוים: דוחות מסירה (dlr), הודעות נכנסות, שינויים ברשימת החסימה. אחרי כישלונות חוזרים הכתובת מושבתת; האירועים ממתינים עד שתפעילו אותה שוב.',
   pushUrlFor: 'כתובת לאירועי {type}',
   pushRegister: 'רישום',
   pushRegistered: 'רשומה: האירועים נמסרים.',
@@ -409,7 +417,8 @@ export const he: Messages = {
   csvFile: 'קובץ CSV',
   csvProgress: 'קריאת הקובץ',
   csvText: 'אנשי קשר (CSV)',
-  csvHint: 'איש קשר בכל שורה: טלפון, ואחריו עד שישה שדות (שם, תאריך לידה dd/mm/yyyy, ...), מופרדים בפסיקים. שורה ראשונה של שמות עמודות מדולגת.',
+  csvHint:
+    'איש קשר בכל שורה: טלפון, ואחריו עד שישה שדות (שם, תאריך לידה dd/mm/yyyy, ...), מופרדים בפסיקים. שורה ראשונה של שמות עמודות מדולגת.',
   csvEmpty: 'אין אנשי קשר בקובץ או בטקסט.',
   csvTooMany: 'לכל היותר {max} אנשי קשר בבת אחת; פצלו את הקובץ.',
   uploadReport: 'תוצאת ההעלאה',

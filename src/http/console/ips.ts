@@ -16,13 +16,24 @@ async function ipsPage(c: PageContext, o: { error?: string; confirmOn?: boolean;
     ? `<div class="warn" role="alert"><p>${esc(t.ipConfirmOnNone)}</p>${actionForm('/console/ips/check', c.session.csrf, t.ipTurnOnAnyway, { on: '1', confirm: '1' }, { danger: true })}
 <a href="/console/ips">${esc(t.cancelAction)}</a></div>`
     : actionForm('/console/ips/check', c.session.csrf, on ? t.ipTurnOff : t.ipTurnOn, { on: on ? '0' : '1' });
-  const rows = cidrs.map((cidr) => [`<code>${esc(cidr)}</code>`,
-    actionForm('/console/ips/remove', c.session.csrf, t.delete, { cidr }, { confirm: fmt(t.ipRemoveConfirm, { cidr }), danger: true })]);
+  const rows = cidrs.map((cidr) => [
+    `<code>${esc(cidr)}</code>`,
+    actionForm(
+      '/console/ips/remove',
+      c.session.csrf,
+      t.delete,
+      { cidr },
+      { confirm: fmt(t.ipRemoveConfirm, { cidr }), danger: true },
+    ),
+  ]);
   const add = `<form method="post" action="/console/ips/add" class="card">${csrfField(c.session.csrf)}
 <label for="cidr">${esc(t.ipAddLabel)}</label><input id="cidr" name="cidr" required maxlength="60" value="${esc(o.value ?? '')}" aria-describedby="cidr-hint">
 <p id="cidr-hint" class="muted">${esc(fmt(t.ipHint, { ip: c.request.ip }))}</p><button type="submit">${esc(t.add)}</button></form>`;
-  return c.render(t.navIps, `${state}${warnNone}${toggle}<h2>${esc(t.ipList)}</h2>${table(t.ipList, [t.ipAddress, t.actions], rows, t.ipNone)}${add}`,
-    { notice: o.error ? { kind: 'error', text: o.error } : undefined });
+  return c.render(
+    t.navIps,
+    `${state}${warnNone}${toggle}<h2>${esc(t.ipList)}</h2>${table(t.ipList, [t.ipAddress, t.actions], rows, t.ipNone)}${add}`,
+    { notice: o.error ? { kind: 'error', text: o.error } : undefined },
+  );
 }
 
 export function registerIps(r: ConsoleRouter): void {
@@ -31,7 +42,8 @@ export function registerIps(r: ConsoleRouter): void {
   r.post('/console/ips/add', async (c) => {
     const value = (c.form.get('cidr') ?? '').trim();
     const cidr = parseCidr(value);
-    if (!cidr) return ipsPage(c, { error: fmt(c.t.ipInvalid, { value: value.slice(0, 60) }), value: value.slice(0, 60) });
+    if (!cidr)
+      return ipsPage(c, { error: fmt(c.t.ipInvalid, { value: value.slice(0, 60) }), value: value.slice(0, 60) });
     const added = await addAllowedIp(c.app.store.db, c.account.id, cidr, c.now);
     return c.redirect('/console/ips', added ? { ok: 'ipAdded' } : { error: 'ipAlready' });
   });

@@ -31,7 +31,13 @@ function reasonText(t: Messages, reason: string): string {
 /** The outcome of an upload: how many were added, then each rejected row by its line in the file. */
 function uploadReport(c: PageContext, rows: CsvRow[], added: number, errors: RowError[]): Html {
   const { t } = c;
-  const items = errors.slice(0, 500).map((e) => `<li>${esc(fmt(t.rowError, { line: rows[e.row - 1]?.line ?? e.row, phone: e.phone, reason: reasonText(t, e.reason) }))}</li>`).join('');
+  const items = errors
+    .slice(0, 500)
+    .map(
+      (e) =>
+        `<li>${esc(fmt(t.rowError, { line: rows[e.row - 1]?.line ?? e.row, phone: e.phone, reason: reasonText(t, e.reason) }))}</li>`,
+    )
+    .join('');
   const more = errors.length > 500 ? `<p>${esc(fmt(t.rowErrorsMore, { n: errors.length - 500 }))}</p>` : '';
   return `<section class="card" aria-labelledby="upload-report"><h2 id="upload-report">${esc(t.uploadReport)}</h2>
 <p role="status">${esc(fmt(t.uploadAdded, { added, rejected: errors.length }))}</p>${errors.length ? `<ul class="errors">${items}</ul>${more}` : ''}</section>`;
@@ -48,13 +54,16 @@ async function listsPage(c: PageContext, o: { error?: string; name?: string } = 
   const { t, account } = c;
   const lists = await listContactLists(c.app.store.db, account.id);
   const rows = lists.map((l): Html[] => [
-    `<a href="/console/lists/${l.id}">${esc(l.name)}</a>`, esc(l.contact_count), esc(formatLong(Number(l.created_at), account.time_zone)),
+    `<a href="/console/lists/${l.id}">${esc(l.name)}</a>`,
+    esc(l.contact_count),
+    esc(formatLong(Number(l.created_at), account.time_zone)),
   ]);
   const form = `<form method="post" action="/console/lists" class="card" data-progress-on-submit="new-progress">${csrfField(c.session.csrf)}
 <h2>${esc(t.listNew)}</h2><label for="list-name">${esc(t.name)}</label><input id="list-name" name="name" required maxlength="100" value="${esc(o.name ?? '')}">
 ${csvFields(c, 'new')}<button type="submit">${esc(t.listCreate)}</button></form>`;
-  return c.render(t.navLists, `${table(t.navLists, [t.name, t.contacts, t.created], rows, t.listsNone)}${form}`,
-    { notice: o.error ? { kind: 'error', text: o.error } : undefined });
+  return c.render(t.navLists, `${table(t.navLists, [t.name, t.contacts, t.created], rows, t.listsNone)}${form}`, {
+    notice: o.error ? { kind: 'error', text: o.error } : undefined,
+  });
 }
 
 async function listPage(c: PageContext, o: { error?: string; report?: Html } = {}) {
@@ -65,16 +74,32 @@ async function listPage(c: PageContext, o: { error?: string; report?: Html } = {
   if (!list) return c.render(t.notFound, `<p>${esc(t.notFoundText)}</p>`, { code: 404 });
   const after = whole(c.query.after);
   const contacts = await pageContacts(db, list.id, after === undefined ? { offset: 0 } : { after }, CONTACTS_PER_PAGE);
-  const rows = contacts.map((k): Html[] => [esc(toNational(k.phone)), esc(k.df1 ?? ''), esc(k.df2 ?? ''), esc(k.df3 ?? ''), esc(k.df4 ?? ''), esc(k.df5 ?? ''), esc(k.df6 ?? '')]);
+  const rows = contacts.map((k): Html[] => [
+    esc(toNational(k.phone)),
+    esc(k.df1 ?? ''),
+    esc(k.df2 ?? ''),
+    esc(k.df3 ?? ''),
+    esc(k.df4 ?? ''),
+    esc(k.df5 ?? ''),
+    esc(k.df6 ?? ''),
+  ]);
   const last = contacts.at(-1);
   const pager = `<nav class="pager" aria-label="${esc(t.pages)}">${after !== undefined ? `<a href="/console/lists/${list.id}">${esc(t.firstPage)}</a>` : ''}
 ${contacts.length === CONTACTS_PER_PAGE && last ? `<a href="/console/lists/${list.id}?after=${last.id}">${esc(t.nextPage)}</a>` : ''}</nav>`;
   const add = `<form method="post" action="/console/lists/${list.id}/add" class="card" data-progress-on-submit="add-progress">${csrfField(c.session.csrf)}
 <h2>${esc(t.listAdd)}</h2>${csvFields(c, 'add')}<button type="submit">${esc(t.add)}</button></form>`;
-  const remove = actionForm(`/console/lists/${list.id}/delete`, c.session.csrf, t.listDelete, {}, { confirm: fmt(t.listDeleteConfirm, { name: list.name }), danger: true });
+  const remove = actionForm(
+    `/console/lists/${list.id}/delete`,
+    c.session.csrf,
+    t.listDelete,
+    {},
+    { confirm: fmt(t.listDeleteConfirm, { name: list.name }), danger: true },
+  );
   const body = `${o.report ?? ''}<p>${esc(fmt(t.listSize, { n: list.contact_count }))}</p>
 ${table(list.name, [t.phone, 'df1', 'df2', 'df3', 'df4', 'df5', 'df6'], rows, t.listEmpty)}${pager}${add}${remove}`;
-  return c.render(`${t.contactList} · ${list.name}`, body, { notice: o.error ? { kind: 'error', text: o.error } : undefined });
+  return c.render(`${t.contactList} · ${list.name}`, body, {
+    notice: o.error ? { kind: 'error', text: o.error } : undefined,
+  });
 }
 
 export function registerLists(r: ConsoleRouter): void {
@@ -86,7 +111,9 @@ export function registerLists(r: ConsoleRouter): void {
     if (!name) return listsPage(c, { error: c.t.listNameMissing });
     const csv = (c.form.get('csv') ?? '').trim() ? readCsv(c) : { rows: [] as CsvRow[] };
     if ('error' in csv && csv.error) return listsPage(c, { error: csv.error, name });
-    const reply = await runOperation(c.app, c.account, newCL, { cl: [{ name, destinations: { destination: csvDestinations(csv.rows) } }] });
+    const reply = await runOperation(c.app, c.account, newCL, {
+      cl: [{ name, destinations: { destination: csvDestinations(csv.rows) } }],
+    });
     if (reply.status !== 0) return listsPage(c, { error: String(reply.message), name });
     const id = Number(reply.id);
     c.params.id = String(id);
@@ -99,7 +126,10 @@ export function registerLists(r: ConsoleRouter): void {
     if (id === undefined || !(await findContactList(c.app.store.db, c.account.id, id))) return listPage(c);
     const csv = readCsv(c);
     if (csv.error) return listPage(c, { error: csv.error });
-    const reply = await runOperation(c.app, c.account, addNumCL, { cl: { id: String(id) }, destinations: { destination: csvDestinations(csv.rows) } });
+    const reply = await runOperation(c.app, c.account, addNumCL, {
+      cl: { id: String(id) },
+      destinations: { destination: csvDestinations(csv.rows) },
+    });
     if (reply.status !== 0) return listPage(c, { error: String(reply.message) });
     return listPage(c, { report: uploadReport(c, csv.rows, Number(reply.added), reply.errors as RowError[]) });
   });

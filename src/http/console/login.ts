@@ -17,8 +17,16 @@ function loginPage(b: Base, o: { back: string; error?: string; notice?: string; 
 <label for="password">${esc(t.password)}</label>
 <input id="password" name="password" type="password" autocomplete="current-password" required maxlength="1000"${o.username ? ' autofocus' : ''}>
 <button type="submit">${esc(t.signIn)}</button></form>`;
-  const notice = o.error ? { kind: 'error' as const, text: o.error } : o.notice ? { kind: 'ok' as const, text: o.notice } : undefined;
-  return sendHtml(b.reply, frame({ lang: b.lang, t, title: t.loginTitle, body, path: '/console/login', notice }), o.code ?? 200);
+  const notice = o.error
+    ? { kind: 'error' as const, text: o.error }
+    : o.notice
+      ? { kind: 'ok' as const, text: o.notice }
+      : undefined;
+  return sendHtml(
+    b.reply,
+    frame({ lang: b.lang, t, title: t.loginTitle, body, path: '/console/login', notice }),
+    o.code ?? 200,
+  );
 }
 
 export function registerLogin(r: ConsoleRouter): void {
@@ -38,8 +46,12 @@ export function registerLogin(r: ConsoleRouter): void {
     if (!username.trim() || !password) return loginPage(b, { back, error: b.t.loginInvalid, username, code: 401 });
     const result = await r.auth.login(username, password, b.request.ip, b.now);
     if (!result.ok) {
-      const error = result.reason === 'locked' ? fmt(b.t.loginLocked, { minutes: result.retryMinutes ?? 15 })
-        : result.reason === 'rate' ? b.t.loginRate : b.t.loginInvalid;
+      const error =
+        result.reason === 'locked'
+          ? fmt(b.t.loginLocked, { minutes: result.retryMinutes ?? 15 })
+          : result.reason === 'rate'
+            ? b.t.loginRate
+            : b.t.loginInvalid;
       return loginPage(b, { back, error, username, code: result.reason === 'invalid' ? 401 : 429 });
     }
     clearCookie(b.reply, LOGIN_CSRF_COOKIE);

@@ -6,7 +6,12 @@ import type { Account } from '../../store/accounts.ts';
 import type { AppContext } from '../../operations/execute.ts';
 import type { Operation, Reply, Signals } from '../../operations/types.ts';
 
-export async function runOperation(app: AppContext, account: Account, op: Operation<z.ZodType>, doc: Record<string, unknown>): Promise<Reply> {
+export async function runOperation(
+  app: AppContext,
+  account: Account,
+  op: Operation<z.ZodType>,
+  doc: Record<string, unknown>,
+): Promise<Reply> {
   const parsed = op.input.safeParse(doc);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -17,10 +22,22 @@ export async function runOperation(app: AppContext, account: Account, op: Operat
   const signals: Signals = { notify: (topic) => pending.add(topic) };
   try {
     const prepared = op.prepare ? await op.prepare(parsed.data) : undefined;
-    const reply = await app.store.db.transaction().execute((trx) => op.handler({
-      db: trx, dialect: app.store.dialect, config: app.config, signals, account, caller: account,
-      now: app.clock(), dryRun: false, prepared,
-    }, parsed.data));
+    const reply = await app.store.db.transaction().execute((trx) =>
+      op.handler(
+        {
+          db: trx,
+          dialect: app.store.dialect,
+          config: app.config,
+          signals,
+          account,
+          caller: account,
+          now: app.clock(),
+          dryRun: false,
+          prepared,
+        },
+        parsed.data,
+      ),
+    );
     for (const topic of pending) app.signals.notify(topic);
     return reply;
   } catch (err) {

@@ -14,12 +14,15 @@ export function registerOverview(r: ConsoleRouter): void {
     const todo: string[] = [];
     if (tokens.length === 0) todo.push(`<li><a href="/console/tokens">${esc(t.overviewNoToken)}</a></li>`);
     if (account.ip_check && ips.length === 0) todo.push(`<li><a href="/console/ips">${esc(t.ipOnWithNone)}</a></li>`);
-    return c.render(t.home, `<ul class="stats">
+    return c.render(
+      t.home,
+      `<ul class="stats">
 <li>${esc(t.credits)}<b>${esc(account.credits)}</b></li>
 <li>${esc(t.international)}<b>₪${esc(formatShekels(account.intl_agorot))}</b></li>
 <li>${esc(t.overviewTokens)}<b>${esc(tokens.length)}</b></li>
 <li>${esc(t.overviewIpCheck)}<b>${esc(account.ip_check ? t.birthdayOn : t.birthdayOff)}</b></li></ul>
 ${todo.length ? `<h2>${esc(t.overviewTodo)}</h2><ul>${todo.join('')}</ul>` : ''}
-<p><a href="/console/campaigns">${esc(t.overviewCampaigns)}</a></p>`);
+<p><a href="/console/campaigns">${esc(t.overviewCampaigns)}</a></p>`,
+    );
   });
 }

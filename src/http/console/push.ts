@@ -5,8 +5,14 @@ import { PUSH_TYPES } from '../../domain/push-fields.ts';
 import { generatePushSecret } from '../../domain/push-sign.ts';
 import { pushUrl } from '../../operations/push.ts';
 import {
-  clearPushSecret, deletePushRegistration, disablePushRegistration, enablePushRegistration, hasPushSecret,
-  listPushAttempts, listPushRegistrations, setPushSecret,
+  clearPushSecret,
+  deletePushRegistration,
+  disablePushRegistration,
+  enablePushRegistration,
+  hasPushSecret,
+  listPushAttempts,
+  listPushRegistrations,
+  setPushSecret,
 } from '../../store/push.ts';
 import type { PushType } from '../../store/schema/push.ts';
 import { actionForm, csrfField, esc, table, type Html } from './html.ts';
@@ -37,29 +43,50 @@ async function pushPage(c: PageContext, o: { error?: string; secret?: string; ur
 <button type="submit">${esc(t.pushRegister)}</button></form>`;
     } else {
       const attempts = await listPushAttempts(db, reg.id, RECENT);
-      const state = reg.state === 'registered' ? t.pushRegistered : fmt(t.pushDisabled, { at: at(reg.disabled_at), reason: reg.disabled_reason ?? '' });
+      const state =
+        reg.state === 'registered'
+          ? t.pushRegistered
+          : fmt(t.pushDisabled, { at: at(reg.disabled_at), reason: reg.disabled_reason ?? '' });
       const actions = [
         reg.state === 'registered'
           ? actionForm('/console/push/disable', csrf, t.pushDisable, { type })
           : actionForm('/console/push/enable', csrf, t.pushEnable, { type }),
-        actionForm('/console/push/delete', csrf, t.delete, { type }, { confirm: fmt(t.pushDeleteConfirm, { type }), danger: true }),
+        actionForm(
+          '/console/push/delete',
+          csrf,
+          t.delete,
+          { type },
+          { confirm: fmt(t.pushDeleteConfirm, { type }), danger: true },
+        ),
       ].join('');
-      const log = table(fmt(t.pushLog, { type }), [t.pushWhen, t.pushCode, t.pushLatency, t.pushError],
-        attempts.map((a) => [esc(at(a.at)), esc(a.http_status ?? '-'), esc(`${a.latency_ms} ms`), esc(a.error ?? '')]), t.pushNoAttempts);
+      const log = table(
+        fmt(t.pushLog, { type }),
+        [t.pushWhen, t.pushCode, t.pushLatency, t.pushError],
+        attempts.map((a) => [esc(at(a.at)), esc(a.http_status ?? '-'), esc(`${a.latency_ms} ms`), esc(a.error ?? '')]),
+        t.pushNoAttempts,
+      );
       inner = `<p class="mono">${esc(reg.url)}</p><p><strong>${esc(state)}</strong></p>
 <p class="muted">${esc(fmt(t.pushCounts, { pending: reg.pending_events, failures: reg.consecutive_failures }))}</p>${actions}
 <h3>${esc(fmt(t.pushLog, { type }))}</h3>${log}`;
     }
-    sections.push(`<section class="card" aria-labelledby="${id}"><h2 id="${id}"><code>${type}</code></h2>${inner}</section>`);
+    sections.push(
+      `<section class="card" aria-labelledby="${id}"><h2 id="${id}"><code>${type}</code></h2>${inner}</section>`,
+    );
   }
   const signed = await hasPushSecret(db, account.id);
   const secret = `<section class="card" aria-labelledby="push-secret"><h2 id="push-secret">${esc(t.pushSecret)}</h2>
 <p>${esc(signed ? t.pushSigned : t.pushUnsigned)}</p>
-${o.secret ? `<p class="warn">${esc(t.pushSecretOnce)}</p><label for="secret-value">${esc(t.pushSecret)}</label><input id="secret-value" readonly class="mono" value="${esc(o.secret)}">
-<button type="button" data-copy="secret-value" data-copied="${esc(t.copied)}" hidden>${esc(t.copy)}</button>` : ''}
+${
+  o.secret
+    ? `<p class="warn">${esc(t.pushSecretOnce)}</p><label for="secret-value">${esc(t.pushSecret)}</label><input id="secret-value" readonly class="mono" value="${esc(o.secret)}">
+<button type="button" data-copy="secret-value" data-copied="${esc(t.copied)}" hidden>${esc(t.copy)}</button>`
+    : ''
+}
 ${actionForm('/console/push/secret', csrf, signed ? t.pushSecretReplace : t.pushSecretNew, {}, signed ? { confirm: t.pushSecretReplaceConfirm } : {})}
 ${signed ? actionForm('/console/push/secret/clear', csrf, t.pushSecretClear, {}, { danger: true }) : ''}</section>`;
-  return c.render(t.navPush, `<p>${esc(t.pushIntro)}</p>${sections.join('')}${secret}`, { notice: o.error ? { kind: 'error', text: o.error } : undefined });
+  return c.render(t.navPush, `<p>${esc(t.pushIntro)}</p>${sections.join('')}${secret}`, {
+    notice: o.error ? { kind: 'error', text: o.error } : undefined,
+  });
 }
 
 export function registerPush(r: ConsoleRouter): void {
@@ -75,20 +102,34 @@ export function registerPush(r: ConsoleRouter): void {
 
   r.post('/console/push/disable', async (c) => {
     const type = pushType(c.form.get('type'));
-    const done = type && await c.app.store.db.transaction().execute((trx) => disablePushRegistration(trx, c.account.id, type, c.t.pushPausedReason, c.now));
-    return c.redirect('/console/push', done === 'disabled' || done === 'already-disabled' ? { ok: 'pushDisabledOk' } : { error: 'pushMissing' });
+    const done =
+      type &&
+      (await c.app.store.db
+        .transaction()
+        .execute((trx) => disablePushRegistration(trx, c.account.id, type, c.t.pushPausedReason, c.now)));
+    return c.redirect(
+      '/console/push',
+      done === 'disabled' || done === 'already-disabled' ? { ok: 'pushDisabledOk' } : { error: 'pushMissing' },
+    );
   });
 
   r.post('/console/push/enable', async (c) => {
     const type = pushType(c.form.get('type'));
-    const done = type && await c.app.store.db.transaction().execute((trx) => enablePushRegistration(trx, c.account.id, type, c.now));
+    const done =
+      type &&
+      (await c.app.store.db.transaction().execute((trx) => enablePushRegistration(trx, c.account.id, type, c.now)));
     if (done === 'enabled') c.app.signals.notify('push');
-    return c.redirect('/console/push', done === 'enabled' || done === 'already-registered' ? { ok: 'pushEnabledOk' } : { error: 'pushMissing' });
+    return c.redirect(
+      '/console/push',
+      done === 'enabled' || done === 'already-registered' ? { ok: 'pushEnabledOk' } : { error: 'pushMissing' },
+    );
   });
 
   r.post('/console/push/delete', async (c) => {
     const type = pushType(c.form.get('type'));
-    const done = type && await c.app.store.db.transaction().execute((trx) => deletePushRegistration(trx, c.account.id, type, c.now));
+    const done =
+      type &&
+      (await c.app.store.db.transaction().execute((trx) => deletePushRegistration(trx, c.account.id, type, c.now)));
     return c.redirect('/console/push', done ? { ok: 'pushDeletedOk' } : { error: 'pushMissing' });
   });
 

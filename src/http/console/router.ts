@@ -30,9 +30,16 @@ export interface PageContext extends Base {
   form: URLSearchParams;
   params: Record<string, string>;
   /** Sends a page in the frame. */
-  render(title: string, body: Html, o?: { code?: number; notice?: { kind: 'ok' | 'error'; text: string }; scripts?: string[]; styles?: string[] }): FastifyReply;
+  render(
+    title: string,
+    body: Html,
+    o?: { code?: number; notice?: { kind: 'ok' | 'error'; text: string }; scripts?: string[]; styles?: string[] },
+  ): FastifyReply;
   /** 303 to a console page, with a notice named by its message key (and the whole numbers its text shows). */
-  redirect(path: string, notice?: { ok?: keyof Messages; error?: keyof Messages; counts?: Record<string, number> }): FastifyReply;
+  redirect(
+    path: string,
+    notice?: { ok?: keyof Messages; error?: keyof Messages; counts?: Record<string, number> },
+  ): FastifyReply;
 }
 
 export type Handler = (c: PageContext) => Promise<FastifyReply>;
@@ -66,7 +73,11 @@ function formPage(request: FastifyRequest): string {
 export class ConsoleRouter {
   readonly auth: ConsoleAuth;
 
-  constructor(readonly fastify: FastifyInstance, readonly app: AppContext, readonly logger: Logger) {
+  constructor(
+    readonly fastify: FastifyInstance,
+    readonly app: AppContext,
+    readonly logger: Logger,
+  ) {
     this.auth = new ConsoleAuth(() => app.store.db);
   }
 
@@ -78,7 +89,8 @@ export class ConsoleRouter {
   /** A route open to anyone over HTTPS (sign-in, assets, language). */
   open(method: 'GET' | 'POST', path: string, handler: (b: Base) => Promise<FastifyReply>): void {
     this.fastify.route({
-      method, url: path,
+      method,
+      url: path,
       handler: async (request, reply) => {
         if (!overHttps(request)) return reply.code(404).send({ error: 'Not Found' });
         const b = this.base(request, reply);
@@ -101,7 +113,8 @@ export class ConsoleRouter {
 
   private route(method: 'GET' | 'POST', path: string, handler: Handler): void {
     this.fastify.route({
-      method, url: path,
+      method,
+      url: path,
       handler: async (request, reply) => {
         if (!overHttps(request)) return reply.code(404).send({ error: 'Not Found' });
         const b = this.base(request, reply);
@@ -112,9 +125,17 @@ export class ConsoleRouter {
             return redirect(reply, `/console/login${back}`);
           }
           const form = method === 'POST' ? formBody(request) : new URLSearchParams();
-          const c = this.pageContext(b, live.account, live.session, form, (request.params ?? {}) as Record<string, string>);
+          const c = this.pageContext(
+            b,
+            live.account,
+            live.session,
+            form,
+            (request.params ?? {}) as Record<string, string>,
+          );
           if (method === 'POST' && !sameSecret(form.get('_csrf'), live.session.csrf)) {
-            return c.render(b.t.formExpired, `<p><a href="${request.url.split('?')[0]}">${b.t.formExpired}</a></p>`, { code: 403 });
+            return c.render(b.t.formExpired, `<p><a href="${request.url.split('?')[0]}">${b.t.formExpired}</a></p>`, {
+              code: 403,
+            });
           }
           return await handler(c);
         } catch (err) {
@@ -124,7 +145,13 @@ export class ConsoleRouter {
     });
   }
 
-  private pageContext(b: Base, account: Account, session: ConsoleSession, form: URLSearchParams, params: Record<string, string>): PageContext {
+  private pageContext(
+    b: Base,
+    account: Account,
+    session: ConsoleSession,
+    form: URLSearchParams,
+    params: Record<string, string>,
+  ): PageContext {
     // A page answering a form stands for the page the form was on (its language link and current section).
     const path = b.request.method === 'POST' ? formPage(b.request) : b.request.url.split('?')[0];
     const noticeFromQuery = (): { kind: 'ok' | 'error'; text: string } | undefined => {
@@ -132,18 +159,34 @@ export class ConsoleRouter {
       const error = b.query.error as keyof Messages | undefined;
       // A notice's {placeholders} take whole numbers from the query (counts), nothing else.
       const counts: Record<string, number> = {};
-      for (const [k, v] of Object.entries(b.query)) if (k !== 'ok' && k !== 'error' && whole(v) !== undefined) counts[k] = whole(v)!;
+      for (const [k, v] of Object.entries(b.query))
+        if (k !== 'ok' && k !== 'error' && whole(v) !== undefined) counts[k] = whole(v)!;
       if (ok && Object.hasOwn(b.t, ok)) return { kind: 'ok', text: fmt(b.t[ok], counts) };
       if (error && Object.hasOwn(b.t, error)) return { kind: 'error', text: fmt(b.t[error], counts) };
       return undefined;
     };
     return {
-      ...b, account, session, form, params,
-      render: (title, body, o = {}) => sendHtml(b.reply, frame({
-        lang: b.lang, t: b.t, title, body, path,
-        user: { username: account.username, isReseller: !!account.is_reseller, csrf: session.csrf },
-        notice: o.notice ?? noticeFromQuery(), scripts: o.scripts, styles: o.styles,
-      }), o.code ?? 200),
+      ...b,
+      account,
+      session,
+      form,
+      params,
+      render: (title, body, o = {}) =>
+        sendHtml(
+          b.reply,
+          frame({
+            lang: b.lang,
+            t: b.t,
+            title,
+            body,
+            path,
+            user: { username: account.username, isReseller: !!account.is_reseller, csrf: session.csrf },
+            notice: o.notice ?? noticeFromQuery(),
+            scripts: o.scripts,
+            styles: o.styles,
+          }),
+          o.code ?? 200,
+        ),
       redirect: (to, notice) => {
         const q = new URLSearchParams();
         if (notice?.ok) q.set('ok', notice.ok);
@@ -157,6 +200,10 @@ export class ConsoleRouter {
 
   private failure(b: Base, err: unknown): FastifyReply {
     this.logger.error({ err, url: b.request.url }, 'console request failed');
-    return sendHtml(b.reply, frame({ lang: b.lang, t: b.t, title: b.t.failed, body: '<p><a href="/console">Yona</a></p>', path: '/console' }), 500);
+    return sendHtml(
+      b.reply,
+      frame({ lang: b.lang, t: b.t, title: b.t.failed, body: '<p><a href="/console">Yona</a></p>', path: '/console' }),
+      500,
+    );
   }
 }

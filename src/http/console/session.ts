@@ -4,8 +4,16 @@ import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { hashPassword, verifyPassword } from '../../domain/password.ts';
 import { findAccountById, type Account } from '../../store/accounts.ts';
 import {
-  clearLoginFailures, deleteConsoleSession, deleteExpiredConsoleSessions, findConsoleSession, findLoginAccount,
-  insertConsoleSession, recentLoginFailures, recordLoginFailure, touchConsoleSession, type ConsoleSession,
+  clearLoginFailures,
+  deleteConsoleSession,
+  deleteExpiredConsoleSessions,
+  findConsoleSession,
+  findLoginAccount,
+  insertConsoleSession,
+  recentLoginFailures,
+  recordLoginFailure,
+  touchConsoleSession,
+  type ConsoleSession,
 } from '../../store/console-sessions.ts';
 import type { Queryable } from '../../store/db.ts';
 
@@ -71,28 +79,45 @@ export class ConsoleAuth {
     const name = username.trim().slice(0, 200);
     const failures = await recentLoginFailures(db, name, now - LOCK_WINDOW_MS);
     if (failures.count >= LOCK_FAILURES) {
-      return { ok: false, reason: 'locked', retryMinutes: Math.max(1, Math.ceil((failures.last + LOCK_WINDOW_MS - now) / 60_000)) };
+      return {
+        ok: false,
+        reason: 'locked',
+        retryMinutes: Math.max(1, Math.ceil((failures.last + LOCK_WINDOW_MS - now) / 60_000)),
+      };
     }
     const account = name ? await findLoginAccount(db, name) : undefined;
     // An unknown name costs the same hash as a known one, so timing does not tell which names exist.
     dummyHash ??= hashPassword(randomId());
     const good = account
       ? await verifyPassword(account.passwordHash, password).catch(() => false)
-      : await verifyPassword(await dummyHash, password).then(() => false, () => false);
+      : await verifyPassword(await dummyHash, password).then(
+          () => false,
+          () => false,
+        );
     if (!account || !good) {
       await recordLoginFailure(db, name, now);
-      if (failures.count + 1 >= LOCK_FAILURES) return { ok: false, reason: 'locked', retryMinutes: Math.ceil(LOCK_WINDOW_MS / 60_000) };
+      if (failures.count + 1 >= LOCK_FAILURES)
+        return { ok: false, reason: 'locked', retryMinutes: Math.ceil(LOCK_WINDOW_MS / 60_000) };
       return { ok: false, reason: 'invalid' };
     }
     await clearLoginFailures(db, name);
     await deleteExpiredConsoleSessions(db, now, IDLE_MS);
     const sessionId = randomId();
-    await insertConsoleSession(db, { idHash: sha256(sessionId), accountId: account.id, csrf: randomId(), now, expiresAt: now + ABSOLUTE_MS });
+    await insertConsoleSession(db, {
+      idHash: sha256(sessionId),
+      accountId: account.id,
+      csrf: randomId(),
+      now,
+      expiresAt: now + ABSOLUTE_MS,
+    });
     return { ok: true, sessionId };
   }
 
   /** The live session for a cookie value and its account; expired sessions are removed. */
-  async resume(sessionId: string | undefined, now: number): Promise<{ session: ConsoleSession; account: Account } | undefined> {
+  async resume(
+    sessionId: string | undefined,
+    now: number,
+  ): Promise<{ session: ConsoleSession; account: Account } | undefined> {
     if (!sessionId || sessionId.length > 100) return undefined;
     const db = this.db();
     const session = await findConsoleSession(db, sha256(sessionId));

@@ -10,16 +10,24 @@ import { csrfField, esc, table, type Html } from './html.ts';
 import { runOperation } from './operation.ts';
 import type { ConsoleRouter, PageContext } from './router.ts';
 
-async function subsPage(c: PageContext, o: { notice?: { kind: 'ok' | 'error'; text: string }; values?: Record<string, string> } = {}) {
+async function subsPage(
+  c: PageContext,
+  o: { notice?: { kind: 'ok' | 'error'; text: string }; values?: Record<string, string> } = {},
+) {
   const { t, account } = c;
   if (!account.is_reseller) return c.render(t.notFound, `<p>${esc(t.notFoundText)}</p>`, { code: 404 });
   const subs = await listSubAccounts(c.app.store.db, account.id);
   const v = o.values ?? {};
   const rows = subs.map((s): Html[] => [
-    `<a href="/console/subaccounts/${encodeURIComponent(s.username)}/campaigns">${esc(s.username)}</a>`, esc(s.name),
-    `<span class="num">${esc(s.credits)}</span>`, `<span class="num">₪${esc(formatShekels(s.intlAgorot))}</span>`,
+    `<a href="/console/subaccounts/${encodeURIComponent(s.username)}/campaigns">${esc(s.username)}</a>`,
+    esc(s.name),
+    `<span class="num">${esc(s.credits)}</span>`,
+    `<span class="num">₪${esc(formatShekels(s.intlAgorot))}</span>`,
   ]);
-  const transfer = subs.length === 0 ? '' : `<form method="post" action="/console/subaccounts/transfer" class="card">${csrfField(c.session.csrf)}<h2>${esc(t.subTransfer)}</h2>
+  const transfer =
+    subs.length === 0
+      ? ''
+      : `<form method="post" action="/console/subaccounts/transfer" class="card">${csrfField(c.session.csrf)}<h2>${esc(t.subTransfer)}</h2>
 <p class="muted">${esc(t.subTransferHint)}</p>
 <label for="tr-user">${esc(t.username)}</label><select id="tr-user" name="username">${subs.map((s) => `<option${v.username === s.username ? ' selected' : ''}>${esc(s.username)}</option>`).join('')}</select>
 <div class="row"><div><label for="tr-credits">${esc(t.credits)}</label><input id="tr-credits" name="amount" inputmode="numeric" maxlength="15" value="${esc(v.amount ?? '')}"></div>
@@ -32,17 +40,25 @@ async function subsPage(c: PageContext, o: { notice?: { kind: 'ok' | 'error'; te
 <div><label for="sub-source">${esc(t.sender)}</label><input id="sub-source" name="source" required maxlength="20" value="${esc(v.source ?? '')}"></div>
 <div><label for="sub-amount">${esc(t.subOpening)}</label><input id="sub-amount" name="opening" inputmode="numeric" required maxlength="15" value="${esc(v.opening ?? '0')}"></div></div>
 <button type="submit">${esc(t.subCreate)}</button></form>`;
-  return c.render(t.navSubs, `${table(t.navSubs, [t.username, t.name, t.credits, t.international], rows, t.subsNone)}${transfer}${create}`, { notice: o.notice });
+  return c.render(
+    t.navSubs,
+    `${table(t.navSubs, [t.username, t.name, t.credits, t.international], rows, t.subsNone)}${transfer}${create}`,
+    { notice: o.notice },
+  );
 }
 
 // A sub-account's campaigns, for its reseller only (anyone else: 404, as for a page that does not exist).
 async function subCampaignsPage(c: PageContext) {
   const { t, account } = c;
   const sub = account.is_reseller ? await findAccountByUsername(c.app.store.db, c.params.username ?? '') : undefined;
-  if (!sub || Number(sub.parent_id) !== Number(account.id)) return c.render(t.notFound, `<p>${esc(t.notFoundText)}</p>`, { code: 404 });
+  if (!sub || Number(sub.parent_id) !== Number(account.id))
+    return c.render(t.notFound, `<p>${esc(t.notFoundText)}</p>`, { code: 404 });
   const path = `/console/subaccounts/${encodeURIComponent(sub.username)}/campaigns`;
   const title = fmt(t.subCampaigns, { username: sub.username });
-  return c.render(title, `<p><a href="/console/subaccounts">${esc(t.navSubs)}</a></p>${await campaignList(c, sub, path, false)}`);
+  return c.render(
+    title,
+    `<p><a href="/console/subaccounts">${esc(t.navSubs)}</a></p>${await campaignList(c, sub, path, false)}`,
+  );
 }
 
 export function registerSubaccounts(r: ConsoleRouter): void {
@@ -51,21 +67,37 @@ export function registerSubaccounts(r: ConsoleRouter): void {
 
   r.post('/console/subaccounts', async (c) => {
     if (!c.account.is_reseller) return subsPage(c);
-    const values = Object.fromEntries(['name', 'new_username', 'source', 'opening'].map((k) => [k, (c.form.get(k) ?? '').trim().slice(0, 200)]));
+    const values = Object.fromEntries(
+      ['name', 'new_username', 'source', 'opening'].map((k) => [k, (c.form.get(k) ?? '').trim().slice(0, 200)]),
+    );
     const reply = await runOperation(c.app, c.account, addSub, {
-      userDetails: { name: values.name, username: values.new_username, password: c.form.get('password') ?? '', source: values.source, amount: values.opening || '0' },
+      userDetails: {
+        name: values.name,
+        username: values.new_username,
+        password: c.form.get('password') ?? '',
+        source: values.source,
+        amount: values.opening || '0',
+      },
     });
-    return subsPage(c, { notice: { kind: reply.status === 0 ? 'ok' : 'error', text: String(reply.message) }, values: reply.status === 0 ? {} : values });
+    return subsPage(c, {
+      notice: { kind: reply.status === 0 ? 'ok' : 'error', text: String(reply.message) },
+      values: reply.status === 0 ? {} : values,
+    });
   });
 
   r.post('/console/subaccounts/transfer', async (c) => {
     if (!c.account.is_reseller) return subsPage(c);
-    const values = Object.fromEntries(['username', 'amount', 'amount_int'].map((k) => [k, (c.form.get(k) ?? '').trim().slice(0, 20)]));
+    const values = Object.fromEntries(
+      ['username', 'amount', 'amount_int'].map((k) => [k, (c.form.get(k) ?? '').trim().slice(0, 20)]),
+    );
     const reply = await runOperation(c.app, c.account, updateAmountSub, {
       userDetails: { username: values.username },
       ...(values.amount ? { amount: values.amount } : {}),
       ...(values.amount_int ? { amount_int: values.amount_int } : {}),
     });
-    return subsPage(c, { notice: { kind: reply.status === 0 ? 'ok' : 'error', text: String(reply.message) }, values: reply.status === 0 ? {} : values });
+    return subsPage(c, {
+      notice: { kind: reply.status === 0 ? 'ok' : 'error', text: String(reply.message) },
+      values: reply.status === 0 ? {} : values,
+    });
   });
 }

@@ -9,7 +9,10 @@ import { actionForm, csrfField, esc, table, type Html } from './html.ts';
 import { fmt } from './i18n.ts';
 import type { ConsoleRouter, PageContext } from './router.ts';
 
-async function tokensPage(c: PageContext, extra: { created?: { token: string; name: string; expiresAt: number }; error?: string } = {}) {
+async function tokensPage(
+  c: PageContext,
+  extra: { created?: { token: string; name: string; expiresAt: number }; error?: string } = {},
+) {
   const { t, account } = c;
   const tokens = await listTokens(c.app.store.db, account.id);
   const active = tokens.filter((k) => k.expires_at > c.now && k.superseded_at === null);
@@ -17,16 +20,27 @@ async function tokensPage(c: PageContext, extra: { created?: { token: string; na
   const rows = tokens.map((k): Html[] => {
     const live = k.expires_at > c.now && k.superseded_at === null;
     return [
-      esc(k.name), esc(formatLong(k.created_at, tz)), esc(formatLong(k.expires_at, tz)),
-      `<code>${esc(maskToken(TOKEN_PREFIX, k.last4))}</code>`, esc(live ? t.tokenActive : t.tokenExpired),
-      actionForm('/console/tokens/delete', c.session.csrf, t.delete, { name: k.name }, { confirm: fmt(t.tokenDeleteConfirm, { name: k.name }), danger: true }),
+      esc(k.name),
+      esc(formatLong(k.created_at, tz)),
+      esc(formatLong(k.expires_at, tz)),
+      `<code>${esc(maskToken(TOKEN_PREFIX, k.last4))}</code>`,
+      esc(live ? t.tokenActive : t.tokenExpired),
+      actionForm(
+        '/console/tokens/delete',
+        c.session.csrf,
+        t.delete,
+        { name: k.name },
+        { confirm: fmt(t.tokenDeleteConfirm, { name: k.name }), danger: true },
+      ),
     ];
   });
-  const created = extra.created ? `<section class="card" aria-labelledby="new-token"><h2 id="new-token">${esc(t.tokenCreated)}</h2>
+  const created = extra.created
+    ? `<section class="card" aria-labelledby="new-token"><h2 id="new-token">${esc(t.tokenCreated)}</h2>
 <p class="warn">${esc(t.tokenShownOnce)}</p><label for="token-value">${esc(extra.created.name)}</label>
 <input id="token-value" readonly value="${esc(extra.created.token)}" class="mono">
 <button type="button" data-copy="token-value" data-copied="${esc(t.copied)}" hidden>${esc(t.copy)}</button>
-<p class="muted">${esc(fmt(t.tokenExpires, { date: formatLong(extra.created.expiresAt, tz) }))}</p></section>` : '';
+<p class="muted">${esc(fmt(t.tokenExpires, { date: formatLong(extra.created.expiresAt, tz) }))}</p></section>`
+    : '';
   const full = active.length >= MAX_ACTIVE_TOKENS;
   const form = full
     ? `<p class="warn" id="limit">${esc(fmt(t.tokenLimitReached, { max: MAX_ACTIVE_TOKENS }))}</p>`
@@ -41,10 +55,13 @@ export function registerTokens(r: ConsoleRouter): void {
 
   r.post('/console/tokens/new', async (c) => {
     try {
-      const created = await c.app.store.db.transaction().execute((trx) => mintToken(trx, c.account, c.now, c.app.config.tokenTtlMs));
+      const created = await c.app.store.db
+        .transaction()
+        .execute((trx) => mintToken(trx, c.account, c.now, c.app.config.tokenTtlMs));
       return await tokensPage(c, { created });
     } catch (err) {
-      if (err instanceof ApiError && err.status === 511) return tokensPage(c, { error: fmt(c.t.tokenLimitReached, { max: MAX_ACTIVE_TOKENS }) });
+      if (err instanceof ApiError && err.status === 511)
+        return tokensPage(c, { error: fmt(c.t.tokenLimitReached, { max: MAX_ACTIVE_TOKENS }) });
       throw err;
     }
   });

@@ -47,11 +47,16 @@ ${statusTable()}`;
 
 function operation(dryRun: boolean): JsonSchema {
   const replySchema = {
-    anyOf: [...operationNames().map((root) => ({ $ref: `#/components/schemas/${replyComponent(root)}` })), { $ref: '#/components/schemas/ErrorReply' }],
+    anyOf: [
+      ...operationNames().map((root) => ({ $ref: `#/components/schemas/${replyComponent(root)}` })),
+      { $ref: '#/components/schemas/ErrorReply' },
+    ],
   };
   return {
     operationId: dryRun ? 'dryRun' : 'call',
-    summary: dryRun ? 'Check a call without acting: parsed, authenticated and permission-checked, then rolled back' : 'Call an operation',
+    summary: dryRun
+      ? 'Check a call without acting: parsed, authenticated and permission-checked, then rolled back'
+      : 'Call an operation',
     description: dryRun
       ? 'Answers in the same shape as `/api`, and nothing is sent, charged or changed. A send answers campaign id 0.'
       : 'The root element of the body names the operation.',
@@ -80,8 +85,19 @@ export function openApiDocument(): JsonSchema {
     paths: { '/api': { post: operation(false) }, '/api/test': { post: operation(true) } },
     webhooks: webhooks(),
     components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API token (yona admin create-token, the console, or getApiToken).' } },
-      schemas: { JsonRequest: jsonRequestSchema(), XmlRequest: xmlRequestSchema(), ...requestComponents(), ...replyComponents() },
+      securitySchemes: {
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'An API token (yona admin create-token, the console, or getApiToken).',
+        },
+      },
+      schemas: {
+        JsonRequest: jsonRequestSchema(),
+        XmlRequest: xmlRequestSchema(),
+        ...requestComponents(),
+        ...replyComponents(),
+      },
     },
   };
 }

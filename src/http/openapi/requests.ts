@@ -44,7 +44,8 @@ export function jsonRequestSchema(): JsonSchema {
 /** The XML body: the same documents, the root element named as the operation (`xml.name` of each branch). */
 export function xmlRequestSchema(): JsonSchema {
   return {
-    description: 'The root element names the operation; a repeatable element is repeated, an element with attributes and text (`<phone id="a1">0521234567</phone>`) is `{"$": {"id": "a1"}, "_": "0521234567"}` in JSON.',
+    description:
+      'The root element names the operation; a repeatable element is repeated, an element with attributes and text (`<phone id="a1">0521234567</phone>`) is `{"$": {"id": "a1"}, "_": "0521234567"}` in JSON.',
     oneOf: operationNames().map((root) => ({ $ref: `#/components/schemas/${requestComponent(root)}` })),
   };
 }

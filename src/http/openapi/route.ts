@@ -4,5 +4,7 @@ import { openApiDocument } from './document.ts';
 
 export function registerOpenApiRoute(app: FastifyInstance): void {
   const body = JSON.stringify(openApiDocument());
-  app.get('/openapi.json', (_request, reply) => reply.header('content-type', 'application/json; charset=utf-8').send(body));
+  app.get('/openapi.json', (_request, reply) =>
+    reply.header('content-type', 'application/json; charset=utf-8').send(body),
+  );
 }

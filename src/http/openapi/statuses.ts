@@ -6,13 +6,17 @@ import type { JsonSchema } from './json-schema.ts';
 export const SUCCESS_STATUSES: readonly number[] = [0, 944, 946];
 
 /** Codes of a call that failed. */
-export const failureStatuses = () => Object.keys(REQUEST_STATUS).map(Number).filter((code) => !SUCCESS_STATUSES.includes(code));
+export const failureStatuses = () =>
+  Object.keys(REQUEST_STATUS)
+    .map(Number)
+    .filter((code) => !SUCCESS_STATUSES.includes(code));
 
 /** `status` as a schema: each code a branch titled by its message, so tools list what every code means. */
 export function statusSchema(codes: readonly number[] = Object.keys(REQUEST_STATUS).map(Number)): JsonSchema {
   return {
     type: 'integer',
-    description: 'Outcome of the call (the HTTP status is always 200). 0 is success; 944 and 946 are success-like answers of rmNumBL and addNumBL.',
+    description:
+      'Outcome of the call (the HTTP status is always 200). 0 is success; 944 and 946 are success-like answers of rmNumBL and addNumBL.',
     oneOf: codes.map((code) => ({ const: code, title: REQUEST_STATUS[code].en, description: REQUEST_STATUS[code].he })),
   };
 }

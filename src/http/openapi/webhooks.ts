@@ -4,7 +4,7 @@ import { blacklistFields, dlrFields, incomingFields, type PushFields } from '../
 import type { JsonSchema } from './json-schema.ts';
 import { deliveryStatusList } from './statuses.ts';
 
-const DATE = 'When it happened, `dd/mm/yy hh:mm:ss` in the account\'s time zone.';
+const DATE = "When it happened, `dd/mm/yy hh:mm:ss` in the account's time zone.";
 
 const FIELD_MEANINGS: Record<string, Record<string, string>> = {
   dlr: {
@@ -20,7 +20,7 @@ const FIELD_MEANINGS: Record<string, Record<string, string>> = {
   },
   incoming_sms: {
     phone: 'The sender, international digits.',
-    dest: 'The account\'s number the message arrived on.',
+    dest: "The account's number the message arrived on.",
     message: 'The text received.',
     date: DATE,
   },
@@ -40,36 +40,64 @@ const FIELDS: Record<string, PushFields> = {
 
 const SUMMARIES: Record<string, string> = {
   dlr: 'A delivery report for one sent message',
-  incoming_sms: 'One SMS sent to one of the account\'s numbers',
-  blacklist: 'A number added to the account\'s blocklist (usually an opt-out)',
+  incoming_sms: "One SMS sent to one of the account's numbers",
+  blacklist: "A number added to the account's blocklist (usually an opt-out)",
 };
 
 const HEADERS = [
-  { name: 'X-Yona-Event-Id', in: 'header', required: true, schema: { type: 'string' }, description: 'The event\'s id, the same on every repeat: de-duplicate on it.' },
-  { name: 'X-Yona-Timestamp', in: 'header', required: false, schema: { type: 'string' }, description: 'Unix seconds of the signature; sent when the operator set a signing secret for the account.' },
-  { name: 'X-Yona-Signature', in: 'header', required: false, schema: { type: 'string' }, description: 'HMAC of the timestamp and the raw body (docs/push.md); sent with X-Yona-Timestamp.' },
+  {
+    name: 'X-Yona-Event-Id',
+    in: 'header',
+    required: true,
+    schema: { type: 'string' },
+    description: "The event's id, the same on every repeat: de-duplicate on it.",
+  },
+  {
+    name: 'X-Yona-Timestamp',
+    in: 'header',
+    required: false,
+    schema: { type: 'string' },
+    description: 'Unix seconds of the signature; sent when the operator set a signing secret for the account.',
+  },
+  {
+    name: 'X-Yona-Signature',
+    in: 'header',
+    required: false,
+    schema: { type: 'string' },
+    description: 'HMAC of the timestamp and the raw body (docs/push.md); sent with X-Yona-Timestamp.',
+  },
 ];
 
 function formSchema(type: string): JsonSchema {
   const names = Object.keys(FIELDS[type]);
   const meanings = FIELD_MEANINGS[type];
-  const properties = Object.fromEntries(names.map((name) => {
-    const description = meanings[name];
-    if (!description) throw new Error(`push field ${type}.${name} has no description`);
-    return [name, { type: 'string', description }];
-  }));
+  const properties = Object.fromEntries(
+    names.map((name) => {
+      const description = meanings[name];
+      if (!description) throw new Error(`push field ${type}.${name} has no description`);
+      return [name, { type: 'string', description }];
+    }),
+  );
   return { type: 'object', properties, required: names, additionalProperties: false };
 }
 
 /** `webhooks`: one POST per registered feed, form fields in a url-encoded body; any answer but 200 is a failure. */
 export function webhooks(): Record<string, JsonSchema> {
-  return Object.fromEntries(Object.keys(FIELDS).map((type) => [type, {
-    post: {
-      summary: SUMMARIES[type],
-      description: `Pushed to the URL registered for \`${type}\` (\`push_url\` or the console), one event per request. A push may arrive more than once; every repeat carries the same \`X-Yona-Event-Id\`. Retries, disabling and signatures: docs/push.md.`,
-      parameters: HEADERS,
-      requestBody: { required: true, content: { 'application/x-www-form-urlencoded': { schema: formSchema(type) } } },
-      responses: { 200: { description: 'Received. Any other answer counts as a failed delivery and is retried.' } },
-    },
-  }]));
+  return Object.fromEntries(
+    Object.keys(FIELDS).map((type) => [
+      type,
+      {
+        post: {
+          summary: SUMMARIES[type],
+          description: `Pushed to the URL registered for \`${type}\` (\`push_url\` or the console), one event per request. A push may arrive more than once; every repeat carries the same \`X-Yona-Event-Id\`. Retries, disabling and signatures: docs/push.md.`,
+          parameters: HEADERS,
+          requestBody: {
+            required: true,
+            content: { 'application/x-www-form-urlencoded': { schema: formSchema(type) } },
+          },
+          responses: { 200: { description: 'Received. Any other answer counts as a failed delivery and is retried.' } },
+        },
+      },
+    ]),
+  );
 }

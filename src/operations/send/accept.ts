@@ -10,7 +10,12 @@ import { insertCampaign, setCampaignCharges, type NewCampaign } from '../../stor
 import { applyLedgerChange } from '../../store/ledger.ts';
 import { insertShortLinks } from '../../store/links.ts';
 import { filteredAmong } from '../../store/filtered-phones.ts';
-import { CAMPAIGN_WITH_MESSAGES_MAX, insertCampaignWithMessages, insertMessages, type NewMessage } from '../../store/messages.ts';
+import {
+  CAMPAIGN_WITH_MESSAGES_MAX,
+  insertCampaignWithMessages,
+  insertMessages,
+  type NewMessage,
+} from '../../store/messages.ts';
 import type { OperationContext } from '../types.ts';
 import type { Recipient } from './destinations.ts';
 import type { Rejections } from './rejections.ts';
@@ -99,7 +104,10 @@ function notEnoughCredit(credits: number, atLeast = false): ApiError {
 }
 
 function notEnoughMoney(agorot: number, atLeast = false): ApiError {
-  return new ApiError(12, `Not enough money for the international destinations: this send needs ${atLeast ? 'at least ' : ''}${(agorot / 100).toFixed(2)} shekels`);
+  return new ApiError(
+    12,
+    `Not enough money for the international destinations: this send needs ${atLeast ? 'at least ' : ''}${(agorot / 100).toFixed(2)} shekels`,
+  );
 }
 
 /** Running figures of a send. */
@@ -123,7 +131,9 @@ export async function acceptCampaign(ctx: OperationContext, draft: CampaignDraft
   let campaignId: number | undefined;
   let batchesWritten = 0;
   const take = async (batch: Recipient[]) => {
-    const kept = draft.suppress ? await suppressBatch(ctx, batch, draft.suppress.tempBlDays, tally, draft.rejected) : batch;
+    const kept = draft.suppress
+      ? await suppressBatch(ctx, batch, draft.suppress.tempBlDays, tally, draft.rejected)
+      : batch;
     if (!draft.suppress) tally.offered += batch.length;
     if (kept.length === 0) return;
     const rows = priceRows(draft.calls ? await withCalls(ctx, kept, draft.calls) : kept, pricing, total);
@@ -133,12 +143,25 @@ export async function acceptCampaign(ctx: OperationContext, draft: CampaignDraft
     if (total.agorot > Number(account.intl_agorot)) throw notEnoughMoney(total.agorot, true);
     batchesWritten++;
     const common = {
-      accountId: account.id, state: scheduled ? 'scheduled' as const : 'queued' as const, nextAttemptAt: draft.scheduledAt ?? now, now,
+      accountId: account.id,
+      state: scheduled ? ('scheduled' as const) : ('queued' as const),
+      nextAttemptAt: draft.scheduledAt ?? now,
+      now,
       priority: draft.priority ? 1 : 0,
     };
     // On PostgreSQL a send without short links writes its campaign and first messages in one statement.
-    if (campaignId === undefined && ctx.dialect === 'postgres' && draft.links.length === 0 && rows.length <= CAMPAIGN_WITH_MESSAGES_MAX) {
-      campaignId = await insertCampaignWithMessages(ctx.db, newCampaign(ctx, draft, kept.length, total.credits, total.agorot), common, rows);
+    if (
+      campaignId === undefined &&
+      ctx.dialect === 'postgres' &&
+      draft.links.length === 0 &&
+      rows.length <= CAMPAIGN_WITH_MESSAGES_MAX
+    ) {
+      campaignId = await insertCampaignWithMessages(
+        ctx.db,
+        newCampaign(ctx, draft, kept.length, total.credits, total.agorot),
+        common,
+        rows,
+      );
       return;
     }
     campaignId ??= await writeCampaign(ctx, draft, kept.length, total.credits, total.agorot);
@@ -152,12 +175,25 @@ export async function acceptCampaign(ctx: OperationContext, draft: CampaignDraft
   if (batchesWritten > 1) await setCampaignCharges(ctx.db, campaignId, total.recipients, total.credits, total.agorot);
   // The debit comes last: on PostgreSQL it locks the account row until commit, so sends of one account
   // wait for each other only for the debit and the commit, not for each other's message inserts.
-  const debit = { accountId: account.id, reason: `send: campaign ${campaignId}`, refType: 'campaign', refId: campaignId, now };
-  if (!(await applyLedgerChange(ctx.db, { ...debit, currency: 'credits', amount: -total.credits }))) throw notEnoughCredit(total.credits);
-  if (!(await applyLedgerChange(ctx.db, { ...debit, currency: 'international', amount: -total.agorot }))) throw notEnoughMoney(total.agorot);
+  const debit = {
+    accountId: account.id,
+    reason: `send: campaign ${campaignId}`,
+    refType: 'campaign',
+    refId: campaignId,
+    now,
+  };
+  if (!(await applyLedgerChange(ctx.db, { ...debit, currency: 'credits', amount: -total.credits })))
+    throw notEnoughCredit(total.credits);
+  if (!(await applyLedgerChange(ctx.db, { ...debit, currency: 'international', amount: -total.agorot })))
+    throw notEnoughMoney(total.agorot);
   ctx.signals.notify(scheduled ? 'schedule' : 'dispatch');
   return {
-    campaignId, recipients: total.recipients, parts: total.maxParts, encoding: total.encoding, credits: total.credits, agorot: total.agorot,
+    campaignId,
+    recipients: total.recipients,
+    parts: total.maxParts,
+    encoding: total.encoding,
+    credits: total.credits,
+    agorot: total.agorot,
     calls: total.calls,
   };
 }
@@ -170,7 +206,10 @@ async function withCalls(ctx: OperationContext, kept: Recipient[], plan: CallPla
   const call = (r: Recipient): Recipient => ({ ...r, channel: 'call' });
   if (plan.type === 4) return kept.map(call);
   if (plan.type === 3) return kept.flatMap((r) => [r, call(r)]);
-  const filtered = await filteredAmong(ctx.db, kept.map((r) => r.phone));
+  const filtered = await filteredAmong(
+    ctx.db,
+    kept.map((r) => r.phone),
+  );
   return kept.map((r) => (filtered.has(r.phone) ? call(r) : r));
 }
 
@@ -196,14 +235,22 @@ function newPricing(ctx: OperationContext, draft: CampaignDraft): Pricing {
   const callPrice = (text: string) => {
     let price = prices.get(text);
     if (price === undefined) {
-      price = callCredits(estimatedCallSeconds(text, spoken?.rate ?? 0, spoken?.repeat ?? 1), ctx.config.callCreditsPerMinute);
+      price = callCredits(
+        estimatedCallSeconds(text, spoken?.rate ?? 0, spoken?.repeat ?? 1),
+        ctx.config.callCreditsPerMinute,
+      );
       if (prices.size < 10_000) prices.set(text, price);
     }
     return price;
   };
   return {
-    callPrice, spoken: spoken ? JSON.stringify(spoken) : null,
-    parts: new PartsCache(), priceAgorot: ctx.config.sending.intlPriceAgorot, free: draft.free === true, publicUrl, withLinks,
+    callPrice,
+    spoken: spoken ? JSON.stringify(spoken) : null,
+    parts: new PartsCache(),
+    priceAgorot: ctx.config.sending.intlPriceAgorot,
+    free: draft.free === true,
+    publicUrl,
+    withLinks,
     linkSuffix: withLinks ? UNSUBSCRIBE_LINK_PREFIX + unsubscribeUrl(publicUrl, 'x'.repeat(PUBLIC_CODE_LENGTH)) : '',
   };
 }
@@ -219,8 +266,16 @@ function priceRows(kept: Recipient[], p: Pricing, total: Totals): NewMessage[] {
       total.credits += costCredits;
       total.calls++;
       rows[i] = {
-        phone: r.phone, externalId: r.externalId, source: r.source, text: r.text, parts: 1, costCredits, costAgorot: 0,
-        unsubscribeCode: null, channel: 'call', spoken: p.spoken,
+        phone: r.phone,
+        externalId: r.externalId,
+        source: r.source,
+        text: r.text,
+        parts: 1,
+        costCredits,
+        costAgorot: 0,
+        unsubscribeCode: null,
+        channel: 'call',
+        spoken: p.spoken,
       };
       continue;
     }
@@ -235,7 +290,14 @@ function priceRows(kept: Recipient[], p: Pricing, total: Totals): NewMessage[] {
     if (measured.parts > total.maxParts) total.maxParts = measured.parts;
     if (measured.encoding === 'ucs2') total.encoding = 'ucs2';
     rows[i] = {
-      phone: r.phone, externalId: r.externalId, source: r.source, text, parts: measured.parts, costCredits, costAgorot, unsubscribeCode: code,
+      phone: r.phone,
+      externalId: r.externalId,
+      source: r.source,
+      text,
+      parts: measured.parts,
+      costCredits,
+      costAgorot,
+      unsubscribeCode: code,
       sealed: r.stored?.sealed ?? null,
     };
   }
@@ -243,17 +305,48 @@ function priceRows(kept: Recipient[], p: Pricing, total: Totals): NewMessage[] {
 }
 
 // The campaign row of a send, with the figures of its first batch.
-function newCampaign(ctx: OperationContext, draft: CampaignDraft, recipients: number, credits: number, agorot: number): NewCampaign {
+function newCampaign(
+  ctx: OperationContext,
+  draft: CampaignDraft,
+  recipients: number,
+  credits: number,
+  agorot: number,
+): NewCampaign {
   return {
-    accountId: ctx.account.id, name: draft.name, kind: draft.kind, source: draft.source, state: draft.scheduledAt !== null ? 'scheduled' : 'queued',
-    scheduledAt: draft.scheduledAt, recipients, creditsCharged: credits, agorotCharged: agorot, options: draft.options, now: ctx.now,
+    accountId: ctx.account.id,
+    name: draft.name,
+    kind: draft.kind,
+    source: draft.source,
+    state: draft.scheduledAt !== null ? 'scheduled' : 'queued',
+    scheduledAt: draft.scheduledAt,
+    recipients,
+    creditsCharged: credits,
+    agorotCharged: agorot,
+    options: draft.options,
+    now: ctx.now,
   };
 }
 
 // Writes the campaign row (with the figures of its first batch) and its short links; returns its id.
-async function writeCampaign(ctx: OperationContext, draft: CampaignDraft, recipients: number, credits: number, agorot: number): Promise<number> {
+async function writeCampaign(
+  ctx: OperationContext,
+  draft: CampaignDraft,
+  recipients: number,
+  credits: number,
+  agorot: number,
+): Promise<number> {
   const { account, now } = ctx;
   const campaignId = await insertCampaign(ctx.db, newCampaign(ctx, draft, recipients, credits, agorot));
-  await insertShortLinks(ctx.db, draft.links.map((l) => ({ code: l.code, accountId: account.id, campaignId, linkKey: l.key, target: l.target, now })));
+  await insertShortLinks(
+    ctx.db,
+    draft.links.map((l) => ({
+      code: l.code,
+      accountId: account.id,
+      campaignId,
+      linkKey: l.key,
+      target: l.target,
+      now,
+    })),
+  );
   return campaignId;
 }

@@ -30,7 +30,16 @@ export function createBirthdaySender(deps: () => SendDeps): BirthdaySender {
     const { dialect, config, signals, clock } = deps();
     const account = await findAccountById(db, send.accountId);
     if (!account) throw new Error(`birthday send: account ${send.accountId} does not exist`);
-    const ctx: OperationContext = { db, dialect, account, caller: account, now: clock(), dryRun: false, config, signals };
+    const ctx: OperationContext = {
+      db,
+      dialect,
+      account,
+      caller: account,
+      now: clock(),
+      dryRun: false,
+      config,
+      signals,
+    };
     await requireVerifiedSender(ctx, send.source);
     const recipients: Recipient[] = [...new Set(send.phones)]
       .filter(isIsraeliMobile)
@@ -38,8 +47,16 @@ export function createBirthdaySender(deps: () => SendDeps): BirthdaySender {
     if (recipients.length === 0) return undefined;
     try {
       return await acceptCampaign(ctx, {
-        kind: 'birthday', name: send.campaignName, source: send.source, scheduledAt: null, recipients: [recipients],
-        suppress: { tempBlDays: null }, rejected: new Rejections(), unsubscribe: 'none', links: [], options: { birthday_campaign_id: send.birthdayCampaignId },
+        kind: 'birthday',
+        name: send.campaignName,
+        source: send.source,
+        scheduledAt: null,
+        recipients: [recipients],
+        suppress: { tempBlDays: null },
+        rejected: new Rejections(),
+        unsubscribe: 'none',
+        links: [],
+        options: { birthday_campaign_id: send.birthdayCampaignId },
       });
     } catch (err) {
       // Every number blocked: nothing was written, and there is nothing to send.

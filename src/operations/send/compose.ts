@@ -18,9 +18,18 @@ export function codeLinks(links: LinkSpec[]): CodedLink[] {
 }
 
 /** The message as sent (before per-recipient dynamic fields and removal links); 980 when its links and placeholders differ. */
-export function composeText(o: { tag?: string; message: string; links: CodedLink[]; unsubscribe: UnsubscribeMode; publicUrl: string }): string {
+export function composeText(o: {
+  tag?: string;
+  message: string;
+  links: CodedLink[];
+  unsubscribe: UnsubscribeMode;
+  publicUrl: string;
+}): string {
   const text = `${o.tag ?? ''}${o.message}`;
-  const problem = linkPlaceholderProblem(text, o.links.map((l) => l.key));
+  const problem = linkPlaceholderProblem(
+    text,
+    o.links.map((l) => l.key),
+  );
   if (problem) throw new ApiError(980, `Invalid link: ${problem}`);
   const urls = new Map(o.links.map((l) => [l.key, shortLinkUrl(o.publicUrl, l.code)]));
   const body = placeLinks(text, urls);
@@ -35,5 +44,8 @@ export async function requireVerifiedSender(ctx: OperationContext, source: strin
     const national = n.ok ? toNational(n.e164) : undefined;
     if (national && national !== source && (await isVerifiedSender(ctx.db, ctx.account.id, national))) return;
   }
-  throw new ApiError(515, `Unverified source: "${source}" (${field}) is not a verified sender of this account; verify it with verify_phone`);
+  throw new ApiError(
+    515,
+    `Unverified source: "${source}" (${field}) is not a verified sender of this account; verify it with verify_phone`,
+  );
 }

@@ -1,6 +1,6 @@
 // Destinations of a send: `phone` elements (with the caller's `id` attribute) and `cl_id` lists, validated
 // and normalised to international form; the rejected ones are kept with a reason instead of failing the send.
-import { ApiError, missingField } from '../../domain/errors.ts';
+import { missingField } from '../../domain/errors.ts';
 import { normalizePhone } from '../../domain/phone.ts';
 import { asList, attrsOf, textOf } from '../fields.ts';
 import type { Rejections } from './rejections.ts';
@@ -39,7 +39,8 @@ export function readDestinations(value: unknown, field = 'destinations'): { phon
     if (block === null || typeof block !== 'object' || Array.isArray(block)) continue;
     const b = block as Record<string, unknown>;
     for (const p of asList(b.phone)) {
-      const id = attrsOf(p).id ?? (p !== null && typeof p === 'object' ? textOf((p as { id?: unknown }).id) : undefined);
+      const id =
+        attrsOf(p).id ?? (p !== null && typeof p === 'object' ? textOf((p as { id?: unknown }).id) : undefined);
       phones.push({ phone: (textOf(p) ?? '').trim(), externalId: id === undefined || id === '' ? null : String(id) });
     }
     for (const c of asList(b.cl_id)) {
@@ -62,7 +63,9 @@ export interface NormalisedDestinations {
  * across calls so phones and list contacts dedupe together).
  */
 export function normaliseGivenPhones(
-  given: GivenPhone[], opts: { allowInternational: boolean; source: string; text: string; seen: Set<string> }, out: NormalisedDestinations,
+  given: GivenPhone[],
+  opts: { allowInternational: boolean; source: string; text: string; seen: Set<string> },
+  out: NormalisedDestinations,
 ): void {
   for (const g of given) {
     const n = normalizePhone(g.phone, { allowInternational: opts.allowInternational });
@@ -76,7 +79,13 @@ export function normaliseGivenPhones(
     }
     if (opts.seen.has(n.e164)) continue;
     opts.seen.add(n.e164);
-    out.accepted.push({ phone: n.e164, international: n.international, externalId: g.externalId, source: opts.source, text: opts.text });
+    out.accepted.push({
+      phone: n.e164,
+      international: n.international,
+      externalId: g.externalId,
+      source: opts.source,
+      text: opts.text,
+    });
   }
 }
 

@@ -21,7 +21,8 @@ export function checkSource(source: string, field = 'source'): string {
 /** Checks a message body's length in characters (989). */
 export function checkMessage(message: string, field = 'message'): string {
   const length = [...message].length;
-  if (length > MAX_MESSAGE_CHARS) throw new ApiError(989, `${field} is too long: ${length} characters, at most ${MAX_MESSAGE_CHARS}`);
+  if (length > MAX_MESSAGE_CHARS)
+    throw new ApiError(989, `${field} is too long: ${length} characters, at most ${MAX_MESSAGE_CHARS}`);
   return message;
 }
 
@@ -29,7 +30,8 @@ export function checkMessage(message: string, field = 'message'): string {
 export function checkCampaignName(name: string | undefined): string | null {
   if (name === undefined || name === '') return null;
   const length = [...name].length;
-  if (length > MAX_CAMPAIGN_NAME) throw new ApiError(989, `campaign_name is too long: ${length} characters, at most ${MAX_CAMPAIGN_NAME}`);
+  if (length > MAX_CAMPAIGN_NAME)
+    throw new ApiError(989, `campaign_name is too long: ${length} characters, at most ${MAX_CAMPAIGN_NAME}`);
   return name;
 }
 
@@ -44,7 +46,8 @@ export function parseTiming(timing: string | undefined, timeZone: string, now: n
 /** Parses add_unsubscribe: 2 reply line, 3 link, other integers none, anything else 986. */
 export function parseUnsubscribeField(value: string | undefined): UnsubscribeMode {
   const mode = parseUnsubscribe(value);
-  if (mode === null) throw new ApiError(986, `Invalid unsubscribe value "${value}": use 2 (reply to remove) or 3 (removal link)`);
+  if (mode === null)
+    throw new ApiError(986, `Invalid unsubscribe value "${value}": use 2 (reply to remove) or 3 (removal link)`);
   return mode;
 }
 
@@ -53,7 +56,10 @@ export function parseTempBl(value: string | undefined): number | null {
   if (value === undefined || value === '') return null;
   const days = /^\d+$/.test(value) ? Number(value) : NaN;
   if (!(days >= 1 && days <= MAX_TEMP_BL_DAYS)) {
-    throw new ApiError(714, `Non valid content in parameter temp_bl: "${value}" (a number of days from 1 to ${MAX_TEMP_BL_DAYS})`);
+    throw new ApiError(
+      714,
+      `Non valid content in parameter temp_bl: "${value}" (a number of days from 1 to ${MAX_TEMP_BL_DAYS})`,
+    );
   }
   return days;
 }
@@ -74,14 +80,18 @@ export function parseLinks(value: unknown, publicUrl: string): LinkSpec[] {
   const links: LinkSpec[] = [];
   const seen = new Set<string>();
   for (const container of containers) {
-    const items = container !== null && typeof container === 'object' && 'link' in container ? asList((container as { link: unknown }).link) : [];
+    const items =
+      container !== null && typeof container === 'object' && 'link' in container
+        ? asList((container as { link: unknown }).link)
+        : [];
     for (const item of items) {
       const key = (attrsOf(item).id ?? (item as { id?: unknown })?.id ?? '').toString().trim();
       const target = (textOf(item) ?? '').trim();
       const problem = linkKeyProblem(key) ?? linkTargetProblem(target);
       if (problem) throw new ApiError(980, `Invalid link: ${problem}`);
       if (seen.has(key)) throw new ApiError(980, `Invalid link: id "${key}" is used twice`);
-      if (isOwnShortLink(target, publicUrl)) throw new ApiError(981, `Error creating short link: "${target}" is already a link of this service`);
+      if (isOwnShortLink(target, publicUrl))
+        throw new ApiError(981, `Error creating short link: "${target}" is already a link of this service`);
       seen.add(key);
       links.push({ key, target });
     }
@@ -103,7 +113,8 @@ function intIn(value: unknown, field: string, min: number, max: number, fallback
     return fallback;
   }
   const n = /^-?\d+$/.test(t) ? Number(t) : NaN;
-  if (!(n >= min && n <= max)) throw new ApiError(2, `Invalid value for field ${field}: "${t}" (a whole number from ${min} to ${max})`);
+  if (!(n >= min && n <= max))
+    throw new ApiError(2, `Invalid value for field ${field}: "${t}" (a whole number from ${min} to ${max})`);
   return n;
 }
 
@@ -111,11 +122,13 @@ function intIn(value: unknown, field: string, min: number, max: number, fallback
 export function parseTts(value: unknown): TtsOptions | undefined {
   if (value === undefined || value === null || value === '') return undefined;
   const block = (Array.isArray(value) ? value[0] : value) as Record<string, unknown>;
-  if (typeof block !== 'object' || block === null) throw new ApiError(2, 'Invalid value for field tts: expected an element with type');
+  if (typeof block !== 'object' || block === null)
+    throw new ApiError(2, 'Invalid value for field tts: expected an element with type');
   const type = intIn(block.type, 'tts.type', 2, 4) as 2 | 3 | 4;
   const rate = intIn(block.rate, 'tts.rate', -10, 10, 0);
   const repeat = intIn(block.repeat, 'tts.repeat', 1, 10, 2);
   const voice = (textOf(block.voice)?.trim() || 'ymMale') as TtsOptions['voice'];
-  if (voice !== 'ymMale' && voice !== 'ymFemale') throw new ApiError(2, `Invalid value for field tts.voice: "${voice}" (ymMale or ymFemale)`);
+  if (voice !== 'ymMale' && voice !== 'ymFemale')
+    throw new ApiError(2, `Invalid value for field tts.voice: "${voice}" (ymMale or ymFemale)`);
   return { type, rate, repeat, voice };
 }

@@ -49,7 +49,11 @@ export class Rejections {
   }
 
   /** The reply's fields: `rejected` (the listed ones), `rejected_total`, `rejected_by_reason`; none when nothing was left out. */
-  replyFields(): { rejected?: Rejected[]; rejected_total?: number; rejected_by_reason?: Partial<Record<RejectionReason, number>> } {
+  replyFields(): {
+    rejected?: Rejected[];
+    rejected_total?: number;
+    rejected_by_reason?: Partial<Record<RejectionReason, number>>;
+  } {
     if (this.total === 0) return {};
     return { rejected: this.listed, rejected_total: this.total, rejected_by_reason: { ...this.byReason } };
   }

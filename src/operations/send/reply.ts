@@ -11,7 +11,13 @@ import type { Rejections } from './rejections.ts';
  * The success reply of a send. A dry run (/api/test) answers campaign id 0: its campaign was rolled back, and
  * the embedded store would hand the same id to the next real campaign.
  */
-export function acceptedReply(a: Acceptance, rejected: Rejections, scheduledAt: number | null, timeZone: string, dryRun: boolean): Reply {
+export function acceptedReply(
+  a: Acceptance,
+  rejected: Rejections,
+  scheduledAt: number | null,
+  timeZone: string,
+  dryRun: boolean,
+): Reply {
   const campaignId = dryRun ? 0 : a.campaignId;
   const reply: Reply = {
     status: 0,

@@ -9,7 +9,6 @@ import type { OperationContext } from '../types.ts';
 import type { Recipient } from './destinations.ts';
 import type { Rejections } from './rejections.ts';
 
-
 /** Counts of a send's recipients as they pass suppression. */
 export interface SuppressionTally {
   offered: number;
@@ -22,7 +21,12 @@ export function newTally(): SuppressionTally {
   return { offered: 0, blocked: 0, recent: 0 };
 }
 
-function dropListed(recipients: Recipient[], listed: Set<string>, reason: 'blocked' | 'temp_bl', rejected: Rejections): Recipient[] {
+function dropListed(
+  recipients: Recipient[],
+  listed: Set<string>,
+  reason: 'blocked' | 'temp_bl',
+  rejected: Rejections,
+): Recipient[] {
   if (listed.size === 0) return recipients;
   const kept: Recipient[] = [];
   for (const r of recipients) {
@@ -34,16 +38,39 @@ function dropListed(recipients: Recipient[], listed: Set<string>, reason: 'block
 
 /** Removes blocked and (with temp_bl) recently messaged recipients of one batch, listing them in `rejected`. */
 export async function suppressBatch(
-  ctx: OperationContext, batch: Recipient[], tempBlDays: number | null, tally: SuppressionTally, rejected: Rejections,
+  ctx: OperationContext,
+  batch: Recipient[],
+  tempBlDays: number | null,
+  tally: SuppressionTally,
+  rejected: Rejections,
 ): Promise<Recipient[]> {
   tally.offered += batch.length;
   if (batch.length === 0) return batch;
   const accountId = ctx.account.id;
-  const kept = dropListed(batch, await blockedAmong(ctx.db, accountId, batch.map((r) => r.phone)), 'blocked', rejected);
+  const kept = dropListed(
+    batch,
+    await blockedAmong(
+      ctx.db,
+      accountId,
+      batch.map((r) => r.phone),
+    ),
+    'blocked',
+    rejected,
+  );
   tally.blocked += batch.length - kept.length;
   if (tempBlDays === null || kept.length === 0) return kept;
   const since = ctx.now - tempBlDays * DAY_MS;
-  const fresh = dropListed(kept, await recentlyMessagedPhones(ctx.db, accountId, kept.map((r) => r.phone), since), 'temp_bl', rejected);
+  const fresh = dropListed(
+    kept,
+    await recentlyMessagedPhones(
+      ctx.db,
+      accountId,
+      kept.map((r) => r.phone),
+      since,
+    ),
+    'temp_bl',
+    rejected,
+  );
   tally.recent += kept.length - fresh.length;
   return fresh;
 }
@@ -57,7 +84,11 @@ export function nothingToSendError(tally: SuppressionTally, rejected: Rejections
   if (tally.offered === 0) {
     if (rejected.total === 0) return missingField('destinations (the contact lists hold no contacts)');
     const status = rejected.noValidDestinationStatus();
-    return new ApiError(status, status === 9 ? undefined : 'Invalid phone number: no destination can be sent to', fields);
+    return new ApiError(
+      status,
+      status === 9 ? undefined : 'Invalid phone number: no destination can be sent to',
+      fields,
+    );
   }
   if (tally.blocked === tally.offered) return new ApiError(8, 'All numbers are on a blocked list', fields);
   return new ApiError(715, `All numbers have been temporarily blocked (temp_bl ${tempBlDays} days)`, fields);

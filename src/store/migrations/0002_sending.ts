@@ -23,7 +23,12 @@ export async function up(db: Kysely<any>, dialect: Dialect): Promise<void> {
     .execute();
   await db.schema.createIndex('campaigns_account_name').on('campaigns').columns(['account_id', 'name']).execute();
   // Only scheduled campaigns are looked up by time (the scheduler); the rest stay out of this index.
-  await db.schema.createIndex('campaigns_due').on('campaigns').column('scheduled_at').where(sql.ref('state'), '=', sql.lit('scheduled')).execute();
+  await db.schema
+    .createIndex('campaigns_due')
+    .on('campaigns')
+    .column('scheduled_at')
+    .where(sql.ref('state'), '=', sql.lit('scheduled'))
+    .execute();
 
   await withId(db.schema.createTable('messages'), dialect)
     .addColumn('campaign_id', 'bigint', (c) => c.notNull().references('campaigns.id').onDelete('cascade'))
@@ -50,9 +55,16 @@ export async function up(db: Kysely<any>, dialect: Dialect): Promise<void> {
   await db.schema.createIndex('messages_queue').on('messages').columns(['state', 'next_attempt_at', 'id']).execute();
   await db.schema.createIndex('messages_campaign').on('messages').columns(['campaign_id', 'state']).execute();
   await db.schema.createIndex('messages_external').on('messages').columns(['account_id', 'external_id']).execute();
-  await db.schema.createIndex('messages_phone_time').on('messages').columns(['account_id', 'phone', 'created_at']).execute();
   await db.schema
-    .createIndex('messages_unsubscribe_code').on('messages').column('unsubscribe_code').unique()
+    .createIndex('messages_phone_time')
+    .on('messages')
+    .columns(['account_id', 'phone', 'created_at'])
+    .execute();
+  await db.schema
+    .createIndex('messages_unsubscribe_code')
+    .on('messages')
+    .column('unsubscribe_code')
+    .unique()
     .where(sql.ref('unsubscribe_code'), 'is not', null)
     .execute();
 
@@ -83,5 +95,9 @@ export async function up(db: Kysely<any>, dialect: Dialect): Promise<void> {
     .addColumn('expires_at', 'bigint', (c) => c.notNull())
     .addColumn('verified_at', 'bigint')
     .execute();
-  await db.schema.createIndex('sender_verifications_account').on('sender_verifications').columns(['account_id', 'phone']).execute();
+  await db.schema
+    .createIndex('sender_verifications_account')
+    .on('sender_verifications')
+    .columns(['account_id', 'phone'])
+    .execute();
 }

@@ -45,7 +45,11 @@ export async function up(db: Kysely<any>, dialect: Dialect): Promise<void> {
     .addColumn('blocked_at', 'bigint', (c) => c.notNull())
     .addColumn('removed_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('blocklist_removals_account').on('blocklist_removals').columns(['account_id', 'removed_at']).execute();
+  await db.schema
+    .createIndex('blocklist_removals_account')
+    .on('blocklist_removals')
+    .columns(['account_id', 'removed_at'])
+    .execute();
 
   await withId(db.schema.createTable('birthday_campaigns'), dialect)
     .addColumn('account_id', 'bigint', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
@@ -61,7 +65,11 @@ export async function up(db: Kysely<any>, dialect: Dialect): Promise<void> {
     .addColumn('checked_day', 'integer')
     .addColumn('checked_at', 'bigint')
     .execute();
-  await db.schema.createIndex('birthday_campaigns_account').on('birthday_campaigns').columns(['account_id', 'id']).execute();
+  await db.schema
+    .createIndex('birthday_campaigns_account')
+    .on('birthday_campaigns')
+    .columns(['account_id', 'id'])
+    .execute();
   await db.schema.createIndex('birthday_campaigns_list').on('birthday_campaigns').columns(['list_id']).execute();
 
   await withId(db.schema.createTable('birthday_sends'), dialect)

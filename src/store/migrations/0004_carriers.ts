@@ -42,7 +42,11 @@ export async function up(db: Kysely<any>, dialect: Dialect): Promise<void> {
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addPrimaryKeyConstraint('carrier_message_ids_pk', ['carrier', 'carrier_message_id'])
     .execute();
-  await db.schema.createIndex('carrier_message_ids_message').on('carrier_message_ids').columns(['message_id', 'part_index']).execute();
+  await db.schema
+    .createIndex('carrier_message_ids_message')
+    .on('carrier_message_ids')
+    .columns(['message_id', 'part_index'])
+    .execute();
 
   await withId(db.schema.createTable('pending_receipts'), dialect)
     .addColumn('carrier', 'text', (c) => c.notNull())
@@ -52,7 +56,11 @@ export async function up(db: Kysely<any>, dialect: Dialect): Promise<void> {
     .addColumn('at', 'bigint', (c) => c.notNull())
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('pending_receipts_id').on('pending_receipts').columns(['carrier', 'carrier_message_id']).execute();
+  await db.schema
+    .createIndex('pending_receipts_id')
+    .on('pending_receipts')
+    .columns(['carrier', 'carrier_message_id'])
+    .execute();
   await db.schema.createIndex('pending_receipts_time').on('pending_receipts').columns(['created_at']).execute();
 
   await withId(db.schema.createTable('inbound_messages'), dialect)
@@ -63,7 +71,11 @@ export async function up(db: Kysely<any>, dialect: Dialect): Promise<void> {
     .addColumn('carrier', 'text', (c) => c.notNull())
     .addColumn('received_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('inbound_messages_account_time').on('inbound_messages').columns(['account_id', 'received_at']).execute();
+  await db.schema
+    .createIndex('inbound_messages_account_time')
+    .on('inbound_messages')
+    .columns(['account_id', 'received_at'])
+    .execute();
 
   await withId(db.schema.createTable('unrouted_inbound'), dialect)
     .addColumn('phone', 'text', (c) => c.notNull())
@@ -74,5 +86,9 @@ export async function up(db: Kysely<any>, dialect: Dialect): Promise<void> {
     .execute();
 
   // dlrByDate reads reports by the time of their current status.
-  await db.schema.createIndex('messages_account_status_time').on('messages').columns(['account_id', 'status_at']).execute();
+  await db.schema
+    .createIndex('messages_account_status_time')
+    .on('messages')
+    .columns(['account_id', 'status_at'])
+    .execute();
 }

@@ -20,7 +20,10 @@ export async function up(db: Kysely<any>, dialect: Dialect): Promise<void> {
     .execute();
   // One live registration per account and type; deleted ones stay for the log until pruned.
   await db.schema
-    .createIndex('push_registrations_live').on('push_registrations').columns(['account_id', 'type']).unique()
+    .createIndex('push_registrations_live')
+    .on('push_registrations')
+    .columns(['account_id', 'type'])
+    .unique()
     .where(sql<boolean>`state <> 'deleted'`)
     .execute();
 
@@ -39,10 +42,20 @@ export async function up(db: Kysely<any>, dialect: Dialect): Promise<void> {
     .addColumn('delivered_at', 'bigint')
     .execute();
   // due: which registrations have work; reg: a registration's claim in id order; key: ordering per key.
-  await db.schema.createIndex('push_events_due').on('push_events').columns(['state', 'next_attempt_at', 'registration_id']).execute();
-  await db.schema.createIndex('push_events_reg').on('push_events').columns(['registration_id', 'state', 'id']).execute();
   await db.schema
-    .createIndex('push_events_key').on('push_events').columns(['registration_id', 'order_key', 'id'])
+    .createIndex('push_events_due')
+    .on('push_events')
+    .columns(['state', 'next_attempt_at', 'registration_id'])
+    .execute();
+  await db.schema
+    .createIndex('push_events_reg')
+    .on('push_events')
+    .columns(['registration_id', 'state', 'id'])
+    .execute();
+  await db.schema
+    .createIndex('push_events_key')
+    .on('push_events')
+    .columns(['registration_id', 'order_key', 'id'])
     .where(sql.ref('order_key'), 'is not', null)
     .execute();
   await db.schema.createIndex('push_events_created').on('push_events').columns(['created_at']).execute();

@@ -5,7 +5,10 @@ import type { Dialect } from '../db.ts';
 
 export async function up(db: Kysely<any>, _dialect: Dialect): Promise<void> {
   // One column per statement: SQLite adds one column per ALTER TABLE.
-  await db.schema.alterTable('carriers').addColumn('long_messages', 'text', (c) => c.notNull().defaultTo('udh')).execute();
+  await db.schema
+    .alterTable('carriers')
+    .addColumn('long_messages', 'text', (c) => c.notNull().defaultTo('udh'))
+    .execute();
   await db.schema.alterTable('carriers').addColumn('tls_ca', 'text').execute();
   await db.schema.alterTable('carriers').addColumn('tls_servername', 'text').execute();
 }

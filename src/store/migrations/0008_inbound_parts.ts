@@ -15,6 +15,11 @@ export async function up(db: Kysely<any>, dialect: Dialect): Promise<void> {
     .addColumn('text', 'text', (c) => c.notNull())
     .addColumn('received_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('inbound_parts_group').on('inbound_parts').columns(['carrier', 'phone', 'dest', 'ref', 'total', 'seq']).unique().execute();
+  await db.schema
+    .createIndex('inbound_parts_group')
+    .on('inbound_parts')
+    .columns(['carrier', 'phone', 'dest', 'ref', 'total', 'seq'])
+    .unique()
+    .execute();
   await db.schema.createIndex('inbound_parts_time').on('inbound_parts').column('received_at').execute();
 }

@@ -3,5 +3,8 @@ import type { Kysely } from 'kysely';
 import type { Dialect } from '../db.ts';
 
 export async function up(db: Kysely<any>, _dialect: Dialect): Promise<void> {
-  await db.schema.alterTable('carriers').addColumn('receipt_ids', 'text', (c) => c.notNull().defaultTo('as-is')).execute();
+  await db.schema
+    .alterTable('carriers')
+    .addColumn('receipt_ids', 'text', (c) => c.notNull().defaultTo('as-is'))
+    .execute();
 }

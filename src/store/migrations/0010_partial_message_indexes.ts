@@ -6,9 +6,17 @@ import type { Dialect } from '../db.ts';
 
 export async function up(db: Kysely<any>, _dialect: Dialect): Promise<void> {
   await db.schema.dropIndex('messages_external').execute();
-  await db.schema.createIndex('messages_external').on('messages').columns(['account_id', 'external_id'])
-    .where(sql.ref('external_id'), 'is not', null).execute();
+  await db.schema
+    .createIndex('messages_external')
+    .on('messages')
+    .columns(['account_id', 'external_id'])
+    .where(sql.ref('external_id'), 'is not', null)
+    .execute();
   await db.schema.dropIndex('messages_account_status_time').execute();
-  await db.schema.createIndex('messages_account_status_time').on('messages').columns(['account_id', 'status_at'])
-    .where(sql.ref('status_at'), 'is not', null).execute();
+  await db.schema
+    .createIndex('messages_account_status_time')
+    .on('messages')
+    .columns(['account_id', 'status_at'])
+    .where(sql.ref('status_at'), 'is not', null)
+    .execute();
 }

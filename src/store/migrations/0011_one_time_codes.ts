@@ -19,7 +19,11 @@ export async function up(db: Kysely<any>, dialect: Dialect): Promise<void> {
     .addColumn('replaced_at', 'bigint')
     .addColumn('campaign_id', 'bigint')
     .execute();
-  await db.schema.createIndex('otp_codes_phone').on('otp_codes').columns(['account_id', 'phone', 'created_at']).execute();
+  await db.schema
+    .createIndex('otp_codes_phone')
+    .on('otp_codes')
+    .columns(['account_id', 'phone', 'created_at'])
+    .execute();
   await db.schema.createIndex('otp_codes_account_time').on('otp_codes').columns(['account_id', 'created_at']).execute();
 
   await withId(db.schema.createTable('otp_failures'), dialect)
@@ -27,14 +31,28 @@ export async function up(db: Kysely<any>, dialect: Dialect): Promise<void> {
     .addColumn('phone', 'text', (c) => c.notNull())
     .addColumn('failed_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('otp_failures_phone').on('otp_failures').columns(['account_id', 'phone', 'failed_at']).execute();
+  await db.schema
+    .createIndex('otp_failures_phone')
+    .on('otp_failures')
+    .columns(['account_id', 'phone', 'failed_at'])
+    .execute();
 
-  await db.schema.alterTable('messages').addColumn('priority', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('messages')
+    .addColumn('priority', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
   await db.schema.alterTable('messages').addColumn('sealed', 'text').execute();
   // The priority lane's claim looks only at queued priority messages; campaign traffic never enters this index.
-  await db.schema.createIndex('messages_priority_queue').on('messages').columns(['next_attempt_at', 'id'])
-    .where(sql<boolean>`state = 'queued' and priority > 0`).execute();
+  await db.schema
+    .createIndex('messages_priority_queue')
+    .on('messages')
+    .columns(['next_attempt_at', 'id'])
+    .where(sql<boolean>`state = 'queued' and priority > 0`)
+    .execute();
 
   await db.schema.alterTable('accounts').addColumn('otp_phone', 'text').execute();
-  await db.schema.alterTable('accounts').addColumn('otp_international', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('accounts')
+    .addColumn('otp_international', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
 }

@@ -19,5 +19,9 @@ export async function up(db: Kysely<any>, dialect: Dialect): Promise<void> {
     .addColumn('username', 'text', (c) => c.notNull())
     .addColumn('failed_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('console_login_failures_user').on('console_login_failures').columns(['username', 'failed_at']).execute();
+  await db.schema
+    .createIndex('console_login_failures_user')
+    .on('console_login_failures')
+    .columns(['username', 'failed_at'])
+    .execute();
 }

@@ -13,7 +13,8 @@ export async function up(db: Kysely<any>, dialect: Dialect): Promise<void> {
     .addColumn('at', 'bigint', (c) => c.notNull())
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .execute();
-  const digits = dialect === 'postgres' ? sql`trim(err) ~ '^[0-9]+$'` : sql`trim(err) <> '' and trim(err) not glob '*[^0-9]*'`;
+  const digits =
+    dialect === 'postgres' ? sql`trim(err) ~ '^[0-9]+$'` : sql`trim(err) <> '' and trim(err) not glob '*[^0-9]*'`;
   const code = sql`(case when ${digits} then cast(trim(err) as integer) else 0 end)`;
   await sql`
     insert into pending_receipts_v2 (carrier, carrier_message_id, status, at, created_at)
@@ -29,6 +30,10 @@ export async function up(db: Kysely<any>, dialect: Dialect): Promise<void> {
     at, created_at from pending_receipts`.execute(db);
   await db.schema.dropTable('pending_receipts').execute();
   await db.schema.alterTable('pending_receipts_v2').renameTo('pending_receipts').execute();
-  await db.schema.createIndex('pending_receipts_id').on('pending_receipts').columns(['carrier', 'carrier_message_id']).execute();
+  await db.schema
+    .createIndex('pending_receipts_id')
+    .on('pending_receipts')
+    .columns(['carrier', 'carrier_message_id'])
+    .execute();
   await db.schema.createIndex('pending_receipts_time').on('pending_receipts').columns(['created_at']).execute();
 }

@@ -4,7 +4,13 @@ import type { Kysely } from 'kysely';
 import type { Dialect } from '../db.ts';
 
 export async function up(db: Kysely<any>, _dialect: Dialect): Promise<void> {
-  await db.schema.alterTable('accounts').addColumn('legacy_password', 'integer', (c) => c.notNull().defaultTo(0)).execute();
-  await db.schema.alterTable('accounts').addColumn('legacy_failures', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('accounts')
+    .addColumn('legacy_password', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
+  await db.schema
+    .alterTable('accounts')
+    .addColumn('legacy_failures', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
   await db.schema.alterTable('accounts').addColumn('legacy_locked_until', 'bigint').execute();
 }

@@ -4,7 +4,8 @@ import type { Kysely } from 'kysely';
 import type { Dialect } from '../db.ts';
 
 export async function up(db: Kysely<any>, _dialect: Dialect): Promise<void> {
-  await db.schema.createTable('nodes')
+  await db.schema
+    .createTable('nodes')
     .addColumn('name', 'text', (c) => c.primaryKey())
     .addColumn('roles', 'text', (c) => c.notNull())
     .addColumn('host', 'text', (c) => c.notNull())
@@ -13,7 +14,8 @@ export async function up(db: Kysely<any>, _dialect: Dialect): Promise<void> {
     .addColumn('heartbeat_at', 'bigint', (c) => c.notNull())
     .addColumn('expires_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema.createTable('leases')
+  await db.schema
+    .createTable('leases')
     .addColumn('name', 'text', (c) => c.primaryKey())
     .addColumn('node', 'text', (c) => c.notNull())
     .addColumn('acquired_at', 'bigint', (c) => c.notNull())

@@ -4,6 +4,9 @@ import type { Kysely } from 'kysely';
 import type { Dialect } from '../db.ts';
 
 export async function up(db: Kysely<any>, _dialect: Dialect): Promise<void> {
-  await db.schema.alterTable('pending_receipts').addColumn('refund', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('pending_receipts')
+    .addColumn('refund', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
   await db.schema.alterTable('pending_receipts').addColumn('duration_ms', 'bigint').execute();
 }

@@ -45,17 +45,23 @@ async function partition(db: Kysely<any>, table: string, key: string): Promise<v
     join pg_attribute a on a.attrelid = d.refobjid and a.attnum = d.refobjsubid
     where d.refobjid = ${old}::regclass and d.deptype = 'a'`.execute(db);
 
-  await sql`create table ${sql.table(table)} (like ${sql.table(old)} including defaults) partition by range (created_at)`.execute(db);
+  await sql`create table ${sql.table(table)} (like ${sql.table(old)} including defaults) partition by range (created_at)`.execute(
+    db,
+  );
   await sql`create table ${sql.table(`${table}_default`)} partition of ${sql.table(table)} default`.execute(db);
-  const span = await sql<{ oldest: number | null }>`select min(created_at) as oldest from ${sql.table(old)}`.execute(db);
+  const span = await sql<{ oldest: number | null }>`select min(created_at) as oldest from ${sql.table(old)}`.execute(
+    db,
+  );
   const now = new Date();
   const last = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + MONTHS_AHEAD, 1);
   const oldest = span.rows[0]?.oldest == null ? now : new Date(Math.min(Number(span.rows[0].oldest), now.getTime()));
-  for (let m = Date.UTC(oldest.getUTCFullYear(), oldest.getUTCMonth(), 1); m <= last;) {
+  for (let m = Date.UTC(oldest.getUTCFullYear(), oldest.getUTCMonth(), 1); m <= last; ) {
     const start = new Date(m);
     const next = Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 1);
     const name = `${table}_p${start.getUTCFullYear()}_${String(start.getUTCMonth() + 1).padStart(2, '0')}`;
-    await sql`create table ${sql.table(name)} partition of ${sql.table(table)} for values from (${sql.lit(m)}) to (${sql.lit(next)})`.execute(db);
+    await sql`create table ${sql.table(name)} partition of ${sql.table(table)} for values from (${sql.lit(m)}) to (${sql.lit(next)})`.execute(
+      db,
+    );
     m = next;
   }
   await sql`insert into ${sql.table(table)} select * from ${sql.table(old)}`.execute(db);

@@ -76,7 +76,14 @@ export interface VerifiedSenderTable {
   verified_at: number;
 }
 
-export interface Database extends SendingTables, AudienceTables, CarriersTables, PushTables, OtpTables, ConsoleTables, NodesTables {
+export interface Database
+  extends SendingTables,
+    AudienceTables,
+    CarriersTables,
+    PushTables,
+    OtpTables,
+    ConsoleTables,
+    NodesTables {
   accounts: AccountTable;
   account_ips: AccountIpTable;
   api_tokens: ApiTokenTable;

@@ -10,7 +10,15 @@ export type CampaignState = 'scheduled' | 'queued' | 'sending' | 'sent' | 'cance
  * (claimed under a lease) -> submitted (carrier accepted; awaiting receipt) -> done (final delivery status);
  * or skipped (blocked / temp_bl at dispatch), failed (permanent carrier failure), cancelled.
  */
-export type MessageState = 'scheduled' | 'queued' | 'submitting' | 'submitted' | 'done' | 'skipped' | 'failed' | 'cancelled';
+export type MessageState =
+  | 'scheduled'
+  | 'queued'
+  | 'submitting'
+  | 'submitted'
+  | 'done'
+  | 'skipped'
+  | 'failed'
+  | 'cancelled';
 
 export interface CampaignTable {
   id: Generated<number>;

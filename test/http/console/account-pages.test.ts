@@ -12,10 +12,13 @@ const [sqlite] = await storeTargets();
 /** The text of each table row's cell `column` on a page, in order. */
 function cells(html: string, column: number): string[] {
   const body = /<tbody>([\s\S]*?)<\/tbody>/.exec(html)?.[1] ?? '';
-  return [...body.matchAll(/<tr>([\s\S]*?)<\/tr>/g)].map((row) => [...row[1].matchAll(/<td>([\s\S]*?)<\/td>/g)][column]?.[1].replace(/<[^>]+>/g, '') ?? '');
+  return [...body.matchAll(/<tr>([\s\S]*?)<\/tr>/g)].map(
+    (row) => [...row[1].matchAll(/<td>([\s\S]*?)<\/td>/g)][column]?.[1].replace(/<[^>]+>/g, '') ?? '',
+  );
 }
 
-const olderLink = (html: string) => /<a href="([^"]+\?before=[^"]+)">Older<\/a>/.exec(html)?.[1]?.replaceAll('&amp;', '&');
+const olderLink = (html: string) =>
+  /<a href="([^"]+\?before=[^"]+)">Older<\/a>/.exec(html)?.[1]?.replaceAll('&amp;', '&');
 
 describe('console balance and blocklist pages', () => {
   let t: TestService;
@@ -31,9 +34,20 @@ describe('console balance and blocklist pages', () => {
   it('pages a ledger of 451 entries 200 at a time, newest first, each entry once', async () => {
     const id = await t.accountId('pages');
     const now = Date.now();
-    await t.service.store.db.insertInto('ledger_entries').values(Array.from({ length: 450 }, (_, i) => ({
-      account_id: id, currency: 'credits', amount: 1, reason: `entry ${i + 1}`, ref_type: null, ref_id: null, created_at: now + i,
-    }))).execute();
+    await t.service.store.db
+      .insertInto('ledger_entries')
+      .values(
+        Array.from({ length: 450 }, (_, i) => ({
+          account_id: id,
+          currency: 'credits',
+          amount: 1,
+          reason: `entry ${i + 1}`,
+          ref_type: null,
+          ref_id: null,
+          created_at: now + i,
+        })),
+      )
+      .execute();
     const reasons: string[] = [];
     let path: string | undefined = '/console/balance';
     const pageSizes: number[] = [];

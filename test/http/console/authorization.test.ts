@@ -7,27 +7,64 @@ import { startTestService, type TestService } from '../../helpers/service.ts';
 import { storeTargets } from '../../helpers/stores.ts';
 import { newSender } from '../../operations/send-helpers.ts';
 
-const PAGES = ['/console', '/console/campaigns', '/console/tokens', '/console/ips', '/console/push', '/console/balance',
-  '/console/senders', '/console/lists', '/console/blocklist', '/console/birthdays', '/console/subaccounts'];
+const PAGES = [
+  '/console',
+  '/console/campaigns',
+  '/console/tokens',
+  '/console/ips',
+  '/console/push',
+  '/console/balance',
+  '/console/senders',
+  '/console/lists',
+  '/console/blocklist',
+  '/console/birthdays',
+  '/console/subaccounts',
+];
 
 for (const target of await storeTargets()) {
   describe(`console authorization (${target.name})`, () => {
     let t: TestService;
     let ana: { token: string; campaignId: number; listId: number; birthdayId: number; tokenName: string };
     let ben: ConsoleClient;
-    const secrets = ['Ana-Secret-List', 'Ana-Spring-Sale', '198.51.100.0/24', 'https://ana.example/hook', '0529990001', 'Ana-Birthday'];
+    const secrets = [
+      'Ana-Secret-List',
+      'Ana-Spring-Sale',
+      '198.51.100.0/24',
+      'https://ana.example/hook',
+      '0529990001',
+      'Ana-Birthday',
+    ];
 
     before(async () => {
       t = await startTestService(target, { env: { YONA_PUSH_ALLOW_PRIVATE: '1' } });
       const s = await newSender(t, 'ana', 1000);
-      const sent = await s.sms({ destinations: { phone: ['0521110001'] }, message: 'later', timing: '01/01/40 10:00', campaign_name: 'Ana-Spring-Sale' });
-      const list = await s.call('newCL', { cl: [{ name: 'Ana-Secret-List', destinations: { destination: [{ phone: '0521110002', df1: 'x', df2: '01/01/1990' }] } }] });
+      const sent = await s.sms({
+        destinations: { phone: ['0521110001'] },
+        message: 'later',
+        timing: '01/01/40 10:00',
+        campaign_name: 'Ana-Spring-Sale',
+      });
+      const list = await s.call('newCL', {
+        cl: [
+          {
+            name: 'Ana-Secret-List',
+            destinations: { destination: [{ phone: '0521110002', df1: 'x', df2: '01/01/1990' }] },
+          },
+        ],
+      });
       await s.call('push_url', { type: 'dlr', url: 'https://ana.example/hook' });
       await s.call('addNumBL', { phones: ['0529990001'] });
-      const bd = await s.call('new_birthday_campaign', { cl_id: String(list.id), name: 'Ana-Birthday', message: 'Happy birthday', source: 'Yona', dob_field: 'df2' });
+      const bd = await s.call('new_birthday_campaign', {
+        cl_id: String(list.id),
+        name: 'Ana-Birthday',
+        message: 'Happy birthday',
+        source: 'Yona',
+        dob_field: 'df2',
+      });
       await t.admin('allow-ip', 'ana', '198.51.100.0/24');
       await t.admin('ip-check', 'ana', 'off');
-      const tokenName = (await t.service.store.db.selectFrom('api_tokens').select('name').executeTakeFirstOrThrow()).name;
+      const tokenName = (await t.service.store.db.selectFrom('api_tokens').select('name').executeTakeFirstOrThrow())
+        .name;
       ana = { token: s.token, campaignId: sent.campaign_id, listId: list.id, birthdayId: bd.id, tokenName };
       await t.admin('create-account', 'ben', '--password', 'ben-pw-123', '--credits', '50', '--reseller');
       ben = new ConsoleClient(t.httpsUrl);
@@ -64,18 +101,37 @@ for (const target of await storeTargets()) {
       assert.match(transfer.text, /not your sub-account/);
 
       const db = t.service.store.db;
-      const campaign = await db.selectFrom('campaigns').select('state').where('id', '=', ana.campaignId).executeTakeFirstOrThrow();
+      const campaign = await db
+        .selectFrom('campaigns')
+        .select('state')
+        .where('id', '=', ana.campaignId)
+        .executeTakeFirstOrThrow();
       assert.equal(campaign.state, 'scheduled');
-      const list = await db.selectFrom('contact_lists').select('contact_count').where('id', '=', ana.listId).executeTakeFirstOrThrow();
+      const list = await db
+        .selectFrom('contact_lists')
+        .select('contact_count')
+        .where('id', '=', ana.listId)
+        .executeTakeFirstOrThrow();
       assert.equal(Number(list.contact_count), 1);
       assert.equal((await t.api('balance', { user: { username: 'ana' } }, { token: ana.token })).status, 0);
-      assert.deepEqual((await db.selectFrom('account_ips').select('cidr').execute()).map((r) => r.cidr), ['198.51.100.0/24']);
+      assert.deepEqual(
+        (await db.selectFrom('account_ips').select('cidr').execute()).map((r) => r.cidr),
+        ['198.51.100.0/24'],
+      );
       const push = await db.selectFrom('push_registrations').select('state').executeTakeFirstOrThrow();
       assert.equal(push.state, 'registered');
       assert.equal((await db.selectFrom('blocklist').select('phone').execute()).length, 1);
-      const bd = await db.selectFrom('birthday_campaigns').select('active').where('id', '=', ana.birthdayId).executeTakeFirstOrThrow();
+      const bd = await db
+        .selectFrom('birthday_campaigns')
+        .select('active')
+        .where('id', '=', ana.birthdayId)
+        .executeTakeFirstOrThrow();
       assert.equal(Number(bd.active), 1);
-      const balance = await db.selectFrom('accounts').select('credits').where('username', '=', 'ana').executeTakeFirstOrThrow();
+      const balance = await db
+        .selectFrom('accounts')
+        .select('credits')
+        .where('username', '=', 'ana')
+        .executeTakeFirstOrThrow();
       assert.equal(Number(balance.credits), 999);
     });
 
@@ -84,7 +140,13 @@ for (const target of await storeTargets()) {
       await anaConsole.login('ana', 'secret-pw');
       assert.equal((await anaConsole.get('/console/subaccounts')).status, 404);
       await ben.get('/console/subaccounts');
-      const created = await ben.post('/console/subaccounts', { name: 'Ben Shop', new_username: 'ben-shop', password: 'shop-pw-123', source: 'BenShop', opening: '20' });
+      const created = await ben.post('/console/subaccounts', {
+        name: 'Ben Shop',
+        new_username: 'ben-shop',
+        password: 'shop-pw-123',
+        source: 'BenShop',
+        opening: '20',
+      });
       assert.match(created.text, /Sub-account ben-shop created with 20 credits/);
       const moved = await ben.post('/console/subaccounts/transfer', { username: 'ben-shop', amount: '-5' });
       assert.match(moved.text, /ben-shop now has 15 credits/);

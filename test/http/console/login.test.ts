@@ -103,11 +103,16 @@ for (const target of await storeTargets()) {
       const c = new ConsoleClient(t.httpsUrl);
       await c.login('cara', 'cara-pw-1');
       assert.equal((await c.get('/console')).status, 200);
-      assert.deepEqual(await t.admin('set-password', 'cara', '--password', 'cara-pw-2'), ['the console password of cara is set; its console sessions are signed out']);
+      assert.deepEqual(await t.admin('set-password', 'cara', '--password', 'cara-pw-2'), [
+        'the console password of cara is set; its console sessions are signed out',
+      ]);
       assert.equal((await c.get('/console')).status, 303);
       assert.equal((await c.login('cara', 'cara-pw-1')).status, 401);
       assert.equal((await c.login('cara', 'cara-pw-2')).status, 303);
-      await assert.rejects(t.admin('set-password', 'cara', '--password', 'short'), /password must be 6 to 128 characters/);
+      await assert.rejects(
+        t.admin('set-password', 'cara', '--password', 'short'),
+        /password must be 6 to 128 characters/,
+      );
       await assert.rejects(t.admin('set-password', 'nobody', '--password', 'long-enough'), /no account named "nobody"/);
       await assert.rejects(t.admin('set-password', 'cara'), /missing --password/);
     });

@@ -8,7 +8,7 @@ import { storeTargets } from '../../helpers/stores.ts';
 
 const [sqlite] = await storeTargets();
 
-describe('console: a sub-account\'s campaigns', () => {
+describe("console: a sub-account's campaigns", () => {
   let t: TestService;
   let campaignId: number;
   const signedIn = async (username: string) => {
@@ -19,17 +19,37 @@ describe('console: a sub-account\'s campaigns', () => {
 
   before(async () => {
     t = await startTestService(sqlite);
-    for (const reseller of ['head', 'rival']) await t.admin('create-account', reseller, '--password', `${reseller}-pw-1`, '--reseller');
-    await t.admin('create-account', 'head-branch', '--password', 'head-branch-pw-1', '--parent', 'head', '--credits', '10');
+    for (const reseller of ['head', 'rival'])
+      await t.admin('create-account', reseller, '--password', `${reseller}-pw-1`, '--reseller');
+    await t.admin(
+      'create-account',
+      'head-branch',
+      '--password',
+      'head-branch-pw-1',
+      '--parent',
+      'head',
+      '--credits',
+      '10',
+    );
     await t.admin('verify-sender', 'head-branch', 'Branch');
     const token = (await t.admin('create-token', 'head-branch')).at(-1)!;
-    const sent = await t.api('sms', { user: { username: 'head-branch' }, source: 'Branch', destinations: { phone: '0521234567' }, message: 'opening hours', campaign_name: 'Spring sale' }, { token });
+    const sent = await t.api(
+      'sms',
+      {
+        user: { username: 'head-branch' },
+        source: 'Branch',
+        destinations: { phone: '0521234567' },
+        message: 'opening hours',
+        campaign_name: 'Spring sale',
+      },
+      { token },
+    );
     assert.equal(sent.status, 0, sent.message);
     campaignId = sent.campaign_id;
   });
   after(() => t?.close());
 
-  it('shows the reseller its sub-account\'s campaigns from the sub-accounts page', async () => {
+  it("shows the reseller its sub-account's campaigns from the sub-accounts page", async () => {
     const c = await signedIn('head');
     const subs = await c.get('/console/subaccounts');
     assert.match(subs.text, /<a href="\/console\/subaccounts\/head-branch\/campaigns">head-branch<\/a>/);
@@ -40,7 +60,11 @@ describe('console: a sub-account\'s campaigns', () => {
   });
 
   it('answers 404 to another reseller, to the sub-account itself and for an unknown name', async () => {
-    for (const [who, path] of [['rival', '/console/subaccounts/head-branch/campaigns'], ['head-branch', '/console/subaccounts/head-branch/campaigns'], ['head', '/console/subaccounts/nobody/campaigns']]) {
+    for (const [who, path] of [
+      ['rival', '/console/subaccounts/head-branch/campaigns'],
+      ['head-branch', '/console/subaccounts/head-branch/campaigns'],
+      ['head', '/console/subaccounts/nobody/campaigns'],
+    ]) {
       const page = await (await signedIn(who)).get(path);
       assert.equal(page.status, 404, `${who} ${path}`);
       assert.doesNotMatch(page.text, /Spring sale/);

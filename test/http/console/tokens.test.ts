@@ -29,9 +29,13 @@ describe('console tokens', () => {
     const sixth = await c.post('/console/tokens/new');
     assert.match(sixth.text, /You already have 5 active tokens, the most an account may hold/);
     assert.doesNotMatch(sixth.text, /id="token-value"/);
-    for (const token of tokens) assert.equal((await t.api('balance', { user: { username: 'dana' } }, { token })).status, 0);
+    for (const token of tokens)
+      assert.equal((await t.api('balance', { user: { username: 'dana' } }, { token })).status, 0);
     const page = await c.get('/console/tokens');
     assert.doesNotMatch(page.text, /Create a token/);
-    assert.ok(tokens.every((k) => !page.text.includes(k)), 'the list never shows a token value');
+    assert.ok(
+      tokens.every((k) => !page.text.includes(k)),
+      'the list never shows a token value',
+    );
   });
 });

@@ -1,12 +1,11 @@
 // Draws the campaign's delivery chart with uPlot from the JSON the page carries (cumulative delivered and
 // failed messages over time). Without scripts the same figures are in the table below the chart.
-(function () {
-  'use strict';
+(() => {
   var holder = document.getElementById('chart');
   var source = document.getElementById('chart-data');
   if (!holder || !source || typeof uPlot === 'undefined') return;
   var data = JSON.parse(source.textContent);
-  var width = function () { return Math.max(280, holder.clientWidth - 16); };
+  var width = () => Math.max(280, holder.clientWidth - 16);
   var options = {
     width: width(),
     height: 300,
@@ -19,5 +18,7 @@
     axes: [{}, { size: 60 }],
   };
   var plot = new uPlot(options, [data.x, data.delivered, data.failed], holder);
-  window.addEventListener('resize', function () { plot.setSize({ width: width(), height: 300 }); });
+  window.addEventListener('resize', () => {
+    plot.setSize({ width: width(), height: 300 });
+  });
 })();

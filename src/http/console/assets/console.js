@@ -1,21 +1,24 @@
 // Console enhancements; every page works without them. Confirm before destructive forms, copy buttons,
 // and reading a chosen CSV file into the upload form's text field (with progress).
-(function () {
-  'use strict';
-  document.addEventListener('submit', function (e) {
+(() => {
+  document.addEventListener('submit', (e) => {
     var form = e.target;
     var question = form.getAttribute('data-confirm');
     if (question && !window.confirm(question)) e.preventDefault();
   });
-  document.querySelectorAll('[data-copy]').forEach(function (button) {
+  document.querySelectorAll('[data-copy]').forEach((button) => {
     button.hidden = false;
-    button.addEventListener('click', function () {
+    button.addEventListener('click', () => {
       var source = document.getElementById(button.getAttribute('data-copy'));
       if (!source) return;
       var text = source.value || source.textContent;
-      var done = function () { button.textContent = button.getAttribute('data-copied') || 'Copied'; };
-      if (navigator.clipboard && navigator.clipboard.writeText) {
-        navigator.clipboard.writeText(text).then(done, function () { source.select && source.select(); });
+      var done = () => {
+        button.textContent = button.getAttribute('data-copied') || 'Copied';
+      };
+      if (navigator.clipboard?.writeText) {
+        navigator.clipboard.writeText(text).then(done, () => {
+          source.select?.();
+        });
       } else if (source.select) {
         source.select();
         document.execCommand('copy');
@@ -23,23 +26,34 @@
       }
     });
   });
-  document.querySelectorAll('input[type=file][data-into]').forEach(function (input) {
-    input.addEventListener('change', function () {
+  document.querySelectorAll('input[type=file][data-into]').forEach((input) => {
+    input.addEventListener('change', () => {
       var target = document.getElementById(input.getAttribute('data-into'));
       var progress = document.getElementById(input.getAttribute('data-progress'));
-      var file = input.files && input.files[0];
+      var file = input.files?.[0];
       if (!file || !target) return;
       var reader = new FileReader();
-      if (progress) { progress.hidden = false; progress.value = 0; }
-      reader.onprogress = function (ev) { if (progress && ev.lengthComputable) progress.value = ev.loaded / ev.total; };
-      reader.onload = function () { target.value = String(reader.result); if (progress) progress.value = 1; };
+      if (progress) {
+        progress.hidden = false;
+        progress.value = 0;
+      }
+      reader.onprogress = (ev) => {
+        if (progress && ev.lengthComputable) progress.value = ev.loaded / ev.total;
+      };
+      reader.onload = () => {
+        target.value = String(reader.result);
+        if (progress) progress.value = 1;
+      };
       reader.readAsText(file);
     });
   });
-  document.querySelectorAll('form[data-progress-on-submit]').forEach(function (form) {
-    form.addEventListener('submit', function () {
+  document.querySelectorAll('form[data-progress-on-submit]').forEach((form) => {
+    form.addEventListener('submit', () => {
       var p = document.getElementById(form.getAttribute('data-progress-on-submit'));
-      if (p) { p.hidden = false; p.removeAttribute('value'); }
+      if (p) {
+        p.hidden = false;
+        p.removeAttribute('value');
+      }
     });
   });
 })();
