@@ -26,6 +26,7 @@ export interface FrameOptions {
 const NAV: Array<[string, keyof Messages]> = [
   ['/console/messages', 'navMessages'],
   ['/console/campaigns', 'navCampaigns'],
+  ['/console/inbound', 'navInbound'],
   ['/console/tokens', 'navTokens'],
   ['/console/ips', 'navIps'],
   ['/console/push', 'navPush'],

@@ -15,6 +15,7 @@ import { registerBirthdays } from './birthdays.ts';
 import { registerSubaccounts } from './subaccounts.ts';
 import { registerOverview } from './overview.ts';
 import { registerMessages } from './messages.ts';
+import { registerInbound } from './inbound.ts';
 
 export function registerConsole(app: FastifyInstance, ctx: AppContext, logger: Logger): void {
   const r = new ConsoleRouter(app, ctx, logger);
@@ -30,4 +31,5 @@ export function registerConsole(app: FastifyInstance, ctx: AppContext, logger: L
   registerSubaccounts(r);
   registerOverview(r);
   registerMessages(r);
+  registerInbound(r);
 }

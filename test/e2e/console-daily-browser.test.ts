@@ -1,0 +1,166 @@
+// The console as a daily tool, in Chromium (playwright-core) against a real service sending through the bundled
+// SMSC simulator: the message log finds exactly a campaign's scripted failures and its CSV export has the same
+// rows; the campaign page shows the text, rate, reasons and the same filters; a reply sent with `yona sim mo`
+// appears on the replies page, with the removal it caused. axe-core on each page in English and Hebrew;
+// screenshots under test-results/console/.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { runSim } from '../../src/cli/sim.ts';
+import { carriersComponent } from '../../src/delivery/carriers.ts';
+import { assertAccessible, browserAvailable, launchBrowser, newPage, screenshot, signIn } from '../helpers/browser.ts';
+import { waitFor } from '../helpers/push-receiver.ts';
+import { startTestService, type TestService } from '../helpers/service.ts';
+import { storeTargets } from '../helpers/stores.ts';
+import { newSender, type Sender } from '../operations/send-helpers.ts';
+
+const run = browserAvailable();
+const [sqlite] = await storeTargets();
+// Destinations the simulator refuses (outcomes.ts): 101 not delivered, 103 expired, 108 rejected, 747.
+const FAILING = ['0521230101', '0521240103', '0521250108', '0521260747'];
+const DELIVERED = Array.from({ length: 16 }, (_, i) => `05212711${String(i).padStart(2, '0')}`);
+
+describe('console daily pages in a browser', { skip: !run && 'Chromium not installed' }, () => {
+  let t: TestService;
+  let browser: Browser;
+  let page: Page;
+  let s: Sender;
+  let campaignId: number;
+
+  const settled = async (id: number, count: number) => {
+    const final = () =>
+      t.service.store.db
+        .selectFrom('messages')
+        .select(['phone', 'state', 'status'])
+        .where('campaign_id', '=', id)
+        .where('state', 'in', ['done', 'failed'])
+        .execute();
+    try {
+      await waitFor(async () => (await final()).length === count, 'receipts for every message', 30_000);
+    } catch (err) {
+      const all = await t.service.store.db.selectFrom('messages').select(['phone', 'state', 'status']).execute();
+      throw new Error(`${(err as Error).message}: ${JSON.stringify(all)}`);
+    }
+  };
+  const tableRows = () => page.getByRole('region', { name: 'Messages' }).locator('tbody tr');
+
+  before(async () => {
+    t = await startTestService(sqlite, {
+      components: [carriersComponent({ env: {}, settings: { pollMs: 20, simulatorReceiptDelayMs: 20 } })],
+    });
+    s = await newSender(t, 'dov', 1000);
+    await t.admin('add-number', 'dov', '0559990001');
+    const sent = await s.sms({
+      destinations: { phone: [...DELIVERED, ...FAILING] },
+      message: 'Winter sale: 20% off',
+      campaign_name: 'Winter',
+    });
+    assert.equal(sent.status, 0, JSON.stringify(sent));
+    campaignId = sent.campaign_id;
+    await settled(campaignId, DELIVERED.length + FAILING.length);
+    browser = await launchBrowser();
+    page = await newPage(browser);
+    page.setDefaultTimeout(10_000);
+    await signIn(page, t.httpsUrl, 'dov', 'secret-pw');
+  });
+  after(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  it('lists exactly the failed messages at /console/messages?status=failed, and exports the same rows', async () => {
+    await page.goto(`${t.httpsUrl}/console/messages`);
+    assert.equal(await tableRows().count(), DELIVERED.length + FAILING.length);
+    await page.getByLabel('Status').selectOption('failed');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.waitForURL(/status=failed/);
+    assert.equal(new URL(page.url()).searchParams.get('status'), 'failed');
+    const shown = (await tableRows().locator('td:nth-child(2)').allInnerTexts()).sort();
+    assert.deepEqual(shown, [...FAILING].sort());
+    await page.getByRole('cell', { name: /Failed: 101 Not delivered/ }).waitFor();
+    await assertAccessible(page, 'messages (failed)');
+    await screenshot(page, 'messages-failed');
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'Download as CSV' }).click(),
+    ]);
+    const csv = readFileSync((await download.path())!, 'utf8');
+    assert.ok(csv.startsWith('\uFEFFtime,phone,'), 'a BOM and one header row');
+    const lines = csv.split('\r\n').filter(Boolean);
+    assert.equal(lines.length, FAILING.length + 1);
+    assert.deepEqual(
+      lines
+        .slice(1)
+        .map((l) => l.split(',')[1])
+        .sort(),
+      [...FAILING].sort(),
+    );
+  });
+
+  it("shows the campaign's text, delivery rate and failure reasons, and filters its messages", async () => {
+    await page.goto(`${t.httpsUrl}/console/campaigns/${campaignId}`);
+    await page.locator('blockquote').getByText('Winter sale: 20% off').waitFor();
+    await page.getByText('80.0%').waitFor();
+    const reasons = page.getByRole('region', { name: 'Outcomes and carrier errors' });
+    await reasons.getByRole('cell', { name: 'Failed: 108 Rejected' }).waitFor();
+    await reasons.getByRole('cell', { name: 'Delivered: 102 Delivered' }).waitFor();
+    await page.locator('#chart canvas').first().waitFor();
+    const ticks = await page.locator('#chart .u-axis').first().innerText();
+    assert.doesNotMatch(ticks, /\.\d{3}|\d+ms/, `no millisecond ticks: ${ticks}`);
+    await page.getByLabel('Status').selectOption('failed');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.waitForURL(/status=failed/);
+    assert.equal(await tableRows().count(), FAILING.length);
+    await assertAccessible(page, 'campaign (filtered)');
+    await screenshot(page, 'campaign-detail');
+  });
+
+  it('shows a reply sent with `yona sim mo` on /console/inbound, and the removal it caused', async () => {
+    const optOut = await s.sms({ destinations: { phone: ['0521280001'] }, message: 'Reply STOP', add_unsubscribe: 2 });
+    assert.equal(optOut.status, 0, JSON.stringify(optOut));
+    await settled(optOut.campaign_id, 1);
+    const info = JSON.parse(readFileSync(join(t.config.dataDir, 'simulator.json'), 'utf8')) as { controlUrl: string };
+    const sim = (...args: string[]) => runSim([...args, '--control', info.controlUrl], () => {});
+    await sim('mo', '--from', '0521271103', '--to', '0559990001', '--text', 'Is the sale on Friday too?');
+    await sim('mo', '--from', '0521280001', '--to', '0559990001', '--text', 'stop');
+    await waitFor(async () => {
+      const rows = await t.service.store.db.selectFrom('inbound_messages').select('id').execute();
+      return rows.length === 2;
+    }, 'both replies stored');
+    await page.goto(`${t.httpsUrl}/console/inbound`);
+    const question = page.getByRole('row', { name: /Is the sale on Friday too\?/ });
+    assert.match(await question.innerText(), /0521271103/);
+    await question.getByRole('link', { name: `${campaignId} · Winter` }).waitFor();
+    const stop = page.getByRole('row', { name: /stop/ });
+    await stop.getByText('Removal: the sender is now blocked').waitFor();
+    await page.getByLabel('Number or text').fill('Friday');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.waitForURL(/q=Friday/);
+    assert.equal(await page.getByRole('region', { name: 'Replies' }).locator('tbody tr').count(), 1);
+    await assertAccessible(page, 'inbound');
+    await screenshot(page, 'inbound');
+  });
+
+  it('passes axe on the new pages in Hebrew, and the log fits a phone-sized screen', async () => {
+    const phone = await newPage(browser, { viewport: { width: 375, height: 740 } });
+    phone.setDefaultTimeout(10_000);
+    await signIn(phone, t.httpsUrl, 'dov', 'secret-pw');
+    await phone.goto(`${t.httpsUrl}/console/messages`);
+    await phone.getByRole('link', { name: 'עברית' }).click();
+    await phone.waitForURL(/\/console\/messages$/);
+    for (const path of ['/console/messages?status=failed', `/console/campaigns/${campaignId}`, '/console/inbound']) {
+      await phone.goto(`${t.httpsUrl}${path}`);
+      assert.equal(await phone.locator('html').getAttribute('dir'), 'rtl');
+      const overflow = await phone.evaluate(
+        () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+      );
+      assert.ok(overflow <= 0, `${path} is ${overflow}px wider than the screen`);
+      await assertAccessible(phone, `${path} (Hebrew, phone)`);
+    }
+    await phone.goto(`${t.httpsUrl}/console/messages?status=failed`);
+    await screenshot(phone, 'messages-he-phone');
+    await phone.context().close();
+  });
+});
