@@ -16,6 +16,7 @@ import { registerSubaccounts } from './subaccounts.ts';
 import { registerOverview } from './overview.ts';
 import { registerMessages } from './messages.ts';
 import { registerInbound } from './inbound.ts';
+import { registerBalanceExtras } from './balance-extras.ts';
 
 export function registerConsole(app: FastifyInstance, ctx: AppContext, logger: Logger): void {
   const r = new ConsoleRouter(app, ctx, logger);
@@ -32,4 +33,5 @@ export function registerConsole(app: FastifyInstance, ctx: AppContext, logger: L
   registerOverview(r);
   registerMessages(r);
   registerInbound(r);
+  registerBalanceExtras(r);
 }

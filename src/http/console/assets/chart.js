@@ -35,21 +35,24 @@
   var options = {
     width: width(),
     height: 300,
-    scales: { x: { time: false }, y: { range: (u, min, max) => [0, Math.max(1, max)] } },
+    scales: { x: { time: false }, y: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
     series: [
-      { label: data.labels.time, value: (u, v) => (v == null ? '' : full.format(new Date(v * 1000)).replace(',', '')) },
+      {
+        label: data.labels.time,
+        value: (_u, v) => (v == null ? '' : full.format(new Date(v * 1000)).replace(',', '')),
+      },
       {
         label: data.labels.delivered,
         stroke: '#1e6b33',
         width: 2,
         fill: 'rgba(30,107,51,0.08)',
-        value: (u, v) => (v == null ? '' : count.format(v)),
+        value: (_u, v) => (v == null ? '' : count.format(v)),
       },
-      { label: data.labels.failed, stroke: '#a4161a', width: 2, value: (u, v) => (v == null ? '' : count.format(v)) },
+      { label: data.labels.failed, stroke: '#a4161a', width: 2, value: (_u, v) => (v == null ? '' : count.format(v)) },
     ],
     axes: [
-      { incrs: seconds, space: 70, values: (u, splits) => splits.map(tick) },
-      { size: 60, incrs: whole, values: (u, splits) => splits.map((v) => count.format(v)) },
+      { incrs: seconds, space: 70, values: (_u, splits) => splits.map(tick) },
+      { size: 60, incrs: whole, values: (_u, splits) => splits.map((v) => count.format(v)) },
     ],
   };
   var plot = new uPlot(options, [data.x, data.delivered, data.failed], holder);
