@@ -143,6 +143,48 @@ describe('console daily pages in a browser', { skip: !run && 'Chromium not insta
     await screenshot(page, 'inbound');
   });
 
+  it('sends from /console/send: the preview prices it, the handset gets it, and the charge is the preview', async () => {
+    await page.goto(`${t.httpsUrl}/console/send`);
+    await assertAccessible(page, 'send');
+    await page.getByLabel('Phone numbers').fill('052-1290001\n0521290002, 0521290003');
+    await page
+      .getByLabel('Message', { exact: true })
+      .fill('Shalom from the console: a message long enough to need a second part? '.repeat(3));
+    await page.getByLabel('Campaign name (optional)').fill('From console');
+    await page.getByRole('button', { name: 'Preview the price' }).click();
+    const preview = page.getByRole('region', { name: 'Before sending' });
+    await preview.waitFor();
+    const price = Number((await preview.getByText(/^\d[\d,]* credits$/).innerText()).replace(/\D/g, ''));
+    assert.equal(price, 6, 'three recipients of two parts each');
+    const credits = (await s.balance()).credits;
+    assert.equal(
+      await t.service.store.db
+        .selectFrom('campaigns')
+        .select('id')
+        .where('name', '=', 'From console')
+        .executeTakeFirst(),
+      undefined,
+      'the preview kept nothing',
+    );
+    await assertAccessible(page, 'send (preview)');
+    await screenshot(page, 'send-preview');
+    await page.getByRole('button', { name: 'Send now' }).click();
+    await page.getByText('The send was accepted.', { exact: false }).waitFor();
+    assert.match(new URL(page.url()).pathname, /^\/console\/campaigns\/\d+$/);
+    assert.equal((await s.balance()).credits, credits - price);
+    const info = JSON.parse(readFileSync(join(t.config.dataDir, 'simulator.json'), 'utf8')) as { controlUrl: string };
+    await waitFor(
+      async () => {
+        const lines: string[] = [];
+        await runSim(['messages', '--to', '0521290002', '--json', '--control', info.controlUrl], (l) => lines.push(l));
+        const got = JSON.parse(lines[0]) as { text: string }[];
+        return got.some((m) => m.text.startsWith('Shalom from the console'));
+      },
+      'the simulated handset to receive the message',
+      30_000,
+    );
+  });
+
   it('passes axe on the new pages in Hebrew, and the log fits a phone-sized screen', async () => {
     const phone = await newPage(browser, { viewport: { width: 375, height: 740 } });
     phone.setDefaultTimeout(10_000);
@@ -150,7 +192,14 @@ describe('console daily pages in a browser', { skip: !run && 'Chromium not insta
     await phone.goto(`${t.httpsUrl}/console/messages`);
     await phone.getByRole('link', { name: 'עברית' }).click();
     await phone.waitForURL(/\/console\/messages$/);
-    for (const path of ['/console/messages?status=failed', `/console/campaigns/${campaignId}`, '/console/inbound']) {
+    for (const path of [
+      '/console',
+      '/console/messages?status=failed',
+      `/console/campaigns/${campaignId}`,
+      '/console/inbound',
+      '/console/send',
+      '/console/balance',
+    ]) {
       await phone.goto(`${t.httpsUrl}${path}`);
       assert.equal(await phone.locator('html').getAttribute('dir'), 'rtl');
       const overflow = await phone.evaluate(

@@ -24,6 +24,7 @@ export interface FrameOptions {
 }
 
 const NAV: Array<[string, keyof Messages]> = [
+  ['/console/send', 'navSend'],
   ['/console/messages', 'navMessages'],
   ['/console/campaigns', 'navCampaigns'],
   ['/console/inbound', 'navInbound'],

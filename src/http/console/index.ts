@@ -17,6 +17,7 @@ import { registerOverview } from './overview.ts';
 import { registerMessages } from './messages.ts';
 import { registerInbound } from './inbound.ts';
 import { registerBalanceExtras } from './balance-extras.ts';
+import { registerSend } from './send.ts';
 
 export function registerConsole(app: FastifyInstance, ctx: AppContext, logger: Logger): void {
   const r = new ConsoleRouter(app, ctx, logger);
@@ -34,4 +35,5 @@ export function registerConsole(app: FastifyInstance, ctx: AppContext, logger: L
   registerMessages(r);
   registerInbound(r);
   registerBalanceExtras(r);
+  registerSend(r);
 }

@@ -1,16 +1,24 @@
 // Runs an API operation for the signed-in account, exactly as the API would (same validation, same handler, one
-// transaction, workers signalled after commit), so the console never re-implements what the API does.
+// transaction, workers signalled after commit), so the console never re-implements what the API does. A dry run
+// is /api/test's: the handler runs with `dryRun` and its transaction is rolled back (nothing kept, nobody told).
 import type { z } from 'zod';
 import { ApiError } from '../../domain/errors.ts';
 import type { Account } from '../../store/accounts.ts';
 import type { AppContext } from '../../operations/execute.ts';
 import type { Operation, Reply, Signals } from '../../operations/types.ts';
 
+class DryRun extends Error {
+  constructor(readonly reply: Reply) {
+    super('dry run: rolled back');
+  }
+}
+
 export async function runOperation(
   app: AppContext,
   account: Account,
   op: Operation<z.ZodType>,
   doc: Record<string, unknown>,
+  o: { dryRun?: boolean } = {},
 ): Promise<Reply> {
   const parsed = op.input.safeParse(doc);
   if (!parsed.success) {
@@ -22,8 +30,8 @@ export async function runOperation(
   const signals: Signals = { notify: (topic) => pending.add(topic) };
   try {
     const prepared = op.prepare ? await op.prepare(parsed.data) : undefined;
-    const reply = await app.store.db.transaction().execute((trx) =>
-      op.handler(
+    const reply = await app.store.db.transaction().execute(async (trx) => {
+      const r = await op.handler(
         {
           db: trx,
           dialect: app.store.dialect,
@@ -32,15 +40,18 @@ export async function runOperation(
           account,
           caller: account,
           now: app.clock(),
-          dryRun: false,
+          dryRun: o.dryRun === true,
           prepared,
         },
         parsed.data,
-      ),
-    );
+      );
+      if (o.dryRun) throw new DryRun(r);
+      return r;
+    });
     for (const topic of pending) app.signals.notify(topic);
     return reply;
   } catch (err) {
+    if (err instanceof DryRun) return err.reply;
     if (err instanceof ApiError) return { status: err.status, message: err.message, ...err.extra };
     throw err;
   }
