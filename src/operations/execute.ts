@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import type { Config } from '../config.ts';
 import { ApiError, missingField } from '../domain/errors.ts';
 import { statusMessage, type RequestStatus } from '../domain/status.ts';
-import { authenticateToken, checkIpAllowed, resolveActingAccount } from './auth.ts';
+import { authenticateToken, checkIpAllowed, refuseSuspended, resolveActingAccount } from './auth.ts';
 import { authenticatePassword, type LegacyResult } from './legacy-auth.ts';
 import type { Queryable, Store, Tx } from '../store/db.ts';
 import { findAccountById, type Account } from '../store/accounts.ts';
@@ -83,6 +83,7 @@ async function authorize(
       : op.readOnly
         ? passwordAccount
         : await accountById(db, passwordAccount.id);
+  refuseSuspended(caller);
   await checkIpAllowed(db, caller, req.ip);
   const user = userField.safeParse(req.doc.user);
   if (!user.success) throw missingField('user.username');

@@ -185,6 +185,31 @@ describe('console daily pages in a browser', { skip: !run && 'Chromium not insta
     );
   });
 
+  it('suspends a sub-account from the sub-accounts page: its token is refused until it is resumed', async () => {
+    await t.admin('create-account', 'rina', '--password', 'rina-pw-123', '--credits', '100', '--reseller');
+    await t.admin('create-account', 'rina-shop', '--password', 'shop-pw-123', '--credits', '10', '--parent', 'rina');
+    const lines = await t.admin('create-token', 'rina-shop');
+    const token = lines[lines.length - 1];
+    const balance = () => t.api('balance', { user: { username: 'rina-shop' } }, { token });
+    assert.equal((await balance()).status, 0);
+    const reseller = await newPage(browser);
+    reseller.setDefaultTimeout(10_000);
+    await signIn(reseller, t.httpsUrl, 'rina', 'rina-pw-123');
+    await reseller.goto(`${t.httpsUrl}/console/subaccounts`);
+    reseller.once('dialog', (d) => void d.accept());
+    await reseller.getByRole('button', { name: 'Suspend' }).click();
+    await reseller.getByText('The sub-account is suspended', { exact: false }).waitFor();
+    const refused = await balance();
+    assert.equal(refused.status, 511);
+    assert.match(String(refused.message), /suspended by its reseller/);
+    await assertAccessible(reseller, 'subaccounts (suspended)');
+    await screenshot(reseller, 'subaccounts-suspended');
+    await reseller.getByRole('button', { name: 'Resume' }).click();
+    await reseller.getByText('The sub-account is active again.').waitFor();
+    assert.equal((await balance()).status, 0);
+    await reseller.context().close();
+  });
+
   it('passes axe on the new pages in Hebrew, and the log fits a phone-sized screen', async () => {
     const phone = await newPage(browser, { viewport: { width: 375, height: 740 } });
     phone.setDefaultTimeout(10_000);

@@ -93,6 +93,19 @@ export const enDaily = {
   sendPreviewNote: 'Nothing was sent or charged yet. Check the figures, then send.',
   sendNow: 'Send now',
   sendDone: 'The send was accepted. Its messages are on their way.',
+  subUsage: 'This month',
+  subState: 'State',
+  subActive: 'Active',
+  subSuspended: 'Suspended',
+  subSuspend: 'Suspend',
+  subResume: 'Resume',
+  subSuspendConfirm:
+    'Suspend {username}? Its API tokens and console sign-in are refused until you resume it; nothing of its data is lost.',
+  subSuspendedOk: 'The sub-account is suspended: its tokens and console sign-in are refused until you resume it.',
+  subResumedOk: 'The sub-account is active again.',
+  subNotYours: 'That is not your sub-account.',
+  subMessages: 'Messages of {username}',
+  loginSuspended: 'This account is suspended by its reseller. Contact them to resume it.',
 };
 
 export const heDaily: { [K in keyof typeof enDaily]: string } = {
@@ -188,4 +201,16 @@ export const heDaily: { [K in keyof typeof enDaily]: string } = {
   sendPreviewNote: 'עדיין לא נשלח ולא חויב דבר. בדקו את הנתונים ושלחו.',
   sendNow: 'שליחה עכשיו',
   sendDone: 'השליחה התקבלה. ההודעות בדרך.',
+  subUsage: 'החודש',
+  subState: 'מצב',
+  subActive: 'פעיל',
+  subSuspended: 'מושעה',
+  subSuspend: 'השעיה',
+  subResume: 'חידוש',
+  subSuspendConfirm: 'להשעות את {username}? הטוקנים והכניסה לממשק ייחסמו עד לחידוש; שום מידע לא יאבד.',
+  subSuspendedOk: 'תת-החשבון הושעה: הטוקנים והכניסה לממשק נחסמים עד לחידוש.',
+  subResumedOk: 'תת-החשבון פעיל שוב.',
+  subNotYours: 'זה אינו תת-חשבון שלכם.',
+  subMessages: 'ההודעות של {username}',
+  loginSuspended: 'החשבון הושעה על ידי המשווק. פנו אליו לחידוש.',
 };

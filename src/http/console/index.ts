@@ -18,6 +18,7 @@ import { registerMessages } from './messages.ts';
 import { registerInbound } from './inbound.ts';
 import { registerBalanceExtras } from './balance-extras.ts';
 import { registerSend } from './send.ts';
+import { registerSubaccountControl } from './subaccount-control.ts';
 
 export function registerConsole(app: FastifyInstance, ctx: AppContext, logger: Logger): void {
   const r = new ConsoleRouter(app, ctx, logger);
@@ -36,4 +37,5 @@ export function registerConsole(app: FastifyInstance, ctx: AppContext, logger: L
   registerInbound(r);
   registerBalanceExtras(r);
   registerSend(r);
+  registerSubaccountControl(r);
 }

@@ -51,8 +51,11 @@ export function registerLogin(r: ConsoleRouter): void {
           ? fmt(b.t.loginLocked, { minutes: result.retryMinutes ?? 15 })
           : result.reason === 'rate'
             ? b.t.loginRate
-            : b.t.loginInvalid;
-      return loginPage(b, { back, error, username, code: result.reason === 'invalid' ? 401 : 429 });
+            : result.reason === 'suspended'
+              ? b.t.loginSuspended
+              : b.t.loginInvalid;
+      const code = result.reason === 'invalid' ? 401 : result.reason === 'suspended' ? 403 : 429;
+      return loginPage(b, { back, error, username, code });
     }
     clearCookie(b.reply, LOGIN_CSRF_COOKIE);
     setCookie(b.reply, SESSION_COOKIE, result.sessionId, { maxAgeSeconds: ABSOLUTE_MS / 1000 });

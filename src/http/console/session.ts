@@ -1,4 +1,5 @@
-// Console sign-in: argon2id passwords, a lockout per username and a rate limit per address, server-side
+// Console sign-in: argon2id passwords, a lockout per username and address (failures from one address never lock
+// the owner out elsewhere), a rate limit per address, a suspended account refused, server-side
 // sessions (the cookie holds a random id; the store keeps its SHA-256), idle and absolute expiry, CSRF tokens.
 import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { hashPassword, verifyPassword } from '../../domain/password.ts';
@@ -23,7 +24,7 @@ export const LOGIN_CSRF_COOKIE = '__Host-yona_login';
 export const IDLE_MS = 30 * 60_000;
 /** ...and this long after sign-in in any case. */
 export const ABSOLUTE_MS = 12 * 3600_000;
-/** Failed logins for one username within LOCK_WINDOW_MS that lock it until LOCK_WINDOW_MS after the last. */
+/** Failed logins for one username from one address within LOCK_WINDOW_MS that lock it there until LOCK_WINDOW_MS after the last. */
 export const LOCK_FAILURES = 5;
 export const LOCK_WINDOW_MS = 15 * 60_000;
 /** Login attempts per client address per minute (any username). */
@@ -63,7 +64,7 @@ class AddressLimiter {
 
 export type LoginResult =
   | { ok: true; sessionId: string }
-  | { ok: false; reason: 'invalid' | 'locked' | 'rate'; retryMinutes?: number };
+  | { ok: false; reason: 'invalid' | 'locked' | 'rate' | 'suspended'; retryMinutes?: number };
 
 let dummyHash: Promise<string> | undefined;
 
@@ -77,7 +78,7 @@ export class ConsoleAuth {
     if (!this.limiter.allow(address, now)) return { ok: false, reason: 'rate', retryMinutes: 1 };
     const db = this.db();
     const name = username.trim().slice(0, 200);
-    const failures = await recentLoginFailures(db, name, now - LOCK_WINDOW_MS);
+    const failures = await recentLoginFailures(db, name, address, now - LOCK_WINDOW_MS);
     if (failures.count >= LOCK_FAILURES) {
       return {
         ok: false,
@@ -95,11 +96,12 @@ export class ConsoleAuth {
           () => false,
         );
     if (!account || !good) {
-      await recordLoginFailure(db, name, now);
+      await recordLoginFailure(db, name, address, now);
       if (failures.count + 1 >= LOCK_FAILURES)
         return { ok: false, reason: 'locked', retryMinutes: Math.ceil(LOCK_WINDOW_MS / 60_000) };
       return { ok: false, reason: 'invalid' };
     }
+    if (account.suspended) return { ok: false, reason: 'suspended' };
     await clearLoginFailures(db, name);
     await deleteExpiredConsoleSessions(db, now, IDLE_MS);
     const sessionId = randomId();
@@ -127,7 +129,7 @@ export class ConsoleAuth {
       return undefined;
     }
     const account = await findAccountById(db, session.accountId);
-    if (!account) return undefined;
+    if (!account || account.suspended_at != null) return undefined;
     if (now - session.lastSeenAt >= TOUCH_EVERY_MS) await touchConsoleSession(db, session.id, now);
     return { session, account };
   }

@@ -5,6 +5,7 @@ import { addSub, updateAmountSub } from '../../operations/reseller.ts';
 import { findAccountByUsername } from '../../store/accounts.ts';
 import { listSubAccounts } from '../../store/subaccounts.ts';
 import { campaignList } from './campaigns.ts';
+import { subAccountCells } from './subaccount-control.ts';
 import { fmt } from './i18n.ts';
 import { csrfField, esc, table, type Html } from './html.ts';
 import { runOperation } from './operation.ts';
@@ -18,11 +19,16 @@ async function subsPage(
   if (!account.is_reseller) return c.render(t.notFound, `<p>${esc(t.notFoundText)}</p>`, { code: 404 });
   const subs = await listSubAccounts(c.app.store.db, account.id);
   const v = o.values ?? {};
+  const extra = await subAccountCells(
+    c,
+    subs.map((s) => s.username),
+  );
   const rows = subs.map((s): Html[] => [
     `<a href="/console/subaccounts/${encodeURIComponent(s.username)}/campaigns">${esc(s.username)}</a>`,
     esc(s.name),
     `<span class="num">${esc(s.credits)}</span>`,
     `<span class="num">₪${esc(formatShekels(s.intlAgorot))}</span>`,
+    ...(extra.get(s.username) ?? []),
   ]);
   const transfer =
     subs.length === 0
@@ -42,7 +48,7 @@ async function subsPage(
 <button type="submit">${esc(t.subCreate)}</button></form>`;
   return c.render(
     t.navSubs,
-    `${table(t.navSubs, [t.username, t.name, t.credits, t.international], rows, t.subsNone)}${transfer}${create}`,
+    `${table(t.navSubs, [t.username, t.name, t.credits, t.international, t.subUsage, t.subState, t.actions], rows, t.subsNone)}${transfer}${create}`,
     { notice: o.notice },
   );
 }
