@@ -87,13 +87,18 @@ export async function clearLoginFailures(db: Queryable, username: string): Promi
 export async function findLoginAccount(
   db: Queryable,
   username: string,
-): Promise<{ id: number; passwordHash: string; suspended: boolean } | undefined> {
+): Promise<{ id: number; passwordHash: string; suspended: boolean; totpSecret: string | null } | undefined> {
   const row = await db
     .selectFrom('accounts')
-    .select(['id', 'password_hash', 'suspended_at'])
+    .select(['id', 'password_hash', 'suspended_at', 'totp_secret'])
     .where('username', '=', username)
     .executeTakeFirst();
   return row
-    ? { id: Number(row.id), passwordHash: row.password_hash, suspended: row.suspended_at !== null }
+    ? {
+        id: Number(row.id),
+        passwordHash: row.password_hash,
+        suspended: row.suspended_at !== null,
+        totpSecret: row.totp_secret,
+      }
     : undefined;
 }

@@ -10,6 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { runSim } from '../../src/cli/sim.ts';
 import { carriersComponent } from '../../src/delivery/carriers.ts';
+import { totpCode } from '../../src/domain/totp.ts';
 import { assertAccessible, browserAvailable, launchBrowser, newPage, screenshot, signIn } from '../helpers/browser.ts';
 import { waitFor } from '../helpers/push-receiver.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
@@ -210,6 +211,32 @@ describe('console daily pages in a browser', { skip: !run && 'Chromium not insta
     await reseller.context().close();
   });
 
+  it('turns two-factor on and signs in with a TOTP code computed in the test', async () => {
+    await t.admin('create-account', 'tami', '--password', 'tami-pw-123', '--credits', '10');
+    const p = await newPage(browser);
+    p.setDefaultTimeout(10_000);
+    await signIn(p, t.httpsUrl, 'tami', 'tami-pw-123');
+    await p.goto(`${t.httpsUrl}/console/security`);
+    await assertAccessible(p, 'security');
+    await p.getByRole('button', { name: 'Turn two-factor on' }).click();
+    const secret = (await p.locator('#totp-secret').innerText()).replace(/\s/g, '');
+    await p.getByLabel('Code from the app').fill(totpCode(secret, Date.now()));
+    await p.getByRole('button', { name: 'Confirm and turn on' }).click();
+    await p.getByText('Two-factor sign-in is on.').waitFor();
+    await assertAccessible(p, 'security (recovery codes)');
+    await screenshot(p, 'security-two-factor');
+    await p.context().close();
+    const fresh = await newPage(browser);
+    fresh.setDefaultTimeout(10_000);
+    await signIn(fresh, t.httpsUrl, 'tami', 'tami-pw-123');
+    await fresh.getByText('Wrong username, password or two-factor code.').waitFor();
+    await fresh.getByLabel('Password').fill('tami-pw-123');
+    await fresh.getByLabel('Two-factor code').fill(totpCode(secret, Date.now()));
+    await Promise.all([fresh.waitForNavigation(), fresh.getByRole('button', { name: 'Sign in' }).click()]);
+    assert.equal(new URL(fresh.url()).pathname, '/console');
+    await fresh.context().close();
+  });
+
   it('passes axe on the new pages in Hebrew, and the log fits a phone-sized screen', async () => {
     const phone = await newPage(browser, { viewport: { width: 375, height: 740 } });
     phone.setDefaultTimeout(10_000);
@@ -224,6 +251,7 @@ describe('console daily pages in a browser', { skip: !run && 'Chromium not insta
       '/console/inbound',
       '/console/send',
       '/console/balance',
+      '/console/security',
     ]) {
       await phone.goto(`${t.httpsUrl}${path}`);
       assert.equal(await phone.locator('html').getAttribute('dir'), 'rtl');

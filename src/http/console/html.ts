@@ -36,6 +36,7 @@ const NAV: Array<[string, keyof Messages]> = [
   ['/console/lists', 'navLists'],
   ['/console/blocklist', 'navBlocklist'],
   ['/console/birthdays', 'navBirthdays'],
+  ['/console/security', 'navSecurity'],
 ];
 
 export function frame(o: FrameOptions): Html {

@@ -19,6 +19,7 @@ import { registerInbound } from './inbound.ts';
 import { registerBalanceExtras } from './balance-extras.ts';
 import { registerSend } from './send.ts';
 import { registerSubaccountControl } from './subaccount-control.ts';
+import { registerSecurity } from './security.ts';
 
 export function registerConsole(app: FastifyInstance, ctx: AppContext, logger: Logger): void {
   const r = new ConsoleRouter(app, ctx, logger);
@@ -38,4 +39,5 @@ export function registerConsole(app: FastifyInstance, ctx: AppContext, logger: L
   registerBalanceExtras(r);
   registerSend(r);
   registerSubaccountControl(r);
+  registerSecurity(r);
 }

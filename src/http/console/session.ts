@@ -17,6 +17,7 @@ import {
   type ConsoleSession,
 } from '../../store/console-sessions.ts';
 import type { Queryable } from '../../store/db.ts';
+import { secondFactorPasses } from './two-factor.ts';
 
 export const SESSION_COOKIE = '__Host-yona_session';
 export const LOGIN_CSRF_COOKIE = '__Host-yona_login';
@@ -64,17 +65,23 @@ class AddressLimiter {
 
 export type LoginResult =
   | { ok: true; sessionId: string }
-  | { ok: false; reason: 'invalid' | 'locked' | 'rate' | 'suspended'; retryMinutes?: number };
+  | { ok: false; reason: 'invalid' | 'locked' | 'rate' | 'suspended' | 'code'; retryMinutes?: number };
 
 let dummyHash: Promise<string> | undefined;
 
 export class ConsoleAuth {
   private readonly limiter = new AddressLimiter();
 
-  constructor(private readonly db: () => Queryable) {}
+  constructor(
+    private readonly db: () => Queryable,
+    private readonly sealingKey: () => Buffer,
+  ) {}
 
-  /** Checks the password; on success stores a new session and returns its id (for the cookie only). */
-  async login(username: string, password: string, address: string, now: number): Promise<LoginResult> {
+  /**
+   * Checks the password (and, when the account turned two-factor on, `code`: its authenticator's code or a
+   * recovery code); on success stores a new session and returns its id (for the cookie only).
+   */
+  async login(username: string, password: string, address: string, now: number, code = ''): Promise<LoginResult> {
     if (!this.limiter.allow(address, now)) return { ok: false, reason: 'rate', retryMinutes: 1 };
     const db = this.db();
     const name = username.trim().slice(0, 200);
@@ -102,6 +109,19 @@ export class ConsoleAuth {
       return { ok: false, reason: 'invalid' };
     }
     if (account.suspended) return { ok: false, reason: 'suspended' };
+    if (
+      account.totpSecret !== null &&
+      !(await secondFactorPasses(
+        db,
+        this.sealingKey(),
+        { id: account.id, sealedSecret: account.totpSecret },
+        code,
+        now,
+      ))
+    ) {
+      await recordLoginFailure(db, name, address, now);
+      return { ok: false, reason: 'code' };
+    }
     await clearLoginFailures(db, name);
     await deleteExpiredConsoleSessions(db, now, IDLE_MS);
     const sessionId = randomId();

@@ -23,6 +23,8 @@ const PAGES = [
   '/console/messages.csv',
   '/console/inbound',
   '/console/balance/ledger.csv',
+  '/console/security',
+  '/console/send',
 ];
 
 for (const target of await storeTargets()) {
