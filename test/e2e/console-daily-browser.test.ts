@@ -252,6 +252,7 @@ describe('console daily pages in a browser', { skip: !run && 'Chromium not insta
       '/console/send',
       '/console/balance',
       '/console/security',
+      '/console/codes',
     ]) {
       await phone.goto(`${t.httpsUrl}${path}`);
       assert.equal(await phone.locator('html').getAttribute('dir'), 'rtl');

@@ -25,19 +25,41 @@ function stateName(t: Messages, state: string): string {
   return Object.hasOwn(t, key) ? t[key] : state;
 }
 
+const KINDS = ['sms', 'bulk', 'tts', 'birthday', 'otp', 'verify'];
+/** One-time codes and verification messages have a page of their own (codes.ts): not listed unless asked for. */
+const CODE_KINDS = ['otp', 'verify'];
+
 async function listPage(c: PageContext) {
-  return c.render(c.t.navCampaigns, await campaignList(c, c.account, '/console/campaigns', true));
+  const { t } = c;
+  const kind = KINDS.includes(c.query.kind ?? '') ? c.query.kind : undefined;
+  const filter = `<form method="get" action="/console/campaigns" class="row" role="search">
+<div><label for="kind">${esc(t.campaignKind)}</label><select id="kind" name="kind"><option value="">${esc(t.kindAllButCodes)}</option>
+${KINDS.map((k) => `<option value="${k}"${kind === k ? ' selected' : ''}>${esc(k)}</option>`).join('')}</select></div>
+<button type="submit">${esc(t.logApply)}</button></form><p class="muted"><a href="/console/codes">${esc(t.codesLink)}</a></p>`;
+  return c.render(t.navCampaigns, filter + (await campaignList(c, c.account, '/console/campaigns', true, kind)));
 }
 
 /**
  * The campaigns of `owner` (the signed-in account, or a reseller's sub-account), newest first, a page at a
  * time from `path`; `linked`: each row opens its campaign page (the signed-in account's own campaigns).
  */
-export async function campaignList(c: PageContext, owner: Account, path: string, linked: boolean): Promise<Html> {
+export async function campaignList(
+  c: PageContext,
+  owner: Account,
+  path: string,
+  linked: boolean,
+  kind?: string,
+): Promise<Html> {
   const { t } = c;
   const db = c.app.store.db;
   const before = whole(c.query.before);
-  const campaigns = await campaignsPage(db, owner.id, before, CAMPAIGNS_PER_PAGE);
+  const campaigns = await campaignsPage(
+    db,
+    owner.id,
+    before,
+    CAMPAIGNS_PER_PAGE,
+    kind ? { only: kind } : { exclude: CODE_KINDS },
+  );
   const outcomes = await campaignOutcomes(
     db,
     owner.id,
@@ -61,7 +83,7 @@ export async function campaignList(c: PageContext, owner: Account, path: string,
   const last = campaigns.at(-1);
   const pager = olderNewerPager(
     t,
-    path,
+    kind ? `${path}?kind=${kind}` : path,
     before !== undefined,
     campaigns.length === CAMPAIGNS_PER_PAGE && last ? String(last.id) : undefined,
   );

@@ -20,6 +20,7 @@ import { registerBalanceExtras } from './balance-extras.ts';
 import { registerSend } from './send.ts';
 import { registerSubaccountControl } from './subaccount-control.ts';
 import { registerSecurity } from './security.ts';
+import { registerCodes } from './codes.ts';
 
 export function registerConsole(app: FastifyInstance, ctx: AppContext, logger: Logger): void {
   const r = new ConsoleRouter(app, ctx, logger);
@@ -40,4 +41,5 @@ export function registerConsole(app: FastifyInstance, ctx: AppContext, logger: L
   registerSend(r);
   registerSubaccountControl(r);
   registerSecurity(r);
+  registerCodes(r);
 }

@@ -25,6 +25,8 @@ const PAGES = [
   '/console/balance/ledger.csv',
   '/console/security',
   '/console/send',
+  '/console/codes',
+  '/console/campaigns?kind=sms',
 ];
 
 for (const target of await storeTargets()) {

@@ -49,6 +49,9 @@ for (const target of await storeTargets()) {
       assert.match(page, /<a href="\/console\/campaigns\/\d+">\d+ · Big<\/a>/);
       assert.match(page, /dlr: https:\/\/lea\.example\/hook has failed 3 times in a row/);
       assert.doesNotMatch(page, /Low balance/);
+      const push = (await web.get('/console/push')).text;
+      assert.match(push, /Failing: the last 3 delivery rounds failed/);
+      assert.doesNotMatch(push, /Registered: events are delivered/);
     });
 
     it('warns below the level set on the balance page, and refuses a level that is not a number', async () => {
