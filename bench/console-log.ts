@@ -39,7 +39,7 @@ async function fill(bench: BenchService, accountId: number, count: number, end: 
       .executeTakeFirstOrThrow();
     const series =
       dialect === 'postgres'
-        ? sql`select i from generate_series(0, ${sql.lit(n - 1)}) as s(i)`
+        ? sql`select i from generate_series(cast(0 as bigint), ${sql.lit(n - 1)}) as s(i)`
         : sql`select i from (with recursive s(i) as (select 0 union all select i + 1 from s where i < ${sql.lit(n - 1)}) select i from s)`;
     const k = sql`(i + ${sql.lit(from)})`;
     const at = sql`(${sql.lit(first)} + (i * ${sql.lit(span)}) / ${sql.lit(n)})`;
