@@ -2,6 +2,7 @@
 // transaction, workers signalled after commit), so the console never re-implements what the API does.
 import type { z } from 'zod';
 import { ApiError } from '../../domain/errors.ts';
+import type { RequestStatus } from '../../domain/status.ts';
 import type { Account } from '../../store/accounts.ts';
 import type { AppContext } from '../../operations/execute.ts';
 import type { Operation, Reply, Signals } from '../../operations/types.ts';
@@ -15,7 +16,7 @@ export async function runOperation(
   const parsed = op.input.safeParse(doc);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    const custom = (issue as { params?: { status?: number } }).params?.status;
+    const custom = (issue as { params?: { status?: RequestStatus } }).params?.status;
     return { status: custom ?? 2, message: `${issue.path.join('.') || 'form'}: ${issue.message}` };
   }
   const pending = new Set<'dispatch' | 'push' | 'schedule'>();
