@@ -10,7 +10,7 @@ import { alive } from './serve-lock.ts';
 /** One running server, as its file says. */
 export interface RunningServer {
   pid: number;
-  /** The embedded store's data dir, or undefined on PostgreSQL. */
+  /** Its data dir (the embedded store's, or on PostgreSQL where its certificate and simulator file are). */
   dataDir?: string;
   /** The PostgreSQL URL without its password, or undefined on the embedded store. */
   database?: string;

@@ -66,7 +66,7 @@ export async function runServe(args: string[] = []): Promise<void> {
   const logger = createLogger(config.logLevel);
   const service = await startService(config, defaultComponents(roles, logger), { logger });
   const unregister = registerServer({
-    dataDir: config.databaseUrl ? undefined : config.dataDir,
+    dataDir: config.dataDir,
     database: config.databaseUrl ? withoutPassword(config.databaseUrl) : undefined,
     httpUrl: `http://${config.httpHost}:${service.http.httpPort}`,
   });

@@ -4,7 +4,7 @@
 // operator passes --new-store: a store made by mistake would take accounts and print tokens the server never sees.
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { ConfigError, type Config } from '../config.ts';
+import { ConfigError, readSetting, settingGiven, type Config } from '../config.ts';
 import { runningServers, withoutPassword, type RunningServer } from './serve-registry.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -49,16 +49,17 @@ function embedded(dataDir: string, why: string): StoreChoice {
 
 // The store of the running servers, when they all use one; a refusal when they use several.
 function fromServers(servers: RunningServer[], config: Config): StoreChoice | undefined {
-  const stores = new Map(servers.map((s) => [s.dataDir ?? s.database ?? '', s]));
+  const stores = new Map(servers.map((s) => [s.database ?? s.dataDir ?? '', s]));
   if (stores.size === 0) return undefined;
   if (stores.size > 1) {
-    const list = [...stores.values()].map((s) => `pid ${s.pid}: ${s.dataDir ?? s.database}`).join('; ');
+    const list = [...stores.values()].map((s) => `pid ${s.pid}: ${s.database ?? s.dataDir}`).join('; ');
     throw new ConfigError(
       `several yona serve processes run on different stores (${list}); name one with --data-dir DIR or YONA_DATA_DIR=DIR (or DATABASE_URL)`,
     );
   }
   const [server] = stores.values();
-  if (server.dataDir) return embedded(server.dataDir, `the store of the running yona serve, pid ${server.pid}`);
+  if (!server.database && server.dataDir)
+    return embedded(server.dataDir, `the store of the running yona serve, pid ${server.pid}`);
   throw new ConfigError(
     `the running yona serve (pid ${server.pid}) uses PostgreSQL at ${server.database}; give this command the same DATABASE_URL (the data dir ${config.dataDir} is not its store)`,
   );
@@ -88,4 +89,12 @@ export function missingStoreProblem(choice: StoreChoice): ConfigError {
   return new ConfigError(
     `there is no store at ${choice.description}: point at the server's store with --data-dir DIR or YONA_DATA_DIR=DIR (DATABASE_URL for PostgreSQL), or pass --new-store to create a new one there`,
   );
+}
+
+/** The data dir of the server to talk to (its simulator file): YONA_DATA_DIR, else the one running server's, else ./data. */
+export function serverDataDir(servers: () => RunningServer[] = runningServers): string {
+  if (settingGiven('YONA_DATA_DIR')) return readSetting('YONA_DATA_DIR');
+  const dirs = new Set(servers().map((s) => s.dataDir));
+  const [only] = dirs;
+  return dirs.size === 1 && only ? only : readSetting('YONA_DATA_DIR');
 }
