@@ -49,6 +49,7 @@ const MIGRATIONS: Record<string, VersionedMigration> = {
 
 /** Applies every migration not yet applied (or those up to `upTo`, a migration's name); throws when one fails. */
 export async function migrateToLatest(db: Kysely<any>, dialect: Dialect, upTo?: string): Promise<void> {
+  if (!upTo && (await upToDate(db))) return;
   const migrations: Record<string, Migration> = {};
   for (const [name, m] of Object.entries(MIGRATIONS)) migrations[name] = { up: (d) => m.up(d, dialect) };
   const migrator = new Migrator({
@@ -61,6 +62,21 @@ export async function migrateToLatest(db: Kysely<any>, dialect: Dialect, upTo?: 
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName;
     throw new Error(`migration ${failed ?? '?'} failed: ${(error as Error).message ?? error}`);
+  }
+}
+
+// True when every migration has been applied: one read, where the migrator would take its lock (a write) to find
+// nothing to do. A store without the migrations table (a new one) is not up to date.
+async function upToDate(db: Kysely<any>): Promise<boolean> {
+  const names = Object.keys(MIGRATIONS);
+  try {
+    const row = await db
+      .selectFrom('yona_migrations')
+      .select((eb) => [eb.fn.countAll<number>().as('applied'), eb.fn.max('name').as('last')])
+      .executeTakeFirst();
+    return Number(row?.applied) === names.length && row?.last === names.at(-1);
+  } catch {
+    return false;
   }
 }
 
