@@ -10,6 +10,8 @@ import type { Queryable, Store, Tx } from '../store/db.ts';
 import { findAccountById, type Account } from '../store/accounts.ts';
 import { textOf, userField } from './fields.ts';
 import { findOperation } from './index.ts';
+import { idempotencyKeyOf, idempotencyShape, requestHash, runOnce, type SaveReply } from './idempotency.ts';
+import { checkFieldNames, operationShape } from './near-miss.ts';
 import type { Operation, OperationContext, Reply, Signals } from './types.ts';
 
 export interface AppContext {
@@ -20,6 +22,8 @@ export interface AppContext {
   onUnexpectedError(err: unknown, root: string): void;
   /** Told of every password-authenticated call (never the password): for the metric and the log. */
   onLegacyAuth?(username: string, result: LegacyResult): void;
+  /** Told of keys far from every field of the operation (extras, accepted): for the log. */
+  onUnknownFields?(account: Account, root: string, fields: string[]): void;
 }
 
 export interface ApiRequest {
@@ -30,6 +34,8 @@ export interface ApiRequest {
   dryRun: boolean;
   /** Came over TLS (directly, or through a trusted proxy that terminated it). */
   secure?: boolean;
+  /** The `Idempotency-Key` header, when sent. */
+  idempotencyKey?: string;
 }
 
 class DryRunRollback extends Error {
@@ -75,7 +81,7 @@ async function authorize(
   req: ApiRequest,
   now: number,
   passwordAccount?: Account,
-): Promise<{ who: Who; input: unknown }> {
+): Promise<{ who: Who; input: unknown; extras: string[] }> {
   // A writing operation reads the password-authenticated account again inside its transaction, as it would its token's.
   const caller =
     passwordAccount === undefined
@@ -88,8 +94,13 @@ async function authorize(
   if (!user.success) throw missingField('user.username');
   const account = await resolveActingAccount(db, caller, user.data.username);
   if (op.resellerOnly && !account.is_reseller) throw new ApiError(511);
+  const extras = checkFieldNames(req.root, operationShape(op, idempotencyShape(req.root)), req.doc);
   const input = parseInput(op, req.doc);
-  return { who: { caller, account, now, dryRun: req.dryRun }, input };
+  return {
+    who: { caller, account, now, dryRun: req.dryRun, passwordAuthenticated: passwordAccount !== undefined },
+    input,
+    extras,
+  };
 }
 
 function parseInput(op: Operation, doc: Record<string, unknown>): unknown {
@@ -119,6 +130,14 @@ interface Who {
   account: Account;
   now: number;
   dryRun: boolean;
+  passwordAuthenticated: boolean;
+}
+
+// Extras are listed in the /api/test reply and told to the log hook (which logs each once per account).
+function withExtras(app: AppContext, req: ApiRequest, who: Who, extras: string[], reply: Reply): Reply {
+  if (extras.length === 0) return reply;
+  app.onUnknownFields?.(who.account, req.root, extras);
+  return req.dryRun ? { ...reply, unknown_fields: extras } : reply;
 }
 
 // A writing operation authorizes inside its own transaction: the token and account it reads are those it
@@ -143,27 +162,36 @@ async function runHandler(
     ...who,
   });
   if (op.readOnly) {
-    const { who, input } = await authorize(store.db, op, req, now, passwordAccount);
-    return op.handler(context(store.db, who), input);
+    const { who, input, extras } = await authorize(store.db, op, req, now, passwordAccount);
+    return withExtras(app, req, who, extras, await op.handler(context(store.db, who), input));
   }
   if (op.prepare) {
     // Authorized first (outside the transaction, which authorizes again), so nobody unknown makes it work.
     const { input } = await authorize(store.db, op, req, now, passwordAccount);
     prepared = await op.prepare(input);
   }
-  try {
-    const work = async (trx: Tx) => {
-      const { who, input } = await authorize(trx, op, req, now, passwordAccount);
-      const r = await op.handler(context(trx, who), input);
-      if (req.dryRun) throw new DryRunRollback(r);
-      return r;
-    };
-    const grouped = op.sharesCommits && !req.dryRun ? store.sendGroups : undefined;
-    const reply = await (grouped ? grouped.run(work) : store.db.transaction().execute(work));
-    for (const topic of pending) app.signals.notify(topic);
-    return reply;
-  } catch (err) {
-    if (err instanceof DryRunRollback) return err.reply;
-    throw err;
-  }
+  const transact = async (save?: SaveReply): Promise<Reply> => {
+    try {
+      const work = async (trx: Tx) => {
+        const { who, input, extras } = await authorize(trx, op, req, now, passwordAccount);
+        const r = withExtras(app, req, who, extras, await op.handler(context(trx, who), input));
+        if (req.dryRun) throw new DryRunRollback(r);
+        await save?.(trx, r);
+        return r;
+      };
+      const grouped = op.sharesCommits && !req.dryRun ? store.sendGroups : undefined;
+      const reply = await (grouped ? grouped.run(work) : store.db.transaction().execute(work));
+      for (const topic of pending) app.signals.notify(topic);
+      return reply;
+    } catch (err) {
+      if (err instanceof DryRunRollback) return err.reply;
+      throw err;
+    }
+  };
+  const key = req.dryRun ? undefined : idempotencyKeyOf(req.root, req.idempotencyKey, req.doc);
+  if (key === undefined) return transact();
+  // The key is the account's: authorized first, so a caller never reaches another account's keys.
+  const { who } = await authorize(store.db, op, req, now, passwordAccount);
+  const hash = requestHash(req.root, req.doc);
+  return runOnce({ db: store.db, accountId: who.account.id, key, hash, clock: app.clock }, transact);
 }
