@@ -32,9 +32,18 @@ const ABANDONED_MS = 120_000;
 const WAIT_MS = 60_000;
 const POLL_MS = 50;
 
+/** Whether the operation takes an idempotency key. */
+export function takesIdempotencyKey(root: string): boolean {
+  return IDEMPOTENT_OPERATIONS.has(root);
+}
+
+/** What a key is, for the API document. */
+export const IDEMPOTENCY_DESCRIPTION =
+  'Makes the call safe to retry: the same key from the same account within 24 hours answers the first reply and does nothing more (also while the first still runs, or ran on another node); the same key with a different request answers status 2. 1 to 255 printable ASCII characters. Sent as the `Idempotency-Key` header, or as this field by clients that cannot set headers.';
+
 /** The extra field the idempotent operations take (for the field-name check). */
 export function idempotencyShape(root: string): Shape {
-  return IDEMPOTENT_OPERATIONS.has(root) ? { [IDEMPOTENCY_FIELD]: undefined } : {};
+  return takesIdempotencyKey(root) ? { [IDEMPOTENCY_FIELD]: undefined } : {};
 }
 
 /** The request's key: the header, else the field; undefined when none (or the operation takes none). */
