@@ -10,7 +10,7 @@ import type { Queryable, Store, Tx } from '../store/db.ts';
 import { findAccountById, type Account } from '../store/accounts.ts';
 import { textOf, userField } from './fields.ts';
 import { findOperation } from './index.ts';
-import { idempotencyKeyOf, idempotencyShape, requestHash, runOnce, type SaveReply } from './idempotency.ts';
+import { IdempotencyGuard, idempotencyKeyOf, idempotencyShape, requestHash } from './idempotency.ts';
 import { checkFieldNames, operationShape } from './near-miss.ts';
 import type { Operation, OperationContext, Reply, Signals } from './types.ts';
 
@@ -170,28 +170,28 @@ async function runHandler(
     const { input } = await authorize(store.db, op, req, now, passwordAccount);
     prepared = await op.prepare(input);
   }
-  const transact = async (save?: SaveReply): Promise<Reply> => {
-    try {
-      const work = async (trx: Tx) => {
-        const { who, input, extras } = await authorize(trx, op, req, now, passwordAccount);
-        const r = withExtras(app, req, who, extras, await op.handler(context(trx, who), input));
-        if (req.dryRun) throw new DryRunRollback(r);
-        await save?.(trx, r);
-        return r;
-      };
-      const grouped = op.sharesCommits && !req.dryRun ? store.sendGroups : undefined;
-      const reply = await (grouped ? grouped.run(work) : store.db.transaction().execute(work));
-      for (const topic of pending) app.signals.notify(topic);
-      return reply;
-    } catch (err) {
-      if (err instanceof DryRunRollback) return err.reply;
-      throw err;
-    }
-  };
   const key = req.dryRun ? undefined : idempotencyKeyOf(req.root, req.idempotencyKey, req.doc);
-  if (key === undefined) return transact();
-  // The key is the account's: authorized first, so a caller never reaches another account's keys.
-  const { who } = await authorize(store.db, op, req, now, passwordAccount);
-  const hash = requestHash(req.root, req.doc);
-  return runOnce({ db: store.db, accountId: who.account.id, key, hash, clock: app.clock }, transact);
+  const guard = key === undefined ? undefined : new IdempotencyGuard(key, requestHash(req.root, req.doc), now);
+  let accountId: number | undefined;
+  try {
+    const work = async (trx: Tx) => {
+      const { who, input, extras } = await authorize(trx, op, req, now, passwordAccount);
+      accountId = who.account.id;
+      const earlier = await guard?.claim(trx, accountId);
+      if (earlier) return earlier;
+      const r = withExtras(app, req, who, extras, await op.handler(context(trx, who), input));
+      if (req.dryRun) throw new DryRunRollback(r);
+      await guard?.save(trx, accountId, r);
+      return r;
+    };
+    // A keyed send runs in a transaction of its own: a retry waits at its claim for the first to end.
+    const grouped = op.sharesCommits && !req.dryRun && !guard ? store.sendGroups : undefined;
+    const reply = await (grouped ? grouped.run(work) : store.db.transaction().execute(work));
+    for (const topic of pending) app.signals.notify(topic);
+    return reply;
+  } catch (err) {
+    if (err instanceof DryRunRollback) return err.reply;
+    if (guard && err instanceof ApiError) await guard.refused(store.db, accountId, err);
+    throw err;
+  }
 }

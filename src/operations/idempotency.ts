@@ -1,10 +1,9 @@
 // Idempotent sends: a request to sms, bulk, send_otp or updateAmountSub carrying an `Idempotency-Key` header (or an
 // `idempotency_key` field, for XML clients that cannot set headers) runs once per account and key within a day.
-// The key is claimed in the store before the operation runs; the reply is written in the operation's own
-// transaction, so a send and its reply commit together. The same key again returns the first reply and does
-// nothing more, also while the first request still runs (the retry waits for it) or ran on another node; the
-// same key with a different request is refused with status 2. A request that fails unexpectedly (998) gives its
-// key up; a claim left by a node that stopped mid-request is taken over once it is older than any request runs.
+// The key is claimed and the reply written in the operation's own transaction, so a send, its key and its reply
+// commit together or not at all. The same key again returns the first reply and does nothing more, also while the
+// first request still runs (the retry waits for it) or ran on another node; the same key with a different request
+// is refused with status 2. A request that fails unexpectedly (998), or whose node dies, leaves no key behind.
 import { createHash } from 'node:crypto';
 import { ApiError } from '../domain/errors.ts';
 import type { Queryable } from '../store/db.ts';
@@ -13,9 +12,8 @@ import {
   dropExpiredIdempotencyKey,
   findIdempotencyKey,
   IDEMPOTENCY_WINDOW_MS,
-  releaseIdempotencyKey,
+  recordIdempotentRefusal,
   saveIdempotentReply,
-  takeOverIdempotencyKey,
 } from '../store/idempotency.ts';
 import { textOf } from './fields.ts';
 import type { Shape } from './near-miss.ts';
@@ -26,11 +24,6 @@ const IDEMPOTENT_OPERATIONS = new Set(['sms', 'bulk', 'send_otp', 'updateAmountS
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 export const IDEMPOTENCY_FIELD = 'idempotency_key';
 const MAX_KEY_LENGTH = 255;
-/** A claim without a reply older than this belongs to a request that will never finish. */
-const ABANDONED_MS = 120_000;
-/** How long a retry waits for the first request to finish before answering that it still runs. */
-const WAIT_MS = 60_000;
-const POLL_MS = 50;
 
 /** Whether the operation takes an idempotency key. */
 export function takesIdempotencyKey(root: string): boolean {
@@ -81,58 +74,58 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
-export interface IdempotentRequest {
-  db: Queryable;
-  accountId: number;
-  key: string;
-  hash: string;
-  clock: () => number;
-}
+/**
+ * One keyed request. The key is claimed inside the operation's transaction, first thing after authorization, and
+ * the reply written there too: a concurrent request with the key waits at its own claim (on PostgreSQL the unique
+ * key holds it until the first transaction ends; SQLite runs one writer at a time) and then finds the reply. A
+ * first request that fails or whose node dies mid-way rolls its claim back with everything else, so a retry runs.
+ */
+export class IdempotencyGuard {
+  private claimed = false;
 
-/** Writes the reply in the transaction of the request holding the key. */
-export type SaveReply = (trx: Queryable, reply: Reply) => Promise<void>;
+  constructor(
+    private readonly key: string,
+    private readonly hash: string,
+    private readonly now: number,
+  ) {}
 
-/** Runs `run` once for the key, or answers the reply of the request that ran it. */
-export async function runOnce(req: IdempotentRequest, run: (save: SaveReply) => Promise<Reply>): Promise<Reply> {
-  const { db, accountId, key } = req;
-  const started = req.clock();
-  for (;;) {
-    const now = req.clock();
-    if (await claimIdempotencyKey(db, accountId, key, req.hash, now)) return runHolding(req, run);
-    const found = await findIdempotencyKey(db, accountId, key);
-    if (!found) continue; // given up or swept between the two reads
-    if (found.createdAt <= now - IDEMPOTENCY_WINDOW_MS) {
-      await dropExpiredIdempotencyKey(db, accountId, key, found.createdAt);
-      continue;
+  /** Claims the key for this request, or answers the reply of the request that holds it. */
+  async claim(trx: Queryable, accountId: number): Promise<Reply | undefined> {
+    this.claimed = false;
+    for (;;) {
+      if (await claimIdempotencyKey(trx, accountId, this.key, this.hash, this.now)) {
+        this.claimed = true;
+        return undefined;
+      }
+      const found = await findIdempotencyKey(trx, accountId, this.key);
+      if (!found) continue; // swept between the two statements
+      if (found.createdAt <= this.now - IDEMPOTENCY_WINDOW_MS) {
+        await dropExpiredIdempotencyKey(trx, accountId, this.key, found.createdAt);
+        continue;
+      }
+      if (found.requestHash !== this.hash) {
+        throw new ApiError(
+          2,
+          `Idempotency-Key "${this.key}" was used for a different request in the last 24 hours: use a new key for a new request`,
+        );
+      }
+      if (found.reply !== null) return JSON.parse(found.reply) as Reply;
+      throw new ApiError(6, `Process failure: the first request with Idempotency-Key "${this.key}" is still running`);
     }
-    if (found.requestHash !== req.hash) {
-      throw new ApiError(
-        2,
-        `Idempotency-Key "${key}" was used for a different request in the last 24 hours: use a new key for a new request`,
-      );
-    }
-    if (found.reply !== null) return JSON.parse(found.reply) as Reply;
-    if (
-      found.createdAt <= now - ABANDONED_MS &&
-      (await takeOverIdempotencyKey(db, accountId, key, found.createdAt, now))
-    )
-      return runHolding(req, run);
-    if (now - started > WAIT_MS)
-      throw new ApiError(6, `Process failure: the first request with Idempotency-Key "${key}" is still running`);
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
-}
 
-async function runHolding(req: IdempotentRequest, run: (save: SaveReply) => Promise<Reply>): Promise<Reply> {
-  const { db, accountId, key } = req;
-  const save: SaveReply = (trx, reply) => saveIdempotentReply(trx, accountId, key, JSON.stringify(reply));
-  try {
-    return await run(save);
-  } catch (err) {
-    // A refusal is the first reply too (nothing was done, and nothing will be for this key); anything else
-    // gives the key up, so a retry runs.
-    if (err instanceof ApiError) await save(db, { status: err.status, message: err.message, ...err.extra });
-    else await releaseIdempotencyKey(db, accountId, key);
-    throw err;
+  /** Writes the reply beside the claim, in the same transaction. */
+  async save(trx: Queryable, accountId: number, reply: Reply): Promise<void> {
+    await saveIdempotentReply(trx, accountId, this.key, JSON.stringify(reply));
+  }
+
+  /**
+   * A refusal by the operation once it held the key (its transaction rolled back) is the key's first reply too:
+   * kept in a statement of its own. A refusal before the claim (authentication, input) keeps no key.
+   */
+  async refused(db: Queryable, accountId: number | undefined, err: ApiError): Promise<void> {
+    if (!this.claimed || accountId === undefined) return;
+    const reply: Reply = { status: err.status, message: err.message, ...err.extra };
+    await recordIdempotentRefusal(db, accountId, this.key, this.hash, JSON.stringify(reply), this.now);
   }
 }

@@ -1,4 +1,4 @@
-// Idempotency key rows: claimed before a send runs, given its reply in the send's own transaction, swept after a day.
+// Idempotency key rows: claimed and given their reply in the send's own transaction, swept after a day.
 import type { Queryable } from './db.ts';
 
 /** How long a key holds its first reply: a retry after a day runs as a new request. */
@@ -6,7 +6,7 @@ export const IDEMPOTENCY_WINDOW_MS = 86_400_000;
 
 export interface KeyRecord {
   requestHash: string;
-  /** The first request's reply (JSON), or null while it still runs. */
+  /** The first request's reply (JSON); null only inside the transaction of the request holding the key. */
   reply: string | null;
   createdAt: number;
 }
@@ -52,36 +52,20 @@ export async function saveIdempotentReply(db: Queryable, accountId: number, key:
     .execute();
 }
 
-/** Gives a key up (its request failed unexpectedly and did nothing): the next request with it runs. */
-export async function releaseIdempotencyKey(db: Queryable, accountId: number, key: string): Promise<void> {
-  await db
-    .deleteFrom('idempotency_keys')
-    .where('account_id', '=', accountId)
-    .where('idem_key', '=', key)
-    .where('reply', 'is', null)
-    .execute();
-}
-
-/**
- * Takes over a key whose request has run for longer than a request can (its node stopped mid-request, and its
- * transaction was rolled back): true when this call took it.
- */
-export async function takeOverIdempotencyKey(
+/** Records a refusal as a key's first reply (its own statement: the refused request's transaction rolled back). */
+export async function recordIdempotentRefusal(
   db: Queryable,
   accountId: number,
   key: string,
-  claimedAt: number,
+  requestHash: string,
+  reply: string,
   now: number,
-): Promise<boolean> {
-  const result = await db
-    .updateTable('idempotency_keys')
-    .set({ created_at: now })
-    .where('account_id', '=', accountId)
-    .where('idem_key', '=', key)
-    .where('reply', 'is', null)
-    .where('created_at', '=', claimedAt)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
+): Promise<void> {
+  await db
+    .insertInto('idempotency_keys')
+    .values({ account_id: accountId, idem_key: key, request_hash: requestHash, reply, created_at: now })
+    .onConflict((oc) => oc.columns(['account_id', 'idem_key']).doNothing())
+    .execute();
 }
 
 /** Removes one key past its window that retention has not swept yet (the request now using it claims it anew). */

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import xml2js from 'xml2js';
+import { mulberry32 } from '../helpers/random.ts';
 import { storeTargets } from '../helpers/stores.ts';
 import type { TestService } from '../helpers/service.ts';
 import { startSendingService } from '../operations/send-helpers.ts';
@@ -20,18 +21,6 @@ const corpus = JSON.parse(readFileSync(join(import.meta.dirname, '../fixtures/fu
 const ITERATIONS = Number(process.env.FUZZ_ITERATIONS ?? 400);
 const SEED = Number(process.env.FUZZ_SEED ?? corpus.seed);
 const targets = await storeTargets();
-
-/** mulberry32: a small seeded PRNG, so a failing case can be replayed from its seed and index. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Doc = Record<string, unknown>;
 
@@ -114,7 +103,7 @@ for (const target of targets) {
     after(() => t.close());
 
     it('answers every mutated body with a status other than 998 and 999', async () => {
-      const { pick, mutate, flipBytes, random } = mutator(prng(SEED));
+      const { pick, mutate, flipBytes, random } = mutator(mulberry32(SEED));
       const roots = Object.keys(corpus.documents);
       const statuses = new Map<number, number>();
       const failures: string[] = [];
