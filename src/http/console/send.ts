@@ -9,7 +9,7 @@ import { listVerifiedSenders } from '../../store/senders.ts';
 import { num } from './format.ts';
 import { csrfField, esc, type Html } from './html.ts';
 import { fmt } from './i18n.ts';
-import { runOperation } from './operation.ts';
+import { runOperation } from '../../operations/execute.ts';
 import type { ConsoleRouter, PageContext } from './router.ts';
 
 const FIELDS = ['phones', 'list', 'dynamic', 'source', 'message', 'link', 'unsubscribe', 'timing', 'name'] as const;

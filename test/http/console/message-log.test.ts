@@ -43,12 +43,12 @@ for (const target of await storeTargets()) {
       for (const { id, n } of ids) {
         const set =
           n < 10
-            ? { state: 'done' as const, status: 101, error: 'simulated refusal' }
+            ? { state: 'done' as const, status: 101 as const, error: 'simulated refusal' }
             : n < 12
-              ? { state: 'skipped' as const, status: 201 }
+              ? { state: 'skipped' as const, status: 201 as const }
               : n < 20
                 ? { state: 'queued' as const }
-                : { state: 'done' as const, status: 102 };
+                : { state: 'done' as const, status: 102 as const };
         await db.updateTable('messages').set(set).where('id', '=', id).execute();
       }
       web = new ConsoleClient(t.httpsUrl);
