@@ -12,7 +12,7 @@ import { LONG_MESSAGE_MODES, type LongMessageMode } from '../carriers/smpp/paylo
 import { findAccountByUsername } from '../store/accounts.ts';
 import { addAccountNumber, setRoute, upsertCarrier } from '../store/carriers.ts';
 import type { Store } from '../store/db.ts';
-import { UsageError } from './admin.ts';
+import { UsageError } from './usage-error.ts';
 
 type Out = (line: string) => void;
 

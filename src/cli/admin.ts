@@ -24,12 +24,12 @@ import { openStore, type Store } from '../store/db.ts';
 import { applyLedgerChange } from '../store/ledger.ts';
 import { addVerifiedSender } from '../store/senders.ts';
 import { addFilteredPhones } from '../store/filtered-phones.ts';
+import { UsageError } from './usage-error.ts';
 import { ADMIN_HELP, didYouMean, formatCommandList, formatHelp, wantsHelp } from './help.ts';
 import { normalizePhone } from '../domain/phone.ts';
 import { readFileSync } from 'node:fs';
 
-/** A mistake on the command line: printed as one line, exit code 2. */
-export class UsageError extends Error {}
+export { UsageError };
 
 type Command = (store: Store, config: Config, args: string[], out: (line: string) => void) => Promise<void>;
 

@@ -9,7 +9,7 @@ import { readSimulatorTls, selfSignedSimulatorTls, type SimulatorTls } from '../
 import { normalizePhone } from '../domain/phone.ts';
 import { simulatorInfoPath } from '../delivery/carriers.ts';
 import { readSetting } from '../config.ts';
-import { UsageError } from './admin.ts';
+import { UsageError } from './usage-error.ts';
 
 type Out = (line: string) => void;
 

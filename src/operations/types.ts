@@ -3,13 +3,11 @@ import type { z } from 'zod';
 import type { Config } from '../config.ts';
 import type { Account } from '../store/accounts.ts';
 import type { Dialect, Queryable } from '../store/db.ts';
+import type { Signals } from '../signals.ts';
 /** An operation's reply: `status` and the fields of its encoding-neutral document. */
 export type Reply = Record<string, unknown> & { status: number };
 
-/** Signals workers that new rows await them (after commit); a no-op in dry-run. */
-export interface Signals {
-  notify(topic: 'dispatch' | 'push' | 'schedule'): void;
-}
+export type { Signals } from '../signals.ts';
 
 export interface OperationContext {
   /** The transaction the whole handler runs in (rolled back on error and in dry-run). */
