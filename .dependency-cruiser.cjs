@@ -94,14 +94,14 @@ module.exports = {
         'the HTTP edge acts through the operation runner (operations/execute.ts); only these files use the store, ' +
         'for what no operation gives: health (migrations), the public pages (short links, unsubscribe, sender ' +
         'verification) and the console pages that read or change what only the console shows (sessions, tokens, ' +
-        'IP allowlist, push registrations, ledger and blocklist pages, lists, campaigns, birthdays, overview). ' +
+        'IP allowlist, push registrations, ledger and blocklist pages, lists, campaigns, birthdays, overview, the message log). ' +
         'Types (Account, ...) may be imported anywhere.',
       severity: 'error',
       from: {
         path: LAYERS.http,
         pathNot: [
           `${SRC}http/(health|public-pages)[.]ts$`,
-          `${SRC}http/console/(session|tokens|ips|push|account|lists|campaigns|birthdays|overview)[.]ts$`,
+          `${SRC}http/console/(session|tokens|ips|push|account|lists|campaigns|birthdays|overview|messages)[.]ts$`,
         ],
       },
       to: { path: LAYERS.store, dependencyTypesNot: ['type-only'] },
