@@ -23,7 +23,7 @@ import {
 } from '../store/birthdays.ts';
 import { findContactList } from '../store/contacts.ts';
 import { isVerifiedSender } from '../store/senders.ts';
-import { optInt, optText, rawText, text, textOf, readByHandler } from './fields.ts';
+import { elementText, lateMissing, optInt, optText, rawText, text, textOf } from './fields.ts';
 import { defineOperation, type OperationContext } from './types.ts';
 
 /** Hour greetings go out when new_birthday_campaign names none. */
@@ -112,19 +112,24 @@ export const getBirthdayCampaigns = defineOperation({
 /** edit_birthday_campaign: changes text, hour, source, activity (977 when not the account's). */
 export const editBirthdayCampaign = defineOperation({
   names: ['edit_birthday_campaign'],
-  input: z.object({
-    id: readByHandler('The campaign to change (from new_birthday_campaign or get_birthday_campaigns).'),
-    campaign_id: readByHandler('Another name for `id`.'),
-    message: z.preprocess((v) => (textOf(v) === '' ? undefined : v), rawText().optional()),
-    hour: optInt(),
-    source: optText(),
-    active: optInt(),
-    name: optText(),
-    dob_field: optText(),
-  }),
+  input: z
+    .object({
+      id: elementText('The campaign to change (from new_birthday_campaign or get_birthday_campaigns).'),
+      campaign_id: elementText('Another name for `id`.'),
+      message: z.preprocess((v) => (textOf(v) === '' ? undefined : v), rawText().optional()),
+      hour: optInt(),
+      source: optText(),
+      active: optInt(),
+      name: optText(),
+      dob_field: optText(),
+    })
+    .transform((input, ctx) => {
+      const id = (input.id ?? input.campaign_id)?.trim() ?? '';
+      if (id === '') lateMissing(ctx, 'id');
+      return { ...input, id };
+    }),
   async handler(ctx, input) {
-    const rawId = textOf(input.id ?? input.campaign_id)?.trim() ?? '';
-    if (rawId === '') throw missingField('id');
+    const rawId = input.id;
     const campaign = /^\d{1,15}$/.test(rawId)
       ? await findBirthdayCampaign(ctx.db, ctx.account.id, Number(rawId))
       : undefined;

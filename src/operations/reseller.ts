@@ -3,7 +3,7 @@
 // getBlanceSubs lists the sub-accounts' balances. Every movement is two ledger rows in the request's transaction.
 import { z } from 'zod';
 import { passwordProblem, sourceProblem, usernameProblem } from '../domain/accounts.ts';
-import { ApiError, missingField } from '../domain/errors.ts';
+import { ApiError } from '../domain/errors.ts';
 import { formatShekels, parseShekels } from '../domain/money.ts';
 import { hashPassword } from '../domain/password.ts';
 import { normalizePhone } from '../domain/phone.ts';
@@ -11,7 +11,7 @@ import { findAccountByUsername, insertAccount, type Account } from '../store/acc
 import { transferBetweenAccounts, type Currency } from '../store/ledger.ts';
 import { addVerifiedSender } from '../store/senders.ts';
 import { listSubAccounts } from '../store/subaccounts.ts';
-import { optText, rawText, text } from './fields.ts';
+import { lateMissing, optText, rawText, text } from './fields.ts';
 import { defineOperation, type OperationContext } from './types.ts';
 
 /** The longest display name of a sub-account. */
@@ -142,17 +142,21 @@ export const addSub = defineOperation({
 
 export const updateAmountSub = defineOperation({
   names: ['updateAmountSub'],
-  input: z.object({
-    userDetails: z.preprocess(first, z.object({ username: text(), amount: optText(), amount_int: optText() })),
-    amount: optText(),
-    amount_int: optText(),
-  }),
+  input: z
+    .object({
+      userDetails: z.preprocess(first, z.object({ username: text(), amount: optText(), amount_int: optText() })),
+      amount: optText(),
+      amount_int: optText(),
+    })
+    .transform((input, ctx) => {
+      const credits = input.amount ?? input.userDetails.amount;
+      const money = input.amount_int ?? input.userDetails.amount_int;
+      if (credits === undefined && money === undefined) lateMissing(ctx, 'amount (credits) or amount_int (shekels)');
+      return { username: input.userDetails.username, credits, money };
+    }),
   resellerOnly: true,
   async handler(ctx, input) {
-    const username = input.userDetails.username;
-    const credits = input.amount ?? input.userDetails.amount;
-    const money = input.amount_int ?? input.userDetails.amount_int;
-    if (credits === undefined && money === undefined) throw missingField('amount (credits) or amount_int (shekels)');
+    const { username, credits, money } = input;
     const creditDelta = credits === undefined ? 0 : creditsField(credits, 'amount', true);
     const agorotDelta = money === undefined ? 0 : moneyField(money, 'amount_int');
     const sub = await findAccountByUsername(ctx.db, username);

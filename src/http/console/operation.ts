@@ -5,6 +5,7 @@ import { ApiError } from '../../domain/errors.ts';
 import type { RequestStatus } from '../../domain/status.ts';
 import type { Account } from '../../store/accounts.ts';
 import type { AppContext } from '../../operations/execute.ts';
+import { firstIssue } from '../../operations/fields.ts';
 import type { Operation, Reply, Signals } from '../../operations/types.ts';
 
 export async function runOperation(
@@ -15,9 +16,11 @@ export async function runOperation(
 ): Promise<Reply> {
   const parsed = op.input.safeParse(doc);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
+    const issue = firstIssue(parsed.error.issues);
     const custom = (issue as { params?: { status?: RequestStatus } }).params?.status;
-    return { status: custom ?? 2, message: `${issue.path.join('.') || 'form'}: ${issue.message}` };
+    // A field's own check says which field in its message, as the operation's handler would.
+    if (custom) return { status: custom, message: issue.message };
+    return { status: 2, message: `${issue.path.join('.') || 'form'}: ${issue.message}` };
   }
   const pending = new Set<'dispatch' | 'push' | 'schedule'>();
   const signals: Signals = { notify: (topic) => pending.add(topic) };
