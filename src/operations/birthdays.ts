@@ -24,6 +24,7 @@ import {
 import { findContactList } from '../store/contacts.ts';
 import { isVerifiedSender } from '../store/senders.ts';
 import { elementText, lateMissing, optInt, optText, rawText, text, textOf } from './fields.ts';
+import { DATE, int, str } from './replies.ts';
 import { defineOperation, type OperationContext } from './types.ts';
 
 /** Hour greetings go out when new_birthday_campaign names none. */
@@ -58,6 +59,7 @@ async function checkSource(ctx: OperationContext, source: string): Promise<strin
 /** new_birthday_campaign (extension): creates an active campaign on a list. */
 export const newBirthdayCampaign = defineOperation({
   names: ['new_birthday_campaign'],
+  reply: z.object({ id: int() }),
   input: z.object({
     cl_id: text(),
     name: text(),
@@ -87,6 +89,21 @@ export const newBirthdayCampaign = defineOperation({
 /** get_birthday_campaigns: the account's campaigns. */
 export const getBirthdayCampaigns = defineOperation({
   names: ['get_birthday_campaigns'],
+  reply: z.object({
+    campaigns: z.array(
+      z.object({
+        id: int(),
+        name: str(),
+        cl_id: int('the list greeted'),
+        message: str(),
+        source: str(),
+        hour: int("0-23, the account's time zone"),
+        dob_field: str('df1..df6: the contact field holding the birthday'),
+        active: int('1 or 0'),
+        date: str(`created, ${DATE}`),
+      }),
+    ),
+  }),
   input: z.object({}),
   readOnly: true,
   async handler(ctx) {
@@ -112,6 +129,7 @@ export const getBirthdayCampaigns = defineOperation({
 /** edit_birthday_campaign: changes text, hour, source, activity (977 when not the account's). */
 export const editBirthdayCampaign = defineOperation({
   names: ['edit_birthday_campaign'],
+  reply: z.object({ id: int() }),
   input: z
     .object({
       id: elementText('The campaign to change (from new_birthday_campaign or get_birthday_campaigns).'),

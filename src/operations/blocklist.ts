@@ -13,6 +13,7 @@ import { maskPhone, normalizePhone } from '../domain/phone.ts';
 import { statusMessage } from '../domain/status.ts';
 import { blockNumbers, listBlocklist, removeFromBlocklist } from '../store/blocklist.ts';
 import { childTexts, optText, shortDate, texts } from './fields.ts';
+import { DATE, int, str } from './replies.ts';
 import { defineOperation } from './types.ts';
 
 const MINUTE = 60_000;
@@ -37,6 +38,7 @@ function readPhones(phones: string[], bare: string[]): string[] {
 /** blacklist: entries blocked within a window, phones masked. */
 export const blacklist = defineOperation({
   names: ['blacklist'],
+  reply: z.object({ transactions: z.array(z.object({ phone: str('masked'), date: str(DATE) })) }),
   input: z.object({ from: shortDate('from'), to: shortDate('to') }),
   readOnly: true,
   async handler(ctx, input) {
@@ -57,6 +59,8 @@ export const blacklist = defineOperation({
 /** addNumBL: blocks numbers (source 'api'); 946 on success. */
 export const addNumBL = defineOperation({
   names: ['addNumBL'],
+  reply: z.object({ added: int(), already_listed: int() }),
+  successStatuses: [946],
   input: z.object({
     phones: childTexts('phone', 'Holds the numbers to block: `{"phone": ["0521234567", ...]}`.', true),
     phone: texts('Numbers given without `phones` (repeatable).'),
@@ -81,6 +85,8 @@ export const addNumBL = defineOperation({
 /** rmNumBL: unblocks numbers; 944 when some were not blocked. */
 export const rmNumBL = defineOperation({
   names: ['rmNumBL'],
+  reply: z.object({ deleted: int(), not_in_blacklist: int() }),
+  successStatuses: [0, 944],
   input: z.object({
     phones: childTexts('phone', 'Holds the numbers to unblock: `{"phone": ["0521234567", ...]}`.', true),
     phone: texts('Numbers given without `phones` (repeatable).'),

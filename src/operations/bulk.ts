@@ -19,7 +19,7 @@ import {
   parseTiming,
 } from './send/options.ts';
 import { Rejections } from './send/rejections.ts';
-import { acceptedReply } from './send/reply.ts';
+import { acceptedReply, SEND_REPLY } from './send/reply.ts';
 import { asList, type IssueSink, late, lateMissing, lenient, optText, textOf } from './fields.ts';
 import { defineOperation } from './types.ts';
 
@@ -45,6 +45,7 @@ function bulkItems(messages: unknown, ctx: IssueSink): Array<Record<string, unkn
 
 export const bulk = defineOperation({
   names: ['bulk'],
+  reply: SEND_REPLY,
   sharesCommits: true,
   input: z.object({
     messages: lenient(

@@ -9,6 +9,7 @@ import { formatShekels } from '../domain/money.ts';
 import { recordCampaignStatusEvents } from '../store/status-events.ts';
 import { campaignCostInState, campaignStateCounts, moveCampaignMessages, refundAmounts } from '../store/messages.ts';
 import { lateMissing, optInt, optText } from './fields.ts';
+import { int, SHEKELS, str } from './replies.ts';
 import { defineOperation } from './types.ts';
 import { DELIVERY } from '../domain/status.ts';
 
@@ -70,6 +71,12 @@ function stateError(state: string, id: number): ApiError {
 
 export const cancel = defineOperation({
   names: ['cancel'],
+  reply: z.object({
+    campaign_id: int().optional(),
+    cancelled: int('campaigns cancelled'),
+    refunded_credits: int().optional(),
+    refunded_international: str(SHEKELS).optional(),
+  }),
   input: z.object({ campaign_id: optInt(), campaign_name: optText() }).superRefine((input, ctx) => {
     if (input.campaign_id === undefined && input.campaign_name === undefined)
       lateMissing(ctx, 'campaign_id (or campaign_name)');

@@ -32,6 +32,7 @@ import {
   type NewContact,
 } from '../store/contacts.ts';
 import { asList, lateMissing, lenient, optInt, text, textOf } from './fields.ts';
+import { DATE, int, str } from './replies.ts';
 import { defineOperation, type OperationContext } from './types.ts';
 
 /** A destination row that did not make it into (or out of) a list. */
@@ -170,11 +171,26 @@ async function requireList(ctx: OperationContext, cl: ListRef): Promise<ContactL
   return list;
 }
 
+const ROW_ERROR = z.object({
+  list: str(),
+  list_id: int(),
+  row: int('row of the request, from 1'),
+  phone: str(),
+  reason: str('missing_phone, too_short, too_long, invalid, duplicate or not_in_list'),
+});
+const LIST_SUMMARY = z.object({
+  id: int(),
+  name: str(),
+  contacts: int('contacts in the list'),
+  rejected: int().optional(),
+});
+
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /** newCL: creates one or more lists; bad rows are reported, not fatal. */
 export const newCL = defineOperation({
   names: ['newCL'],
+  reply: z.object({ id: int('the first new list'), lists: z.array(LIST_SUMMARY), errors: z.array(ROW_ERROR) }),
   input: z.object({
     cl: z.preprocess(present, z.array(z.object({ name: text(), destinations: contactRows() }))),
   }),
@@ -197,6 +213,7 @@ export const newCL = defineOperation({
 /** removeCL: deletes lists with their contacts (all named lists, or none). */
 export const removeCL = defineOperation({
   names: ['removeCL'],
+  reply: z.object({ ids: z.array(int()) }),
   input: z.object({ cl: listRef('`{"id": ...}`, repeatable: the lists to delete.', false) }),
   async handler(ctx, input) {
     const raw = input.cl.ids;
@@ -216,6 +233,12 @@ export const removeCL = defineOperation({
 /** addNumCL: adds contacts to a list; duplicates are reported, not added. */
 export const addNumCL = defineOperation({
   names: ['addNumCL'],
+  reply: z.object({
+    id: int(),
+    added: int(),
+    contacts: int('contacts in the list now'),
+    errors: z.array(ROW_ERROR),
+  }),
   input: z.object({ cl: listRef(LIST_ID), destinations: contactRows() }),
   async handler(ctx, input) {
     const list = await requireList(ctx, input.cl);
@@ -229,6 +252,12 @@ export const addNumCL = defineOperation({
 /** rmNumCL: removes numbers from a list. */
 export const rmNumCL = defineOperation({
   names: ['rmNumCL'],
+  reply: z.object({
+    id: int(),
+    removed: int(),
+    contacts: int('contacts in the list now'),
+    errors: z.array(ROW_ERROR),
+  }),
   input: z.object({ cl: listRef(LIST_ID), destinations: contactRows() }),
   async handler(ctx, input) {
     const list = await requireList(ctx, input.cl);
@@ -266,6 +295,7 @@ export const rmNumCL = defineOperation({
 /** getCL: the account's lists with their sizes. */
 export const getCL = defineOperation({
   names: ['getCL'],
+  reply: z.object({ lists: z.array(z.object({ id: int(), name: str(), contacts: int(), date: str(DATE) })) }),
   input: z.object({}),
   readOnly: true,
   async handler(ctx) {
@@ -282,6 +312,17 @@ export const getCL = defineOperation({
 /** getCLbyID: one page of a list's contacts. */
 export const getCLbyID = defineOperation({
   names: ['getCLbyID'],
+  reply: z.object({
+    id: int(),
+    name: str(),
+    date: str(DATE),
+    total: int(),
+    page: int().optional(),
+    page_size: int(),
+    pages: int(),
+    contacts: z.array(z.object({ phone: str() }).catchall(z.string())).describe('phone and df1..df6'),
+    next_after: int('pass as `after` for the next page').optional(),
+  }),
   input: z.object({ cl: listRef(LIST_ID), page: optInt(), page_size: optInt(), after: optInt() }),
   readOnly: true,
   async handler(ctx, input) {

@@ -15,7 +15,8 @@ import { dlrFields, incomingFields } from '../domain/push-fields.ts';
 import { listInbound } from '../store/inbound.ts';
 import { reportsByDate, reportsByExternalIds, type ReportRow } from '../store/reports.ts';
 import { childTexts, late, lateMissing, shortDate, text, texts } from './fields.ts';
-import { defineOperation, type Reply } from './types.ts';
+import { int, str } from './replies.ts';
+import { defineOperation, type ReplyTo } from './types.ts';
 
 const MINUTE = 60_000;
 const WEEK = 7 * 24 * 3600_000;
@@ -35,7 +36,29 @@ export function parseReportWindow(fromText: string, toText: string, timeZone: st
   return { from, to: toStart + MINUTE - 1 };
 }
 
-function reportReply(rows: ReportRow[], timeZone: string): Reply {
+const TRUNCATED = int('1 when more than 10,000 matched').optional();
+const REPORT = z.object({
+  external_id: str('the id given on `phone` when sending'),
+  status: str('delivery status code'),
+  he_message: str(),
+  en_message: str(),
+  date: str('dd/mm/yy hh:mm:ss'),
+  phone: str('international digits'),
+  operaor: str().optional(),
+  operator: str().optional(),
+  shipment_id: str(),
+  channel: str('`call` for a voice call').optional(),
+  call_seconds: int('seconds the message played, for an answered call').optional(),
+});
+const REPORTS_REPLY = z.object({ transactions: z.array(REPORT), truncated: TRUNCATED });
+const INCOMING_REPLY = z.object({
+  transactions: z.array(
+    z.object({ phone: str().optional(), dest: str().optional(), message: str().optional(), date: str().optional() }),
+  ),
+  truncated: int().optional(),
+});
+
+function reportReply(rows: ReportRow[], timeZone: string): ReplyTo<typeof REPORTS_REPLY> {
   // A voice call's report says it is one, and an answered call how many seconds its message played.
   const transactions = rows.slice(0, MAX_REPORT_ROWS).map((r) => ({
     ...dlrFields({
@@ -51,7 +74,7 @@ function reportReply(rows: ReportRow[], timeZone: string): Reply {
       ? { channel: 'call', ...(r.call_seconds !== null ? { call_seconds: r.call_seconds } : {}) }
       : {}),
   }));
-  const reply: Reply = {
+  const reply: ReplyTo<typeof REPORTS_REPLY> = {
     status: 0,
     message: countMessage(transactions.length, 'delivery report'),
     transactions,
@@ -68,6 +91,7 @@ function countMessage(n: number, noun: string): string {
 /** dlr: reports of messages by the caller's external ids. */
 export const dlr = defineOperation({
   names: ['dlr'],
+  reply: REPORTS_REPLY,
   input: z
     .object({
       transactions: childTexts(
@@ -96,6 +120,7 @@ export const dlr = defineOperation({
 /** dlrByDate (also dlrbyDate): reports whose status dates from the window. */
 export const dlrByDate = defineOperation({
   names: ['dlrByDate', 'dlrbyDate'],
+  reply: REPORTS_REPLY,
   input: z.object({ from: shortDate('from'), to: shortDate('to') }),
   readOnly: true,
   async handler(ctx, input) {
@@ -108,6 +133,7 @@ export const dlrByDate = defineOperation({
 /** incoming: SMS received on the account's numbers. */
 export const incoming = defineOperation({
   names: ['incoming'],
+  reply: INCOMING_REPLY,
   input: z.object({ from: shortDate('from'), to: shortDate('to') }),
   readOnly: true,
   async handler(ctx, input) {
@@ -119,7 +145,7 @@ export const incoming = defineOperation({
       .map((r) =>
         incomingFields({ phone: r.phone, dest: r.dest, message: r.text, date: r.received_at, timeZone: zone }),
       );
-    const reply: Reply = {
+    const reply: ReplyTo<typeof INCOMING_REPLY> = {
       status: 0,
       message: countMessage(transactions.length, 'incoming message'),
       transactions,

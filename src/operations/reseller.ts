@@ -12,6 +12,7 @@ import { transferBetweenAccounts, type Currency } from '../store/ledger.ts';
 import { addVerifiedSender } from '../store/senders.ts';
 import { listSubAccounts } from '../store/subaccounts.ts';
 import { lateMissing, optText, rawText, text } from './fields.ts';
+import { SHEKELS, str } from './replies.ts';
 import { defineOperation, type OperationContext } from './types.ts';
 
 /** The longest display name of a sub-account. */
@@ -84,6 +85,7 @@ const newSubAccount = z.preprocess(
 
 export const addSub = defineOperation({
   names: ['addSub'],
+  reply: z.object({ username: str(), balance: str() }),
   input: z.object({ userDetails: newSubAccount }),
   resellerOnly: true,
   // argon2id takes tens of milliseconds: the password is hashed before the transaction (when it is valid).
@@ -142,6 +144,7 @@ export const addSub = defineOperation({
 
 export const updateAmountSub = defineOperation({
   names: ['updateAmountSub'],
+  reply: z.object({ balance: str(), international_balance: str(SHEKELS) }),
   input: z
     .object({
       userDetails: z.preprocess(first, z.object({ username: text(), amount: optText(), amount_int: optText() })),
@@ -177,6 +180,9 @@ export const updateAmountSub = defineOperation({
 
 export const getBlanceSubs = defineOperation({
   names: ['getBlanceSubs'],
+  reply: z.object({
+    subs: z.array(z.object({ username: str(), name: str(), balance: str(), international_balance: str(SHEKELS) })),
+  }),
   input: z.object({}),
   resellerOnly: true,
   readOnly: true,

@@ -19,6 +19,7 @@ import { acceptCampaign } from './send/accept.ts';
 import type { Recipient } from './send/destinations.ts';
 import { Rejections } from './send/rejections.ts';
 import { optText, texts } from './fields.ts';
+import { str } from './replies.ts';
 import { defineOperation } from './types.ts';
 
 /** Verification requests per number and account in 24 hours (each mobile one is a free SMS to someone). */
@@ -31,6 +32,7 @@ export async function confirmSenderVerification(store: Store, code: string, now:
 
 export const verifyPhone = defineOperation({
   names: ['verify_phone'],
+  reply: z.object({ verify_message: z.array(str()).describe('per number, what happens next') }),
   input: z.object({ phone: texts('The numbers to verify (repeatable), mobile or landline.') }),
   async handler(ctx, input) {
     const given = input.phone;
@@ -113,6 +115,7 @@ export const verifyPhone = defineOperation({
 
 export const getVerifiedPhones = defineOperation({
   names: ['getVerifiedPhones'],
+  reply: z.object({ phones: z.array(str()) }),
   input: z.object({ is_subs: optText() }),
   readOnly: true,
   async handler(ctx, input) {

@@ -25,7 +25,7 @@ import {
   parseUnsubscribeField,
 } from './send/options.ts';
 import { Rejections } from './send/rejections.ts';
-import { acceptedReply } from './send/reply.ts';
+import { acceptedReply, SEND_REPLY } from './send/reply.ts';
 import { lenient, optText, rawText, text, textOf } from './fields.ts';
 import { defineOperation } from './types.ts';
 
@@ -59,6 +59,7 @@ export const smsInput = z.object({
 export const sms = defineOperation({
   names: ['sms'],
   input: smsInput,
+  reply: SEND_REPLY,
   sharesCommits: true,
   async handler(ctx, input) {
     const source = checkSource(input.source);
