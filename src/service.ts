@@ -54,7 +54,7 @@ export async function startService(
   components: Component[] = [],
   options: ServiceOptions = {},
 ): Promise<Service> {
-  const logger = options.logger ?? createLogger(config.logLevel);
+  const logger = options.logger ?? createLogger(config.logLevel, undefined, { timeZone: config.defaultTimeZone });
   const clock = options.clock ?? Date.now;
   const store = await openStore({
     databaseUrl: config.databaseUrl,

@@ -63,7 +63,12 @@ class AddressLimiter {
 
 export type LoginResult =
   | { ok: true; sessionId: string }
-  | { ok: false; reason: 'invalid' | 'locked' | 'rate'; retryMinutes?: number };
+  | {
+      ok: false;
+      reason: 'invalid' | 'locked' | 'rate';
+      retryMinutes?: number /** This failure locked the name. */;
+      lockedNow?: true;
+    };
 
 let dummyHash: Promise<string> | undefined;
 
@@ -97,7 +102,7 @@ export class ConsoleAuth {
     if (!account || !good) {
       await recordLoginFailure(db, name, now);
       if (failures.count + 1 >= LOCK_FAILURES)
-        return { ok: false, reason: 'locked', retryMinutes: Math.ceil(LOCK_WINDOW_MS / 60_000) };
+        return { ok: false, reason: 'locked', retryMinutes: Math.ceil(LOCK_WINDOW_MS / 60_000), lockedNow: true };
       return { ok: false, reason: 'invalid' };
     }
     await clearLoginFailures(db, name);
