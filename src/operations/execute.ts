@@ -1,5 +1,7 @@
-// Runs one decoded request: operation lookup (997), authentication, the account acted for, input
-// validation (2), then the handler in one transaction (rolled back on error and for /api/test).
+// The one operation runner, for the API and the console alike: operation lookup (997), authentication, the
+// account acted for, the operation's flags (resellerOnly: 511, readOnly, prepare, sharesCommits), input
+// validation (2), then the handler in one transaction (rolled back on error and for /api/test), an ApiError
+// mapped to its reply, and the workers signalled after commit.
 import type { z } from 'zod';
 import type { Config } from '../config.ts';
 import { ApiError, missingField } from '../domain/errors.ts';
@@ -38,14 +40,63 @@ class DryRunRollback extends Error {
   }
 }
 
-/** Answers one API request; never throws for expected outcomes. */
+/** An account authenticated before the run: by `user.password` (API), or by its console session. */
+interface SignedIn {
+  account: Account;
+  /** The account's IP allowlist governs API calls, not the console (where the allowlist is edited). */
+  checkIp: boolean;
+}
+
+const errorReply = (err: ApiError): Reply => ({ status: err.status, message: err.message, ...err.extra });
+
+/** Answers one API request; never throws for expected outcomes (an unexpected error is reported and answers 998). */
 export async function executeRequest(app: AppContext, req: ApiRequest): Promise<Reply> {
   try {
     return await execute(app, req);
   } catch (err) {
-    if (err instanceof ApiError) return { status: err.status, message: err.message, ...err.extra };
+    if (err instanceof ApiError) return errorReply(err);
     app.onUnexpectedError(err, req.root);
     return { status: 998, message: statusMessage(998) };
+  }
+}
+
+/**
+ * Runs an operation for the account a console session signed in, exactly as the API would run it for that
+ * account (same flags, validation, transaction, error replies and signals), so the console never re-implements
+ * what the API does. An unexpected error is thrown (the console answers it with its error page).
+ */
+export async function runOperation(
+  app: AppContext,
+  account: Account,
+  op: Operation<z.ZodType>,
+  doc: Record<string, unknown>,
+): Promise<Reply> {
+  const req: ApiRequest = {
+    root: op.names[0],
+    doc: { ...doc, user: { username: account.username } },
+    token: undefined,
+    ip: '',
+    dryRun: false,
+  };
+  try {
+    return await runHandler(app, op, req, app.clock(), { account, checkIp: false });
+  } catch (err) {
+    if (err instanceof ApiError) return errorReply(err);
+    throw err;
+  }
+}
+
+/** The account `username` names as `caller` may act for it (itself, or a reseller's sub-account), else undefined. */
+export async function accountActedFor(
+  app: AppContext,
+  caller: Account,
+  username: string,
+): Promise<Account | undefined> {
+  try {
+    return await resolveActingAccount(app.store.db, caller, username);
+  } catch (err) {
+    if (err instanceof ApiError) return undefined;
+    throw err;
   }
 }
 
@@ -57,15 +108,16 @@ async function execute(app: AppContext, req: ApiRequest): Promise<Reply> {
 }
 
 // With no bearer token, `user.password` authenticates accounts that allow it (legacy-auth.ts); a token wins.
-async function passwordCaller(app: AppContext, req: ApiRequest, now: number): Promise<Account | undefined> {
+async function passwordCaller(app: AppContext, req: ApiRequest, now: number): Promise<SignedIn | undefined> {
   if (req.token) return undefined;
   const user = (Array.isArray(req.doc.user) ? req.doc.user[0] : req.doc.user) as Record<string, unknown> | undefined;
   const username = textOf(user?.username)?.trim();
   const password = textOf(user?.password);
   if (!username || password === undefined || password === '') return undefined;
-  return authenticatePassword(app.store.db, username, password, req.secure === true, now, (result) =>
+  const account = await authenticatePassword(app.store.db, username, password, req.secure === true, now, (result) =>
     app.onLegacyAuth?.(username, result),
   );
+  return { account, checkIp: true };
 }
 
 /** Who calls, for which account, with what input: 3, 10, 11, 511, 503 or 2 otherwise. */
@@ -74,16 +126,16 @@ async function authorize(
   op: Operation,
   req: ApiRequest,
   now: number,
-  passwordAccount?: Account,
+  signedIn?: SignedIn,
 ): Promise<{ who: Who; input: unknown }> {
-  // A writing operation reads the password-authenticated account again inside its transaction, as it would its token's.
+  // A writing operation reads a signed-in account again inside its transaction, as it would its token's.
   const caller =
-    passwordAccount === undefined
+    signedIn === undefined
       ? await authenticateToken(db, req.token, now)
       : op.readOnly
-        ? passwordAccount
-        : await accountById(db, passwordAccount.id);
-  await checkIpAllowed(db, caller, req.ip);
+        ? signedIn.account
+        : await accountById(db, signedIn.account.id);
+  if (signedIn?.checkIp !== false) await checkIpAllowed(db, caller, req.ip);
   const user = userField.safeParse(req.doc.user);
   if (!user.success) throw missingField('user.username');
   const account = await resolveActingAccount(db, caller, user.data.username);
@@ -107,7 +159,7 @@ function parseInput(op: Operation, doc: Record<string, unknown>): unknown {
   throw new ApiError(2, `Invalid value for field ${field}: ${issue.message}`);
 }
 
-// The account a password authenticated (it may have been deleted since: 3).
+// The account a password or a console session authenticated (it may have been deleted since: 3).
 async function accountById(db: Queryable, id: number): Promise<Account> {
   const account = await findAccountById(db, id);
   if (!account) throw new ApiError(3);
@@ -128,7 +180,7 @@ async function runHandler(
   op: Operation<z.ZodType>,
   req: ApiRequest,
   now: number,
-  passwordAccount?: Account,
+  signedIn?: SignedIn,
 ): Promise<Reply> {
   const { store, config } = app;
   const pending = new Set<'dispatch' | 'push' | 'schedule'>();
@@ -143,17 +195,17 @@ async function runHandler(
     ...who,
   });
   if (op.readOnly) {
-    const { who, input } = await authorize(store.db, op, req, now, passwordAccount);
+    const { who, input } = await authorize(store.db, op, req, now, signedIn);
     return op.handler(context(store.db, who), input);
   }
   if (op.prepare) {
     // Authorized first (outside the transaction, which authorizes again), so nobody unknown makes it work.
-    const { input } = await authorize(store.db, op, req, now, passwordAccount);
+    const { input } = await authorize(store.db, op, req, now, signedIn);
     prepared = await op.prepare(input);
   }
   try {
     const work = async (trx: Tx) => {
-      const { who, input } = await authorize(trx, op, req, now, passwordAccount);
+      const { who, input } = await authorize(trx, op, req, now, signedIn);
       const r = await op.handler(context(trx, who), input);
       if (req.dryRun) throw new DryRunRollback(r);
       return r;

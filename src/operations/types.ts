@@ -3,8 +3,9 @@ import type { z } from 'zod';
 import type { Config } from '../config.ts';
 import type { Account } from '../store/accounts.ts';
 import type { Dialect, Queryable } from '../store/db.ts';
+import type { RequestStatus } from '../domain/status.ts';
 /** An operation's reply: `status` and the fields of its encoding-neutral document. */
-export type Reply = Record<string, unknown> & { status: number };
+export type Reply = Record<string, unknown> & { status: RequestStatus };
 
 /** Signals workers that new rows await them (after commit); a no-op in dry-run. */
 export interface Signals {

@@ -20,6 +20,7 @@ import * as m0016 from './0016_nodes.ts';
 import * as m0017 from './0017_retention.ts';
 import * as m0018 from './0018_pending_receipt_call_outcome.ts';
 import * as m0019 from './0019_time_partitions.ts';
+import * as m0024 from './0024_message_log_indexes.ts';
 
 type VersionedMigration = { up(db: Kysely<any>, dialect: Dialect): Promise<void> };
 
@@ -43,6 +44,7 @@ const MIGRATIONS: Record<string, VersionedMigration> = {
   '0017_retention': m0017,
   '0018_pending_receipt_call_outcome': m0018,
   '0019_time_partitions': m0019,
+  '0024_message_log_indexes': m0024,
 };
 
 /** Applies every migration not yet applied (or those up to `upTo`, a migration's name); throws when one fails. */
