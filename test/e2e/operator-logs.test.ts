@@ -3,13 +3,12 @@
 // message body appears anywhere in the log.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Agent, request } from 'undici';
+import { request } from 'undici';
 import { ConsoleClient } from '../helpers/console-client.ts';
 import { startPushReceiver, waitFor, type PushReceiver } from '../helpers/push-receiver.ts';
 import { lastLine, startServeProcess, type ServeProcess } from '../helpers/serve-process.ts';
 import { storeTargets } from '../helpers/stores.ts';
 
-const insecure = new Agent({ connect: { rejectUnauthorized: false } });
 const PASSWORD = 'Log-Secret-Pw1';
 const BODY_TEXT = 'Body-Secret-Text';
 
