@@ -2,6 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { registerNodeMetrics } from './cluster/metrics.ts';
 import { ClusterNode } from './cluster/node.ts';
+import { withNodeName } from './cluster/node-identity.ts';
 import type { Role } from './domain/roles.ts';
 import type { Config } from './config.ts';
 import { createLogger, type Logger } from './logger.ts';
@@ -77,7 +78,7 @@ export async function startService(
       else logger.debug({ username, legacy: true }, 'password authentication');
     },
   };
-  const node = new ClusterNode(store, config.node, logger, clock);
+  const node = new ClusterNode(store, withNodeName(config.node, config.dataDir), logger, clock);
   await node.start();
   registerNodeMetrics(metrics.registry, node, store);
   const tls = await loadTls(config);
