@@ -6,6 +6,7 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Logger } from '../logger.ts';
 import type { AppContext } from '../operations/execute.ts';
 import { apiErrorReply, registerApiRoutes } from './api-route.ts';
+import { registerApiGuide } from './api-guide.ts';
 import { registerConsole } from './console/index.ts';
 import type { ClusterNode } from '../cluster/node.ts';
 import { registerHealth, type HealthSource } from './health.ts';
@@ -82,6 +83,7 @@ export async function startHttp(deps: HttpDeps): Promise<RunningHttp> {
   if (deps.api) {
     registerApiRoutes(app, deps.ctx, deps.metrics, deps.logger);
     registerOpenApiRoute(app);
+    registerApiGuide(app);
   }
   registerHealth(app, {
     db: deps.ctx.store.db,
