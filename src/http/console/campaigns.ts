@@ -120,6 +120,8 @@ ${campaign.scheduled_at ? ` ${esc(fmt(t.campaignScheduledFor, { at: formatLong(N
     delivered: [0],
     failed: [0],
     labels: { delivered: t.delivered, failed: t.failedCount },
+    // The account's zone: the chart's time axis reads as the table below it, whatever the browser's zone.
+    timeZone: tz,
   };
   if (timeline.points.length) chartData.x.push(Math.round((timeline.points[0].at - timeline.bucketMs) / 1000));
   let sumOk = 0;

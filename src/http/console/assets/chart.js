@@ -10,6 +10,8 @@
     width: width(),
     height: 300,
     scales: { x: { time: true } },
+    // Times in the account's zone (as in the table), not the browser's.
+    tzDate: (ts) => uPlot.tzDate(new Date(ts * 1e3), data.timeZone),
     series: [
       {},
       { label: data.labels.delivered, stroke: '#1e6b33', width: 2, fill: 'rgba(30,107,51,0.08)' },
