@@ -20,9 +20,14 @@ interface Repeat {
   args: LogArgs;
 }
 
-// The fields and message of a line, as text (an Error as its message).
-function keyOf(args: LogArgs): string {
-  return JSON.stringify(args, (_k, v) => (v instanceof Error ? `${v.name}: ${v.message}` : v));
+// The fields and message of a line, as text (an Error as its message); undefined when they cannot be written
+// as JSON (a request object with cycles, as fastify's request log passes): such a line is never folded.
+function keyOf(args: LogArgs): string | undefined {
+  try {
+    return JSON.stringify(args, (_k, v) => (v instanceof Error ? `${v.name}: ${v.message}` : v));
+  } catch {
+    return undefined;
+  }
 }
 
 /** A pino logMethod hook folding repeats within `windowMs`. */
@@ -53,7 +58,9 @@ export function foldRepeats(windowMs: number, clock: () => number): LogMethod {
   };
 
   return function logMethod(this: Logger, args, method, level) {
-    const key = `${level}\u0000${keyOf(args)}\u0000${JSON.stringify(this.bindings())}`;
+    const fields = keyOf(args);
+    if (fields === undefined) return method.apply(this, args);
+    const key = `${level}\u0000${fields}\u0000${keyOf([this.bindings()])}`;
     const now = clock();
     const seen = repeats.get(key);
     if (seen && now - seen.since < windowMs) {

@@ -92,3 +92,13 @@ it('folds 10,000 identical failures into one line and one count, and keeps diffe
   assert.equal(next.msg, 'api request refused');
   assert.equal(next.repeated, undefined);
 });
+
+it('writes a line whose fields cannot be JSON (a cycle, as a request object has) without folding or failing', () => {
+  const out = sink();
+  const log = createLogger('info', out.stream);
+  const cyclic: Record<string, unknown> = { method: 'POST' };
+  cyclic.self = cyclic;
+  log.info({ req: cyclic }, 'incoming request');
+  log.info({ req: cyclic }, 'incoming request');
+  assert.equal(out.text().trim().split('\n').length, 2);
+});
