@@ -151,6 +151,9 @@ describe('console in a browser', { skip: !run && 'Chromium not installed' }, () 
     await row.getByRole('link').click();
     await page.locator('#chart canvas').first().waitFor();
     await page.getByRole('img', { name: 'Chart of deliveries over time: 29 delivered, 1 failed in all.' }).waitFor();
+    // The chart's time axis is drawn in the account's zone (as the table), not the browser's.
+    const chartData = JSON.parse((await page.locator('#chart-data').textContent()) ?? '{}');
+    assert.equal(chartData.timeZone, 'Asia/Jerusalem');
     await assertAccessible(page, 'campaign');
     await screenshot(page, 'campaign');
     await page.getByLabel('Phone (any part)').fill('052-1231117');
