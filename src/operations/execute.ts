@@ -9,6 +9,7 @@ import { statusMessage, type RequestStatus } from '../domain/status.ts';
 import { authenticateToken, checkIpAllowed, resolveActingAccount } from './auth.ts';
 import { authenticatePassword, type LegacyResult } from './legacy-auth.ts';
 import type { Queryable, Store, Tx } from '../store/db.ts';
+import { shareWriteGroupReads } from '../store/pg-group-commit.ts';
 import { findAccountById, type Account } from '../store/accounts.ts';
 import { textOf, userField } from './fields.ts';
 import { findOperation } from './index.ts';
@@ -205,6 +206,7 @@ async function runHandler(
   }
   try {
     const work = async (trx: Tx) => {
+      if (op.sharesCommits && !req.dryRun) shareWriteGroupReads(trx);
       const { who, input } = await authorize(trx, op, req, now, signedIn);
       const r = await op.handler(context(trx, who), input);
       if (req.dryRun) throw new DryRunRollback(r);
