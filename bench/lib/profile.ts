@@ -18,9 +18,11 @@ export interface CpuProfile {
   timeDeltas: number[];
 }
 
+const BENCH = 'the bench and its profiler';
+
 /** Categories by the first rule whose pattern matches a frame's `url#functionName`. */
 const RULES: Array<[category: string, pattern: RegExp]> = [
-  ['the bench and its profiler', /\/bench\//],
+  [BENCH, /\/bench\//],
   ['logging', /\/node_modules\/(pino|pino-std-serializers|sonic-boom|thread-stream)\/|\/src\/logger\.ts/],
   ['metrics', /\/node_modules\/prom-client\/|\/src\/http\/metrics\.ts/],
   [
@@ -96,18 +98,22 @@ export async function startProfile(intervalUs = 200): Promise<{ stop(file: strin
   };
 }
 
-/** The budget table: microseconds of main-thread time per accept by category, busiest first, idle left out. */
+/**
+ * The budget table: each category's share of the service's busy samples (idle and the bench left out), busiest first, and that share of
+ * the process's measured CPU per accept. Samples are wall-clock: on a loaded machine a descheduled thread's
+ * time lands on whatever it was running, so shares are read against the CPU figure, not summed as time.
+ */
 export function budgetTable(
   totals: Map<string, number>,
-  accepts: number,
+  cpuUsPerAccept: number,
 ): Array<{ category: string; us: number; share: number }> {
-  const busy = [...totals].filter(([c]) => c !== 'idle');
+  const busy = [...totals].filter(([c]) => c !== 'idle' && c !== BENCH);
   const sum = busy.reduce((s, [, us]) => s + us, 0);
   return busy
     .sort((a, b) => b[1] - a[1])
     .map(([category, us]) => ({
       category,
-      us: Math.round((us / Math.max(accepts, 1)) * 10) / 10,
+      us: Math.round((us / Math.max(sum, 1)) * cpuUsPerAccept * 10) / 10,
       share: Math.round((us / Math.max(sum, 1)) * 1000) / 10,
     }));
 }
