@@ -13,6 +13,7 @@ import { mintToken } from '../operations/tokens.ts';
 import {
   allowIp,
   findAccountByUsername,
+  usernameTaken,
   insertAccount,
   setIpCheck,
   setLegacyPassword,
@@ -121,7 +122,8 @@ const createAccount: Command = async (store, config, args, out) => {
     (c) => parseCidr(c) ?? fail(`--allow-ip is not an address or CIDR: "${c}"`),
   );
   const parent = values.parent ? await account(store, values.parent) : undefined;
-  if (await findAccountByUsername(store.db, username)) fail(`an account named "${username}" already exists`);
+  if (await usernameTaken(store.db, username))
+    fail(`an account named "${username}" already exists (names are compared without regard to case)`);
   const passwordHash = await hashPassword(values.password!);
   const now = Date.now();
   await store.db.transaction().execute(async (trx) => {

@@ -13,6 +13,8 @@ import { shareWriteGroupReads } from '../store/pg-group-commit.ts';
 import { findAccountById, type Account } from '../store/accounts.ts';
 import { textOf, userField } from './fields.ts';
 import { findOperation } from './index.ts';
+import { IdempotencyGuard, idempotencyKeyOf, idempotencyShape, requestHash } from './idempotency.ts';
+import { checkFieldNames, operationShape } from './near-miss.ts';
 import type { Operation, OperationContext, Reply, Signals } from './types.ts';
 
 export interface AppContext {
@@ -23,6 +25,8 @@ export interface AppContext {
   onUnexpectedError(err: unknown, root: string): void;
   /** Told of every password-authenticated call (never the password): for the metric and the log. */
   onLegacyAuth?(username: string, result: LegacyResult): void;
+  /** Told of keys far from every field of the operation (extras, accepted): for the log. */
+  onUnknownFields?(account: Account, root: string, fields: string[]): void;
 }
 
 export interface ApiRequest {
@@ -33,6 +37,8 @@ export interface ApiRequest {
   dryRun: boolean;
   /** Came over TLS (directly, or through a trusted proxy that terminated it). */
   secure?: boolean;
+  /** The `Idempotency-Key` header, when sent. */
+  idempotencyKey?: string;
 }
 
 class DryRunRollback extends Error {
@@ -44,8 +50,11 @@ class DryRunRollback extends Error {
 /** An account authenticated before the run: by `user.password` (API), or by its console session. */
 interface SignedIn {
   account: Account;
-  /** The account's IP allowlist governs API calls, not the console (where the allowlist is edited). */
-  checkIp: boolean;
+  /**
+   * How the account signed in: its password on the API (legacy authentication, under the account's IP allowlist)
+   * or a console session (where the allowlist is edited, so it does not govern it).
+   */
+  via: 'password' | 'console';
 }
 
 const errorReply = (err: ApiError): Reply => ({ status: err.status, message: err.message, ...err.extra });
@@ -80,7 +89,7 @@ export async function runOperation(
     dryRun: false,
   };
   try {
-    return await runHandler(app, op, req, app.clock(), { account, checkIp: false });
+    return await runHandler(app, op, req, app.clock(), { account, via: 'console' });
   } catch (err) {
     if (err instanceof ApiError) return errorReply(err);
     throw err;
@@ -118,7 +127,7 @@ async function passwordCaller(app: AppContext, req: ApiRequest, now: number): Pr
   const account = await authenticatePassword(app.store.db, username, password, req.secure === true, now, (result) =>
     app.onLegacyAuth?.(username, result),
   );
-  return { account, checkIp: true };
+  return { account, via: 'password' };
 }
 
 /** Who calls, for which account, with what input: 3, 10, 11, 511, 503 or 2 otherwise. */
@@ -128,7 +137,7 @@ async function authorize(
   req: ApiRequest,
   now: number,
   signedIn?: SignedIn,
-): Promise<{ who: Who; input: unknown }> {
+): Promise<{ who: Who; input: unknown; extras: string[] }> {
   // A writing operation reads a signed-in account again inside its transaction, as it would its token's.
   const caller =
     signedIn === undefined
@@ -136,13 +145,18 @@ async function authorize(
       : op.readOnly
         ? signedIn.account
         : await accountById(db, signedIn.account.id);
-  if (signedIn?.checkIp !== false) await checkIpAllowed(db, caller, req.ip);
+  if (signedIn?.via !== 'console') await checkIpAllowed(db, caller, req.ip);
   const user = userField.safeParse(req.doc.user);
   if (!user.success) throw missingField('user.username');
   const account = await resolveActingAccount(db, caller, user.data.username);
   if (op.resellerOnly && !account.is_reseller) throw new ApiError(511);
+  const extras = checkFieldNames(req.root, operationShape(op, idempotencyShape(req.root)), req.doc);
   const input = parseInput(op, req.doc);
-  return { who: { caller, account, now, dryRun: req.dryRun }, input };
+  return {
+    who: { caller, account, now, dryRun: req.dryRun, passwordAuthenticated: signedIn?.via === 'password' },
+    input,
+    extras,
+  };
 }
 
 function parseInput(op: Operation, doc: Record<string, unknown>): unknown {
@@ -172,6 +186,14 @@ interface Who {
   account: Account;
   now: number;
   dryRun: boolean;
+  passwordAuthenticated: boolean;
+}
+
+// Extras are listed in the /api/test reply and told to the log hook (which logs each once per account).
+function withExtras(app: AppContext, req: ApiRequest, who: Who, extras: string[], reply: Reply): Reply {
+  if (extras.length === 0) return reply;
+  app.onUnknownFields?.(who.account, req.root, extras);
+  return req.dryRun ? { ...reply, unknown_fields: extras } : reply;
 }
 
 // A writing operation authorizes inside its own transaction: the token and account it reads are those it
@@ -196,28 +218,37 @@ async function runHandler(
     ...who,
   });
   if (op.readOnly) {
-    const { who, input } = await authorize(store.db, op, req, now, signedIn);
-    return op.handler(context(store.db, who), input);
+    const { who, input, extras } = await authorize(store.db, op, req, now, signedIn);
+    return withExtras(app, req, who, extras, await op.handler(context(store.db, who), input));
   }
   if (op.prepare) {
     // Authorized first (outside the transaction, which authorizes again), so nobody unknown makes it work.
     const { input } = await authorize(store.db, op, req, now, signedIn);
     prepared = await op.prepare(input);
   }
+  const key = req.dryRun ? undefined : idempotencyKeyOf(req.root, req.idempotencyKey, req.doc);
+  const guard = key === undefined ? undefined : new IdempotencyGuard(key, requestHash(req.root, req.doc), now);
+  let accountId: number | undefined;
   try {
     const work = async (trx: Tx) => {
       if (op.sharesCommits && !req.dryRun) shareWriteGroupReads(trx);
-      const { who, input } = await authorize(trx, op, req, now, signedIn);
-      const r = await op.handler(context(trx, who), input);
+      const { who, input, extras } = await authorize(trx, op, req, now, signedIn);
+      accountId = who.account.id;
+      const earlier = await guard?.claim(trx, accountId);
+      if (earlier) return earlier;
+      const r = withExtras(app, req, who, extras, await op.handler(context(trx, who), input));
       if (req.dryRun) throw new DryRunRollback(r);
+      await guard?.save(trx, accountId, r);
       return r;
     };
-    const grouped = op.sharesCommits && !req.dryRun ? store.sendGroups : undefined;
+    // A keyed send runs in a transaction of its own: a retry waits at its claim for the first to end.
+    const grouped = op.sharesCommits && !req.dryRun && !guard ? store.sendGroups : undefined;
     const reply = await (grouped ? grouped.run(work) : store.db.transaction().execute(work));
     for (const topic of pending) app.signals.notify(topic);
     return reply;
   } catch (err) {
     if (err instanceof DryRunRollback) return err.reply;
+    if (guard && err instanceof ApiError) await guard.refused(store.db, accountId, err);
     throw err;
   }
 }

@@ -22,6 +22,8 @@ export interface OperationContext {
   caller: Account;
   now: number;
   dryRun: boolean;
+  /** The call authenticated with `user.password` (legacy-auth.ts), not a bearer token or the console. */
+  passwordAuthenticated?: boolean;
   config: Config;
   signals: Signals;
   /** What the operation's `prepare` gave, worked out before the transaction (undefined without one). */

@@ -2,7 +2,7 @@
 import smpp from 'smpp';
 import type { Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { decodeFromSmpp } from '../../domain/encoding.ts';
+import { decodeFromSmpp } from '../smpp/encoding.ts';
 import { Reassembler } from '../smpp/concat.ts';
 import { rawPayload, sendPdu, STATUS } from '../smpp/pdu.ts';
 import { inboundFields, receiptFields } from './build.ts';
