@@ -26,7 +26,7 @@ import type {
   UnknownRow,
 } from 'kysely';
 import type { Database } from './schema/index.ts';
-import type { Db, Tx } from './db.ts';
+import type { Db, Tx } from './types.ts';
 import { sqliteWriteGroupReads } from './group-commit.ts';
 import { applyDeferredBalanceChanges, BalanceChanges, deferBalanceChanges } from './ledger.ts';
 
