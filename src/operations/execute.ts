@@ -9,6 +9,7 @@ import { statusMessage, type RequestStatus } from '../domain/status.ts';
 import { authenticateToken, checkIpAllowed, refuseSuspended, resolveActingAccount } from './auth.ts';
 import { authenticatePassword, type LegacyResult } from './legacy-auth.ts';
 import type { Queryable, Store, Tx } from '../store/db.ts';
+import { shareWriteGroupReads } from '../store/pg-group-commit.ts';
 import { findAccountById, type Account } from '../store/accounts.ts';
 import { firstIssue, textOf, userField } from './fields.ts';
 import { findOperation } from './index.ts';
@@ -232,6 +233,7 @@ async function runHandler(
   let accountId: number | undefined;
   try {
     const work = async (trx: Tx) => {
+      if (op.sharesCommits && !req.dryRun) shareWriteGroupReads(trx);
       const { who, input, extras } = await authorize(trx, op, req, now, signedIn);
       accountId = who.account.id;
       const earlier = await guard?.claim(trx, accountId);
