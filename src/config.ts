@@ -13,7 +13,6 @@ import { ConfigError } from './domain/errors.ts';
 import type { PushSettings } from './domain/push-settings.ts';
 import { parseRoles, type Role } from './domain/roles.ts';
 import type { SendingSettings } from './domain/sending.ts';
-import type { DeliverySettings } from './delivery/delivery-settings.ts';
 
 export interface Config {
   dataDir: string;
@@ -58,9 +57,38 @@ export interface Config {
 }
 
 /** This node among several on one database. */
+/** The delivery workers' settings (dispatcher, receipts, inbound; YONA_DISPATCH_*, YONA_RECEIPT_WINDOW_MS, ...). */
+export interface DeliverySettings {
+  /** Messages claimed per dispatcher batch (1000). */
+  batchSize: number;
+  /** Batches in flight at once (2): while one finishes (its last answers, its campaigns), the next submits. */
+  lanes: number;
+  /** How long a claim holds its messages (120 s); an expired claim is taken again. */
+  leaseMs: number;
+  /** Idle poll interval of the dispatcher (200 ms); a 'dispatch' signal wakes it at once. */
+  pollMs: number;
+  /** Submit attempts before a transiently failing message is given up (20). */
+  maxAttempts: number;
+  /** First retry delay (1 s), doubled per attempt up to retryMaxMs (5 min). */
+  retryBaseMs: number;
+  retryMaxMs: number;
+  /** A submitted message with no final receipt within this window gets status 2 (48 h). */
+  receiptWindowMs: number;
+  /** A call with no outcome within this window (its process died mid-call) gets status 2 (15 min). */
+  callWindowMs: number;
+  /** How often the receipt-window sweeper runs (min(60 s, window / 4)). */
+  sweepMs: number;
+  /** Reply keywords that block the sender (lower-cased): הסר, stop, remove. */
+  removalKeywords: string[];
+  /** Receipt delay of the bundled simulator started by `yona serve` (200 ms). */
+  simulatorReceiptDelayMs: number;
+}
+
 export interface NodeSettings {
   /** YONA_NODE_NAME (the host name): unique per node of one database. */
   name: string;
+  /** False when YONA_NODE_NAME is unset: the service then adds this data dir's node id (cluster/node-identity.ts). */
+  named?: boolean;
   /** YONA_ROLES or `yona serve --roles` (all): what this node runs. */
   roles: Role[];
   /** YONA_NODE_LEASE_MS (10000): a dead node's binds, shares and leadership move after this long. */
@@ -299,8 +327,8 @@ export const SETTINGS = {
   YONA_PUSH_RETENTION: setting(duration('3d'), '3d', 'how long delivered push events and the delivery log are kept'),
   // Nodes
   YONA_NODE_NAME: setting(
-    given.transform((raw) => (raw ?? '').trim() || hostname()),
-    'the host name',
+    given.transform((raw) => (raw ?? '').trim()),
+    "the host name and the data dir's node id",
     "this node's name among the nodes of one database",
   ),
   YONA_ROLES: setting(
@@ -385,7 +413,12 @@ export function loadConfig(env: Env = process.env): Config {
       phoneFailuresHourly: v.YONA_OTP_PHONE_FAILURES_HOURLY,
     },
     callCreditsPerMinute: v.YONA_CALL_CREDITS_PER_MINUTE,
-    node: { name: v.YONA_NODE_NAME, roles: v.YONA_ROLES, leaseMs: v.YONA_NODE_LEASE_MS },
+    node: {
+      name: v.YONA_NODE_NAME || hostname(),
+      named: v.YONA_NODE_NAME !== '',
+      roles: v.YONA_ROLES,
+      leaseMs: v.YONA_NODE_LEASE_MS,
+    },
     sending: {
       intlPriceAgorot: v.YONA_INTL_PRICE_AGOROT,
       verifyCallNumber: v.YONA_VERIFY_CALL_NUMBER,
@@ -419,4 +452,9 @@ export function loadConfig(env: Env = process.env): Config {
     },
     carriersFile: v.YONA_CARRIERS_FILE,
   };
+}
+
+/** The delivery settings `env` gives (the defaults for an empty one); throws ConfigError on a malformed value. */
+export function deliverySettings(env: Env): DeliverySettings {
+  return loadConfig(env).delivery;
 }

@@ -9,8 +9,9 @@ import { statusMessage, type RequestStatus } from '../domain/status.ts';
 import { authenticateToken, checkIpAllowed, refuseSuspended, resolveActingAccount } from './auth.ts';
 import { authenticatePassword, type LegacyResult } from './legacy-auth.ts';
 import type { Queryable, Store, Tx } from '../store/db.ts';
+import { shareWriteGroupReads } from '../store/pg-group-commit.ts';
 import { findAccountById, type Account } from '../store/accounts.ts';
-import { textOf, userField } from './fields.ts';
+import { firstIssue, textOf, userField } from './fields.ts';
 import { findOperation } from './index.ts';
 import { IdempotencyGuard, idempotencyKeyOf, idempotencyShape, requestHash } from './idempotency.ts';
 import { checkFieldNames, operationShape } from './near-miss.ts';
@@ -164,7 +165,7 @@ function parseInput(op: Operation, doc: Record<string, unknown>): unknown {
   // reportInput: zod 4 leaves the offending value out of issues otherwise, and it tells missing from invalid.
   const parsed = op.input.safeParse(doc, { reportInput: true });
   if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
+  const issue = firstIssue(parsed.error.issues);
   const field = issue.path.join('.') || 'body';
   const custom = (issue as { params?: { status?: RequestStatus } }).params?.status;
   if (custom) throw new ApiError(custom, issue.message);
@@ -232,6 +233,7 @@ async function runHandler(
   let accountId: number | undefined;
   try {
     const work = async (trx: Tx) => {
+      if (op.sharesCommits && !req.dryRun) shareWriteGroupReads(trx);
       const { who, input, extras } = await authorize(trx, op, req, now, signedIn);
       accountId = who.account.id;
       const earlier = await guard?.claim(trx, accountId);

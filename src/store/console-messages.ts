@@ -5,14 +5,16 @@
 // (campaign_id, created_at, id) for one campaign, and a partial (account_id, created_at, id) holding only the
 // unsuccessful messages (failed or blocked), so a "failed" page of a big store reads only failures.
 import { sql, type SqlBool, type Expression } from 'kysely';
+import { DELIVERY } from '../domain/status.ts';
 import type { Queryable } from './db.ts';
 
-const DELIVERED = 102;
+const { DELIVERED } = DELIVERY;
 const PENDING_STATES = ['scheduled', 'queued', 'submitting', 'submitted'] as const;
 
 /**
  * The predicate of the partial index `messages_account_unsuccessful` (migration 0024), written exactly as the
- * index has it: the embedded store uses a partial index only for a query holding the same term.
+ * index has it (102 is `DELIVERY.DELIVERED`): the embedded store uses a partial index only for a query holding the
+ * same term.
  */
 const UNSUCCESSFUL = sql<SqlBool>`(state in ('failed', 'skipped') or (state = 'done' and status <> 102))`;
 

@@ -11,6 +11,7 @@ import { newSender } from '../operations/send-helpers.ts';
 import { startPushReceiver, waitFor, type PushReceiver } from '../helpers/push-receiver.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { storeTargets } from '../helpers/stores.ts';
+import { loadConfig } from '../../src/config.ts';
 
 const run = browserAvailable();
 const PUSH_ENV = { YONA_PUSH_ALLOW_PRIVATE: '1', YONA_PUSH_RETRY_BASE_MS: '20', YONA_PUSH_POLL_MS: '20' };
@@ -26,8 +27,8 @@ describe('console in a browser', { skip: !run && 'Chromium not installed' }, () 
     t = await startTestService(sqlite, {
       env: PUSH_ENV,
       components: [
-        createPusher({ env: PUSH_ENV }),
-        carriersComponent({ env: {}, settings: { pollMs: 20, simulatorReceiptDelayMs: 20 } }),
+        createPusher({ config: loadConfig(PUSH_ENV) }),
+        carriersComponent({ config: loadConfig({}), settings: { pollMs: 20, simulatorReceiptDelayMs: 20 } }),
       ],
     });
     await t.admin('create-account', 'carol', '--password', 'carol-pw-1', '--credits', '500');
@@ -150,6 +151,9 @@ describe('console in a browser', { skip: !run && 'Chromium not installed' }, () 
     await row.getByRole('link').click();
     await page.locator('#chart canvas').first().waitFor();
     await page.getByRole('img', { name: 'Chart of deliveries over time: 29 delivered, 1 failed in all.' }).waitFor();
+    // The chart's time axis is drawn in the account's zone (as the table), not the browser's.
+    const chartData = JSON.parse((await page.locator('#chart-data').textContent()) ?? '{}');
+    assert.equal(chartData.timeZone, 'Asia/Jerusalem');
     await assertAccessible(page, 'campaign');
     await screenshot(page, 'campaign');
     await page.getByLabel('Phone (any part)').fill('052-1231117');

@@ -10,6 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { runSim } from '../../src/cli/sim.ts';
 import { carriersComponent } from '../../src/delivery/carriers.ts';
+import { loadConfig } from '../../src/config.ts';
 import { totpCode } from '../../src/domain/totp.ts';
 import { assertAccessible, browserAvailable, launchBrowser, newPage, screenshot, signIn } from '../helpers/browser.ts';
 import { waitFor } from '../helpers/push-receiver.ts';
@@ -49,7 +50,9 @@ describe('console daily pages in a browser', { skip: !run && 'Chromium not insta
 
   before(async () => {
     t = await startTestService(sqlite, {
-      components: [carriersComponent({ env: {}, settings: { pollMs: 20, simulatorReceiptDelayMs: 20 } })],
+      components: [
+        carriersComponent({ config: loadConfig({}), settings: { pollMs: 20, simulatorReceiptDelayMs: 20 } }),
+      ],
     });
     s = await newSender(t, 'dov', 1000);
     await t.admin('add-number', 'dov', '0559990001');

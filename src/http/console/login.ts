@@ -49,6 +49,14 @@ export function registerLogin(r: ConsoleRouter): void {
     if (!username.trim() || !password) return loginPage(b, { back, error: b.t.loginInvalid, username, code: 401 });
     const result = await r.auth.login(username, password, b.request.ip, b.now, form.get('code') ?? '');
     if (!result.ok) {
+      // docs/logs.md: console.signin_failed per refused sign-in, console.lockout when one locks the name.
+      const who = { account: username.trim().slice(0, 64), client: b.request.ip };
+      r.logger.info({ event: 'console.signin_failed', ...who, reason: result.reason }, 'console sign-in failed');
+      if (result.lockedNow)
+        r.logger.info(
+          { event: 'console.lockout', ...who, minutes: result.retryMinutes },
+          'console sign-in locked after repeated failures',
+        );
       const error =
         result.reason === 'locked'
           ? fmt(b.t.loginLocked, { minutes: result.retryMinutes ?? 15 })

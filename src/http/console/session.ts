@@ -65,7 +65,13 @@ class AddressLimiter {
 
 export type LoginResult =
   | { ok: true; sessionId: string }
-  | { ok: false; reason: 'invalid' | 'locked' | 'rate' | 'suspended' | 'code'; retryMinutes?: number };
+  | {
+      ok: false;
+      reason: 'invalid' | 'locked' | 'rate' | 'suspended' | 'code';
+      retryMinutes?: number;
+      /** This failure locked the name. */
+      lockedNow?: true;
+    };
 
 let dummyHash: Promise<string> | undefined;
 
@@ -105,7 +111,7 @@ export class ConsoleAuth {
     if (!account || !good) {
       await recordLoginFailure(db, name, address, now);
       if (failures.count + 1 >= LOCK_FAILURES)
-        return { ok: false, reason: 'locked', retryMinutes: Math.ceil(LOCK_WINDOW_MS / 60_000) };
+        return { ok: false, reason: 'locked', retryMinutes: Math.ceil(LOCK_WINDOW_MS / 60_000), lockedNow: true };
       return { ok: false, reason: 'invalid' };
     }
     if (account.suspended) return { ok: false, reason: 'suspended' };

@@ -6,7 +6,7 @@
 // written exactly as store/console-messages.ts queries it (the embedded store matches the term's text).
 // On PostgreSQL an index on the partitioned messages table is created on every month's partition.
 import { sql, type Kysely, type SqlBool } from 'kysely';
-import type { Dialect } from '../db.ts';
+import type { Dialect } from '../types.ts';
 
 export async function up(db: Kysely<any>, _dialect: Dialect): Promise<void> {
   await db.schema

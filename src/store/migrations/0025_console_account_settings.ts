@@ -8,7 +8,7 @@
 //   failures per address (someone elsewhere cannot lock the owner out);
 // - campaigns by (account_id, created_at): the overview's sends today and this month.
 import { sql, type Kysely } from 'kysely';
-import type { Dialect } from '../db.ts';
+import type { Dialect } from '../types.ts';
 
 export async function up(db: Kysely<any>, _dialect: Dialect): Promise<void> {
   await db.schema.alterTable('accounts').addColumn('low_balance_credits', 'bigint').execute();

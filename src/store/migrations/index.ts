@@ -1,6 +1,6 @@
 // Versioned migrations, run at start. Add a file per version and list it here; never edit a shipped one.
 import { Migrator, type Kysely, type Migration } from 'kysely';
-import type { Dialect } from '../db.ts';
+import type { Dialect } from '../types.ts';
 import * as m0001 from './0001_foundation.ts';
 import * as m0002 from './0002_sending.ts';
 import * as m0003 from './0003_audience.ts';
