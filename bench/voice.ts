@@ -11,6 +11,7 @@ import { EspeakEngine } from '../src/carriers/sip/speech.ts';
 import { carriersComponent } from '../src/delivery/carriers.ts';
 import { startBenchService } from './lib/service.ts';
 import { simCarrier } from './lib/smsc-sim.ts';
+import { loadConfig } from '../src/config.ts';
 
 const arg = (name: string, fallback: string) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -42,7 +43,10 @@ const trunk: SipTrunkConfig = {
   callsPerSecond: 0,
   ringTimeoutMs: 30_000,
 };
-const component = carriersComponent({ env: {}, setup: { carriers: [simCarrier(smscPort), trunk], routes: [] } });
+const component = carriersComponent({
+  config: loadConfig({}),
+  setup: { carriers: [simCarrier(smscPort), trunk], routes: [] },
+});
 const bench = await startBenchService('sqlite', [component], { YONA_CALL_CREDITS_PER_MINUTE: '1' });
 try {
   await bench.admin('create-account', 'bench', '--password', 'bench-password', '--credits', String(calls * 10));

@@ -9,7 +9,7 @@ import { normalizeNumber, routePrefix } from '../delivery/routing.ts';
 import { findAccountByUsername } from '../store/accounts.ts';
 import { addAccountNumber, setRoute, upsertCarrier } from '../store/carriers.ts';
 import type { Store } from '../store/db.ts';
-import { UsageError } from './admin.ts';
+import { UsageError } from './usage-error.ts';
 
 type Out = (line: string) => void;
 

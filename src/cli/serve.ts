@@ -5,7 +5,8 @@ import { ledComponent } from '../cluster/leader.ts';
 import { loadConfig } from '../config.ts';
 import { parseRoles, ROLES, type Role } from '../domain/roles.ts';
 import { createLogger } from '../logger.ts';
-import { startService, type Component, type Service } from '../service.ts';
+import type { ComponentHost } from '../component.ts';
+import { startService, type Component } from '../service.ts';
 import { createBirthdaySender } from '../operations/send/birthday.ts';
 import { birthdayComponent } from '../delivery/birthdays.ts';
 import { schedulerComponent } from '../delivery/scheduler.ts';
@@ -36,7 +37,7 @@ function schedulerRole(inner: Component[], logger: ReturnType<typeof createLogge
 
 /** The birthday worker sending through the normal send path of the running service. */
 export function birthdaysComponent(intervalMs?: number): Component {
-  let service: Service | undefined;
+  let service: ComponentHost | undefined;
   const worker = birthdayComponent(
     createBirthdaySender(() => ({
       dialect: service!.store.dialect,

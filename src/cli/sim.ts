@@ -12,7 +12,7 @@ import { simulatorInfoPath } from '../delivery/carriers.ts';
 import { readSetting } from '../config.ts';
 import { formatIso } from '../domain/dates.ts';
 import { serverDataDir } from './store-location.ts';
-import { UsageError } from './admin.ts';
+import { UsageError } from './usage-error.ts';
 
 type Out = (line: string) => void;
 

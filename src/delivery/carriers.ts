@@ -14,9 +14,9 @@ import {
 } from '../carriers/index.ts';
 import { isShared, keepShares } from '../cluster/shares.ts';
 import type { Carrier } from '../carriers/types.ts';
-import { loadConfig, type Env } from '../config.ts';
+import type { Config } from '../config.ts';
 import { sealingKey } from '../secret-key.ts';
-import type { Component, RoleHealth, Service } from '../service.ts';
+import type { Component, RoleHealth, ComponentHost } from '../component.ts';
 import type { Role } from '../domain/roles.ts';
 import { recordLateCarrierId } from '../store/dispatch.ts';
 import { loadCarrierSetup, type CarrierSetup } from './carrier-setup.ts';
@@ -30,8 +30,8 @@ import { Router } from './routing.ts';
 export interface CarriersOptions {
   /** Carriers and routes to use instead of YONA_CARRIERS_FILE and the store. */
   setup?: CarrierSetup;
-  /** Settings and YONA_CARRIERS_FILE read from this environment instead of the service's configuration. */
-  env?: Env;
+  /** Settings and YONA_CARRIERS_FILE from this configuration instead of the service's. */
+  config?: Config;
   /** Overrides of the settings read from the environment. */
   settings?: Partial<DeliverySettings>;
 }
@@ -48,7 +48,7 @@ export interface CarriersRuntime {
 
 // Counters of this node's dispatcher and the binds of its carriers, read at scrape time (registered once).
 function registerDispatchMetrics(
-  service: Service,
+  service: ComponentHost,
   stats: () => Dispatcher['stats'] | undefined,
   carriers: () => Map<string, Carrier> | undefined,
 ): void {
@@ -97,7 +97,7 @@ export function carriersComponent(
   let infoFile: string | undefined;
 
   // Every protocol's simulator, each bound by a carrier of its own, and where `yona sim` finds them.
-  async function startSimulators(service: Service, settings: DeliverySettings): Promise<CarrierSetup> {
+  async function startSimulators(service: ComponentHost, settings: DeliverySettings): Promise<CarrierSetup> {
     const simulators: BundledSimulator[] = [];
     for (const [, protocol] of protocols()) {
       if (!protocol.simulator) continue;
@@ -114,7 +114,7 @@ export function carriersComponent(
   }
 
   // What each delivery role of this node holds: binds per SMS carrier, call shares per trunk.
-  function health(service: Service | undefined): RoleHealth[] {
+  function health(service: ComponentHost | undefined): RoleHealth[] {
     if (!service) return [];
     const held = service.node.leases();
     const report = (role: Role): RoleHealth => ({
@@ -124,7 +124,7 @@ export function carriersComponent(
     });
     return [report('dispatcher'), report('voice'), { role: 'receipts', ok: runtime?.receipts !== undefined }];
   }
-  let started: Service | undefined;
+  let started: ComponentHost | undefined;
 
   return {
     name: 'carriers',
@@ -132,7 +132,7 @@ export function carriersComponent(
     health: () => health(started),
     async start(service) {
       started = service;
-      const config = options.env ? loadConfig(options.env) : service.config;
+      const config = options.config ?? service.config;
       const settings = { ...config.delivery, ...options.settings };
       const { node } = service;
       let setup = options.setup ?? (await loadCarrierSetup(service.store.db, config.carriersFile));

@@ -3,7 +3,7 @@
 // keeps the time partitions (store/partitions.ts): months created ahead, and whole months dropped once past
 // YONA_RETENTION_DAYS (messages, carrier ids) or YONA_PUSH_RETENTION (push events). Runs on the node leading
 // the scheduler (cli/serve.ts). Idempotency keys go a day after their first request, whatever the retention.
-import type { Component, Service } from '../service.ts';
+import type { Component, ComponentHost } from '../component.ts';
 import { dropExpiredMonths, ensureMonthPartitions } from '../store/partitions.ts';
 import { purgeOlderThan } from '../store/retention.ts';
 import { IDEMPOTENCY_WINDOW_MS, purgeIdempotencyKeys } from '../store/idempotency.ts';
@@ -14,7 +14,7 @@ export function retentionComponent(options: { intervalMs?: number } = {}): Compo
   const intervalMs = options.intervalMs ?? 3_600_000;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
-  let service: Service | undefined;
+  let service: ComponentHost | undefined;
 
   const run = (): void => {
     const s = service;
@@ -54,7 +54,7 @@ export function retentionComponent(options: { intervalMs?: number } = {}): Compo
 
 // Months created ahead of `now`; months past `cutoff` (messages and carrier ids; none: kept) or past
 // YONA_PUSH_RETENTION (push events) dropped.
-async function keepPartitions(s: Service, now: number, cutoff: number | undefined): Promise<void> {
+async function keepPartitions(s: ComponentHost, now: number, cutoff: number | undefined): Promise<void> {
   try {
     const created = await ensureMonthPartitions(s.store.db, now);
     if (created.length > 0) s.logger.info({ created }, 'partitions: months created ahead');
@@ -70,7 +70,7 @@ async function keepPartitions(s: Service, now: number, cutoff: number | undefine
 }
 
 // Idempotency keys past their window: a retry after it runs as a new request.
-async function sweepIdempotencyKeys(s: Service, now: number): Promise<void> {
+async function sweepIdempotencyKeys(s: ComponentHost, now: number): Promise<void> {
   try {
     const removed = await purgeIdempotencyKeys(s.store.db, now - IDEMPOTENCY_WINDOW_MS);
     if (removed > 0) s.logger.debug({ removed }, 'retention: idempotency keys past their window removed');

@@ -31,8 +31,21 @@ export interface DlrInput {
 
 const digits = (phone: string) => phone.replace(/^\+/, '');
 
+/** The fields of a `dlr` push, in wire order. */
+export type DlrFields = {
+  external_id: string;
+  status: string;
+  he_message: string;
+  en_message: string;
+  date: string;
+  phone: string;
+  operaor: string;
+  operator: string;
+  shipment_id: string;
+};
+
 /** Fields of a `dlr` push: external_id, status, he_message, en_message, date, phone, operaor, operator, shipment_id. */
-export function dlrFields(input: DlrInput): PushFields {
+export function dlrFields(input: DlrInput): DlrFields {
   const text = deliveryStatusText(input.status);
   const operator = input.operator ?? '';
   return {

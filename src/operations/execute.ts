@@ -6,11 +6,11 @@ import type { z } from 'zod';
 import type { Config } from '../config.ts';
 import { ApiError, missingField } from '../domain/errors.ts';
 import { statusMessage, type RequestStatus } from '../domain/status.ts';
-import { authenticateToken, checkIpAllowed, resolveActingAccount } from './auth.ts';
+import { authenticateToken, checkIpAllowed, refuseSuspended, resolveActingAccount } from './auth.ts';
 import { authenticatePassword, type LegacyResult } from './legacy-auth.ts';
 import type { Queryable, Store, Tx } from '../store/db.ts';
 import { findAccountById, type Account } from '../store/accounts.ts';
-import { textOf, userField } from './fields.ts';
+import { firstIssue, textOf, userField } from './fields.ts';
 import { findOperation } from './index.ts';
 import { IdempotencyGuard, idempotencyKeyOf, idempotencyShape, requestHash } from './idempotency.ts';
 import { checkFieldNames, operationShape } from './near-miss.ts';
@@ -72,20 +72,21 @@ export async function executeRequest(app: AppContext, req: ApiRequest): Promise<
 /**
  * Runs an operation for the account a console session signed in, exactly as the API would run it for that
  * account (same flags, validation, transaction, error replies and signals), so the console never re-implements
- * what the API does. An unexpected error is thrown (the console answers it with its error page).
+ * what the API does; `dryRun`: as /api/test runs it (the transaction rolled back). An unexpected error is thrown (the console answers it with its error page).
  */
 export async function runOperation(
   app: AppContext,
   account: Account,
   op: Operation<z.ZodType>,
   doc: Record<string, unknown>,
+  o: { dryRun?: boolean } = {},
 ): Promise<Reply> {
   const req: ApiRequest = {
     root: op.names[0],
     doc: { ...doc, user: { username: account.username } },
     token: undefined,
     ip: '',
-    dryRun: false,
+    dryRun: o.dryRun === true,
   };
   try {
     return await runHandler(app, op, req, app.clock(), { account, via: 'console' });
@@ -144,6 +145,7 @@ async function authorize(
       : op.readOnly
         ? signedIn.account
         : await accountById(db, signedIn.account.id);
+  refuseSuspended(caller);
   if (signedIn?.via !== 'console') await checkIpAllowed(db, caller, req.ip);
   const user = userField.safeParse(req.doc.user);
   if (!user.success) throw missingField('user.username');
@@ -162,7 +164,7 @@ function parseInput(op: Operation, doc: Record<string, unknown>): unknown {
   // reportInput: zod 4 leaves the offending value out of issues otherwise, and it tells missing from invalid.
   const parsed = op.input.safeParse(doc, { reportInput: true });
   if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
+  const issue = firstIssue(parsed.error.issues);
   const field = issue.path.join('.') || 'body';
   const custom = (issue as { params?: { status?: RequestStatus } }).params?.status;
   if (custom) throw new ApiError(custom, issue.message);

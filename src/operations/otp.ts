@@ -40,7 +40,8 @@ import { acceptCampaign } from './send/accept.ts';
 import { requireVerifiedSender } from './send/compose.ts';
 import { checkMessage, checkSource } from './send/options.ts';
 import { Rejections } from './send/rejections.ts';
-import { defineOperation, type OperationContext, type Reply } from './types.ts';
+import { int, str } from './replies.ts';
+import { defineOperation, type OperationContext, type ReplyTo } from './types.ts';
 
 const HOUR_MS = 3_600_000;
 const MAX_APP_ID = 2_147_483_647;
@@ -102,6 +103,13 @@ async function enforceSendLimits(ctx: OperationContext, phone: string, appId: nu
 
 export const sendOtp = defineOperation({
   names: ['send_otp'],
+  reply: z.object({
+    shipment_id: str(),
+    campaign_id: int(),
+    credits: int(),
+    valid_time: int('minutes'),
+    max_tries: int(),
+  }),
   input: z.object({
     phone: text(),
     source: text(),
@@ -177,12 +185,15 @@ export const sendOtp = defineOperation({
   },
 });
 
-function unverified(why: string): Reply {
+const VALIDATE_REPLY = z.object({});
+
+function unverified(why: string): ReplyTo<typeof VALIDATE_REPLY> {
   return { status: 12, message: `Unverified code: ${why}` };
 }
 
 export const validateOtp = defineOperation({
   names: ['validate_otp'],
+  reply: VALIDATE_REPLY,
   input: z.object({ phone: text(), code: text(), app_id: optInt(), service_type: optText() }),
   // Status 12 is a reply, not a thrown error: the attempt it counts must be committed.
   async handler(ctx, input) {

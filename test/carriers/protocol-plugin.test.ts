@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { registerProtocol } from '../../src/carriers/index.ts';
+import { loadConfig } from '../../src/config.ts';
 import { carriersComponent } from '../../src/delivery/carriers.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import type { Carrier, InboundSms, OutboundSms, Receipt, SubmitResult } from '../../src/carriers/types.ts';
@@ -134,7 +135,7 @@ for (const target of targets) {
 for (const target of targets) {
   describe(`the CLI, routes and leases of a protocol registered in one line (${target.name})`, () => {
     let t: TestService;
-    const component = carriersComponent({ settings: { pollMs: 20 }, env: {} });
+    const component = carriersComponent({ settings: { pollMs: 20 }, config: loadConfig({}) });
 
     before(async () => {
       const first = await startTestService(target);

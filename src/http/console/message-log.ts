@@ -3,7 +3,7 @@
 // each message's outcome and status in words, and the table rows.
 import { fromZoned } from '../../domain/dates.ts';
 import { normalizePhone, toNational } from '../../domain/phone.ts';
-import { deliveryStatusText } from '../../domain/status.ts';
+import { DELIVERY, deliveryStatusText } from '../../domain/status.ts';
 import type { ChannelFilter, LogCursor, LogRow, MessageFilter, OutcomeFilter } from '../../store/console-messages.ts';
 import { num, when } from './format.ts';
 import { esc, type Html } from './html.ts';
@@ -115,7 +115,7 @@ export function outcomeOf(row: Pick<LogRow, 'state' | 'status'>): OutcomeFilter 
   if (row.state === 'cancelled') return 'cancelled';
   if (row.state === 'skipped') return 'blocked';
   if (row.state === 'failed') return 'failed';
-  if (row.state === 'done') return row.status === 102 ? 'delivered' : 'failed';
+  if (row.state === 'done') return row.status === DELIVERY.DELIVERED ? 'delivered' : 'failed';
   return 'pending';
 }
 

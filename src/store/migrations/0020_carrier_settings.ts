@@ -2,7 +2,7 @@
 // file's keys) replace the columns of SMPP settings. Every carrier stored so far spoke SMPP: its values move
 // into its document as the carriers file writes them, then the old columns go.
 import type { Kysely } from 'kysely';
-import type { Dialect } from '../db.ts';
+import type { Dialect } from '../types.ts';
 
 /** The columns of SMPP settings (0004, 0006, 0009) and the document key each moves to. */
 const MOVED = {

@@ -2,7 +2,7 @@
 // lower(username). Existing accounts whose names differ only by case are never merged: the migration reports them
 // and stops, and the operator renames one of each pair (docs/operations.md, "Usernames that differ only by case").
 import { sql, type Kysely } from 'kysely';
-import type { Dialect } from '../db.ts';
+import type { Dialect } from '../types.ts';
 
 export async function up(db: Kysely<any>, _dialect: Dialect): Promise<void> {
   const clashes = await sql<{ folded: string; names: string }>`

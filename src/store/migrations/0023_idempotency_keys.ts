@@ -1,7 +1,7 @@
 // Idempotency keys of sends: per account and key, a hash of the request and, once it has run, its reply
 // (null while the first request runs). Rows older than a day are swept by retention.
 import type { Kysely } from 'kysely';
-import type { Dialect } from '../db.ts';
+import type { Dialect } from '../types.ts';
 
 export async function up(db: Kysely<any>, _dialect: Dialect): Promise<void> {
   await db.schema
