@@ -1,10 +1,10 @@
 // pino logs: JSON lines with ISO-8601 times, or readable lines (pino-pretty) in the operator's time zone when
 // stdout is a terminal; tokens, passwords and authorization headers are redacted wherever they appear; repeated
-// identical lines are folded (log-folding.ts). docs/logs.md lists the events an operator can alert on.
+// identical lines are folded (support/log-folding.ts). docs/logs.md lists the events an operator can alert on.
 import pino, { type Logger } from 'pino';
 import pretty from 'pino-pretty';
 import { DEFAULT_TIME_ZONE, formatIso } from './domain/dates.ts';
-import { foldRepeats, FOLD_WINDOW_MS } from './log-folding.ts';
+import { foldRepeats, FOLD_WINDOW_MS } from './support/log-folding.ts';
 
 export type { Logger };
 
