@@ -1,7 +1,7 @@
 // The layers point one way (docs/architecture.md). Lowest first, each file of src/ in exactly one layer:
 //   domain/                                  pure logic, imports nothing of ours
 //   support/                                 process-level helpers with no Yona logic (a FIFO semaphore, a certificate)
-//   config.ts logger.ts log-folding.ts signals.ts secret-key.ts   the base: settings, log, wake-ups, sealing key
+//   config.ts logger.ts signals.ts secret-key.ts   the process base: settings, log, wake-ups, the sealing key
 //   store/   carriers/                       SQL; protocols (neither imports the other)
 //   cluster/ (but leader.ts)                 this node among the nodes: heartbeat, leases, shares, node metrics
 //   component.ts                             the contract between the process and its parts (types only)
@@ -16,7 +16,7 @@ const SRC = '^(test/fixtures/layers/)?src/';
 const LAYERS = {
   domain: [`${SRC}domain/`],
   support: [`${SRC}support/`],
-  base: [`${SRC}(config|logger|log-folding|signals|secret-key)[.]ts$`],
+  base: [`${SRC}(config|logger|signals|secret-key)[.]ts$`],
   store: [`${SRC}store/`],
   carriers: [`${SRC}carriers/`],
   cluster: [`${SRC}cluster/(?!leader[.]ts$)`],
