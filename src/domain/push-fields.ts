@@ -96,3 +96,33 @@ export function isIntermediateDlrStatus(status: number | string): boolean {
 export function encodeForm(fields: PushFields): string {
   return new URLSearchParams(fields).toString();
 }
+
+/** The number a test event names: a reserved-looking placeholder no handset has. */
+export const TEST_EVENT_PHONE = '972500000000';
+/** The text of a test event (incoming_sms / incoming_whatsapp) and the external id of a test dlr. */
+export const TEST_EVENT_TEXT = 'Yona test event';
+
+/**
+ * The fields of a test event of a type ("send a test event" in the console): the type's wire fields with
+ * placeholder values (TEST_EVENT_PHONE, campaign 0, external id "test"), so a receiver sees the real shape.
+ */
+export function testEventFields(type: (typeof PUSH_TYPES)[number], now: number, timeZone: string): PushFields {
+  if (type === 'dlr' || type === 'dlr_whatsapp')
+    return dlrFields({
+      externalId: 'test',
+      status: DELIVERY.DELIVERED,
+      date: now,
+      phone: TEST_EVENT_PHONE,
+      operator: '',
+      shipmentId: 0,
+      timeZone,
+    });
+  if (type === 'blacklist') return blacklistFields({ dest: TEST_EVENT_PHONE, date: now, timeZone });
+  return incomingFields({
+    phone: TEST_EVENT_PHONE,
+    dest: TEST_EVENT_PHONE,
+    message: TEST_EVENT_TEXT,
+    date: now,
+    timeZone,
+  });
+}

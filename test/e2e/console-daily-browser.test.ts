@@ -13,7 +13,9 @@ import { carriersComponent } from '../../src/delivery/carriers.ts';
 import { loadConfig } from '../../src/config.ts';
 import { totpCode } from '../../src/domain/totp.ts';
 import { assertAccessible, browserAvailable, launchBrowser, newPage, screenshot, signIn } from '../helpers/browser.ts';
-import { waitFor } from '../helpers/push-receiver.ts';
+import { startPushReceiver, waitFor, type PushReceiver } from '../helpers/push-receiver.ts';
+import { createPusher } from '../../src/delivery/pusher.ts';
+import { verifyPushSignature } from '../../src/domain/push-sign.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { storeTargets } from '../helpers/stores.ts';
 import { newSender, type Sender } from '../operations/send-helpers.ts';
@@ -22,6 +24,7 @@ const run = browserAvailable();
 const [sqlite] = await storeTargets();
 // Destinations the simulator refuses (outcomes.ts): 101 not delivered, 103 expired, 108 rejected, 747.
 const FAILING = ['0521230101', '0521240103', '0521250108', '0521260747'];
+const PUSH_ENV = { YONA_PUSH_ALLOW_PRIVATE: '1', YONA_PUSH_POLL_MS: '50' };
 const DELIVERED = Array.from({ length: 16 }, (_, i) => `05212711${String(i).padStart(2, '0')}`);
 
 describe('console daily pages in a browser', { skip: !run && 'Chromium not installed' }, () => {
@@ -50,8 +53,10 @@ describe('console daily pages in a browser', { skip: !run && 'Chromium not insta
 
   before(async () => {
     t = await startTestService(sqlite, {
+      env: PUSH_ENV,
       components: [
         carriersComponent({ config: loadConfig({}), settings: { pollMs: 20, simulatorReceiptDelayMs: 20 } }),
+        createPusher({ config: loadConfig(PUSH_ENV) }),
       ],
     });
     s = await newSender(t, 'dov', 1000);
@@ -69,9 +74,11 @@ describe('console daily pages in a browser', { skip: !run && 'Chromium not insta
     page.setDefaultTimeout(10_000);
     await signIn(page, t.httpsUrl, 'dov', 'secret-pw');
   });
+  let receiver: PushReceiver | undefined;
   after(async () => {
     await browser?.close();
     await t?.close();
+    await receiver?.close();
   });
 
   it('lists exactly the failed messages at /console/messages?status=failed, and exports the same rows', async () => {
@@ -240,6 +247,45 @@ describe('console daily pages in a browser', { skip: !run && 'Chromium not insta
     await fresh.context().close();
   });
 
+  it('sends a signed test event to a push URL and shows its outcome in the last deliveries', async () => {
+    receiver = await startPushReceiver((_, n) => (n === 0 ? 200 : 503));
+    await page.goto(`${t.httpsUrl}/console/push`);
+    await page.getByLabel('URL for incoming_sms events').fill(receiver.url);
+    await page.locator('#push-incoming_sms-url ~ button').click();
+    await page.getByText('The URL was registered.').waitFor();
+    await page.getByRole('button', { name: 'Sign pushes: create a secret' }).click();
+    const secret = await page.locator('#secret-value').inputValue();
+    await page.goto(`${t.httpsUrl}/console/push`);
+    const card = page.getByRole('region', { name: 'incoming_sms' });
+    await card.getByRole('button', { name: 'Send a test event' }).click();
+    await page.getByText('A signed test event is on its way', { exact: false }).waitFor();
+    await waitFor(() => receiver!.received.length === 1, 'the test event at the receiver');
+    const push = receiver.received[0];
+    assert.equal(push.fields.message, 'Yona test event');
+    assert.equal(push.fields.phone, '972500000000');
+    const signature = {
+      timestamp: String(push.headers['x-yona-timestamp']),
+      signature: String(push.headers['x-yona-signature']),
+    };
+    assert.ok(verifyPushSignature(secret, signature, push.body), 'signed with the account secret');
+    const log = () => page.getByRole('region', { name: 'Recent deliveries (incoming_sms)' }).locator('tbody tr');
+    await waitFor(async () => {
+      await page.goto(`${t.httpsUrl}/console/push`);
+      return (await log().count()) === 1;
+    }, 'the delivery in the log');
+    assert.match(await log().first().innerText(), /200/);
+    // A second test against a receiver now answering 503: the failure shows in the log and the state.
+    await page.getByRole('region', { name: 'incoming_sms' }).getByRole('button', { name: 'Send a test event' }).click();
+    await waitFor(async () => {
+      await page.goto(`${t.httpsUrl}/console/push`);
+      return (await log().count()) >= 2;
+    }, 'the failed delivery in the log');
+    assert.match(await log().first().innerText(), /503/);
+    await page.getByText(/Failing: the last \d+ delivery rounds failed/).waitFor();
+    await assertAccessible(page, 'push (tested)');
+    await screenshot(page, 'push-test-event');
+  });
+
   it('passes axe on the new pages in Hebrew, and the log fits a phone-sized screen', async () => {
     const phone = await newPage(browser, { viewport: { width: 375, height: 740 } });
     phone.setDefaultTimeout(10_000);
@@ -256,6 +302,7 @@ describe('console daily pages in a browser', { skip: !run && 'Chromium not insta
       '/console/balance',
       '/console/security',
       '/console/codes',
+      '/console/push',
     ]) {
       await phone.goto(`${t.httpsUrl}${path}`);
       assert.equal(await phone.locator('html').getAttribute('dir'), 'rtl');

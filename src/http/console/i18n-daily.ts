@@ -150,6 +150,10 @@ export const enDaily = {
   codeAttempts: 'Tries',
   codeExpires: 'Expires',
   codesNone: 'No one-time codes yet.',
+  pushTest: 'Send a test event',
+  pushTestOk:
+    'A signed test event is on its way to the URL: its outcome appears in the last deliveries (reload in a few seconds).',
+  pushTestPaused: 'Re-enable the URL to send a test event.',
   pushFailing: 'Failing: the last {failures} delivery rounds failed (the latest at {at}). Events are kept and retried.',
 };
 
@@ -301,5 +305,8 @@ export const heDaily: { [K in keyof typeof enDaily]: string } = {
   codeAttempts: 'ניסיונות',
   codeExpires: 'תוקף',
   codesNone: 'אין עדיין קודים חד-פעמיים.',
+  pushTest: 'שליחת אירוע בדיקה',
+  pushTestOk: 'אירוע בדיקה חתום נשלח לכתובת: התוצאה תופיע במסירות האחרונות (טענו מחדש בעוד כמה שניות).',
+  pushTestPaused: 'הפעילו מחדש את הכתובת כדי לשלוח אירוע בדיקה.',
   pushFailing: 'נכשלת: {failures} סבבי המסירה האחרונים נכשלו (האחרון ב-{at}). האירועים נשמרים ונשלחים שוב.',
 };

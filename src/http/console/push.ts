@@ -1,7 +1,7 @@
 // Push URLs: per type the URL, its state (and why it was disabled), the recent delivery log with response
 // codes; register (the API's push_url), disable, re-enable, delete; the signing secret (shown once).
 import { formatEvent } from '../../domain/dates.ts';
-import { PUSH_TYPES } from '../../domain/push-fields.ts';
+import { PUSH_TYPES, testEventFields } from '../../domain/push-fields.ts';
 import { generatePushSecret } from '../../domain/push-sign.ts';
 import { pushUrl } from '../../operations/push.ts';
 import {
@@ -9,9 +9,11 @@ import {
   deletePushRegistration,
   disablePushRegistration,
   enablePushRegistration,
+  findPushRegistration,
   hasPushSecret,
   listPushAttempts,
   listPushRegistrations,
+  recordPushEvent,
   setPushSecret,
 } from '../../store/push.ts';
 import type { PushType } from '../../store/schema/push.ts';
@@ -51,6 +53,9 @@ async function pushPage(c: PageContext, o: { error?: string; secret?: string; ur
             ? fmt(t.pushFailing, { failures: reg.consecutive_failures, at: at(reg.last_failure_at) })
             : t.pushRegistered;
       const actions = [
+        reg.state === 'registered'
+          ? actionForm('/console/push/test', csrf, t.pushTest, { type })
+          : `<p class="muted">${esc(t.pushTestPaused)}</p>`,
         reg.state === 'registered'
           ? actionForm('/console/push/disable', csrf, t.pushDisable, { type })
           : actionForm('/console/push/enable', csrf, t.pushEnable, { type }),
@@ -101,6 +106,22 @@ export function registerPush(r: ConsoleRouter): void {
     const reply = await runOperation(c.app, c.account, pushUrl, { type, url });
     if (reply.status !== 0) return pushPage(c, { error: String(reply.message), urls: { [type]: url.slice(0, 2000) } });
     return c.redirect('/console/push', { ok: 'pushRegisteredOk' });
+  });
+
+  // A test event goes the way of every event: queued for the registration, then signed and POSTed by the
+  // pusher, its outcome recorded in the delivery log (and counted like any delivery, failures included).
+  r.post('/console/push/test', async (c) => {
+    const type = pushType(c.form.get('type'));
+    const db = c.app.store.db;
+    const reg = type && (await findPushRegistration(db, c.account.id, type));
+    if (!type || !reg) return c.redirect('/console/push', { error: 'pushMissing' });
+    if (reg.state !== 'registered') return c.redirect('/console/push', { error: 'pushTestPaused' });
+    const fields = testEventFields(type, c.now, c.account.time_zone);
+    await db
+      .transaction()
+      .execute((trx) => recordPushEvent(trx, { accountId: c.account.id, type, fields, now: c.now }));
+    c.app.signals.notify('push');
+    return c.redirect('/console/push', { ok: 'pushTestOk' });
   });
 
   r.post('/console/push/disable', async (c) => {
