@@ -53,10 +53,16 @@ export function totpCode(secret: string, epochMs: number): string {
   return String(n % 1_000_000).padStart(6, '0');
 }
 
-/** Whether `code` is the code of this step or of one step either side (clocks a little apart). */
+/** The time step (RFC 6238 counter) whose code `code` is: this step or one either side (clocks a little apart). */
+export function totpStep(secret: string, code: string, epochMs: number): number | undefined {
+  if (!/^\d{6}$/.test(code)) return undefined;
+  const step = Math.floor(epochMs / 1000 / TOTP_STEP_SECONDS);
+  return [step - 1, step, step + 1].find((s) => totpCode(secret, s * TOTP_STEP_SECONDS * 1000) === code);
+}
+
+/** Whether `code` is the code of this step or of one step either side. */
 export function totpMatches(secret: string, code: string, epochMs: number): boolean {
-  if (!/^\d{6}$/.test(code)) return false;
-  return [-1, 0, 1].some((d) => totpCode(secret, epochMs + d * TOTP_STEP_SECONDS * 1000) === code);
+  return totpStep(secret, code, epochMs) !== undefined;
 }
 
 /** The otpauth:// address an authenticator app reads (typed in, or from a QR code). */

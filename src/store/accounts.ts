@@ -16,6 +16,7 @@ export type Account = Omit<
   | 'low_balance_credits'
   | 'totp_secret'
   | 'totp_recovery'
+  | 'totp_last_step'
 >;
 
 /** What password authentication reads of an account: the account, and its password state. */

@@ -46,7 +46,11 @@ export async function setTwoFactor(
 ): Promise<void> {
   await db
     .updateTable('accounts')
-    .set({ totp_secret: sealedSecret, totp_recovery: recoveryHashes ? JSON.stringify(recoveryHashes) : null })
+    .set({
+      totp_secret: sealedSecret,
+      totp_recovery: recoveryHashes ? JSON.stringify(recoveryHashes) : null,
+      totp_last_step: null,
+    })
     .where('id', '=', accountId)
     .execute();
 }
@@ -61,6 +65,20 @@ export async function useRecoveryCode(db: Queryable, accountId: number, codeHash
     .set({ totp_recovery: JSON.stringify(rest) })
     .where('id', '=', accountId)
     .where('totp_recovery', '=', JSON.stringify(state.recovery))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/**
+ * Records `step` as the account's last accepted TOTP step, only when it is later than the one recorded; false
+ * when it is not (the code was used already, or an earlier one was): a code counts once, even in a race.
+ */
+export async function acceptTotpStep(db: Queryable, accountId: number, step: number): Promise<boolean> {
+  const result = await db
+    .updateTable('accounts')
+    .set({ totp_last_step: step })
+    .where('id', '=', accountId)
+    .where((eb) => eb.or([eb('totp_last_step', 'is', null), eb('totp_last_step', '<', step)]))
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }

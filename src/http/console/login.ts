@@ -4,7 +4,16 @@ import { esc, frame } from './html.ts';
 import { clearCookie, formBody, parseCookies, redirect, safeBack, sendHtml, setCookie } from './http.ts';
 import { fmt } from './i18n.ts';
 import { LANG_COOKIE, type Base, type ConsoleRouter } from './router.ts';
-import { LOGIN_CSRF_COOKIE, randomId, sameSecret, SESSION_COOKIE, ABSOLUTE_MS } from './session.ts';
+import {
+  ABSOLUTE_MS,
+  LOGIN_CSRF_COOKIE,
+  randomId,
+  sameSecret,
+  SECOND_STEP_COOKIE,
+  SECOND_STEP_MS,
+  SESSION_COOKIE,
+  type LoginResult,
+} from './session.ts';
 
 function loginPage(b: Base, o: { back: string; error?: string; notice?: string; username?: string; code?: number }) {
   const csrf = randomId();
@@ -16,21 +25,75 @@ function loginPage(b: Base, o: { back: string; error?: string; notice?: string; 
 <input id="username" name="username" autocomplete="username" required maxlength="200" value="${esc(o.username ?? '')}"${o.username ? '' : ' autofocus'}>
 <label for="password">${esc(t.password)}</label>
 <input id="password" name="password" type="password" autocomplete="current-password" required maxlength="1000"${o.username ? ' autofocus' : ''}>
-<label for="code">${esc(t.loginCode)}</label>
-<input id="code" name="code" autocomplete="one-time-code" inputmode="text" maxlength="20" aria-describedby="code-hint">
-<p id="code-hint" class="muted">${esc(t.loginCodeHint)}</p>
 <button type="submit">${esc(t.signIn)}</button></form>`;
+  return signInFrame(b, t.loginTitle, body, '/console/login', o);
+}
+
+function signInFrame(
+  b: Base,
+  title: string,
+  body: string,
+  path: string,
+  o: { error?: string; notice?: string; code?: number },
+) {
   const notice = o.error
     ? { kind: 'error' as const, text: o.error }
     : o.notice
       ? { kind: 'ok' as const, text: o.notice }
       : undefined;
-  return sendHtml(
-    b.reply,
-    frame({ lang: b.lang, t, title: t.loginTitle, body, path: '/console/login', notice }),
-    o.code ?? 200,
-  );
+  return sendHtml(b.reply, frame({ lang: b.lang, t: b.t, title, body, path, notice }), o.code ?? 200);
 }
+
+/** The second step of a two-factor sign-in: the authenticator's code or a recovery code. */
+function codePage(b: Base, o: { back: string; error?: string; code?: number }) {
+  const csrf = randomId();
+  setCookie(b.reply, LOGIN_CSRF_COOKIE, csrf, { maxAgeSeconds: 3600 });
+  const { t } = b;
+  const body = `<form method="post" action="/console/login/code" class="card narrow">
+<input type="hidden" name="_csrf" value="${esc(csrf)}"><input type="hidden" name="back" value="${esc(o.back)}">
+<p>${esc(t.loginCodeIntro)}</p>
+<label for="code">${esc(t.loginCode)}</label>
+<input id="code" name="code" autocomplete="one-time-code" inputmode="text" required maxlength="20" aria-describedby="code-hint" autofocus>
+<p id="code-hint" class="muted">${esc(t.loginCodeHint)}</p>
+<button type="submit">${esc(t.loginVerify)}</button>
+<p><a href="/console/login">${esc(t.loginStartOver)}</a></p></form>`;
+  return signInFrame(b, t.loginCodeTitle, body, '/console/login/code', o);
+}
+
+type Refusal = Extract<LoginResult, { ok: false }>;
+
+/** Logs a refused sign-in step and says why in the user's language, with its HTTP status. */
+function refusal(r: ConsoleRouter, b: Base, username: string, result: Refusal): { error: string; code: number } {
+  // docs/logs.md: console.signin_failed per refused sign-in, console.lockout when one locks the name.
+  const who = { account: username.trim().slice(0, 64), client: b.request.ip };
+  r.logger.info({ event: 'console.signin_failed', ...who, reason: result.reason }, 'console sign-in failed');
+  if (result.lockedNow)
+    r.logger.info(
+      { event: 'console.lockout', ...who, minutes: result.retryMinutes },
+      'console sign-in locked after repeated failures',
+    );
+  const { t } = b;
+  const error = {
+    locked: fmt(t.loginLocked, { minutes: result.retryMinutes ?? 15 }),
+    rate: t.loginRate,
+    suspended: t.loginSuspended,
+    code: t.loginCodeWrong,
+    expired: t.loginCodeExpired,
+    invalid: t.loginInvalid,
+  }[result.reason];
+  const code = { locked: 429, rate: 429, suspended: 403, code: 401, expired: 401, invalid: 401 }[result.reason];
+  return { error, code };
+}
+
+function signedIn(b: Base, sessionId: string, back: string) {
+  clearCookie(b.reply, LOGIN_CSRF_COOKIE);
+  clearCookie(b.reply, SECOND_STEP_COOKIE);
+  setCookie(b.reply, SESSION_COOKIE, sessionId, { maxAgeSeconds: ABSOLUTE_MS / 1000 });
+  return redirect(b.reply, back === '/console/login' || back === '/console/login/code' ? '/console' : back);
+}
+
+const loginCsrfOk = (b: Base, form: URLSearchParams) =>
+  sameSecret(form.get('_csrf'), parseCookies(b.request.headers.cookie).get(LOGIN_CSRF_COOKIE));
 
 export function registerLogin(r: ConsoleRouter): void {
   r.open('GET', '/console/login', async (b) => {
@@ -43,37 +106,37 @@ export function registerLogin(r: ConsoleRouter): void {
     const back = safeBack(form.get('back'));
     const username = form.get('username') ?? '';
     const password = form.get('password') ?? '';
-    if (!sameSecret(form.get('_csrf'), parseCookies(b.request.headers.cookie).get(LOGIN_CSRF_COOKIE))) {
+    if (!loginCsrfOk(b, form)) {
       return loginPage(b, { back, error: b.t.formExpired, username, code: 403 });
     }
     if (!username.trim() || !password) return loginPage(b, { back, error: b.t.loginInvalid, username, code: 401 });
-    const result = await r.auth.login(username, password, b.request.ip, b.now, form.get('code') ?? '');
-    if (!result.ok) {
-      // docs/logs.md: console.signin_failed per refused sign-in, console.lockout when one locks the name.
-      const who = { account: username.trim().slice(0, 64), client: b.request.ip };
-      r.logger.info({ event: 'console.signin_failed', ...who, reason: result.reason }, 'console sign-in failed');
-      if (result.lockedNow)
-        r.logger.info(
-          { event: 'console.lockout', ...who, minutes: result.retryMinutes },
-          'console sign-in locked after repeated failures',
-        );
-      const error =
-        result.reason === 'locked'
-          ? fmt(b.t.loginLocked, { minutes: result.retryMinutes ?? 15 })
-          : result.reason === 'rate'
-            ? b.t.loginRate
-            : result.reason === 'suspended'
-              ? b.t.loginSuspended
-              : result.reason === 'code'
-                ? b.t.loginCodeWrong
-                : b.t.loginInvalid;
-      const code =
-        result.reason === 'invalid' || result.reason === 'code' ? 401 : result.reason === 'suspended' ? 403 : 429;
-      return loginPage(b, { back, error, username, code });
+    const result = await r.auth.login(username, password, b.request.ip, b.now);
+    if (result.ok === 'second-step') {
+      setCookie(b.reply, SECOND_STEP_COOKIE, result.pending, { maxAgeSeconds: SECOND_STEP_MS / 1000 });
+      return codePage(b, { back });
     }
-    clearCookie(b.reply, LOGIN_CSRF_COOKIE);
-    setCookie(b.reply, SESSION_COOKIE, result.sessionId, { maxAgeSeconds: ABSOLUTE_MS / 1000 });
-    return redirect(b.reply, back === '/console/login' ? '/console' : back);
+    if (!result.ok) return loginPage(b, { back, username, ...refusal(r, b, username, result) });
+    return signedIn(b, result.sessionId, back);
+  });
+
+  r.open('GET', '/console/login/code', async (b) => {
+    if (!parseCookies(b.request.headers.cookie).get(SECOND_STEP_COOKIE)) return redirect(b.reply, '/console/login');
+    return codePage(b, { back: safeBack(b.query.back) });
+  });
+
+  r.open('POST', '/console/login/code', async (b) => {
+    const form = formBody(b.request);
+    const back = safeBack(form.get('back'));
+    if (!loginCsrfOk(b, form)) return codePage(b, { back, error: b.t.formExpired, code: 403 });
+    const pending = parseCookies(b.request.headers.cookie).get(SECOND_STEP_COOKIE);
+    const result = await r.auth.secondStep(pending, form.get('code') ?? '', b.request.ip, b.now);
+    if (result.ok === true) return signedIn(b, result.sessionId, back);
+    if (result.ok === 'second-step') return redirect(b.reply, '/console/login');
+    const { error, code } = refusal(r, b, '', result);
+    if (result.reason === 'code') return codePage(b, { back, error, code });
+    // Locked, expired or refused: back to the password.
+    clearCookie(b.reply, SECOND_STEP_COOKIE);
+    return loginPage(b, { back, error, code });
   });
 
   r.post('/console/logout', async (c) => {

@@ -3,7 +3,7 @@
 // on by confirming a first code (ten recovery codes are then shown once), turned off with the password.
 import { passwordProblem } from '../../domain/accounts.ts';
 import { hashPassword, verifyPassword } from '../../domain/password.ts';
-import { newTotpSecret, totpMatches, totpUri } from '../../domain/totp.ts';
+import { newTotpSecret, totpStep, totpUri } from '../../domain/totp.ts';
 import { sealingKey } from '../../secret-key.ts';
 import { clearLoginFailures } from '../../store/console-sessions.ts';
 import { changePassword, securityState, setTwoFactor } from '../../store/console-security.ts';
@@ -76,14 +76,15 @@ export function registerSecurity(r: ConsoleRouter): void {
     const pending = c.form.get('pending') ?? '';
     const secret = openPending(key(), c.account.id, pending);
     if (!secret) return c.redirect('/console/security', { error: 'formExpired' });
-    if (!totpMatches(secret, (c.form.get('code') ?? '').trim(), c.now)) {
+    const step = totpStep(secret, (c.form.get('code') ?? '').trim(), c.now);
+    if (step === undefined) {
       return securityPage(c, {
         notice: { kind: 'error', text: t.secCodeWrong },
         extra: setupForm(c, secret, pending),
         code: 400,
       });
     }
-    const codes = await enableTwoFactor(c.app.store.db, key(), c.account.id, secret);
+    const codes = await enableTwoFactor(c.app.store.db, key(), c.account.id, secret, step);
     const list = `<section class="card" aria-labelledby="recovery"><h2 id="recovery">${esc(t.secRecovery)}</h2>
 <p>${esc(t.secRecoveryHint)}</p><ul class="mono recovery">${codes.map((x) => `<li>${esc(x)}</li>`).join('')}</ul></section>`;
     return securityPage(c, { notice: { kind: 'ok', text: t.secEnabled }, extra: list });

@@ -18,9 +18,14 @@ import {
 } from '../../store/console-sessions.ts';
 import type { Queryable } from '../../store/db.ts';
 import { secondFactorPasses } from './two-factor.ts';
+import { seal, unseal } from '../../domain/sealed.ts';
 
 export const SESSION_COOKIE = '__Host-yona_session';
 export const LOGIN_CSRF_COOKIE = '__Host-yona_login';
+/** Between a right password and the second factor: who signs in, sealed with the service's key. */
+export const SECOND_STEP_COOKIE = '__Host-yona_second_step';
+/** The second step must follow the password within this long. */
+export const SECOND_STEP_MS = 5 * 60_000;
 /** A session ends after this long without a request... */
 export const IDLE_MS = 30 * 60_000;
 /** ...and this long after sign-in in any case. */
@@ -65,9 +70,11 @@ class AddressLimiter {
 
 export type LoginResult =
   | { ok: true; sessionId: string }
+  /** The password was right and the account has two-factor on: the second step's sealed state (for its cookie). */
+  | { ok: 'second-step'; pending: string }
   | {
       ok: false;
-      reason: 'invalid' | 'locked' | 'rate' | 'suspended' | 'code';
+      reason: 'invalid' | 'locked' | 'rate' | 'suspended' | 'code' | 'expired';
       retryMinutes?: number;
       /** This failure locked the name. */
       lockedNow?: true;
@@ -84,21 +91,15 @@ export class ConsoleAuth {
   ) {}
 
   /**
-   * Checks the password (and, when the account turned two-factor on, `code`: its authenticator's code or a
-   * recovery code); on success stores a new session and returns its id (for the cookie only).
+   * Checks the password; on success stores a new session and returns its id (for the cookie only), or, when
+   * the account turned two-factor on, returns the sealed state of the second step (see secondStep).
    */
-  async login(username: string, password: string, address: string, now: number, code = ''): Promise<LoginResult> {
+  async login(username: string, password: string, address: string, now: number): Promise<LoginResult> {
     if (!this.limiter.allow(address, now)) return { ok: false, reason: 'rate', retryMinutes: 1 };
     const db = this.db();
     const name = username.trim().slice(0, 200);
-    const failures = await recentLoginFailures(db, name, address, now - LOCK_WINDOW_MS);
-    if (failures.count >= LOCK_FAILURES) {
-      return {
-        ok: false,
-        reason: 'locked',
-        retryMinutes: Math.max(1, Math.ceil((failures.last + LOCK_WINDOW_MS - now) / 60_000)),
-      };
-    }
+    const locked = await this.lockedOut(name, address, now);
+    if (locked) return locked;
     const account = name ? await findLoginAccount(db, name) : undefined;
     // An unknown name costs the same hash as a known one, so timing does not tell which names exist.
     dummyHash ??= hashPassword(randomId());
@@ -108,32 +109,73 @@ export class ConsoleAuth {
           () => false,
           () => false,
         );
-    if (!account || !good) {
-      await recordLoginFailure(db, name, address, now);
-      if (failures.count + 1 >= LOCK_FAILURES)
-        return { ok: false, reason: 'locked', retryMinutes: Math.ceil(LOCK_WINDOW_MS / 60_000), lockedNow: true };
-      return { ok: false, reason: 'invalid' };
-    }
+    if (!account || !good) return this.failed(name, address, now, 'invalid');
     if (account.suspended) return { ok: false, reason: 'suspended' };
-    if (
-      account.totpSecret !== null &&
-      !(await secondFactorPasses(
-        db,
-        this.sealingKey(),
-        { id: account.id, sealedSecret: account.totpSecret },
-        code,
-        now,
-      ))
-    ) {
-      await recordLoginFailure(db, name, address, now);
-      return { ok: false, reason: 'code' };
+    if (account.totpSecret !== null) {
+      const pending = seal(this.sealingKey(), JSON.stringify({ id: account.id, name, until: now + SECOND_STEP_MS }));
+      return { ok: 'second-step', pending };
     }
+    return this.startSession(name, account.id, now);
+  }
+
+  /**
+   * The second step of a two-factor sign-in: `pending` from login (within SECOND_STEP_MS) and the code of the
+   * account's authenticator (each step's code once) or one of its recovery codes. Failures count towards the
+   * same lockout as wrong passwords.
+   */
+  async secondStep(pending: string | undefined, code: string, address: string, now: number): Promise<LoginResult> {
+    if (!this.limiter.allow(address, now)) return { ok: false, reason: 'rate', retryMinutes: 1 };
+    let who: { id: number; name: string; until: number };
+    try {
+      who = JSON.parse(unseal(this.sealingKey(), pending ?? ''));
+    } catch {
+      return { ok: false, reason: 'expired' };
+    }
+    if (!(who.until > now)) return { ok: false, reason: 'expired' };
+    const locked = await this.lockedOut(who.name, address, now);
+    if (locked) return locked;
+    const db = this.db();
+    const account = await findLoginAccount(db, who.name);
+    if (!account || account.id !== who.id || account.totpSecret === null) return { ok: false, reason: 'expired' };
+    if (account.suspended) return { ok: false, reason: 'suspended' };
+    const passes = await secondFactorPasses(
+      db,
+      this.sealingKey(),
+      { id: account.id, sealedSecret: account.totpSecret },
+      code,
+      now,
+    );
+    if (!passes) return this.failed(who.name, address, now, 'code');
+    return this.startSession(who.name, account.id, now);
+  }
+
+  private async lockedOut(name: string, address: string, now: number): Promise<LoginResult | undefined> {
+    const failures = await recentLoginFailures(this.db(), name, address, now - LOCK_WINDOW_MS);
+    if (failures.count < LOCK_FAILURES) return undefined;
+    return {
+      ok: false,
+      reason: 'locked',
+      retryMinutes: Math.max(1, Math.ceil((failures.last + LOCK_WINDOW_MS - now) / 60_000)),
+    };
+  }
+
+  private async failed(name: string, address: string, now: number, reason: 'invalid' | 'code'): Promise<LoginResult> {
+    const db = this.db();
+    await recordLoginFailure(db, name, address, now);
+    const failures = await recentLoginFailures(db, name, address, now - LOCK_WINDOW_MS);
+    if (failures.count >= LOCK_FAILURES)
+      return { ok: false, reason: 'locked', retryMinutes: Math.ceil(LOCK_WINDOW_MS / 60_000), lockedNow: true };
+    return { ok: false, reason };
+  }
+
+  private async startSession(name: string, accountId: number, now: number): Promise<LoginResult> {
+    const db = this.db();
     await clearLoginFailures(db, name);
     await deleteExpiredConsoleSessions(db, now, IDLE_MS);
     const sessionId = randomId();
     await insertConsoleSession(db, {
       idHash: sha256(sessionId),
-      accountId: account.id,
+      accountId,
       csrf: randomId(),
       now,
       expiresAt: now + ABSOLUTE_MS,

@@ -3,8 +3,8 @@
 // recovery codes only as SHA-256 hashes.
 import { hash, randomBytes } from 'node:crypto';
 import { seal, unseal } from '../../domain/sealed.ts';
-import { base32Encode, totpMatches } from '../../domain/totp.ts';
-import { setTwoFactor, useRecoveryCode } from '../../store/console-security.ts';
+import { base32Encode, totpStep } from '../../domain/totp.ts';
+import { acceptTotpStep, setTwoFactor, useRecoveryCode } from '../../store/console-security.ts';
 import type { Queryable } from '../../store/db.ts';
 
 const RECOVERY_CODES = 10;
@@ -12,7 +12,10 @@ const RECOVERY_CODES = 10;
 const sha256 = (text: string) => hash('sha256', text, 'hex');
 const normalCode = (code: string) => code.toUpperCase().replace(/[\s-]/g, '');
 
-/** Whether `code` is the account's current TOTP code or one of its unused recovery codes (then used up). */
+/**
+ * Whether `code` is the account's current TOTP code, not used before (its step is then remembered), or one of
+ * its unused recovery codes (then used up).
+ */
 export async function secondFactorPasses(
   db: Queryable,
   key: Buffer,
@@ -22,7 +25,10 @@ export async function secondFactorPasses(
 ): Promise<boolean> {
   const given = normalCode(code);
   if (!given) return false;
-  if (/^\d{6}$/.test(given)) return totpMatches(unseal(key, account.sealedSecret), given, now);
+  if (/^\d{6}$/.test(given)) {
+    const step = totpStep(unseal(key, account.sealedSecret), given, now);
+    return step !== undefined && acceptTotpStep(db, account.id, step);
+  }
   return useRecoveryCode(db, account.id, sha256(given));
 }
 
@@ -40,14 +46,17 @@ export function openPending(key: Buffer, accountId: number, sealed: string): str
   }
 }
 
-/** Turns two-factor on with `secret`; returns the recovery codes (shown once, kept only as hashes). */
+/** Turns two-factor on with `secret` (confirmed by a code of `confirmedStep`); returns the recovery codes (shown once, kept only as hashes). */
 export async function enableTwoFactor(
   db: Queryable,
   key: Buffer,
   accountId: number,
   secret: string,
+  confirmedStep: number,
 ): Promise<string[]> {
   const codes = Array.from({ length: RECOVERY_CODES }, () => base32Encode(randomBytes(5)));
   await setTwoFactor(db, accountId, seal(key, secret), codes.map(sha256));
+  // The code that confirmed the setup counts as used: it cannot also sign in.
+  await acceptTotpStep(db, accountId, confirmedStep);
   return codes.map((c) => `${c.slice(0, 4)}-${c.slice(4)}`);
 }

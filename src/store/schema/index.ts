@@ -41,6 +41,8 @@ export interface AccountTable {
   totp_secret: Generated<string | null>;
   /** JSON array of the unused recovery codes' SHA-256 hashes. */
   totp_recovery: Generated<string | null>;
+  /** The last TOTP time step accepted at sign-in (a code of it or an earlier step is refused). */
+  totp_last_step: Generated<number | null>;
 }
 
 export interface AccountIpTable {

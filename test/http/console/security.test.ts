@@ -1,6 +1,7 @@
 // The customer's own security over HTTPS without a browser, on both stores: changing the password needs the
 // current one and signs the account's other sessions out; two-factor sign-in (RFC 6238) is turned on with a
-// first code computed here, then needs a code (or a recovery code, once), and is turned off with the password.
+// first code computed here; sign-in then asks for the code on a second page after the password (each code once,
+// or a recovery code once), and two-factor is turned off with the password.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { totpCode } from '../../../src/domain/totp.ts';
@@ -60,7 +61,8 @@ for (const target of await storeTargets()) {
         code: '000000' === totpCode(secret, Date.now()) ? '111111' : '000000',
       });
       assert.equal(bad.status, 400);
-      const on = await web.post('/console/security/totp/confirm', { pending, code: totpCode(secret, Date.now()) });
+      const setupCode = totpCode(secret, Date.now());
+      const on = await web.post('/console/security/totp/confirm', { pending, code: setupCode });
       assert.match(on.text, /Two-factor sign-in is on/);
       const recovery = [...on.text.matchAll(/<li>([A-Z2-7]{4}-[A-Z2-7]{4})<\/li>/g)].map((m) => m[1]);
       assert.equal(recovery.length, 10);
@@ -75,26 +77,44 @@ for (const target of await storeTargets()) {
         'neither kept in clear',
       );
 
+      // The password alone leads to a second page asking for the code; no session yet.
       const signIn = async (code?: string) => {
         const c = new ConsoleClient(t.httpsUrl);
-        await c.get('/console/login');
-        return c.post('/console/login', {
-          username: 'noa',
-          password: 'noa-pw-456',
-          ...(code === undefined ? {} : { code }),
-        });
+        const first = await c.login('noa', 'noa-pw-456');
+        if (code === undefined) return first;
+        assert.equal(first.status, 200);
+        assert.match(first.text, /<h1>Two-factor sign-in<\/h1>/);
+        assert.match(first.text, /action="\/console\/login\/code"/);
+        assert.ok(!c.cookies.has('__Host-yona_session'), 'no session before the code');
+        const second = await c.post('/console/login/code', { code });
+        if (second.status === 303) assert.equal((await c.get('/console')).status, 200, 'signed in');
+        return second;
       };
       const without = await signIn();
-      assert.equal(without.status, 401);
-      assert.match(without.text, /Wrong username, password or two-factor code/);
-      assert.equal((await signIn(totpCode(secret, Date.now()))).status, 303);
+      assert.equal(without.status, 200);
+      assert.doesNotMatch(without.text, /name="password"/, 'the second page does not ask for the password again');
+      assert.equal((await signIn(setupCode)).status, 401, 'the code that confirmed the setup is used');
+      // The next step's code (clocks a step apart are accepted) signs in once; the same code again is refused.
+      const next = totpCode(secret, Date.now() + 30_000);
+      const once = await signIn(next);
+      assert.equal(once.status, 303);
+      assert.equal(once.location, '/console');
+      const again = await signIn(next);
+      assert.equal(again.status, 401, 'a code once used is refused within its window');
+      assert.match(again.text, /Wrong or already used code/);
       assert.equal((await signIn(recovery[3].toLowerCase())).status, 303);
       assert.equal((await signIn(recovery[3])).status, 401, 'a recovery code works once');
+      const stale = new ConsoleClient(t.httpsUrl);
+      assert.equal((await stale.get('/console/login/code')).status, 303, 'no second step without a right password');
+      await stale.get('/console/login');
+      const forged = await stale.post('/console/login/code', { code: recovery[4] });
+      assert.equal(forged.status, 401);
+      assert.match(forged.text, /Enter your password again/);
 
       await web.get('/console/security');
       const off = await web.post('/console/security/totp/off', { password: 'noa-pw-456' });
       assert.match(off.location ?? '', /ok=secDisabled/);
-      assert.equal((await signIn()).status, 303);
+      assert.equal((await signIn()).status, 303, 'two-factor off: the password alone signs in');
     });
   });
 }
