@@ -230,7 +230,8 @@ describe('console daily pages in a browser', { skip: !run && 'Chromium not insta
     await assertAccessible(p, 'security');
     await p.getByRole('button', { name: 'Turn two-factor on' }).click();
     const secret = (await p.locator('#totp-secret').innerText()).replace(/\s/g, '');
-    await p.getByLabel('Code from the app').fill(totpCode(secret, Date.now()));
+    const setupCode = totpCode(secret, Date.now());
+    await p.getByLabel('Code from the app').fill(setupCode);
     await p.getByRole('button', { name: 'Confirm and turn on' }).click();
     await p.getByText('Two-factor sign-in is on.').waitFor();
     await assertAccessible(p, 'security (recovery codes)');
@@ -239,10 +240,16 @@ describe('console daily pages in a browser', { skip: !run && 'Chromium not insta
     const fresh = await newPage(browser);
     fresh.setDefaultTimeout(10_000);
     await signIn(fresh, t.httpsUrl, 'tami', 'tami-pw-123');
-    await fresh.getByText('Wrong username, password or two-factor code.').waitFor();
-    await fresh.getByLabel('Password').fill('tami-pw-123');
-    await fresh.getByLabel('Two-factor code').fill(totpCode(secret, Date.now()));
-    await Promise.all([fresh.waitForNavigation(), fresh.getByRole('button', { name: 'Sign in' }).click()]);
+    await fresh.getByRole('heading', { name: 'Two-factor sign-in' }).waitFor();
+    assert.equal(new URL(fresh.url()).pathname, '/console/login');
+    await assertAccessible(fresh, 'two-factor second step');
+    await screenshot(fresh, 'login-second-step');
+    // The code that confirmed the setup was used; the next step's code (one step of clock skew) signs in.
+    await fresh.getByLabel('Two-factor code').fill(setupCode);
+    await fresh.getByRole('button', { name: 'Verify and sign in' }).click();
+    await fresh.getByText('Wrong or already used code.', { exact: false }).waitFor();
+    await fresh.getByLabel('Two-factor code').fill(totpCode(secret, Date.now() + 30_000));
+    await Promise.all([fresh.waitForNavigation(), fresh.getByRole('button', { name: 'Verify and sign in' }).click()]);
     assert.equal(new URL(fresh.url()).pathname, '/console');
     await fresh.context().close();
   });
@@ -312,6 +319,35 @@ describe('console daily pages in a browser', { skip: !run && 'Chromium not insta
       assert.ok(overflow <= 0, `${path} is ${overflow}px wider than the screen`);
       await assertAccessible(phone, `${path} (Hebrew, phone)`);
     }
+    // At 375 px the log's table is a list of cards: no table scrolls sideways, every cell is labelled with its
+    // column's header.
+    await phone.goto(`${t.httpsUrl}/console/messages`);
+    const tables = await phone
+      .locator('.scroll')
+      .evaluateAll((els) => els.map((e) => ({ extra: e.scrollWidth - e.clientWidth, width: e.clientWidth })));
+    assert.ok(tables.length > 0);
+    for (const { extra, width } of tables) assert.ok(extra <= 0 && width <= 375, `a table scrolls ${extra}px`);
+    const cells = await phone
+      .locator('.scroll tbody tr')
+      .first()
+      .locator('td')
+      .evaluateAll((tds) =>
+        tds.map((td) => {
+          const th = td.closest('table')!.querySelectorAll('thead th')[(td as HTMLTableCellElement).cellIndex];
+          return {
+            empty: td.innerHTML === '',
+            label: getComputedStyle(td, '::before').content,
+            header: th.textContent,
+            display: getComputedStyle(td).display,
+          };
+        }),
+      );
+    assert.ok(cells.length >= 8);
+    for (const c of cells) {
+      assert.equal(c.label, JSON.stringify(c.header), 'the cell shows its column header');
+      assert.equal(c.display, c.empty ? 'none' : 'block', 'one line per cell (none when empty), not a table column');
+    }
+    await screenshot(phone, 'messages-he-phone-cards');
     await phone.goto(`${t.httpsUrl}/console/messages?status=failed`);
     await screenshot(phone, 'messages-he-phone');
     await phone.context().close();

@@ -1,7 +1,7 @@
 // Balance and ledger, verified senders (request verification: the API's verify_phone), the blocklist (block
 // and unblock numbers; blocks made here are recorded with source `console`).
 import { formatLong } from '../../domain/dates.ts';
-import { formatShekels } from '../../domain/money.ts';
+import { num, shekels } from './format.ts';
 import { maskPhone, normalizePhone, toNational } from '../../domain/phone.ts';
 import { verifyPhone } from '../../operations/senders.ts';
 import { blockNow } from '../../operations/block.ts';
@@ -24,13 +24,13 @@ async function balancePage(c: PageContext) {
   const entries = await ledgerPage(c.app.store.db, account.id, LEDGER_ROWS, before);
   const rows = entries.map((e): Html[] => [
     esc(formatLong(e.created_at, account.time_zone)),
-    `<span class="num">${esc(e.currency === 'credits' ? String(e.amount) : `₪${formatShekels(e.amount)}`)}</span>`,
+    `<span class="num">${esc(e.currency === 'credits' ? num(e.amount) : shekels(e.amount))}</span>`,
     esc(e.currency === 'credits' ? t.credits : t.international),
     esc(e.reason),
   ]);
-  const body = `<ul class="stats"><li>${esc(t.credits)}<b>${esc(account.credits)}</b></li>
-<li>${esc(t.international)}<b>₪${esc(formatShekels(account.intl_agorot))}</b></li></ul>
-<h2>${esc(t.ledger)}</h2><p class="muted">${esc(fmt(t.ledgerNewest, { n: LEDGER_ROWS }))}</p>
+  const body = `<ul class="stats"><li>${esc(t.credits)}<b>${esc(num(account.credits))}</b></li>
+<li>${esc(t.international)}<b>${esc(shekels(account.intl_agorot))}</b></li></ul>
+<h2>${esc(t.ledger)}</h2><p class="muted">${esc(fmt(t.ledgerNewest, { n: num(LEDGER_ROWS) }))}</p>
 ${table(t.ledger, [t.pushWhen, t.amount, t.currency, t.reason], rows, t.none)}
 ${olderNewerPager(t, '/console/balance', before !== undefined, entries.length === LEDGER_ROWS ? String(entries.at(-1)!.id) : undefined)}
 ${await balanceExtras(c)}`;

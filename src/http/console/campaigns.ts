@@ -5,12 +5,11 @@ import { formatLong } from '../../domain/dates.ts';
 import { cancel } from '../../operations/campaigns.ts';
 import type { Account } from '../../store/accounts.ts';
 import { findCampaign, type Campaign } from '../../store/campaigns.ts';
-import { formatShekels } from '../../domain/money.ts';
 import { campaignBreakdown, campaignText } from '../../store/console-campaign-detail.ts';
 import { campaignOutcomes, campaignsPage, campaignTimeline } from '../../store/console-campaigns.ts';
 import { messageLogPage } from '../../store/console-messages.ts';
 import { deliveryChart } from './campaign-chart.ts';
-import { num, percent, when } from './format.ts';
+import { num, percent, shekels, when } from './format.ts';
 import { filterForm, logQuery, outcomeOf, parseLogQuery, shownText, statusWords } from './message-log.ts';
 import { badFiltersNotice, LOG_PAGE_SIZE, logSection, sendLogCsv } from './messages.ts';
 import { actionForm, esc, olderNewerPager, table, type Html } from './html.ts';
@@ -74,10 +73,10 @@ export async function campaignList(
       esc(k.kind),
       esc(stateName(t, k.state)),
       esc(formatLong(Number(k.scheduled_at ?? k.created_at), tz)),
-      `<span class="num">${esc(k.recipients)}</span>`,
-      esc(o.delivered),
-      esc(o.failed),
-      esc(o.pending),
+      `<span class="num">${esc(num(k.recipients))}</span>`,
+      esc(num(o.delivered)),
+      esc(num(o.failed)),
+      esc(num(o.pending)),
     ];
   });
   const last = campaigns.at(-1);
@@ -155,7 +154,7 @@ ${logSection(c, parsed, messages, path)}`;
 
 function costText(t: Messages, campaign: Campaign): string {
   const credits = `${num(campaign.credits_charged)} ${t.credits}`;
-  return campaign.agorot_charged ? `${credits} + ₪${formatShekels(campaign.agorot_charged)}` : credits;
+  return campaign.agorot_charged ? `${credits} + ${shekels(campaign.agorot_charged)}` : credits;
 }
 
 export function registerCampaigns(r: ConsoleRouter): void {

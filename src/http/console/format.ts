@@ -9,6 +9,13 @@ export function num(n: number | string | bigint): string {
   return WHOLE.format(Number(n));
 }
 
+const MONEY = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+
+/** An amount in agorot as shekels with thousands separators and two decimals: ₪1,234.50 (₪-12.00 below zero). */
+export function shekels(agorot: number | string | bigint): string {
+  return `₪${MONEY.format(Number(agorot) / 100)}`;
+}
+
 /** A share as a percentage with one decimal (98.5%); a dash when there is nothing to divide. */
 export function percent(part: number, whole: number): string {
   return whole > 0 ? `${RATE.format((part / whole) * 100)}%` : '–';

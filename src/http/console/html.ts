@@ -93,10 +93,15 @@ export function actionForm(
   return `<form method="post" action="${esc(action)}" class="inline"${confirm}>${csrfField(csrf)}${hidden}<button type="submit"${opts.danger ? ' class="danger"' : ''}>${esc(label)}</button></form>`;
 }
 
+/**
+ * A table in a focusable scroll region. Each cell carries its column's header in data-label: on a phone-sized
+ * screen the stylesheet shows every row as a card of "header: value" lines instead of a wide table.
+ */
 export function table(caption: string, headers: string[], rows: Html[][], empty: string): Html {
   if (rows.length === 0) return `<p class="empty">${esc(empty)}</p>`;
+  const labels = headers.map(esc);
   return `<div class="scroll" tabindex="0" role="region" aria-label="${esc(caption)}"><table><caption>${esc(caption)}</caption><thead><tr>${headers.map((h) => `<th scope="col">${esc(h)}</th>`).join('')}</tr></thead>
-<tbody>${rows.map((r) => `<tr>${r.map((c) => `<td>${c}</td>`).join('')}</tr>`).join('')}</tbody></table></div>`;
+<tbody>${rows.map((r) => `<tr>${r.map((c, i) => `<td data-label="${labels[i] ?? ''}">${c}</td>`).join('')}</tr>`).join('')}</tbody></table></div>`;
 }
 
 /**

@@ -1,6 +1,7 @@
 // Contact lists: the lists with their sizes, a list's contacts a page at a time, a new list or more contacts
 // from a CSV file (read in the browser with a progress bar, or pasted), each rejected row named with its line
 // and reason; delete a list. Every change is the API's own operation (newCL, addNumCL, removeCL).
+import { num } from './format.ts';
 import { formatLong } from '../../domain/dates.ts';
 import { toNational } from '../../domain/phone.ts';
 import { addNumCL, newCL, removeCL, type RowError } from '../../operations/contacts.ts';
@@ -38,9 +39,9 @@ function uploadReport(c: PageContext, rows: CsvRow[], added: number, errors: Row
         `<li>${esc(fmt(t.rowError, { line: rows[e.row - 1]?.line ?? e.row, phone: e.phone, reason: reasonText(t, e.reason) }))}</li>`,
     )
     .join('');
-  const more = errors.length > 500 ? `<p>${esc(fmt(t.rowErrorsMore, { n: errors.length - 500 }))}</p>` : '';
+  const more = errors.length > 500 ? `<p>${esc(fmt(t.rowErrorsMore, { n: num(errors.length - 500) }))}</p>` : '';
   return `<section class="card" aria-labelledby="upload-report"><h2 id="upload-report">${esc(t.uploadReport)}</h2>
-<p role="status">${esc(fmt(t.uploadAdded, { added, rejected: errors.length }))}</p>${errors.length ? `<ul class="errors">${items}</ul>${more}` : ''}</section>`;
+<p role="status">${esc(fmt(t.uploadAdded, { added: num(added), rejected: num(errors.length) }))}</p>${errors.length ? `<ul class="errors">${items}</ul>${more}` : ''}</section>`;
 }
 
 function readCsv(c: PageContext): { rows: CsvRow[]; error?: string } {
@@ -55,7 +56,7 @@ async function listsPage(c: PageContext, o: { error?: string; name?: string } = 
   const lists = await listContactLists(c.app.store.db, account.id);
   const rows = lists.map((l): Html[] => [
     `<a href="/console/lists/${l.id}">${esc(l.name)}</a>`,
-    esc(l.contact_count),
+    `<span class="num">${esc(num(l.contact_count))}</span>`,
     esc(formatLong(Number(l.created_at), account.time_zone)),
   ]);
   const form = `<form method="post" action="/console/lists" class="card" data-progress-on-submit="new-progress">${csrfField(c.session.csrf)}
@@ -95,7 +96,7 @@ ${contacts.length === CONTACTS_PER_PAGE && last ? `<a href="/console/lists/${lis
     {},
     { confirm: fmt(t.listDeleteConfirm, { name: list.name }), danger: true },
   );
-  const body = `${o.report ?? ''}<p>${esc(fmt(t.listSize, { n: list.contact_count }))}</p>
+  const body = `${o.report ?? ''}<p>${esc(fmt(t.listSize, { n: num(list.contact_count) }))}</p>
 ${table(list.name, [t.phone, 'df1', 'df2', 'df3', 'df4', 'df5', 'df6'], rows, t.listEmpty)}${pager}${add}${remove}`;
   return c.render(`${t.contactList} · ${list.name}`, body, {
     notice: o.error ? { kind: 'error', text: o.error } : undefined,

@@ -3,12 +3,11 @@
 // 7 days, the last campaigns with their progress, push URLs failing now, and what the account still needs to
 // call the API (a token, and with the IP check on, an address), each with a link to where it is done.
 import { DAY_MS, fromZoned, zonedParts } from '../../domain/dates.ts';
-import { formatShekels } from '../../domain/money.ts';
 import { listAllowedIps } from '../../store/accounts.ts';
 import { campaignOutcomes, campaignsPage } from '../../store/console-campaigns.ts';
 import { failingPushUrls, lowBalanceThreshold, outcomesSince, sendsSince } from '../../store/console-overview.ts';
 import { listActiveTokens } from '../../store/tokens.ts';
-import { num, percent, when } from './format.ts';
+import { num, percent, shekels, when } from './format.ts';
 import { esc, table } from './html.ts';
 import { fmt } from './i18n.ts';
 import type { ConsoleRouter } from './router.ts';
@@ -78,7 +77,7 @@ export function registerOverview(r: ConsoleRouter): void {
       t.home,
       `${low}<ul class="stats">
 <li>${esc(t.credits)}<b>${esc(num(account.credits))}</b></li>
-<li>${esc(t.international)}<b>₪${esc(formatShekels(account.intl_agorot))}</b></li>
+<li>${esc(t.international)}<b>${esc(shekels(account.intl_agorot))}</b></li>
 <li>${esc(t.overviewToday)}<b>${esc(fmt(t.overviewSends, { messages: num(day.messages), credits: num(day.credits) }))}</b></li>
 <li>${esc(t.overviewMonth)}<b>${esc(fmt(t.overviewSends, { messages: num(monthly.messages), credits: num(monthly.credits) }))}</b></li>
 <li>${esc(t.overviewRate)}<b>${esc(percent(week.delivered, finished))}</b><span class="muted">${esc(fmt(t.overviewRateOf, { delivered: num(week.delivered), finished: num(finished) }))}</span></li>

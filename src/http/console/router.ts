@@ -1,5 +1,6 @@
 // The console's routes: every page needs a live session (else the sign-in page), every POST the session's CSRF
 // token; everything answers only over HTTPS. Page modules register GET and POST handlers here.
+import { num } from './format.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from '../../logger.ts';
 import type { AppContext } from '../../operations/execute.ts';
@@ -162,9 +163,9 @@ export class ConsoleRouter {
       const ok = b.query.ok as keyof Messages | undefined;
       const error = b.query.error as keyof Messages | undefined;
       // A notice's {placeholders} take whole numbers from the query (counts), nothing else.
-      const counts: Record<string, number> = {};
+      const counts: Record<string, string> = {};
       for (const [k, v] of Object.entries(b.query))
-        if (k !== 'ok' && k !== 'error' && whole(v) !== undefined) counts[k] = whole(v)!;
+        if (k !== 'ok' && k !== 'error' && whole(v) !== undefined) counts[k] = num(whole(v)!);
       if (ok && Object.hasOwn(b.t, ok)) return { kind: 'ok', text: fmt(b.t[ok], counts) };
       if (error && Object.hasOwn(b.t, error)) return { kind: 'error', text: fmt(b.t[error], counts) };
       return undefined;

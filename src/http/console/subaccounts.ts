@@ -1,6 +1,7 @@
 // Resellers: their sub-accounts with balances and campaigns, a new sub-account (the API's addSub) and credit or
 // money transfers both ways (updateAmountSub), all through the API's operations: the list is getBlanceSubs, whose
 // 511 for an account that is not a reseller shows a 404 here.
+import { num, shekels } from './format.ts';
 import { accountActedFor, runOperation } from '../../operations/execute.ts';
 import { addSub, getBlanceSubs, updateAmountSub } from '../../operations/reseller.ts';
 import { campaignList } from './campaigns.ts';
@@ -25,8 +26,8 @@ async function subsPage(
   const rows = subs.map((s): Html[] => [
     `<a href="/console/subaccounts/${encodeURIComponent(s.username)}/campaigns">${esc(s.username)}</a>`,
     esc(s.name),
-    `<span class="num">${esc(s.balance)}</span>`,
-    `<span class="num">₪${esc(s.international_balance)}</span>`,
+    `<span class="num">${esc(num(s.balance))}</span>`,
+    `<span class="num">${esc(shekels(Math.round(Number(s.international_balance) * 100)))}</span>`,
     ...(extra.get(s.username) ?? []),
   ]);
   const transfer =

@@ -13,7 +13,7 @@ const [sqlite] = await storeTargets();
 function cells(html: string, column: number): string[] {
   const body = /<tbody>([\s\S]*?)<\/tbody>/.exec(html)?.[1] ?? '';
   return [...body.matchAll(/<tr>([\s\S]*?)<\/tr>/g)].map(
-    (row) => [...row[1].matchAll(/<td>([\s\S]*?)<\/td>/g)][column]?.[1].replace(/<[^>]+>/g, '') ?? '',
+    (row) => [...row[1].matchAll(/<td[^>]*>([\s\S]*?)<\/td>/g)][column]?.[1].replace(/<[^>]+>/g, '') ?? '',
   );
 }
 
@@ -86,5 +86,51 @@ describe('console balance and blocklist pages', () => {
     assert.deepEqual(new Set([...first, ...second]), new Set(phones), 'every blocked number on one of the two pages');
     const bad = await c.get('/console/blocklist?before=not-a-cursor');
     assert.equal(cells(bad.text, 0).length, 500, 'a cursor that does not parse shows the newest page');
+  });
+
+  it('writes balances, ledger amounts and sub-account balances with thousands separators', async () => {
+    await t.admin(
+      'create-account',
+      'bigres',
+      '--password',
+      'bigres-pw-1',
+      '--credits',
+      '2500000',
+      '--international',
+      '12345.5',
+      '--reseller',
+    );
+    await t.admin(
+      'create-account',
+      'bigsub',
+      '--password',
+      'bigsub-pw-1',
+      '--credits',
+      '1500',
+      '--international',
+      '1000',
+      '--parent',
+      'bigres',
+    );
+    const web = new ConsoleClient(t.httpsUrl);
+    await web.login('bigres', 'bigres-pw-1');
+    const credits = Number(
+      (
+        await t.service.store.db
+          .selectFrom('accounts')
+          .select('credits')
+          .where('username', '=', 'bigres')
+          .executeTakeFirstOrThrow()
+      ).credits,
+    );
+    const grouped = (n: number) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+    const balance = await web.get('/console/balance');
+    assert.ok(credits >= 1000);
+    assert.match(balance.text, new RegExp(`<b>${grouped(credits)}</b>`));
+    assert.match(balance.text, /<b>₪\d{1,2},\d{3}\.\d0<\/b>/, 'shekels grouped, two decimals');
+    assert.ok(cells(balance.text, 1).includes('2,500,000'), 'the opening grant in the ledger');
+    const subs = await web.get('/console/subaccounts');
+    assert.match(subs.text, /<span class="num">1,500<\/span>/);
+    assert.match(subs.text, /<span class="num">₪1,000\.00<\/span>/);
   });
 });

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { formatLong } from '../../../src/domain/dates.ts';
-import { num, percent, when } from '../../../src/http/console/format.ts';
+import { num, percent, shekels, when } from '../../../src/http/console/format.ts';
 
 describe('console formats', () => {
   it('writes dd/mm/yyyy hh:mm:ss in the zone, as formatLong does, around offset changes', () => {
@@ -21,5 +21,7 @@ describe('console formats', () => {
     assert.equal(num('20000'), '20,000');
     assert.equal(percent(1, 3), '33.3%');
     assert.equal(percent(0, 0), '–');
+    assert.equal(shekels(123456789), '₪1,234,567.89');
+    assert.equal(shekels(-1250), '₪-12.50');
   });
 });

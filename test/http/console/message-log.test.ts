@@ -8,9 +8,9 @@ import { startTestService, type TestService } from '../../helpers/service.ts';
 import { storeTargets } from '../../helpers/stores.ts';
 import { newSender } from '../../operations/send-helpers.ts';
 
-const rowsOf = (html: string) => [...html.matchAll(/<tr><td>/g)].length;
+const rowsOf = (html: string) => [...html.matchAll(/<tr><td[ >]/g)].length;
 const phonesOf = (html: string) =>
-  [...html.matchAll(/<td><span class="nowrap">(0\d{9})<\/span><\/td>/g)].map((m) => m[1]).sort();
+  [...html.matchAll(/<td data-label="Phone"><span class="nowrap">(0\d{9})<\/span><\/td>/g)].map((m) => m[1]).sort();
 const csvPhones = (csv: string) =>
   csv
     .split('\r\n')

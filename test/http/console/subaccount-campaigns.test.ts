@@ -56,7 +56,10 @@ describe("console: a sub-account's campaigns", () => {
     const page = await c.get('/console/subaccounts/head-branch/campaigns');
     assert.equal(page.status, 200);
     assert.match(page.text, /<h1>Campaigns of head-branch<\/h1>/);
-    assert.match(page.text, new RegExp(`<td>${campaignId}</td><td>Spring sale</td>`));
+    assert.match(
+      page.text,
+      new RegExp(`<td data-label="Campaign">${campaignId}</td><td data-label="Name">Spring sale</td>`),
+    );
   });
 
   it('answers 404 to another reseller, to the sub-account itself and for an unknown name', async () => {
