@@ -119,7 +119,7 @@ export async function benchLog(
     logPageMs[name] = {
       p50: Math.round(times[9] * 10) / 10,
       p95: Math.round(times[18] * 10) / 10,
-      rows: [...cold.body.matchAll(/<tr><td>/g)].length,
+      rows: [...cold.body.matchAll(/<tr><td[ >]/g)].length,
     };
   }
 
