@@ -24,7 +24,7 @@ const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 
 const renderStarted = performance.now();
-const audio = await new EspeakEngine().render({ text: TEXT, voice: 'ymMale', rate: 0, law: 'pcma' });
+const audio = await new EspeakEngine().render({ text: TEXT, voice: 'ymMale', rate: 0 });
 const renderMs = performance.now() - renderStarted;
 
 const smsc = new SmscSimulator({ systemId: 'yona', password: 'bench', receiptDelayMs: 200 });
@@ -88,7 +88,7 @@ try {
       answered: answered.length,
       concurrent_limit: concurrent,
       concurrent_reached: most,
-      audio_seconds_per_call: Math.round((audio.length / 8000) * 10) / 10,
+      audio_seconds_per_call: Math.round((audio.length / 16000) * 10) / 10,
       calls_per_second: Math.round((calls / elapsedS) * 100) / 100,
       rtp_packets: lateness.length,
       rtp_lateness_ms: {

@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { CallSimulator } from '../../src/carriers/simulator/index.ts';
 import type { SipTrunkConfig } from '../../src/carriers/sip/connector.ts';
 import { playbackFrames, PACKET_MS } from '../../src/carriers/sip/rtp.ts';
+import { encodeG711 } from '../../src/carriers/sip/g711.ts';
 import { CachedSpeech, EspeakEngine } from '../../src/carriers/sip/speech.ts';
 import { callCredits, estimatedCallSeconds } from '../../src/domain/voice.ts';
 import { startSipp, voiceToolsAvailable, type SippPeer } from '../helpers/sipp.ts';
@@ -94,12 +95,10 @@ for (const target of targets) {
       assert.equal(reports.get('v-busy')!.call_seconds, undefined);
       assert.equal(h.simulator.messages({ to: '972521310001' }).length, 0, 'no text');
       const [answered] = calls.calls({ to: '972521310001' });
-      const audio = await new CachedSpeech(new EspeakEngine()).render({
-        text: TEXT,
-        voice: 'ymFemale',
-        rate: 0,
-        law: 'pcma',
-      });
+      const audio = encodeG711(
+        await new CachedSpeech(new EspeakEngine()).render({ text: TEXT, voice: 'ymFemale', rate: 0 }),
+        'pcma',
+      );
       assert.ok(
         Math.abs(answered.packets - playbackFrames(audio, 'pcma', 1).length) <= 2,
         `${answered.packets} RTP packets`,
@@ -284,12 +283,10 @@ describe('a voice send to sipp as the trunk', { skip: !available }, () => {
       outcomes: Array<{ media?: { packets: number; durationMs: number; received: number } }>;
     };
     const media = trunk.outcomes[0].media!;
-    const audio = await new CachedSpeech(new EspeakEngine()).render({
-      text: TEXT,
-      voice: 'ymMale',
-      rate: 0,
-      law: 'pcmu',
-    });
+    const audio = encodeG711(
+      await new CachedSpeech(new EspeakEngine()).render({ text: TEXT, voice: 'ymMale', rate: 0 }),
+      'pcmu',
+    );
     const expectedMs = playbackFrames(audio, 'pcmu', 2).length * PACKET_MS;
     assert.ok(
       Math.abs(media.durationMs - expectedMs) < expectedMs * 0.05,

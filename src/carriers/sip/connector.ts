@@ -13,7 +13,9 @@ import type {
   SubmitResult,
 } from '../types.ts';
 import { placeCall, type CallOutcome, type CallResult, type Trunk } from './call.ts';
-import { CachedSpeech, EspeakEngine, type SpeechEngine } from './speech.ts';
+import { TrunkMonitor, type TrunkHealth } from './options.ts';
+import { CALL_REFUNDED, CALL_STATUS } from './outcomes.ts';
+import { sharedSpeech, type SpeechEngine } from './speech.ts';
 
 /** Settings of one voice trunk. */
 export interface SipTrunkConfig extends CarrierConfigBase, Trunk {
@@ -23,19 +25,17 @@ export interface SipTrunkConfig extends CarrierConfigBase, Trunk {
   /** New calls a second (0: no cap). */
   callsPerSecond: number;
   ringTimeoutMs: number;
+  /** How often an OPTIONS request checks the trunk (0 or absent: never). */
+  optionsIntervalMs?: number;
 }
 
 /** How a call message is spoken: the tts block of its send. */
 export type SpokenMessage = NonNullable<OutboundSms['spoken']>;
 
-/** Delivery statuses of call outcomes (compatibility.md's catalogue where it has one; 110 and 111 are Yona's). */
-export const CALL_STATUS: Record<CallResult, number> = {
-  answered: 102,
-  busy: 110,
-  no_answer: 111,
-  rejected: 108,
-  failed: 1,
-};
+export { CALL_REFUNDED, CALL_STATUS };
+
+/** Calls of a trunk by how they ended (result and SIP status), for metrics. */
+export type CallCounts = Map<string, { result: CallResult; sipStatus: string; count: number }>;
 
 const MAX_SHARES = 10;
 
@@ -56,22 +56,38 @@ export class SipCarrier implements Carrier {
   private lastStart = 0;
   private stopped = false;
   private readonly calls = new Set<Promise<void>>();
-  /** Outcomes of the calls placed so far (for metrics and tests). */
+  /** Outcomes of the calls placed so far (for tests and benchmarks; the last 10,000). */
   readonly outcomes: Array<CallOutcome & { messageId: number }> = [];
+  /** Calls by result and SIP status (for metrics). */
+  readonly counts: CallCounts = new Map();
+  private readonly monitor: TrunkMonitor;
 
   constructor(
     private readonly config: SipTrunkConfig,
-    private readonly speech: SpeechEngine = new CachedSpeech(new EspeakEngine()),
+    private readonly speech: SpeechEngine = sharedSpeech(),
     private readonly log: CarrierLogger = silent,
   ) {
     this.name = config.name;
     this.inFlightLimit = Math.max(1, config.maxCalls);
     this.capacity = this.inFlightLimit;
     this.shares = Math.min(this.inFlightLimit, MAX_SHARES);
+    this.monitor = new TrunkMonitor(config, config.optionsIntervalMs ?? 0, (now) =>
+      (now.up ? this.log.info : this.log.warn).call(
+        this.log,
+        { up: now.up, sipStatus: now.sipStatus, error: now.error },
+        now.up ? 'trunk answers OPTIONS' : 'trunk does not answer OPTIONS',
+      ),
+    );
   }
 
   async start(): Promise<void> {
     this.stopped = false;
+    this.monitor.start();
+  }
+
+  /** The last OPTIONS check of the trunk (empty when checks are off or none ended yet). */
+  health(): TrunkHealth {
+    return this.monitor.health;
   }
 
   /** Places at most the calls of the shares numbered `indexes` at once (the ones this node holds). */
@@ -101,10 +117,11 @@ export class SipCarrier implements Carrier {
       return { ok: false, transient: true, error: 'trunk stopped' };
     }
     const spoken = sms.spoken ?? { voice: 'ymMale', rate: 0, repeat: 2 };
-    // The speech is rendered before the call is placed: a message that cannot be spoken fails (and is refunded)
-    // without ringing anyone.
+    // The speech is rendered before the call is placed (usually it already was, to price the send): a message
+    // that cannot be spoken fails (and is refunded) without ringing anyone.
+    const speech = { text: sms.text, voice: spoken.voice, rate: spoken.rate };
     try {
-      await this.speech.render({ text: sms.text, voice: spoken.voice, rate: spoken.rate, law: 'pcma' });
+      await this.speech.render(speech);
     } catch (err) {
       this.release();
       return { ok: false, transient: false, error: `the message could not be spoken: ${(err as Error).message}` };
@@ -114,27 +131,52 @@ export class SipCarrier implements Carrier {
       to: sms.destination,
       repeat: spoken.repeat,
       ringTimeoutMs: this.config.ringTimeoutMs,
-      audio: (law) => this.speech.render({ text: sms.text, voice: spoken.voice, rate: spoken.rate, law }),
+      audio: () => this.speech.render(speech),
+      ...(spoken.paidSeconds !== undefined ? { maxPlayMs: spoken.paidSeconds * 1000 } : {}),
     })
       .then(async (outcome) => {
-        this.outcomes.push({ ...outcome, messageId: sms.messageId });
-        this.log.info(
-          { carrier: this.name, result: outcome.result, sipStatus: outcome.sipStatus, ms: outcome.media?.durationMs },
-          'call ended',
-        );
-        const notPlaced =
-          outcome.result === 'failed' && outcome.sipStatus === undefined ? { notPlaced: true as const } : {};
-        const played = outcome.result === 'answered' && outcome.media ? { durationMs: outcome.media.durationMs } : {};
+        this.record(outcome, sms.messageId);
+        const status = CALL_STATUS[outcome.result];
+        const refund = CALL_REFUNDED.has(outcome.result) ? { notPlaced: true as const } : {};
+        const played =
+          (outcome.result === 'answered' || outcome.result === 'hung_up') && outcome.media
+            ? { durationMs: outcome.media.durationMs }
+            : {};
         for (const handler of this.receiptHandlers)
-          await handler({ carrierMessageId: callId, status: CALL_STATUS[outcome.result], ...notPlaced, ...played });
+          await handler({ carrierMessageId: callId, status, ...refund, ...played });
       })
-      .catch((err) => this.log.error({ carrier: this.name, err }, 'reporting a call outcome failed'))
+      .catch((err) => this.log.error({ err }, 'reporting a call outcome failed'))
       .finally(() => {
         this.release();
         this.calls.delete(call);
       });
     this.calls.add(call);
     return { ok: true, carrierMessageIds: [callId] };
+  }
+
+  // One log line and one count per call outcome (the logger names the trunk as the carrier).
+  private record(outcome: CallOutcome, messageId: number): void {
+    if (this.outcomes.length >= 10_000) this.outcomes.shift();
+    this.outcomes.push({ ...outcome, messageId });
+    const sipStatus = outcome.sipStatus === undefined ? 'none' : String(outcome.sipStatus);
+    const key = `${outcome.result}\u0000${sipStatus}`;
+    const count = this.counts.get(key) ?? { result: outcome.result, sipStatus, count: 0 };
+    count.count++;
+    this.counts.set(key, count);
+    this.log.info(
+      {
+        messageId,
+        callId: outcome.callId,
+        result: outcome.result,
+        status: CALL_STATUS[outcome.result],
+        sipStatus: outcome.sipStatus ?? null,
+        reason: outcome.reason,
+        ...(outcome.media
+          ? { law: outcome.media.law, playedMs: outcome.media.durationMs, firstPacketMs: outcome.media.firstPacketMs }
+          : {}),
+      },
+      'call ended',
+    );
   }
 
   // Waits for a free call slot and for the calls-per-second spacing.
@@ -174,6 +216,7 @@ export class SipCarrier implements Carrier {
   /** Stops taking calls and lets the calls in progress end. */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.monitor.stop();
     for (const w of this.waiting.splice(0)) w();
     await Promise.all([...this.calls]);
   }
