@@ -18,6 +18,8 @@ import {
   parseUnsubscribeField,
 } from './send/options.ts';
 import { Rejections } from './send/rejections.ts';
+import { spokenLengths } from './send/spoken-length.ts';
+import type { SpokenLengths } from '../domain/voice.ts';
 import { acceptedReply } from './send/reply.ts';
 import { optText, rawText, text, textOf, readByHandler } from './fields.ts';
 import { defineOperation } from './types.ts';
@@ -50,6 +52,8 @@ export const sms = defineOperation({
   names: ['sms'],
   input: smsInput,
   sharesCommits: true,
+  // A voice send's speech is rendered first, outside the transaction: its calls are priced on its length.
+  prepare: (input) => spokenLengths(input.message, input.tts),
   async handler(ctx, input) {
     const source = checkSource(input.source);
     const message = checkMessage(input.message);
@@ -93,7 +97,15 @@ export const sms = defineOperation({
 
     const acceptance = await acceptCampaign(ctx, {
       kind: tts ? 'tts' : 'sms',
-      ...(tts ? { calls: { type: tts.type, spoken: { voice: tts.voice, rate: tts.rate, repeat: tts.repeat } } } : {}),
+      ...(tts
+        ? {
+            calls: {
+              type: tts.type,
+              spoken: { voice: tts.voice, rate: tts.rate, repeat: tts.repeat },
+              lengths: ctx.prepared as SpokenLengths | undefined,
+            },
+          }
+        : {}),
       name,
       source,
       scheduledAt,

@@ -61,6 +61,7 @@ const SEND: Record<string, JsonSchema> = {
   credits: int('credits taken'),
   international_cost: str(SHEKELS),
   calls: int('voice calls to place'),
+  call_seconds: int('seconds the longest call plays (its speech times repeat, with the pauses): what it is priced on'),
   timing: str(`when a scheduled send leaves, ${DATE}`),
   rejected: list(REJECTED, 'recipients not sent to (the first 1,000)'),
   rejected_total: int(),

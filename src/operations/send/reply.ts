@@ -30,7 +30,10 @@ export function acceptedReply(
     credits: a.credits,
   };
   if (a.agorot > 0) reply.international_cost = formatShekels(a.agorot);
-  if (a.calls > 0) reply.calls = a.calls;
+  if (a.calls > 0) {
+    reply.calls = a.calls;
+    reply.call_seconds = Math.ceil(a.callSeconds);
+  }
   if (scheduledAt !== null) reply.timing = formatShort(scheduledAt, timeZone);
   return { ...reply, ...rejected.replyFields() };
 }
