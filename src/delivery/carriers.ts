@@ -23,6 +23,7 @@ import { Dispatcher } from './dispatcher.ts';
 import { InboundHandler } from './inbound.ts';
 import { ReceiptWorker } from './receipts.ts';
 import { Router } from './routing.ts';
+import { registerVoiceMetrics, trunkHealth } from './voice-metrics.ts';
 
 /** Options of the carriers component (tests and benchmarks pass their own carriers and settings). */
 export interface CarriersOptions {
@@ -54,6 +55,7 @@ function registerDispatchMetrics(
   const { registry } = service.metrics;
   if (registry.getSingleMetric('yona_dispatched_messages_total')) return;
   const node = service.node.name;
+  registerVoiceMetrics(registry, node, carriers);
   new client.Counter({
     name: 'yona_dispatched_messages_total',
     help: 'Messages this node submitted, retried or failed at submit (by outcome)',
@@ -162,7 +164,7 @@ export function carriersComponent(
     });
     return [
       report('dispatcher', 'bind:'),
-      report('voice', 'calls:'),
+      { ...report('voice', 'calls:'), trunks: trunkHealth(runtime?.carriers) },
       { role: 'receipts', ok: runtime?.receipts !== undefined },
     ];
   }

@@ -3,7 +3,10 @@
 // 108); the simulator records the RTP each answered call got; the trunk's concurrent-call limit holds.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { createSocket } from 'node:dgram';
 import { CallSimulator } from '../../src/carriers/simulator/index.ts';
+import { formatResponse, parseSip } from '../../src/carriers/sip/message.ts';
+import { checkTrunk } from '../../src/carriers/sip/options.ts';
 import { SipCarrier, type SipTrunkConfig } from '../../src/carriers/sip/connector.ts';
 import { PACKET_MS, playbackFrames, TRAILING_SILENCE_MS } from '../../src/carriers/sip/rtp.ts';
 import { encodeG711 } from '../../src/carriers/sip/g711.ts';
@@ -117,6 +120,26 @@ describe('a voice trunk against the bundled call simulator', { skip: !available 
     );
     assert.ok(overlapping <= 2, `the simulator saw ${overlapping} calls at once`);
     await carrier.stop();
+  });
+});
+
+describe('a trunk health check (OPTIONS)', () => {
+  it('shows the bundled simulator up, and a trunk answering 503 down', async () => {
+    const sim = new CallSimulator();
+    const port = await sim.start();
+    const trunk = { host: '127.0.0.1', port, callerId: '035550000', localIp: '127.0.0.1' };
+    const up = await checkTrunk(trunk);
+    assert.deepEqual([up.up, up.sipStatus], [true, 200]);
+    await sim.stop();
+    const overloaded = createSocket('udp4');
+    overloaded.on('message', (raw, from) => {
+      const request = parseSip(raw)!;
+      overloaded.send(formatResponse(request, 503, 'Service Unavailable'), from.port, from.address);
+    });
+    await new Promise<void>((r) => overloaded.bind(0, '127.0.0.1', () => r()));
+    const down = await checkTrunk({ ...trunk, port: overloaded.address().port });
+    assert.deepEqual([down.up, down.sipStatus, down.error], [false, 503, '503 Service Unavailable']);
+    overloaded.close();
   });
 });
 

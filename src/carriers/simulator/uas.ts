@@ -2,7 +2,17 @@
 // SMSC answers texts, by the dialled number's last four digits, and records the RTP each answered call received
 // (packets and duration), for `yona sim calls` and the tests.
 import { createSocket, type Socket } from 'node:dgram';
-import { formatResponse, header, parseSdp, parseSip, sipToken, tagOf, uriOf, type SipMessage } from '../sip/message.ts';
+import {
+  formatResponse,
+  header,
+  parseSdp,
+  parseSip,
+  requestProblem,
+  sipToken,
+  tagOf,
+  uriOf,
+  type SipMessage,
+} from '../sip/message.ts';
 import { PACKET_MS, PAYLOAD_TYPE } from '../sip/rtp.ts';
 
 /** What the simulated callee does. */
@@ -77,6 +87,15 @@ export class CallSimulator {
     const m = parseSip(raw);
     if (!m || m.method === undefined) return;
     const peer = { address, port };
+    const problem = requestProblem(m);
+    if (problem) {
+      if (m.method !== 'ACK' && header(m, 'via')) this.reply(peer, formatResponse(m, 400, problem));
+      return;
+    }
+    if (m.method === 'OPTIONS') {
+      this.reply(peer, formatResponse(m, 200, 'OK', [['Allow', 'INVITE, ACK, CANCEL, BYE, OPTIONS']]));
+      return;
+    }
     const callId = header(m, 'call-id') ?? '';
     const dialog = this.dialogs.get(callId);
     if (m.method === 'INVITE') {
