@@ -42,6 +42,8 @@ export interface ReceivedCall {
   /** RTP packets received while the call was up, and what they add up to (20 ms each). */
   packets: number;
   durationMs: number;
+  /** Milliseconds between consecutive RTP packets as they arrived (the pacing the callee heard). */
+  gaps: number[];
   startedAt: number;
   endedAt?: number;
 }
@@ -133,6 +135,7 @@ export class CallSimulator {
       behaviour,
       packets: 0,
       durationMs: 0,
+      gaps: [],
       startedAt: Date.now(),
     };
     this.log.push(call);
@@ -157,7 +160,11 @@ export class CallSimulator {
         : 'pcma';
     const media = createSocket('udp4');
     await new Promise<void>((resolve) => media.bind(0, '127.0.0.1', () => resolve()));
+    let last: number | undefined;
     media.on('message', () => {
+      const now = performance.now();
+      if (last !== undefined) call.gaps.push(now - last);
+      last = now;
       call.packets++;
       call.durationMs = call.packets * PACKET_MS;
     });
