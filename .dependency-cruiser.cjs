@@ -1,60 +1,130 @@
-// The layers point one way (ARCHITECTURE.md): cli -> service -> http -> operations -> (domain, store, carriers);
-// delivery workers -> (store, carriers, domain); store -> domain; carriers -> domain; domain -> nothing of ours.
-// support/ holds process-level helpers with no Yona logic (a FIFO semaphore, a self-signed certificate): any layer
-// may use them, and they use only domain/.
+// The layers point one way (docs/architecture.md). Lowest first, each file of src/ in exactly one layer:
+//   domain/                                  pure logic, imports nothing of ours
+//   support/                                 process-level helpers with no Yona logic (a FIFO semaphore, a certificate)
+//   config.ts logger.ts signals.ts secret-key.ts   the process's base: settings, log, wake-ups, the sealing key
+//   store/   carriers/                       SQL; protocols (neither imports the other)
+//   cluster/ (but leader.ts)                 this node among the nodes: heartbeat, leases, shares, node metrics
+//   component.ts                             the contract between the process and its parts (types only)
+//   operations/                              the API's operations and their runner
+//   delivery/, cluster/leader.ts             the workers, started as components
+//   http/                                    the edge: API, console, public pages, /healthz, /metrics
+//   service.ts                               composes one process
+//   cli/                                     the commands
+// A layer imports itself and the layers its rule lists, never one above; no import cycle anywhere (no-circular).
 // `npm run lint:layers` checks src/ against these rules; npm test runs the same check (test/layers.test.ts).
+const SRC = '^(test/fixtures/layers/)?src/';
+const LAYERS = {
+  domain: [`${SRC}domain/`],
+  support: [`${SRC}support/`],
+  base: [`${SRC}(config|logger|signals|secret-key)[.]ts$`],
+  store: [`${SRC}store/`],
+  carriers: [`${SRC}carriers/`],
+  cluster: [`${SRC}cluster/(?!leader[.]ts$)`],
+  component: [`${SRC}component[.]ts$`],
+  operations: [`${SRC}operations/`],
+  workers: [`${SRC}delivery/`, `${SRC}cluster/leader[.]ts$`],
+  http: [`${SRC}http/`],
+  service: [`${SRC}service[.]ts$`],
+  cli: [`${SRC}cli/`],
+};
+const layers = (...names) => names.flatMap((n) => LAYERS[n]);
+
+/** A rule: files of `layer` import only `may` (and their own layer) of src/. */
+function onlyBelow(name, layer, may, comment) {
+  return {
+    name,
+    comment,
+    severity: 'error',
+    from: { path: LAYERS[layer] },
+    to: { path: `${SRC}`, pathNot: layers(layer, ...may) },
+  };
+}
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
+    onlyBelow('domain-is-pure', 'domain', [], 'domain/ holds pure logic: it imports nothing of ours outside domain/'),
+    onlyBelow('support-is-plain', 'support', ['domain'], 'support/ helpers use only domain/'),
+    onlyBelow(
+      'base-is-low',
+      'base',
+      ['domain', 'support'],
+      'config.ts, logger.ts, signals.ts and secret-key.ts use only domain/ and support/ (and each other)',
+    ),
+    onlyBelow('store-reads-only-domain', 'store', ['domain', 'support'], 'store/ imports only domain/ and support/'),
+    onlyBelow(
+      'carriers-below-store',
+      'carriers',
+      ['domain', 'support'],
+      'carriers/ speak protocols: they import only domain/ (and themselves), never the store or the delivery workers',
+    ),
+    onlyBelow(
+      'cluster-over-store',
+      'cluster',
+      ['store', 'carriers', 'base', 'domain', 'support'],
+      'cluster/ (node, shares, metrics) keeps this node in the store: it uses the store, carrier types and the base',
+    ),
+    onlyBelow(
+      'component-is-a-contract',
+      'component',
+      ['cluster', 'store', 'base', 'domain', 'support'],
+      'component.ts names what the process gives its parts; it imports nothing from the parts themselves',
+    ),
+    onlyBelow(
+      'operations-below-http',
+      'operations',
+      ['store', 'carriers', 'base', 'domain', 'support'],
+      'operations/ never import the HTTP edge, the delivery workers, the cluster or the CLI',
+    ),
+    onlyBelow(
+      'delivery-below-operations',
+      'workers',
+      ['component', 'cluster', 'store', 'carriers', 'base', 'domain', 'support'],
+      'the delivery workers (and the leader wrapper) use store, carriers and domain, not the operations, the HTTP edge or the CLI',
+    ),
+    onlyBelow(
+      'http-over-operations',
+      'http',
+      ['operations', 'component', 'store', 'base', 'domain', 'support'],
+      'the HTTP edge acts through the operations; it never imports the workers, the cluster, the service or the CLI',
+    ),
     {
-      name: 'domain-is-pure',
-      comment: 'domain/ holds pure logic: it imports nothing of ours outside domain/',
-      severity: 'error',
-      from: { path: '(^|/)src/domain/' },
-      to: { path: '(^|/)src/', pathNot: '(^|/)src/domain/' },
-    },
-    {
-      name: 'store-reads-only-domain',
-      comment: 'store/ imports only domain/ (and itself)',
-      severity: 'error',
-      from: { path: '(^|/)src/store/' },
-      to: { path: '(^|/)src/', pathNot: ['(^|/)src/store/', '(^|/)src/domain/', '(^|/)src/support/'] },
-    },
-    {
-      name: 'carriers-below-store',
+      name: 'http-runs-operations',
       comment:
-        'carriers/ speak protocols: they import only domain/ (and themselves), never the store or the delivery workers',
+        'the HTTP edge acts through the operation runner (operations/execute.ts); only these files use the store, ' +
+        'for what no operation gives: health (migrations), the public pages (short links, unsubscribe, sender ' +
+        'verification) and the console pages that read or change what only the console shows (sessions, tokens, ' +
+        'IP allowlist, push registrations, ledger and blocklist pages, lists, campaigns, birthdays, overview, the message log). ' +
+        'Types (Account, ...) may be imported anywhere.',
       severity: 'error',
-      from: { path: '(^|/)src/carriers/' },
-      to: { path: '(^|/)src/', pathNot: ['(^|/)src/carriers/', '(^|/)src/domain/', '(^|/)src/support/'] },
+      from: {
+        path: LAYERS.http,
+        pathNot: [
+          `${SRC}http/(health|public-pages)[.]ts$`,
+          `${SRC}http/console/(session|tokens|ips|push|account|lists|campaigns|birthdays|overview|messages)[.]ts$`,
+        ],
+      },
+      to: { path: LAYERS.store, dependencyTypesNot: ['type-only'] },
+    },
+    onlyBelow(
+      'service-below-cli',
+      'service',
+      ['http', 'workers', 'operations', 'component', 'cluster', 'store', 'carriers', 'base', 'domain', 'support'],
+      'service.ts composes the process from every layer but the CLI',
+    ),
+    {
+      name: 'every-file-in-a-layer',
+      comment: 'each file of src/ belongs to a layer above (a new top-level file or folder gets its place there)',
+      severity: 'error',
+      from: { path: SRC, pathNot: Object.values(LAYERS).flat() },
+      to: {},
     },
     {
-      name: 'operations-below-http',
-      comment: 'operations/ never import the HTTP edge, the delivery workers or the CLI',
+      name: 'no-circular',
+      comment: 'no import cycle: a module and what it imports never import it back',
       severity: 'error',
-      from: { path: '(^|/)src/operations/' },
-      to: { path: '(^|/)src/(http|delivery|cli)/' },
-    },
-    {
-      name: 'delivery-below-operations',
-      comment: 'the delivery workers use store, carriers and domain, not the operations, the HTTP edge or the CLI',
-      severity: 'error',
-      from: { path: '(^|/)src/delivery/' },
-      to: { path: '(^|/)src/(operations|http|cli)/' },
-    },
-    {
-      name: 'support-is-plain',
-      comment: 'support/ helpers use only domain/',
-      severity: 'error',
-      from: { path: '(^|/)src/support/' },
-      to: { path: '(^|/)src/', pathNot: ['(^|/)src/support/', '(^|/)src/domain/'] },
-    },
-    {
-      name: 'http-below-cli',
-      comment: 'the HTTP edge never imports the CLI',
-      severity: 'error',
-      from: { path: '(^|/)src/http/' },
-      to: { path: '(^|/)src/cli/' },
+      from: {},
+      to: { circular: true },
     },
   ],
   options: {

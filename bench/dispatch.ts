@@ -13,6 +13,7 @@ import { carriersComponent } from '../src/delivery/carriers.ts';
 import { anchorDir, startAnchorSink } from './lib/kannel.ts';
 import { benchStore, peakRssMb, startBenchService } from './lib/service.ts';
 import { simCarrier, startSmscSim } from './lib/smsc-sim.ts';
+import { loadConfig } from '../src/config.ts';
 
 const arg = (name: string, fallback: string) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -55,7 +56,7 @@ async function waitIdle(): Promise<boolean> {
 
 const smsc = await startSink();
 const component = carriersComponent({
-  env: {},
+  config: loadConfig({}),
   settings: { lanes, batchSize: batch },
   setup: { carriers: [simCarrier(smsc.port, { name: 'sink', binds, windowSize })], routes: [] },
 });

@@ -9,6 +9,7 @@ import { SmscSimulator } from '../src/carriers/simulator/index.ts';
 import { carriersComponent } from '../src/delivery/carriers.ts';
 import { startBenchService } from './lib/service.ts';
 import { simCarrier } from './lib/smsc-sim.ts';
+import { loadConfig } from '../src/config.ts';
 
 const arg = (name: string, fallback: string) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -30,7 +31,7 @@ const simulator = new SmscSimulator({
   maxLog: recipients + codes + 10,
 });
 const port = await simulator.start(0);
-const component = carriersComponent({ env: {}, setup: { carriers: [simCarrier(port)], routes: [] } });
+const component = carriersComponent({ config: loadConfig({}), setup: { carriers: [simCarrier(port)], routes: [] } });
 const bench = await startBenchService('sqlite', [component], { YONA_OTP_ACCOUNT_HOURLY: '0' });
 try {
   await bench.admin('create-account', 'bench', '--password', 'bench-password', '--credits', String(recipients + codes));

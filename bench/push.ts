@@ -21,6 +21,7 @@ import { createPusher } from '../src/delivery/pusher.ts';
 import { stampReceipts } from './lib/receipt-stamps.ts';
 import { benchStore, peakRssMb, startBenchService } from './lib/service.ts';
 import { startSmscSim } from './lib/smsc-sim.ts';
+import { loadConfig } from '../src/config.ts';
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(name);
@@ -47,8 +48,8 @@ const ask = (type: string) =>
 const port = await new Promise<number>((resolve) => child.once('message', (m: Message) => resolve(m.port)));
 
 const smsc = await startSmscSim(receiptDelay);
-const carriers = carriersComponent({ env: {}, setup: { carriers: [smsc.carrier()], routes: [] } });
-const pusher = createPusher({ env });
+const carriers = carriersComponent({ config: loadConfig({}), setup: { carriers: [smsc.carrier()], routes: [] } });
+const pusher = createPusher({ config: loadConfig(env) });
 let pusherStarted = false;
 const bench = await startBenchService(store, [carriers], env);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -17,6 +17,7 @@ import { carriersComponent } from '../src/delivery/carriers.ts';
 import { runLoad } from './lib/load.ts';
 import { startBenchService } from './lib/service.ts';
 import { simCarrier } from './lib/smsc-sim.ts';
+import { loadConfig } from '../src/config.ts';
 
 const arg = (name: string, fallback: string) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -54,7 +55,10 @@ const trunk: SipTrunkConfig = {
   callsPerSecond: 0,
   ringTimeoutMs: 30_000,
 };
-const component = carriersComponent({ env: {}, setup: { carriers: [simCarrier(smscPort), trunk], routes: [] } });
+const component = carriersComponent({
+  config: loadConfig({}),
+  setup: { carriers: [simCarrier(smscPort), trunk], routes: [] },
+});
 const bench = await startBenchService('sqlite', [component], { YONA_CALL_CREDITS_PER_MINUTE: '1' });
 try {
   await bench.admin('create-account', 'bench', '--password', 'bench-password', '--credits', '100000000');

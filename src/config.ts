@@ -13,7 +13,6 @@ import { ConfigError } from './domain/errors.ts';
 import type { PushSettings } from './domain/push-settings.ts';
 import { parseRoles, type Role } from './domain/roles.ts';
 import type { SendingSettings } from './domain/sending.ts';
-import type { DeliverySettings } from './delivery/delivery-settings.ts';
 
 export interface Config {
   dataDir: string;
@@ -58,6 +57,33 @@ export interface Config {
 }
 
 /** This node among several on one database. */
+/** The delivery workers' settings (dispatcher, receipts, inbound; YONA_DISPATCH_*, YONA_RECEIPT_WINDOW_MS, ...). */
+export interface DeliverySettings {
+  /** Messages claimed per dispatcher batch (1000). */
+  batchSize: number;
+  /** Batches in flight at once (2): while one finishes (its last answers, its campaigns), the next submits. */
+  lanes: number;
+  /** How long a claim holds its messages (120 s); an expired claim is taken again. */
+  leaseMs: number;
+  /** Idle poll interval of the dispatcher (200 ms); a 'dispatch' signal wakes it at once. */
+  pollMs: number;
+  /** Submit attempts before a transiently failing message is given up (20). */
+  maxAttempts: number;
+  /** First retry delay (1 s), doubled per attempt up to retryMaxMs (5 min). */
+  retryBaseMs: number;
+  retryMaxMs: number;
+  /** A submitted message with no final receipt within this window gets status 2 (48 h). */
+  receiptWindowMs: number;
+  /** A call with no outcome within this window (its process died mid-call) gets status 2 (15 min). */
+  callWindowMs: number;
+  /** How often the receipt-window sweeper runs (min(60 s, window / 4)). */
+  sweepMs: number;
+  /** Reply keywords that block the sender (lower-cased): הסר, stop, remove. */
+  removalKeywords: string[];
+  /** Receipt delay of the bundled simulator started by `yona serve` (200 ms). */
+  simulatorReceiptDelayMs: number;
+}
+
 export interface NodeSettings {
   /** YONA_NODE_NAME (the host name): unique per node of one database. */
   name: string;
@@ -344,6 +370,11 @@ export function readSetting<K extends SettingName>(name: K, env: Env = process.e
   return result.data as Values[K];
 }
 
+/** True when the variable is set (not empty) rather than left to its default. */
+export function settingGiven(name: SettingName, env: Env = process.env): boolean {
+  return (env[name] ?? '') !== '';
+}
+
 /** Reads and checks the configuration; throws ConfigError with a clear message naming the variable. */
 export function loadConfig(env: Env = process.env): Config {
   const v = values(env);
@@ -414,4 +445,9 @@ export function loadConfig(env: Env = process.env): Config {
     },
     carriersFile: v.YONA_CARRIERS_FILE,
   };
+}
+
+/** The delivery settings `env` gives (the defaults for an empty one); throws ConfigError on a malformed value. */
+export function deliverySettings(env: Env): DeliverySettings {
+  return loadConfig(env).delivery;
 }

@@ -1,50 +1,28 @@
 // Composes one Yona process: store, logger, metrics, HTTP listeners and the workers of its roles.
-import type { FastifyInstance } from 'fastify';
 import { registerNodeMetrics } from './cluster/metrics.ts';
 import { ClusterNode } from './cluster/node.ts';
-import type { Role } from './domain/roles.ts';
+import type { Component, ComponentHost } from './component.ts';
 import type { Config } from './config.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createMetrics, type Metrics } from './http/metrics.ts';
 import { startHttp, type RunningHttp } from './http/server.ts';
 import { loadTls } from './http/tls.ts';
 import type { AppContext } from './operations/execute.ts';
+import { UnknownFieldLog } from './operations/near-miss.ts';
 import { LocalSignals } from './signals.ts';
-import { openStore, type Store } from './store/db.ts';
+import { openStore } from './store/db.ts';
 
 export interface ServiceOptions {
   logger?: Logger;
   clock?: () => number;
 }
 
-/** A piece of the process that starts after the store and stops before it (workers, simulators). */
-export interface Component {
-  name: string;
-  start(service: Service): Promise<void>;
-  stop(): Promise<void>;
-  /** Routes this component serves (public pages), registered before listening. */
-  routes?: (app: FastifyInstance) => void;
-  /** How the roles it serves are doing, for /healthz. */
-  health?: () => RoleHealth[];
-}
+export type { Component, RoleHealth } from './component.ts';
 
-/** A role's state on this node: ok false answers /healthz with 503. */
-export interface RoleHealth {
-  role: Role;
-  ok: boolean;
-  [detail: string]: unknown;
-}
-
-export interface Service {
-  config: Config;
-  store: Store;
-  logger: Logger;
+/** A started service: what its components see, its API metrics and HTTP listeners, and how to stop it. */
+export interface Service extends ComponentHost {
   metrics: Metrics;
-  signals: LocalSignals;
-  clock: () => number;
   http: RunningHttp;
-  /** This node among the nodes of the database: its roles and leases. */
-  node: ClusterNode;
   close(): Promise<void>;
 }
 
@@ -65,6 +43,7 @@ export async function startService(
   });
   const metrics = createMetrics();
   const signals = new LocalSignals();
+  const unknownFieldLog = new UnknownFieldLog();
   const ctx: AppContext = {
     store,
     config,
@@ -75,6 +54,11 @@ export async function startService(
       metrics.legacyAuth.inc({ result });
       if (result !== 'ok') logger.warn({ username, result, legacy: true }, 'password authentication refused');
       else logger.debug({ username, legacy: true }, 'password authentication');
+    },
+    onUnknownFields: (account, operation, fields) => {
+      const fresh = unknownFieldLog.firstSeen(account.id, fields);
+      if (fresh.length > 0)
+        logger.info({ username: account.username, operation, fields: fresh }, 'unknown fields ignored');
     },
   };
   const node = new ClusterNode(store, config.node, logger, clock);

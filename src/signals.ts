@@ -1,8 +1,13 @@
 // In-process wake-ups: a committed write tells the worker that owns the topic to look now, not at its next poll.
 import { EventEmitter } from 'node:events';
-import type { Signals } from './operations/types.ts';
 
-export type Topic = Parameters<Signals['notify']>[0];
+/** What a wake-up is about: new messages to dispatch, push events to post, campaigns to schedule. */
+export type Topic = 'dispatch' | 'push' | 'schedule';
+
+/** Signals workers that new rows await them (after commit); a no-op in dry-run. */
+export interface Signals {
+  notify(topic: Topic): void;
+}
 
 /** Notifications held while a transaction runs: `release` passes them on once it committed. */
 export class HeldSignals implements Signals {

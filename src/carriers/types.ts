@@ -2,6 +2,7 @@
 // submit result that says whether a failure is permanent (with our delivery status) or worth retrying, receipts
 // that carry our delivery status, inbound messages. Each protocol maps its own codes inside its own folder;
 // the delivery workers and the store never see a protocol's codes.
+import type { DeliveryStatus } from '../domain/status.ts';
 
 /** One SMS to hand to a carrier. `text` is the full message; the carrier splits it into parts. */
 export interface OutboundSms {
@@ -23,13 +24,13 @@ export interface OutboundSms {
  */
 export type SubmitResult =
   | { ok: true; carrierMessageIds: string[] }
-  | { ok: false; transient: boolean; error: string; status?: number };
+  | { ok: false; transient: boolean; error: string; status?: DeliveryStatus };
 
 /** A delivery receipt as the carrier reported it, before it is matched to a message. */
 export interface Receipt {
   carrierMessageId: string;
   /** Our delivery status (compatibility.md's catalogue): 102 delivered, 15 filtered handset, ...; -1 intermediate. */
-  status: number;
+  status: DeliveryStatus;
   /** The carrier did not carry the message after all (a call never placed, refused by the trunk, or answered
    * with no codec in common): refund it. */
   notPlaced?: true;

@@ -6,7 +6,7 @@ import { passwordProblem } from '../domain/accounts.ts';
 import { hashPassword } from '../domain/password.ts';
 import { findAccountByUsername } from '../store/accounts.ts';
 import type { Store } from '../store/db.ts';
-import { UsageError } from './admin.ts';
+import { UsageError } from './usage-error.ts';
 
 const USAGE = 'usage: yona admin set-password USERNAME --password PW';
 

@@ -6,7 +6,7 @@ import type { Config } from '../config.ts';
 import { findAccountByUsername } from '../store/accounts.ts';
 import type { Store } from '../store/db.ts';
 import { ledgerEntries } from '../store/ledger.ts';
-import { UsageError } from './admin.ts';
+import { UsageError } from './usage-error.ts';
 
 const USAGE = 'yona admin ledger USERNAME [--json]';
 

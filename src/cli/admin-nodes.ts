@@ -5,7 +5,7 @@ import type { Config } from '../config.ts';
 import { formatLong } from '../domain/dates.ts';
 import type { Store } from '../store/db.ts';
 import { currentLeases, liveNodes } from '../store/nodes.ts';
-import { UsageError } from './admin.ts';
+import { UsageError } from './usage-error.ts';
 
 const USAGE = 'yona admin nodes [--json]';
 

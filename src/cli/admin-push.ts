@@ -15,7 +15,7 @@ import {
   setPushSecret,
 } from '../store/push.ts';
 import type { PushType } from '../store/schema/push.ts';
-import { UsageError } from './admin.ts';
+import { UsageError } from './usage-error.ts';
 
 type Out = (line: string) => void;
 

@@ -5,13 +5,15 @@ import { ledComponent } from '../cluster/leader.ts';
 import { loadConfig } from '../config.ts';
 import { parseRoles, ROLES, type Role } from '../domain/roles.ts';
 import { createLogger } from '../logger.ts';
-import { startService, type Component, type Service } from '../service.ts';
+import type { ComponentHost } from '../component.ts';
+import { startService, type Component } from '../service.ts';
 import { createBirthdaySender } from '../operations/send/birthday.ts';
 import { birthdayComponent } from '../delivery/birthdays.ts';
 import { schedulerComponent } from '../delivery/scheduler.ts';
 import { retentionComponent } from '../delivery/retention.ts';
 import { publicPagesComponent } from '../http/public-pages.ts';
 import { lockDataDir } from './serve-lock.ts';
+import { registerServer, withoutPassword } from './serve-registry.ts';
 import { carriersComponent } from '../delivery/carriers.ts';
 import { createPusher } from '../delivery/pusher.ts';
 
@@ -35,7 +37,7 @@ function schedulerRole(inner: Component[], logger: ReturnType<typeof createLogge
 
 /** The birthday worker sending through the normal send path of the running service. */
 export function birthdaysComponent(intervalMs?: number): Component {
-  let service: Service | undefined;
+  let service: ComponentHost | undefined;
   const worker = birthdayComponent(
     createBirthdaySender(() => ({
       dialect: service!.store.dialect,
@@ -64,6 +66,12 @@ export async function runServe(args: string[] = []): Promise<void> {
   const unlock = config.databaseUrl ? () => {} : lockDataDir(config.dataDir);
   const logger = createLogger(config.logLevel);
   const service = await startService(config, defaultComponents(roles, logger), { logger });
+  const unregister = registerServer({
+    dataDir: config.dataDir,
+    database: config.databaseUrl ? withoutPassword(config.databaseUrl) : undefined,
+    httpUrl: `http://${config.httpHost}:${service.http.httpPort}`,
+  });
+  process.once('exit', unregister);
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -72,6 +80,7 @@ export async function runServe(args: string[] = []): Promise<void> {
     const force = setTimeout(() => process.exit(1), 15_000);
     force.unref();
     await service.close();
+    unregister();
     unlock();
     process.exit(0);
   };

@@ -2,14 +2,14 @@
 // `leader:NAME` it is; another takes over once a dead leader's lease runs out. The work itself stays safe if two
 // ever overlapped (guarded updates), so leadership saves duplicate effort rather than guarding correctness.
 import type { Logger } from '../logger.ts';
-import type { Component, Service } from '../service.ts';
+import type { Component, ComponentHost } from '../component.ts';
 import type { ClusterNode } from './node.ts';
 
 /** Runs `inner` only while this node leads `name`. */
 export function ledComponent(name: string, inner: Component[], logger: Logger): Component & { leading(): boolean } {
   let leading = false;
   let changing = Promise.resolve();
-  let service: Service | undefined;
+  let service: ComponentHost | undefined;
   const lease = `leader:${name}`;
   const follow = (why = 'lease lost') => {
     changing = changing.then(async () => {

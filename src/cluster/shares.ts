@@ -1,6 +1,7 @@
-// A carrier's shares (an SMPP carrier's binds, shares of a trunk's call limit) spread over the nodes that run its
+// A carrier's shares (a carrier's binds, shares of a trunk's call limit) spread over the nodes that run its
 // role: each node holds at most its fair part (the shares divided by those nodes, rounded up) through leases,
 // takes free or expired ones up to that part, and gives back what is over it, letting go of the bind first.
+import { shareKey } from '../carriers/index.ts';
 import type { Carrier } from '../carriers/types.ts';
 import type { Role } from '../domain/roles.ts';
 import type { Logger } from '../logger.ts';
@@ -13,9 +14,9 @@ export function isShared(carrier: Carrier): carrier is Shared {
   return carrier.shares !== undefined && carrier.useShares !== undefined;
 }
 
-/** The lease name of share `index` of a carrier: `bind:NAME#i` for SMPP binds, `calls:NAME#i` for a trunk. */
+/** The lease name of share `index` of a carrier: `KEY:NAME#i`, KEY its protocol's share key (carriers/index.ts). */
 export function shareLease(carrier: Carrier, index: number): string {
-  return `${carrier.protocol === 'sip' ? 'calls' : 'bind'}:${carrier.name}#${index}`;
+  return `${shareKey(carrier.protocol)}:${carrier.name}#${index}`;
 }
 
 /** Keeps this node's part of the carrier's shares; returns once the first round ran. */

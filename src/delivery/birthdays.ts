@@ -4,7 +4,7 @@
 // sends twice; a failed send rolls back its rows and is retried on the next run that day.
 import { zonedParts } from '../domain/dates.ts';
 import { mergeDynamicFields, type DynamicFieldName } from '../domain/templates.ts';
-import type { Component } from '../service.ts';
+import type { Component } from '../component.ts';
 import {
   activeBirthdayCampaigns,
   birthdayCandidates,

@@ -1,10 +1,9 @@
-// Which carriers Yona binds: read from YONA_CARRIERS_FILE (JSON; each entry read by its protocol, SMPP when it
-// names none) and from the store (`yona admin add-carrier` / `add-route`), merged, with their routes.
+// Which carriers Yona binds: read from YONA_CARRIERS_FILE (JSON; each entry read by its protocol, the default
+// protocol when it names none) and from the store (`yona admin add-carrier` / `add-route`), merged, with their routes.
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
-import { carrierProtocol } from '../carriers/index.ts';
-import { smppConfigFromStore } from '../carriers/smpp/settings.ts';
+import { carrierFromStore, carrierProtocol } from '../carriers/index.ts';
 import type { CarrierConfigBase } from '../carriers/types.ts';
 import { ConfigError } from '../domain/errors.ts';
 import type { Queryable } from '../store/db.ts';
@@ -46,13 +45,16 @@ export function readCarriersFile(path: string): CarrierSetup {
   const carriers = parsed.data.carriers.map((entry, i) => {
     const where = `YONA_CARRIERS_FILE ${path}: carrier "${String((entry as { name?: unknown }).name ?? i)}"`;
     const protocol = carrierProtocol(entry.protocol, where);
-    if (!protocol.file)
-      throw new ConfigError(`${where}: protocol "${entry.protocol}" is not configured from the carriers file`);
-    const one = protocol.file.schema.safeParse(entry);
+    // A protocol without a settings schema takes its entry as it is.
+    if (!protocol.settings) return entry as CarrierConfigBase;
+    const one = protocol.settings.schema.safeParse(entry);
     if (!one.success) throw fileProblem(path, one.error.issues[0], ['carriers', i]);
     // A relative tlsCa is relative to the carriers file.
     const data = one.data as { tlsCa?: string };
-    return protocol.file.toConfig(data.tlsCa ? { ...data, tlsCa: resolve(dirname(path), data.tlsCa) } : data, where);
+    return protocol.settings.toConfig(
+      data.tlsCa ? { ...data, tlsCa: resolve(dirname(path), data.tlsCa) } : data,
+      where,
+    );
   });
   const routes = Object.entries(parsed.data.routes).map(([prefix, carrier]) => ({
     prefix: routePrefix(prefix),
@@ -64,7 +66,7 @@ export function readCarriersFile(path: string): CarrierSetup {
 /** The carriers of the file (YONA_CARRIERS_FILE, when set) and of the store, with their routes. */
 export async function loadCarrierSetup(db: Queryable, carriersFile: string | undefined): Promise<CarrierSetup> {
   const fromFile = carriersFile ? readCarriersFile(carriersFile) : { carriers: [], routes: [] };
-  const stored = (await listCarriers(db)).map(smppConfigFromStore);
+  const stored = (await listCarriers(db)).map(carrierFromStore);
   const carriers = [...fromFile.carriers];
   for (const c of stored) {
     if (carriers.some((f) => f.name === c.name))

@@ -1,20 +1,22 @@
 // The delivery side of a Yona process as one component: binds the configured carriers (or, when none is
-// configured, the bundled SMSC simulator started in-process on loopback), and runs the dispatcher, the
+// configured, every protocol's bundled simulator started in-process on loopback), and runs the dispatcher, the
 // receipts worker and the inbound handler against them.
-import { randomBytes } from 'node:crypto';
 import client from 'prom-client';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CallSimulator, SmscSimulator } from '../carriers/simulator/index.ts';
-import type { SipTrunkConfig } from '../carriers/sip/connector.ts';
-import { createCarrier } from '../carriers/index.ts';
+import {
+  type BundledSimulator,
+  carrierChannel,
+  carrierRole,
+  createCarrier,
+  protocols,
+  sharePrefixes,
+} from '../carriers/index.ts';
 import { isShared, keepShares } from '../cluster/shares.ts';
-import type { SmppCarrierConfig } from '../carriers/smpp/connector.ts';
-import { CARRIER_TIMER_DEFAULTS } from '../carriers/smpp/settings.ts';
 import type { Carrier } from '../carriers/types.ts';
-import { loadConfig, type Env } from '../config.ts';
+import type { Config } from '../config.ts';
 import { sealingKey } from '../secret-key.ts';
-import type { Component, RoleHealth, Service } from '../service.ts';
+import type { Component, RoleHealth, ComponentHost } from '../component.ts';
 import type { Role } from '../domain/roles.ts';
 import { recordLateCarrierId } from '../store/dispatch.ts';
 import { loadCarrierSetup, type CarrierSetup } from './carrier-setup.ts';
@@ -29,8 +31,8 @@ import { registerVoiceMetrics, trunkHealth } from './voice-metrics.ts';
 export interface CarriersOptions {
   /** Carriers and routes to use instead of YONA_CARRIERS_FILE and the store. */
   setup?: CarrierSetup;
-  /** Settings and YONA_CARRIERS_FILE read from this environment instead of the service's configuration. */
-  env?: Env;
+  /** Settings and YONA_CARRIERS_FILE from this configuration instead of the service's. */
+  config?: Config;
   /** Overrides of the settings read from the environment. */
   settings?: Partial<DeliverySettings>;
 }
@@ -41,14 +43,13 @@ export interface CarriersRuntime {
   dispatcher: Dispatcher;
   receipts: ReceiptWorker;
   inbound: InboundHandler;
-  /** The bundled simulator when this process started one (its SMSC, and its SIP side for calls). */
-  simulator?: SmscSimulator;
-  callSimulator?: CallSimulator;
+  /** The bundled simulators when this process started them (one per protocol that has one). */
+  simulators?: BundledSimulator[];
 }
 
 // Counters of this node's dispatcher and the binds of its carriers, read at scrape time (registered once).
 function registerDispatchMetrics(
-  service: Service,
+  service: ComponentHost,
   stats: () => Dispatcher['stats'] | undefined,
   carriers: () => Map<string, Carrier> | undefined,
 ): void {
@@ -72,7 +73,7 @@ function registerDispatchMetrics(
   });
   new client.Gauge({
     name: 'yona_carrier_shares_in_use',
-    help: 'Binds (SMPP) or call shares (SIP) this node holds, per carrier',
+    help: 'Shares of a carrier (its binds, or shares of its call limit) this node holds, per carrier',
     labelNames: ['node', 'carrier'],
     registers: [registry],
     collect() {
@@ -97,78 +98,39 @@ export function carriersComponent(
   let runtime: CarriersRuntime | undefined;
   let infoFile: string | undefined;
 
-  async function startSimulator(service: Service, settings: DeliverySettings): Promise<CarrierSetup> {
-    const password = randomBytes(6).toString('hex');
-    const simulator = new SmscSimulator({
-      systemId: 'yona',
-      password,
-      receiptDelayMs: settings.simulatorReceiptDelayMs,
-      controlPort: 0,
-    });
-    const port = await simulator.start(0);
-    const controlUrl = `http://127.0.0.1:${simulator.controlPort()}`;
+  // Every protocol's simulator, each bound by a carrier of its own, and where `yona sim` finds them.
+  async function startSimulators(service: ComponentHost, settings: DeliverySettings): Promise<CarrierSetup> {
+    const simulators: BundledSimulator[] = [];
+    for (const [, protocol] of protocols()) {
+      if (!protocol.simulator) continue;
+      const started = await protocol.simulator.start({ receiptDelayMs: settings.simulatorReceiptDelayMs });
+      simulators.push(started);
+      service.logger.info(started.started.fields, started.started.message);
+    }
+    for (const one of simulators) for (const other of simulators) if (other !== one) one.attach?.(other);
     infoFile = simulatorInfoPath(service.config.dataDir);
-    writeFileSync(
-      infoFile,
-      `${JSON.stringify({ smppPort: port, controlUrl, pid: process.pid, startedAt: new Date().toISOString() })}\n`,
-    );
-    service.logger.info(
-      { smpp: `127.0.0.1:${port}`, control: controlUrl },
-      'no carrier configured: bundled SMSC simulator started (yona sim talks to it)',
-    );
-    const callSimulator = new CallSimulator();
-    const sipPort = await callSimulator.start(0);
-    simulator.attachCalls(callSimulator);
-    service.logger.info(
-      { sip: `127.0.0.1:${sipPort}` },
-      'bundled call simulator started (a SIP trunk for voice sends)',
-    );
-    runtime = { simulator, callSimulator } as CarriersRuntime;
-    const carrier: SmppCarrierConfig = {
-      ...CARRIER_TIMER_DEFAULTS,
-      name: 'simulator',
-      host: '127.0.0.1',
-      port,
-      systemId: 'yona',
-      password,
-      bindMode: 'transceiver',
-      binds: 2,
-      windowSize: 100,
-      maxSubmitsPerSecond: 0,
-      tls: false,
-      reconnectBaseMs: 100,
-      reconnectMaxMs: 2000,
-    };
-    const trunk: SipTrunkConfig = {
-      protocol: 'sip',
-      name: 'simulator-voice',
-      host: '127.0.0.1',
-      port: sipPort,
-      callerId: '035550000',
-      localIp: '127.0.0.1',
-      maxCalls: 100,
-      callsPerSecond: 0,
-      ringTimeoutMs: 30_000,
-    };
-    return { carriers: [carrier, trunk], routes: [] };
+    const info = Object.assign({}, ...simulators.map((s) => s.info));
+    writeFileSync(infoFile, `${JSON.stringify({ ...info, pid: process.pid, startedAt: new Date().toISOString() })}\n`);
+    runtime = { simulators } as CarriersRuntime;
+    return { carriers: simulators.map((s) => s.carrier), routes: [] };
   }
 
   // What each delivery role of this node holds: binds per SMS carrier, call shares per trunk.
-  function health(service: Service | undefined): RoleHealth[] {
+  function health(service: ComponentHost | undefined): RoleHealth[] {
     if (!service) return [];
     const held = service.node.leases();
-    const report = (role: Role, prefix: string): RoleHealth => ({
+    const report = (role: Role): RoleHealth => ({
       role,
       ok: runtime?.dispatcher !== undefined,
-      holds: held.filter((l) => l.startsWith(prefix)),
+      holds: held.filter((l) => sharePrefixes(role).some((prefix) => l.startsWith(prefix))),
     });
     return [
-      report('dispatcher', 'bind:'),
-      { ...report('voice', 'calls:'), trunks: trunkHealth(runtime?.carriers) },
+      report('dispatcher'),
+      { ...report('voice'), trunks: trunkHealth(runtime?.carriers) },
       { role: 'receipts', ok: runtime?.receipts !== undefined },
     ];
   }
-  let started: Service | undefined;
+  let started: ComponentHost | undefined;
 
   return {
     name: 'carriers',
@@ -176,16 +138,17 @@ export function carriersComponent(
     health: () => health(started),
     async start(service) {
       started = service;
-      const config = options.env ? loadConfig(options.env) : service.config;
+      const config = options.config ?? service.config;
       const settings = { ...config.delivery, ...options.settings };
       const { node } = service;
       let setup = options.setup ?? (await loadCarrierSetup(service.store.db, config.carriersFile));
       if (setup.carriers.length === 0 && (node.has('dispatcher') || node.has('voice')))
-        setup = await startSimulator(service, settings);
+        setup = await startSimulators(service, settings);
       // A node runs the SMS carriers with the dispatcher role and the voice trunks with the voice role.
-      const runs = (c: { protocol?: string }) => (c.protocol === 'sip' ? node.has('voice') : node.has('dispatcher'));
+      const runs = (c: { protocol?: string }) => node.has(carrierRole(c.protocol));
       // Texts and calls are routed apart: a route belongs to the side of the carrier it names.
-      const isTrunk = (name: string) => setup.carriers.some((c) => c.name === name && c.protocol === 'sip');
+      const isTrunk = (name: string) =>
+        setup.carriers.some((c) => c.name === name && carrierChannel(c.protocol) === 'voice');
       const names = setup.carriers.map((c) => c.name);
       const router = new Router(
         setup.routes.filter((r) => !isTrunk(r.carrier)),
@@ -243,12 +206,7 @@ export function carriersComponent(
       await Promise.all(
         [...carriers.values()].map(async (c) => {
           if (isShared(c))
-            await keepShares(
-              node,
-              c,
-              c.protocol === 'sip' ? 'voice' : 'dispatcher',
-              service.logger.child({ carrier: c.name }),
-            );
+            await keepShares(node, c, carrierRole(c.protocol), service.logger.child({ carrier: c.name }));
           await c.start();
           if (!c.canSubmit())
             service.logger.warn({ carrier: c.name }, 'carrier not bound yet; it keeps retrying and messages wait');
@@ -262,8 +220,7 @@ export function carriersComponent(
       await r.dispatcher?.stop();
       await Promise.all([...(r.carriers?.values() ?? [])].map((c) => c.stop()));
       await r.receipts?.stop();
-      await r.simulator?.stop();
-      await r.callSimulator?.stop();
+      for (const simulator of r.simulators ?? []) await simulator.stop();
       if (infoFile) rmSync(infoFile, { force: true });
       runtime = undefined;
     },

@@ -6,9 +6,9 @@ import type dns from 'node:dns';
 import type { EventEmitter } from 'node:events';
 import type { Agent } from 'undici';
 import { encodeForm } from '../domain/push-fields.ts';
-import { loadConfig, type Env } from '../config.ts';
+import type { Config } from '../config.ts';
 import type { PushSettings } from '../domain/push-settings.ts';
-import type { Component, Service } from '../service.ts';
+import type { Component, ComponentHost } from '../component.ts';
 import {
   claimPushEvents,
   prunePushData,
@@ -22,8 +22,8 @@ import { createPushAgent, postForm, prepareTarget, pushHeaders, type PreparedTar
 
 /** Options of createPusher (tests and embedders). */
 export interface PusherOptions {
-  /** YONA_PUSH_* read from this environment instead of the service's configuration. */
-  env?: Env;
+  /** YONA_PUSH_* from this configuration instead of the service's. */
+  config?: Config;
   /** The resolver behind the public-only lookup (tests simulate a name resolving to loopback). */
   resolve?: typeof dns.lookup;
   /** Events claimed ahead of sending, across lanes (default 4096). */
@@ -53,7 +53,7 @@ const FLUSH_DELAY_MS = 5;
 
 class Pusher implements Component {
   readonly name = 'pusher';
-  private service!: Service;
+  private service!: ComponentHost;
   private settings!: PushSettings;
   private agent!: Agent;
   private readonly lanes = new Map<number, Lane>();
@@ -75,9 +75,9 @@ class Pusher implements Component {
 
   constructor(private readonly options: PusherOptions) {}
 
-  async start(service: Service): Promise<void> {
+  async start(service: ComponentHost): Promise<void> {
     this.service = service;
-    this.settings = this.options.env ? loadConfig(this.options.env).push : service.config.push;
+    this.settings = (this.options.config ?? service.config).push;
     this.agent = createPushAgent(this.settings, this.options.resolve);
     this.unsubscribe = service.signals.subscribe('push', () => this.requestScan());
     this.timers.push(setInterval(() => this.requestScan(), this.settings.pollMs));

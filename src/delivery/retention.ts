@@ -2,10 +2,11 @@
 // than YONA_RETENTION_DAYS (store/retention.ts); with 0 (the default) it keeps everything. On PostgreSQL it also
 // keeps the time partitions (store/partitions.ts): months created ahead, and whole months dropped once past
 // YONA_RETENTION_DAYS (messages, carrier ids) or YONA_PUSH_RETENTION (push events). Runs on the node leading
-// the scheduler (cli/serve.ts).
-import type { Component, Service } from '../service.ts';
+// the scheduler (cli/serve.ts). Idempotency keys go a day after their first request, whatever the retention.
+import type { Component, ComponentHost } from '../component.ts';
 import { dropExpiredMonths, ensureMonthPartitions } from '../store/partitions.ts';
 import { purgeOlderThan } from '../store/retention.ts';
+import { IDEMPOTENCY_WINDOW_MS, purgeIdempotencyKeys } from '../store/idempotency.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -13,7 +14,7 @@ export function retentionComponent(options: { intervalMs?: number } = {}): Compo
   const intervalMs = options.intervalMs ?? 3_600_000;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
-  let service: Service | undefined;
+  let service: ComponentHost | undefined;
 
   const run = (): void => {
     const s = service;
@@ -22,6 +23,7 @@ export function retentionComponent(options: { intervalMs?: number } = {}): Compo
     const now = s.clock();
     const cutoff = retentionDays > 0 ? now - retentionDays * DAY_MS : undefined;
     running = (async () => {
+      await sweepIdempotencyKeys(s, now);
       if (s.store.dialect === 'postgres') await keepPartitions(s, now, cutoff);
       if (cutoff === undefined) return;
       try {
@@ -37,7 +39,6 @@ export function retentionComponent(options: { intervalMs?: number } = {}): Compo
   return {
     name: 'retention',
     async start(s) {
-      if (s.config.retentionDays === 0 && s.store.dialect !== 'postgres') return;
       service = s;
       timer = setInterval(run, intervalMs);
       timer.unref();
@@ -53,7 +54,7 @@ export function retentionComponent(options: { intervalMs?: number } = {}): Compo
 
 // Months created ahead of `now`; months past `cutoff` (messages and carrier ids; none: kept) or past
 // YONA_PUSH_RETENTION (push events) dropped.
-async function keepPartitions(s: Service, now: number, cutoff: number | undefined): Promise<void> {
+async function keepPartitions(s: ComponentHost, now: number, cutoff: number | undefined): Promise<void> {
   try {
     const created = await ensureMonthPartitions(s.store.db, now);
     if (created.length > 0) s.logger.info({ created }, 'partitions: months created ahead');
@@ -65,5 +66,15 @@ async function keepPartitions(s: Service, now: number, cutoff: number | undefine
     if (dropped.length > 0) s.logger.info({ dropped }, 'partitions: months past retention dropped');
   } catch (err) {
     s.logger.error({ err }, 'partitions: keeping the monthly partitions failed');
+  }
+}
+
+// Idempotency keys past their window: a retry after it runs as a new request.
+async function sweepIdempotencyKeys(s: ComponentHost, now: number): Promise<void> {
+  try {
+    const removed = await purgeIdempotencyKeys(s.store.db, now - IDEMPOTENCY_WINDOW_MS);
+    if (removed > 0) s.logger.debug({ removed }, 'retention: idempotency keys past their window removed');
+  } catch (err) {
+    s.logger.error({ err }, 'retention: removing old idempotency keys failed');
   }
 }

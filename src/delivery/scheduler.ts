@@ -5,7 +5,7 @@
 // releases everything overdue at once; the guarded UPDATE lets several processes run it against one
 // PostgreSQL without releasing a campaign twice.
 import { DAY_MS } from '../domain/dates.ts';
-import type { Component, Service } from '../service.ts';
+import type { Component, ComponentHost } from '../component.ts';
 import { blockedAmong } from '../store/blocklist.ts';
 import { claimCampaignRelease, dueCampaignIds, markCampaignSent } from '../store/campaigns.ts';
 import type { Db, Queryable } from '../store/db.ts';
@@ -18,7 +18,7 @@ import {
   skipMessages,
   type ChargedMessage,
 } from '../store/messages.ts';
-import { DELIVERY } from '../domain/status.ts';
+import { DELIVERY, type DeliveryStatus } from '../domain/status.ts';
 
 const PAGE = 1000;
 const DUE_BATCH = 50;
@@ -31,7 +31,7 @@ async function skipAtRelease(
   db: Queryable,
   accountId: number,
   messages: ChargedMessage[],
-  status: number,
+  status: DeliveryStatus,
   reason: string,
   now: number,
   into: Skipped,
@@ -153,7 +153,7 @@ export function schedulerComponent(options: { intervalMs?: number } = {}): Compo
   let unsubscribe: (() => void) | undefined;
   let running: Promise<void> | undefined;
   let again = false;
-  let service: Service | undefined;
+  let service: ComponentHost | undefined;
 
   const run = (): void => {
     if (!service) return;

@@ -1,5 +1,5 @@
 // GSM 03.38 (3GPP TS 23.038) text handling: which alphabet a message needs, how many parts it takes,
-// and the short_message payloads an SMPP submit_sm carries (unpacked septets or UTF-16BE, with UDH).
+// and the bodies of its parts (unpacked septets or UTF-16BE) that a carrier protocol wraps in its own PDUs.
 
 export type Encoding = 'gsm7' | 'ucs2';
 
@@ -9,23 +9,6 @@ export interface PartCount {
   /** GSM-7 septets (extension characters count 2) or UTF-16 code units. */
   units: number;
   dataCoding: 0 | 8;
-}
-
-export interface SmppPayload {
-  dataCoding: 0 | 8;
-  esmClass: number;
-  parts: Buffer[];
-}
-
-export interface ConcatUdh {
-  ref: number;
-  total: number;
-  seq: number;
-}
-
-export interface DecodedPayload {
-  text: string;
-  udh?: ConcatUdh;
 }
 
 // The default alphabet, indexed by septet value. 0x1B is the escape to the extension table, never a character.
@@ -66,7 +49,6 @@ const GSM_SINGLE = 160;
 const GSM_CONCAT = 153;
 const UCS2_SINGLE = 70;
 const UCS2_CONCAT = 67;
-const CONCAT_ESM_CLASS = 0x40; // UDHI: short_message starts with a user data header
 
 // Picks the alphabet a text must be sent in: gsm7 when every character is in GSM 03.38, else ucs2.
 export function detectEncoding(text: string): Encoding {
@@ -88,52 +70,11 @@ export function countParts(text: string): PartCount {
   return { encoding, parts: splitUcs2(text).length, units: text.length, dataCoding: 8 };
 }
 
-// Builds the submit_sm short_message payloads (and data_coding, esm_class) for a text; refNumber ties the parts.
-export function encodeForSmpp(text: string, refNumber: number): SmppPayload {
-  if (!Number.isInteger(refNumber) || refNumber < 0 || refNumber > 255) {
-    throw new RangeError(`refNumber must be an integer 0..255, got ${refNumber}`);
-  }
-  const encoding = detectEncoding(text);
-  const bodies =
-    encoding === 'gsm7'
-      ? splitGsm(toSeptets(text)).map((septets) => Buffer.from(septets))
-      : splitUcs2(text).map(utf16be);
-  const dataCoding = encoding === 'gsm7' ? 0 : 8;
-  if (bodies.length === 1) return { dataCoding, esmClass: 0, parts: bodies };
-  if (bodies.length > 255)
-    throw new RangeError(`text needs ${bodies.length} parts; a concatenated SMS holds at most 255`);
-  const total = bodies.length;
-  const parts = bodies.map((body, i) =>
-    Buffer.concat([Buffer.from([0x05, 0x00, 0x03, refNumber, total, i + 1]), body]),
-  );
-  return { dataCoding, esmClass: CONCAT_ESM_CLASS, parts };
-}
-
-// Decodes one short_message payload (data_coding 0/1 GSM unpacked, 3 latin1, 8 UCS-2), reading its UDH if flagged.
-export function decodeFromSmpp(payload: Buffer, dataCoding: number, hasUdh: boolean): DecodedPayload {
-  let body = payload;
-  let udh: ConcatUdh | undefined;
-  if (hasUdh) {
-    const parsed = parseUdh(payload);
-    body = payload.subarray(parsed.length);
-    udh = parsed.concat;
-  }
-  let text: string;
-  switch (dataCoding) {
-    case 0:
-    case 1: // treated as the GSM default alphabet too, as our carriers and simulator do
-      text = fromSeptets(body);
-      break;
-    case 3:
-      text = body.toString('latin1');
-      break;
-    case 8:
-      text = fromUtf16be(body);
-      break;
-    default:
-      throw new RangeError(`unsupported data_coding ${dataCoding}`);
-  }
-  return udh ? { text, udh } : { text };
+// The bodies of a text's parts in its alphabet (unpacked GSM septets, or UTF-16BE), before any header.
+export function encodeBodies(text: string): { dataCoding: 0 | 8; bodies: Buffer[] } {
+  return detectEncoding(text) === 'gsm7'
+    ? { dataCoding: 0, bodies: splitGsm(toSeptets(text)).map((septets) => Buffer.from(septets)) }
+    : { dataCoding: 8, bodies: splitUcs2(text).map(utf16be) };
 }
 
 // Per character: its septet, or ESC and its septet for extension characters. Caller has checked it is gsm7.
@@ -192,7 +133,8 @@ function utf16be(text: string): Buffer {
   return buf;
 }
 
-function fromUtf16be(body: Buffer): string {
+/** UTF-16BE (UCS-2) bytes as text; an odd trailing byte shows as U+FFFD. */
+export function fromUtf16be(body: Buffer): string {
   let text = '';
   for (let i = 0; i + 1 < body.length; i += 2) text += String.fromCharCode(body.readUInt16BE(i));
   // An odd trailing byte is a broken payload; mark it rather than drop it silently.
@@ -200,7 +142,8 @@ function fromUtf16be(body: Buffer): string {
   return text;
 }
 
-function fromSeptets(body: Buffer): string {
+/** Unpacked GSM 03.38 septets as text (extension table included). */
+export function fromSeptets(body: Buffer): string {
   let text = '';
   for (let i = 0; i < body.length; i++) {
     const septet = body[i];
@@ -217,28 +160,4 @@ function fromSeptets(body: Buffer): string {
     }
   }
   return text;
-}
-
-// Reads the UDH at the start of a payload: its total length (UDHL byte included) and any concatenation IE.
-function parseUdh(payload: Buffer): { length: number; concat?: ConcatUdh } {
-  if (payload.length < 1) throw new RangeError('payload flagged with a UDH is empty');
-  const length = 1 + payload[0];
-  if (length > payload.length)
-    throw new RangeError(`UDH length ${payload[0]} exceeds payload of ${payload.length} bytes`);
-  let concat: ConcatUdh | undefined;
-  let i = 1;
-  while (i < length) {
-    if (i + 1 >= length) throw new RangeError('truncated UDH information element');
-    const iei = payload[i];
-    const iel = payload[i + 1];
-    const data = i + 2;
-    if (data + iel > length) throw new RangeError(`UDH information element 0x${iei.toString(16)} overruns the header`);
-    if (iei === 0x00 && iel === 3) {
-      concat = { ref: payload[data], total: payload[data + 1], seq: payload[data + 2] };
-    } else if (iei === 0x08 && iel === 4) {
-      concat = { ref: payload.readUInt16BE(data), total: payload[data + 2], seq: payload[data + 3] };
-    }
-    i = data + iel;
-  }
-  return concat ? { length, concat } : { length };
 }

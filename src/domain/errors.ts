@@ -19,7 +19,12 @@ export class ApiError extends Error {
 
 /** Status 2 naming the missing field. */
 export function missingField(field: string): ApiError {
-  return new ApiError(2, `Missing required field: ${field}`);
+  return new ApiError(2, missingFieldMessage(field));
+}
+
+/** The message of status 2 for a missing field. */
+export function missingFieldMessage(field: string): string {
+  return `Missing required field: ${field}`;
 }
 
 /** A setting that cannot be used (environment, carriers file, stored carrier): the message names it. */

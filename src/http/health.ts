@@ -2,15 +2,23 @@
 // (its binds, whether it leads). `?role=NAME` asks about one role: 404 when this node does not run it, 503 when
 // it is not well. A node whose heartbeat could not be written for a lease time answers 503 for every role.
 import type { FastifyInstance } from 'fastify';
-import type { ClusterNode } from '../cluster/node.ts';
 import { ROLES, type Role } from '../domain/roles.ts';
 import type { Db } from '../store/db.ts';
 import { checkMigrated } from '../store/migrations/index.ts';
 
+/** What /healthz reads of this node (cluster/node.ts keeps it): its name, roles and last heartbeat. */
+export interface NodeHealth {
+  readonly name: string;
+  readonly roles: readonly Role[];
+  /** When its heartbeat was last written, and how long one holds. */
+  readonly lastBeatAt: number;
+  readonly leaseMs: number;
+}
+
 export interface HealthSource {
   db: Db;
   dialect: string;
-  node: ClusterNode;
+  node: NodeHealth;
   /** What the components of each role report. */
   health: () => Array<{ role: Role; ok: boolean; [detail: string]: unknown }>;
   clock: () => number;

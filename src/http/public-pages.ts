@@ -7,7 +7,7 @@ import { looksLikePublicCode } from '../domain/codes.ts';
 import { maskPhone } from '../domain/phone.ts';
 import { unsubscribeByCode } from '../operations/block.ts';
 import { confirmSenderVerification } from '../operations/senders.ts';
-import type { Component, Service } from '../service.ts';
+import type { Component, ComponentHost } from '../component.ts';
 import { recordClick, shortLinkTarget } from '../store/links.ts';
 import { findUnsubscribeTarget } from '../store/messages.ts';
 import { findSenderVerification } from '../store/senders.ts';
@@ -37,8 +37,8 @@ const notFound = (reply: FastifyReply) =>
   page(reply, 404, 'הקישור אינו תקף / Link not valid', '<p>This link is unknown or no longer valid.</p>');
 
 /** Registers the public routes; they read the store through `current()` once the service runs. */
-export function registerPublicPages(app: FastifyInstance, current: () => Service | undefined): void {
-  const ready = (reply: FastifyReply): Service | undefined => {
+export function registerPublicPages(app: FastifyInstance, current: () => ComponentHost | undefined): void {
+  const ready = (reply: FastifyReply): ComponentHost | undefined => {
     const s = current();
     if (!s) void reply.code(503).send('starting');
     return s;
@@ -111,7 +111,7 @@ export function registerPublicPages(app: FastifyInstance, current: () => Service
 
 /** The public pages as a service component (routes registered before listening, served once started). */
 export function publicPagesComponent(): Component {
-  let service: Service | undefined;
+  let service: ComponentHost | undefined;
   return {
     name: 'public-pages',
     routes: (app) => registerPublicPages(app, () => service),

@@ -7,7 +7,6 @@ import type { Logger } from '../logger.ts';
 import type { AppContext } from '../operations/execute.ts';
 import { apiErrorReply, registerApiRoutes } from './api-route.ts';
 import { registerConsole } from './console/index.ts';
-import type { ClusterNode } from '../cluster/node.ts';
 import { registerHealth, type HealthSource } from './health.ts';
 import { registerOpenApiRoute } from './openapi/route.ts';
 import type { Metrics } from './metrics.ts';
@@ -20,7 +19,7 @@ export interface HttpDeps {
   tls: TlsMaterial;
   /** More routes (public links, console) registered by their owners. */
   routes?: Array<(app: FastifyInstance) => void>;
-  node: ClusterNode;
+  node: HealthSource['node'];
   health: HealthSource['health'];
   /** Serve the API, the console and the public pages (the api role); otherwise only /healthz and /metrics. */
   api: boolean;

@@ -2,11 +2,17 @@
 import { z } from 'zod';
 import { formatShekels } from '../domain/money.ts';
 import { optText } from './fields.ts';
+import { SHEKELS, str } from './replies.ts';
 import { defineOperation } from './types.ts';
 
 export const balance = defineOperation({
   names: ['balance'],
   input: z.object({ type: optText() }),
+  reply: z.object({
+    balance: str('domestic credits'),
+    international_balance: str(SHEKELS),
+    interantional_balance: str('the same, spelled as 019 spells it'),
+  }),
   readOnly: true,
   async handler(ctx, input) {
     const international = formatShekels(ctx.account.intl_agorot);

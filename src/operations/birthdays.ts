@@ -22,8 +22,9 @@ import {
   type BirthdayCampaignChanges,
 } from '../store/birthdays.ts';
 import { findContactList } from '../store/contacts.ts';
-import { isVerifiedSender } from '../store/senders.ts';
-import { optInt, optText, rawText, text, textOf, readByHandler } from './fields.ts';
+import { requireVerifiedSender } from './send/compose.ts';
+import { elementText, lateMissing, optInt, optText, rawText, text, textOf } from './fields.ts';
+import { DATE, int, str } from './replies.ts';
 import { defineOperation, type OperationContext } from './types.ts';
 
 /** Hour greetings go out when new_birthday_campaign names none. */
@@ -50,14 +51,14 @@ function checkLength(field: 'message' | 'name', value: string, max: number): str
 }
 
 async function checkSource(ctx: OperationContext, source: string): Promise<string> {
-  if (!(await isVerifiedSender(ctx.db, ctx.account.id, source)))
-    throw new ApiError(515, `Unverified source: ${source}`);
+  await requireVerifiedSender(ctx, source);
   return source;
 }
 
 /** new_birthday_campaign (extension): creates an active campaign on a list. */
 export const newBirthdayCampaign = defineOperation({
   names: ['new_birthday_campaign'],
+  reply: z.object({ id: int() }),
   input: z.object({
     cl_id: text(),
     name: text(),
@@ -87,6 +88,21 @@ export const newBirthdayCampaign = defineOperation({
 /** get_birthday_campaigns: the account's campaigns. */
 export const getBirthdayCampaigns = defineOperation({
   names: ['get_birthday_campaigns'],
+  reply: z.object({
+    campaigns: z.array(
+      z.object({
+        id: int(),
+        name: str(),
+        cl_id: int('the list greeted'),
+        message: str(),
+        source: str(),
+        hour: int("0-23, the account's time zone"),
+        dob_field: str('df1..df6: the contact field holding the birthday'),
+        active: int('1 or 0'),
+        date: str(`created, ${DATE}`),
+      }),
+    ),
+  }),
   input: z.object({}),
   readOnly: true,
   async handler(ctx) {
@@ -112,19 +128,25 @@ export const getBirthdayCampaigns = defineOperation({
 /** edit_birthday_campaign: changes text, hour, source, activity (977 when not the account's). */
 export const editBirthdayCampaign = defineOperation({
   names: ['edit_birthday_campaign'],
-  input: z.object({
-    id: readByHandler('The campaign to change (from new_birthday_campaign or get_birthday_campaigns).'),
-    campaign_id: readByHandler('Another name for `id`.'),
-    message: z.preprocess((v) => (textOf(v) === '' ? undefined : v), rawText().optional()),
-    hour: optInt(),
-    source: optText(),
-    active: optInt(),
-    name: optText(),
-    dob_field: optText(),
-  }),
+  reply: z.object({ id: int() }),
+  input: z
+    .object({
+      id: elementText('The campaign to change (from new_birthday_campaign or get_birthday_campaigns).'),
+      campaign_id: elementText('Another name for `id`.'),
+      message: z.preprocess((v) => (textOf(v) === '' ? undefined : v), rawText().optional()),
+      hour: optInt(),
+      source: optText(),
+      active: optInt(),
+      name: optText(),
+      dob_field: optText(),
+    })
+    .transform((input, ctx) => {
+      const id = (input.id ?? input.campaign_id)?.trim() ?? '';
+      if (id === '') lateMissing(ctx, 'id');
+      return { ...input, id };
+    }),
   async handler(ctx, input) {
-    const rawId = textOf(input.id ?? input.campaign_id)?.trim() ?? '';
-    if (rawId === '') throw missingField('id');
+    const rawId = input.id;
     const campaign = /^\d{1,15}$/.test(rawId)
       ? await findBirthdayCampaign(ctx.db, ctx.account.id, Number(rawId))
       : undefined;

@@ -12,21 +12,15 @@ import { ApiError, missingField } from '../domain/errors.ts';
 import { maskPhone, normalizePhone } from '../domain/phone.ts';
 import { statusMessage } from '../domain/status.ts';
 import { blockNumbers, listBlocklist, removeFromBlocklist } from '../store/blocklist.ts';
-import { asList, optText, text, textOf, readByHandler } from './fields.ts';
+import { childTexts, optText, shortDate, texts } from './fields.ts';
+import { DATE, int, str } from './replies.ts';
 import { defineOperation } from './types.ts';
 
 const MINUTE = 60_000;
 
 // `phones.phone` (repeatable; a bare `phone` beside it is accepted too), normalized to international form.
-function readPhones(phones: unknown, bare: unknown): string[] {
-  const given = [
-    ...asList(phones).flatMap((p) =>
-      p !== null && typeof p === 'object' ? asList((p as Record<string, unknown>).phone) : [p],
-    ),
-    ...asList(bare),
-  ]
-    .map((p) => textOf(p)?.trim() ?? '')
-    .filter((p) => p !== '');
+function readPhones(phones: string[], bare: string[]): string[] {
+  const given = [...phones, ...bare];
   if (given.length === 0) throw missingField('phones.phone');
   const e164: string[] = [];
   const errors: { phone: string; reason: string }[] = [];
@@ -41,21 +35,16 @@ function readPhones(phones: unknown, bare: unknown): string[] {
   return [...new Set(e164)];
 }
 
-function parseWindowEdge(value: string, field: string, timeZone: string): number {
-  const at = parseShort(value, timeZone);
-  if (at === null) throw new ApiError(2, `Invalid value for field ${field}: expected dd/mm/yy hh:mm, got "${value}"`);
-  return at;
-}
-
 /** blacklist: entries blocked within a window, phones masked. */
 export const blacklist = defineOperation({
   names: ['blacklist'],
-  input: z.object({ from: text(), to: text() }),
+  reply: z.object({ transactions: z.array(z.object({ phone: str('masked'), date: str(DATE) })) }),
+  input: z.object({ from: shortDate('from'), to: shortDate('to') }),
   readOnly: true,
   async handler(ctx, input) {
     const zone = ctx.account.time_zone;
-    const from = parseWindowEdge(input.from, 'from', zone);
-    const to = parseWindowEdge(input.to, 'to', zone) + MINUTE - 1;
+    const from = parseShort(input.from, zone)!;
+    const to = parseShort(input.to, zone)! + MINUTE - 1;
     const entries = await listBlocklist(ctx.db, ctx.account.id, from, to);
     const transactions = entries.map((e) => ({ phone: maskPhone(e.phone), date: formatShort(e.created_at, zone) }));
     // Never empty: `<message/>` would defeat clients that regex `<message>(.*?)</message>`.
@@ -70,9 +59,11 @@ export const blacklist = defineOperation({
 /** addNumBL: blocks numbers (source 'api'); 946 on success. */
 export const addNumBL = defineOperation({
   names: ['addNumBL'],
+  reply: z.object({ added: int(), already_listed: int() }),
+  successStatuses: [946],
   input: z.object({
-    phones: readByHandler('Holds the numbers to block: `{"phone": ["0521234567", ...]}`.'),
-    phone: readByHandler('Numbers given without `phones` (repeatable).'),
+    phones: childTexts('phone', 'Holds the numbers to block: `{"phone": ["0521234567", ...]}`.', true),
+    phone: texts('Numbers given without `phones` (repeatable).'),
   }),
   async handler(ctx, input) {
     const phones = readPhones(input.phones, input.phone);
@@ -94,9 +85,11 @@ export const addNumBL = defineOperation({
 /** rmNumBL: unblocks numbers; 944 when some were not blocked. */
 export const rmNumBL = defineOperation({
   names: ['rmNumBL'],
+  reply: z.object({ deleted: int(), not_in_blacklist: int() }),
+  successStatuses: [0, 944],
   input: z.object({
-    phones: readByHandler('Holds the numbers to unblock: `{"phone": ["0521234567", ...]}`.'),
-    phone: readByHandler('Numbers given without `phones` (repeatable).'),
+    phones: childTexts('phone', 'Holds the numbers to unblock: `{"phone": ["0521234567", ...]}`.', true),
+    phone: texts('Numbers given without `phones` (repeatable).'),
     reason: optText(),
   }),
   async handler(ctx, input) {

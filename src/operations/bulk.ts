@@ -4,7 +4,12 @@ import { z } from 'zod';
 import { ApiError, missingField } from '../domain/errors.ts';
 import { acceptCampaign, inBatches } from './send/accept.ts';
 import { requireVerifiedSender } from './send/compose.ts';
-import { normaliseGivenPhones, readDestinations, type NormalisedDestinations } from './send/destinations.ts';
+import {
+  destinationsOf,
+  normaliseGivenPhones,
+  requireDestinations,
+  type NormalisedDestinations,
+} from './send/destinations.ts';
 import {
   checkCampaignName,
   checkMessage,
@@ -14,15 +19,15 @@ import {
   parseTiming,
 } from './send/options.ts';
 import { Rejections } from './send/rejections.ts';
-import { acceptedReply } from './send/reply.ts';
-import { asList, optText, textOf, readByHandler } from './fields.ts';
+import { acceptedReply, SEND_REPLY } from './send/reply.ts';
+import { asList, type IssueSink, late, lateMissing, lenient, optText, textOf } from './fields.ts';
 import { defineOperation } from './types.ts';
 
 /** Most `sms` items one bulk may hold; more is status 2 (nothing sent). */
 export const MAX_BULK_ITEMS = 2500;
 
-/** The items under `messages`: `{sms: [...]}` (XML and most JSON), a list of `{sms}`, or a bare list. */
-function bulkItems(messages: unknown): Array<Record<string, unknown>> {
+/** The items under `messages`: `{sms: [...]}` (XML and most JSON), a list of `{sms}`, or a bare list; 1 to 2,500. */
+function bulkItems(messages: unknown, ctx: IssueSink): Array<Record<string, unknown>> {
   const items: Array<Record<string, unknown>> = [];
   for (const m of asList(messages)) {
     if (m === null || typeof m !== 'object') continue;
@@ -32,14 +37,19 @@ function bulkItems(messages: unknown): Array<Record<string, unknown>> {
       if (item !== null && typeof item === 'object' && !Array.isArray(item))
         items.push(item as Record<string, unknown>);
   }
+  if (items.length === 0) lateMissing(ctx, 'messages.sms');
+  else if (items.length > MAX_BULK_ITEMS)
+    late(ctx, 2, `Too many messages: bulk holds at most ${MAX_BULK_ITEMS} sms items, got ${items.length}`);
   return items;
 }
 
 export const bulk = defineOperation({
   names: ['bulk'],
+  reply: SEND_REPLY,
   sharesCommits: true,
   input: z.object({
-    messages: readByHandler(
+    messages: lenient(
+      bulkItems,
       '`{"sms": [...]}`: up to 2,500 items, each with `source`, `message` and `destinations` (`phone`, repeatable, with an optional attribute `id`).',
     ),
     timing: optText(),
@@ -48,10 +58,7 @@ export const bulk = defineOperation({
     includes_international: optText(),
   }),
   async handler(ctx, input) {
-    const items = bulkItems(input.messages);
-    if (items.length === 0) throw missingField('messages.sms');
-    if (items.length > MAX_BULK_ITEMS)
-      throw new ApiError(2, `Too many messages: bulk holds at most ${MAX_BULK_ITEMS} sms items, got ${items.length}`);
+    const items = input.messages;
     const name = checkCampaignName(input.campaign_name);
     const tempBl = parseTempBl(input.temp_bl);
     const allowInternational = parseIncludesInternational(input.includes_international);
@@ -73,7 +80,7 @@ export const bulk = defineOperation({
         await requireVerifiedSender(ctx, source, `${field}.source`);
         verified.add(source);
       }
-      const given = readDestinations(item.destinations, `${field}.destinations`);
+      const given = requireDestinations(destinationsOf(item.destinations), `${field}.destinations`);
       if (given.listIds.length > 0)
         throw new ApiError(7, `You can not send in this format: ${field} names a contact list; bulk takes phones`);
       // The same number may get several different texts in one bulk; the same text twice is a repeat.

@@ -2,13 +2,14 @@
 // scheduled -> cancelled (0, unsent messages refunded); cancelled 955; queued/sending/sent 966;
 // unknown or another customer's 977; a campaign whose messages already left the queue 970 (nothing changed).
 import { z } from 'zod';
-import { ApiError, missingField } from '../domain/errors.ts';
+import { ApiError } from '../domain/errors.ts';
 import { findCampaign, findCampaignsByName, markCampaignCancelled, type Campaign } from '../store/campaigns.ts';
 import type { Queryable } from '../store/db.ts';
 import { formatShekels } from '../domain/money.ts';
 import { recordCampaignStatusEvents } from '../store/status-events.ts';
 import { campaignCostInState, campaignStateCounts, moveCampaignMessages, refundAmounts } from '../store/messages.ts';
-import { optInt, optText } from './fields.ts';
+import { lateMissing, optInt, optText } from './fields.ts';
+import { int, SHEKELS, str } from './replies.ts';
 import { defineOperation } from './types.ts';
 import { DELIVERY } from '../domain/status.ts';
 
@@ -70,7 +71,16 @@ function stateError(state: string, id: number): ApiError {
 
 export const cancel = defineOperation({
   names: ['cancel'],
-  input: z.object({ campaign_id: optInt(), campaign_name: optText() }),
+  reply: z.object({
+    campaign_id: int().optional(),
+    cancelled: int('campaigns cancelled'),
+    refunded_credits: int().optional(),
+    refunded_international: str(SHEKELS).optional(),
+  }),
+  input: z.object({ campaign_id: optInt(), campaign_name: optText() }).superRefine((input, ctx) => {
+    if (input.campaign_id === undefined && input.campaign_name === undefined)
+      lateMissing(ctx, 'campaign_id (or campaign_name)');
+  }),
   async handler(ctx, input) {
     if (input.campaign_id !== undefined) {
       const campaign = await findCampaign(ctx.db, ctx.account.id, input.campaign_id);
@@ -90,15 +100,15 @@ export const cancel = defineOperation({
         ...refundFields(done.credits, done.agorot),
       };
     }
-    if (input.campaign_name === undefined) throw missingField('campaign_id (or campaign_name)');
-    const matches = await findCampaignsByName(ctx.db, ctx.account.id, input.campaign_name);
+    const name = input.campaign_name!;
+    const matches = await findCampaignsByName(ctx.db, ctx.account.id, name);
     if (matches.length === 0)
-      throw new ApiError(977, `Campaign does not belong to customer or does not exist: "${input.campaign_name}"`);
+      throw new ApiError(977, `Campaign does not belong to customer or does not exist: "${name}"`);
     const scheduled = matches.filter((m) => m.state === 'scheduled');
     if (scheduled.length === 0) {
       if (matches.every((m) => m.state === 'cancelled'))
-        throw new ApiError(955, `Campaign already canceled: "${input.campaign_name}"`);
-      throw new ApiError(966, `Campaign already sent: no scheduled campaign is named "${input.campaign_name}"`);
+        throw new ApiError(955, `Campaign already canceled: "${name}"`);
+      throw new ApiError(966, `Campaign already sent: no scheduled campaign is named "${name}"`);
     }
     let cancelled = 0;
     let credits = 0;
@@ -109,11 +119,10 @@ export const cancel = defineOperation({
       credits += done.credits;
       agorot += done.agorot;
     }
-    if (cancelled === 0)
-      throw new ApiError(966, `Campaign already sent: no scheduled campaign is named "${input.campaign_name}"`);
+    if (cancelled === 0) throw new ApiError(966, `Campaign already sent: no scheduled campaign is named "${name}"`);
     return {
       status: 0,
-      message: `${cancelled} campaign${cancelled === 1 ? '' : 's'} named "${input.campaign_name}" cancelled`,
+      message: `${cancelled} campaign${cancelled === 1 ? '' : 's'} named "${name}" cancelled`,
       cancelled,
       ...refundFields(credits, agorot),
     };

@@ -16,7 +16,7 @@
 //             reason: missing_phone | too_short | too_long | invalid | duplicate | not_in_list (rmNumCL).
 import { z } from 'zod';
 import { formatShort } from '../domain/dates.ts';
-import { ApiError, missingField } from '../domain/errors.ts';
+import { ApiError } from '../domain/errors.ts';
 import { normalizePhone, toNational } from '../domain/phone.ts';
 import { DYNAMIC_FIELDS } from '../domain/templates.ts';
 import {
@@ -31,7 +31,8 @@ import {
   type ContactList,
   type NewContact,
 } from '../store/contacts.ts';
-import { asList, optInt, text, textOf, readByHandler } from './fields.ts';
+import { asList, lateMissing, lenient, optInt, text, textOf } from './fields.ts';
+import { DATE, int, str } from './replies.ts';
 import { defineOperation, type OperationContext } from './types.ts';
 
 /** A destination row that did not make it into (or out of) a list. */
@@ -130,37 +131,75 @@ async function addRows(
   return { added: added.size, errors };
 }
 
-function toListId(value: unknown): number | undefined {
-  const t = textOf(value)?.trim() ?? '';
+function toListId(text: string | undefined): number | undefined {
+  const t = text?.trim() ?? '';
   return /^\d{1,15}$/.test(t) ? Number(t) : undefined;
 }
 
-// The list named by `cl.id`: status 2 when absent, 988 when unknown or another account's.
-async function requireList(ctx: OperationContext, cl: unknown): Promise<ContactList> {
-  const raw = asList(cl).flatMap((c) =>
-    c !== null && typeof c === 'object' ? asList((c as Record<string, unknown>).id) : [],
-  );
-  if (raw.length === 0 || textOf(raw[0])?.trim() === '') throw missingField('cl.id');
-  const id = toListId(raw[0]);
+/** `cl` as given: the texts of its `id` elements, and the rows of the first one's `destinations`, if any. */
+interface ListRef {
+  ids: Array<string | undefined>;
+  nestedRows: RowInput[] | undefined;
+}
+
+// `cl` (repeatable) with its `id`s; a client may nest the rows inside `cl` next to `id`.
+// Status 2 when no id is given, or (`firstGiven`, where the first names the list) the first is blank.
+const listRef = (description: string, firstGiven = true) =>
+  lenient((cl, ctx): ListRef => {
+    const first = asList(cl)[0];
+    const ids = asList(cl)
+      .flatMap((c) => (c !== null && typeof c === 'object' ? asList((c as Record<string, unknown>).id) : []))
+      .map((id) => textOf(id));
+    if (ids.length === 0 || (firstGiven && ids[0]?.trim() === '')) lateMissing(ctx, 'cl.id');
+    return {
+      ids,
+      nestedRows: contactRowsOf(
+        first !== null && typeof first === 'object' ? (first as Record<string, unknown>).destinations : undefined,
+      ),
+    };
+  }, description);
+
+const contactRowsOf = (value: unknown) => (value === undefined || value === null ? undefined : readRows(value));
+const contactRows = () => lenient(contactRowsOf, DESTINATIONS);
+
+// The list named by `cl.id` (given: `listRef` checks it), 988 when unknown or another account's.
+async function requireList(ctx: OperationContext, cl: ListRef): Promise<ContactList> {
+  const first = cl.ids[0];
+  const id = toListId(first);
   const list = id === undefined ? undefined : await findContactList(ctx.db, ctx.account.id, id);
-  if (!list) throw new ApiError(988, `Contact list does not exist: ${textOf(raw[0])}`);
+  if (!list) throw new ApiError(988, `Contact list does not exist: ${first}`);
   return list;
 }
+
+const ROW_ERROR = z.object({
+  list: str(),
+  list_id: int(),
+  row: int('row of the request, from 1'),
+  phone: str(),
+  reason: str('missing_phone, too_short, too_long, invalid, duplicate or not_in_list'),
+});
+const LIST_SUMMARY = z.object({
+  id: int(),
+  name: str(),
+  contacts: int('contacts in the list'),
+  rejected: int().optional(),
+});
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /** newCL: creates one or more lists; bad rows are reported, not fatal. */
 export const newCL = defineOperation({
   names: ['newCL'],
+  reply: z.object({ id: int('the first new list'), lists: z.array(LIST_SUMMARY), errors: z.array(ROW_ERROR) }),
   input: z.object({
-    cl: z.preprocess(present, z.array(z.object({ name: text(), destinations: readByHandler(DESTINATIONS) }))),
+    cl: z.preprocess(present, z.array(z.object({ name: text(), destinations: contactRows() }))),
   }),
   async handler(ctx, input) {
     const lists: { id: number; name: string; contacts: number; rejected: number }[] = [];
     const errors: RowError[] = [];
     for (const cl of input.cl) {
       const id = await createContactList(ctx.db, ctx.account.id, cl.name, ctx.now);
-      const result = await addRows(ctx, { id, name: cl.name }, readRows(cl.destinations));
+      const result = await addRows(ctx, { id, name: cl.name }, cl.destinations ?? []);
       lists.push({ id, name: cl.name, contacts: result.added, rejected: result.errors.length });
       errors.push(...result.errors);
     }
@@ -174,17 +213,15 @@ export const newCL = defineOperation({
 /** removeCL: deletes lists with their contacts (all named lists, or none). */
 export const removeCL = defineOperation({
   names: ['removeCL'],
-  input: z.object({ cl: readByHandler('`{"id": ...}`, repeatable: the lists to delete.') }),
+  reply: z.object({ ids: z.array(int()) }),
+  input: z.object({ cl: listRef('`{"id": ...}`, repeatable: the lists to delete.', false) }),
   async handler(ctx, input) {
-    const raw = asList(input.cl).flatMap((c) =>
-      c !== null && typeof c === 'object' ? asList((c as Record<string, unknown>).id) : [],
-    );
-    if (raw.length === 0) throw missingField('cl.id');
+    const raw = input.cl.ids;
     const ids: number[] = [];
     for (const value of raw) {
       const id = toListId(value);
       if (id === undefined || !(await findContactList(ctx.db, ctx.account.id, id))) {
-        throw new ApiError(988, `Contact list does not exist: ${textOf(value) ?? ''}`);
+        throw new ApiError(988, `Contact list does not exist: ${value ?? ''}`);
       }
       if (!ids.includes(id)) ids.push(id);
     }
@@ -196,14 +233,16 @@ export const removeCL = defineOperation({
 /** addNumCL: adds contacts to a list; duplicates are reported, not added. */
 export const addNumCL = defineOperation({
   names: ['addNumCL'],
-  input: z.object({ cl: readByHandler(LIST_ID), destinations: readByHandler(DESTINATIONS) }),
+  reply: z.object({
+    id: int(),
+    added: int(),
+    contacts: int('contacts in the list now'),
+    errors: z.array(ROW_ERROR),
+  }),
+  input: z.object({ cl: listRef(LIST_ID), destinations: contactRows() }),
   async handler(ctx, input) {
     const list = await requireList(ctx, input.cl);
-    const { added, errors } = await addRows(
-      ctx,
-      list,
-      readRows(input.destinations ?? nested(input.cl, 'destinations')),
-    );
+    const { added, errors } = await addRows(ctx, list, input.destinations ?? input.cl.nestedRows ?? []);
     const contacts = await countContacts(ctx.db, list.id);
     const message = `${plural(added, 'number')} added${errors.length ? `; ${plural(errors.length, 'row')} rejected` : ''}`;
     return { status: 0, message, id: list.id, added, contacts, errors };
@@ -213,10 +252,16 @@ export const addNumCL = defineOperation({
 /** rmNumCL: removes numbers from a list. */
 export const rmNumCL = defineOperation({
   names: ['rmNumCL'],
-  input: z.object({ cl: readByHandler(LIST_ID), destinations: readByHandler(DESTINATIONS) }),
+  reply: z.object({
+    id: int(),
+    removed: int(),
+    contacts: int('contacts in the list now'),
+    errors: z.array(ROW_ERROR),
+  }),
+  input: z.object({ cl: listRef(LIST_ID), destinations: contactRows() }),
   async handler(ctx, input) {
     const list = await requireList(ctx, input.cl);
-    const rows = readRows(input.destinations ?? nested(input.cl, 'destinations'));
+    const rows = input.destinations ?? input.cl.nestedRows ?? [];
     const error = (r: RowInput, reason: string): RowError => ({
       list: list.name,
       list_id: list.id,
@@ -250,6 +295,7 @@ export const rmNumCL = defineOperation({
 /** getCL: the account's lists with their sizes. */
 export const getCL = defineOperation({
   names: ['getCL'],
+  reply: z.object({ lists: z.array(z.object({ id: int(), name: str(), contacts: int(), date: str(DATE) })) }),
   input: z.object({}),
   readOnly: true,
   async handler(ctx) {
@@ -266,7 +312,18 @@ export const getCL = defineOperation({
 /** getCLbyID: one page of a list's contacts. */
 export const getCLbyID = defineOperation({
   names: ['getCLbyID'],
-  input: z.object({ cl: readByHandler(LIST_ID), page: optInt(), page_size: optInt(), after: optInt() }),
+  reply: z.object({
+    id: int(),
+    name: str(),
+    date: str(DATE),
+    total: int(),
+    page: int().optional(),
+    page_size: int(),
+    pages: int(),
+    contacts: z.array(z.object({ phone: str() }).catchall(z.string())).describe('phone and df1..df6'),
+    next_after: int('pass as `after` for the next page').optional(),
+  }),
+  input: z.object({ cl: listRef(LIST_ID), page: optInt(), page_size: optInt(), after: optInt() }),
   readOnly: true,
   async handler(ctx, input) {
     const list = await requireList(ctx, input.cl);
@@ -303,9 +360,3 @@ export const getCLbyID = defineOperation({
     };
   },
 });
-
-// `cl.destinations` when a client nests the rows inside `cl` next to `id`.
-function nested(cl: unknown, key: string): unknown {
-  const first = asList(cl)[0];
-  return first !== null && typeof first === 'object' ? (first as Record<string, unknown>)[key] : undefined;
-}

@@ -1,6 +1,9 @@
 // Lenient field readers for the document model: a repeatable element may be a bare value or an array,
 // numbers may be JSON numbers or numeric strings, text may sit in `_` next to `$` attributes.
 import { z } from 'zod';
+import { parseShort } from '../domain/dates.ts';
+import { missingFieldMessage } from '../domain/errors.ts';
+import type { RequestStatus } from '../domain/status.ts';
 
 /** A repeatable element as an array (absent -> []). */
 export function asList(value: unknown): unknown[] {
@@ -73,5 +76,76 @@ export const optInt = () => int().optional();
 /** The `user` element with its `username`. */
 export const userField = z.preprocess((v) => (Array.isArray(v) ? v[0] : v), z.object({ username: text() }));
 
-/** A field the handler reads itself (its shapes are too lenient for a schema), described for the API document. */
-export const readByHandler = (description: string) => z.unknown().optional().describe(description);
+/**
+ * A field of lenient shapes read into a typed value by `read`, which may raise the field's own checks (`late`,
+ * `lateMissing`). The API document shows it as any value with its description.
+ */
+export const lenient = <T>(read: (value: unknown, ctx: IssueSink) => T, description: string) =>
+  z
+    .unknown()
+    .optional()
+    .transform((value, ctx) => read(value, ctx))
+    .describe(description);
+
+/** A repeatable element's texts, trimmed, blanks left out. */
+export const texts = (description: string) => lenient(textsOf, description);
+
+/**
+ * The texts of a repeatable `child` inside a repeatable container (`{"phones": {"phone": [...]}}`), trimmed,
+ * blanks left out; with `bareItems`, a container given as a bare value counts as one text.
+ */
+export const childTexts = (child: string, description: string, bareItems = false) =>
+  lenient(
+    (value) =>
+      textsOf(
+        asList(value).flatMap((c) =>
+          c !== null && typeof c === 'object' ? asList((c as Record<string, unknown>)[child]) : bareItems ? [c] : [],
+        ),
+      ),
+    description,
+  );
+
+function textsOf(value: unknown): string[] {
+  return asList(value)
+    .map((v) => textOf(v)?.trim() ?? '')
+    .filter((v) => v !== '');
+}
+
+/** An element's text, or '' for an element without one; undefined only when absent (or null). */
+export const elementText = (description: string) =>
+  lenient((v) => (v === undefined || v === null ? undefined : (textOf(v) ?? '')), description);
+
+/**
+ * A date `dd/mm/yy hh:mm` (required), checked for its form here (status 2 naming the field) and placed in the
+ * account's time zone by the operation (`parseShort`, which cannot fail on it then). Its check comes after the
+ * missing and malformed fields of the schema: the order the operations raised it in.
+ */
+export const shortDate = (field: string) =>
+  text().superRefine((value, ctx) => {
+    if (parseShort(value, 'UTC') === null)
+      late(ctx, 2, `Invalid value for field ${field}: expected dd/mm/yy hh:mm, got "${value}"`);
+  });
+
+/**
+ * Raises `status` from a field's own check. Such an issue ranks after every missing or malformed field (see
+ * `firstIssue`): an operation checks the content of its fields once they are all there.
+ */
+export function late(ctx: IssueSink, status: RequestStatus, message: string): void {
+  ctx.addIssue({ code: 'custom', message, input: undefined, params: { status, late: true } });
+}
+
+/** Raises status 2 naming a missing field from a field's own check (as `late`). */
+export function lateMissing(ctx: IssueSink, field: string): void {
+  late(ctx, 2, missingFieldMessage(field));
+}
+
+/** Where a field helper or an input's own check records an issue. */
+export interface IssueSink {
+  addIssue(issue: z.core.$ZodRawIssue): void;
+}
+
+/** The issue a failed input answers with: the first missing or malformed field, else the first field's own check. */
+export function firstIssue(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue {
+  const isLate = (issue: z.core.$ZodIssue) => (issue as { params?: { late?: boolean } }).params?.late === true;
+  return issues.find((issue) => !isLate(issue)) ?? issues[0];
+}

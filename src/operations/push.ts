@@ -9,7 +9,33 @@ import { checkPushUrl } from '../domain/push-url.ts';
 import { hasPushSecret, insertPushRegistration, listPushRegistrations } from '../store/push.ts';
 import type { PushType } from '../store/schema/push.ts';
 import { optText } from './fields.ts';
-import { defineOperation, type OperationContext, type Reply } from './types.ts';
+import { int, str } from './replies.ts';
+import { defineOperation, type OperationContext, type ReplyTo } from './types.ts';
+
+const PUSH_REPLY = z.object({
+  type: str('the type registered (action add)').optional(),
+  url: str('the URL registered (action add)').optional(),
+  registrations: z
+    .array(
+      z.object({
+        type: str().optional(),
+        url: str().optional(),
+        state: str('registered or disabled').optional(),
+        consecutive_failures: int().optional(),
+        pending_events: int('events waiting to be pushed').optional(),
+        signed: int('1 when pushes carry a signature').optional(),
+        disabled_at: str().nullable().optional(),
+        disabled_reason: str().nullable().optional(),
+        created_at: str().optional(),
+        last_attempt_at: str().nullable().optional(),
+        last_http_status: int().nullable().optional(),
+        last_error: str().nullable().optional(),
+      }),
+    )
+    .describe('action status: one item per registered type')
+    .optional(),
+});
+type PushReply = ReplyTo<typeof PUSH_REPLY>;
 
 /** The feed type named in a request; status 2 naming the allowed values otherwise. */
 function parseType(text: string): PushType {
@@ -20,7 +46,11 @@ function parseType(text: string): PushType {
   return type as PushType;
 }
 
-async function add(ctx: OperationContext, typeText: string | undefined, urlText: string | undefined): Promise<Reply> {
+async function add(
+  ctx: OperationContext,
+  typeText: string | undefined,
+  urlText: string | undefined,
+): Promise<PushReply> {
   if (!typeText) throw missingField('type');
   const type = parseType(typeText);
   if (!urlText) throw missingField('url');
@@ -37,7 +67,7 @@ async function add(ctx: OperationContext, typeText: string | undefined, urlText:
   return { status: 0, message: `Push URL added for ${type}`, type, url: check.url.href };
 }
 
-async function status(ctx: OperationContext, typeText: string | undefined): Promise<Reply> {
+async function status(ctx: OperationContext, typeText: string | undefined): Promise<PushReply> {
   const type = typeText ? parseType(typeText) : undefined;
   const zone = ctx.account.time_zone;
   const at = (ms: number | null) => (ms === null ? null : formatEvent(Number(ms), zone));
@@ -54,7 +84,7 @@ async function status(ctx: OperationContext, typeText: string | undefined): Prom
       disabled_at: at(r.disabled_at),
       disabled_reason: r.disabled_reason,
       pending_events: r.pending_events,
-      created_at: at(r.created_at),
+      created_at: formatEvent(Number(r.created_at), zone),
       signed,
       last_attempt_at: at(r.last_attempt?.at ?? null),
       last_http_status: r.last_attempt?.http_status ?? null,
@@ -66,6 +96,7 @@ async function status(ctx: OperationContext, typeText: string | undefined): Prom
 /** push_url: `add` (default) registers a URL for a type; `status` reads the registrations. */
 export const pushUrl = defineOperation({
   names: ['push_url'],
+  reply: PUSH_REPLY,
   input: z.object({ type: optText(), url: optText(), action: optText() }),
   async handler(ctx, input) {
     const action = (input.action ?? 'add').toLowerCase();

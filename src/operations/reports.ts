@@ -10,12 +10,13 @@
 // Errors are status 2 with a message naming the problem (missing field, bad date, window, too many ids).
 import { z } from 'zod';
 import { parseShort } from '../domain/dates.ts';
-import { ApiError, missingField } from '../domain/errors.ts';
+import { ApiError } from '../domain/errors.ts';
 import { dlrFields, incomingFields } from '../domain/push-fields.ts';
 import { listInbound } from '../store/inbound.ts';
 import { reportsByDate, reportsByExternalIds, type ReportRow } from '../store/reports.ts';
-import { asList, text, textOf, readByHandler } from './fields.ts';
-import { defineOperation, type Reply } from './types.ts';
+import { childTexts, late, lateMissing, shortDate, text, texts } from './fields.ts';
+import { int, str } from './replies.ts';
+import { defineOperation, type ReplyTo } from './types.ts';
 
 const MINUTE = 60_000;
 const WEEK = 7 * 24 * 3600_000;
@@ -35,24 +36,29 @@ export function parseReportWindow(fromText: string, toText: string, timeZone: st
   return { from, to: toStart + MINUTE - 1 };
 }
 
-// `transactions.external_id` (repeatable, also several `transactions`); a bare `external_id` is accepted too.
-function readExternalIds(transactions: unknown, bare: unknown): string[] {
-  const given = [
-    ...asList(transactions).flatMap((t) =>
-      t !== null && typeof t === 'object' ? asList((t as Record<string, unknown>).external_id) : [],
-    ),
-    ...asList(bare),
-  ]
-    .map((v) => textOf(v)?.trim() ?? '')
-    .filter((v) => v !== '');
-  if (given.length === 0) throw missingField('transactions.external_id');
-  if (given.length > MAX_EXTERNAL_IDS) {
-    throw new ApiError(2, `Too many external_id values: ${given.length}, at most ${MAX_EXTERNAL_IDS} per request`);
-  }
-  return given;
-}
+const TRUNCATED = int('1 when more than 10,000 matched').optional();
+const REPORT = z.object({
+  external_id: str('the id given on `phone` when sending'),
+  status: str('delivery status code'),
+  he_message: str(),
+  en_message: str(),
+  date: str('dd/mm/yy hh:mm:ss'),
+  phone: str('international digits'),
+  operaor: str().optional(),
+  operator: str().optional(),
+  shipment_id: str(),
+  channel: str('`call` for a voice call').optional(),
+  call_seconds: int('seconds the message played, for an answered call').optional(),
+});
+const REPORTS_REPLY = z.object({ transactions: z.array(REPORT), truncated: TRUNCATED });
+const INCOMING_REPLY = z.object({
+  transactions: z.array(
+    z.object({ phone: str().optional(), dest: str().optional(), message: str().optional(), date: str().optional() }),
+  ),
+  truncated: int().optional(),
+});
 
-function reportReply(rows: ReportRow[], timeZone: string): Reply {
+function reportReply(rows: ReportRow[], timeZone: string): ReplyTo<typeof REPORTS_REPLY> {
   // A voice call's report says it is one, and an answered call how many seconds its message played.
   const transactions = rows.slice(0, MAX_REPORT_ROWS).map((r) => ({
     ...dlrFields({
@@ -68,7 +74,11 @@ function reportReply(rows: ReportRow[], timeZone: string): Reply {
       ? { channel: 'call', ...(r.call_seconds !== null ? { call_seconds: r.call_seconds } : {}) }
       : {}),
   }));
-  const reply: Reply = { status: 0, message: countMessage(transactions.length, 'delivery report'), transactions };
+  const reply: ReplyTo<typeof REPORTS_REPLY> = {
+    status: 0,
+    message: countMessage(transactions.length, 'delivery report'),
+    transactions,
+  };
   if (rows.length > MAX_REPORT_ROWS) reply.truncated = 1;
   return reply;
 }
@@ -81,15 +91,26 @@ function countMessage(n: number, noun: string): string {
 /** dlr: reports of messages by the caller's external ids. */
 export const dlr = defineOperation({
   names: ['dlr'],
-  input: z.object({
-    transactions: readByHandler('`{"external_id": [...]}`: the ids given on `phone` when sending, at most 1,000.'),
-    external_id: readByHandler('The same ids without `transactions`.'),
-    from: text(),
-    to: text(),
-  }),
+  reply: REPORTS_REPLY,
+  input: z
+    .object({
+      transactions: childTexts(
+        'external_id',
+        '`{"external_id": [...]}`: the ids given on `phone` when sending, at most 1,000.',
+      ),
+      external_id: texts('The same ids without `transactions`.'),
+      from: text(),
+      to: text(),
+    })
+    .superRefine((input, ctx) => {
+      const given = input.transactions.length + input.external_id.length;
+      if (given === 0) lateMissing(ctx, 'transactions.external_id');
+      else if (given > MAX_EXTERNAL_IDS)
+        late(ctx, 2, `Too many external_id values: ${given}, at most ${MAX_EXTERNAL_IDS} per request`);
+    }),
   readOnly: true,
   async handler(ctx, input) {
-    const ids = readExternalIds(input.transactions, input.external_id);
+    const ids = [...input.transactions, ...input.external_id];
     const zone = ctx.account.time_zone;
     const { from, to } = parseReportWindow(input.from, input.to, zone);
     return reportReply(await reportsByExternalIds(ctx.db, ctx.account.id, ids, from, to, MAX_REPORT_ROWS + 1), zone);
@@ -99,7 +120,8 @@ export const dlr = defineOperation({
 /** dlrByDate (also dlrbyDate): reports whose status dates from the window. */
 export const dlrByDate = defineOperation({
   names: ['dlrByDate', 'dlrbyDate'],
-  input: z.object({ from: text(), to: text() }),
+  reply: REPORTS_REPLY,
+  input: z.object({ from: shortDate('from'), to: shortDate('to') }),
   readOnly: true,
   async handler(ctx, input) {
     const zone = ctx.account.time_zone;
@@ -111,7 +133,8 @@ export const dlrByDate = defineOperation({
 /** incoming: SMS received on the account's numbers. */
 export const incoming = defineOperation({
   names: ['incoming'],
-  input: z.object({ from: text(), to: text() }),
+  reply: INCOMING_REPLY,
+  input: z.object({ from: shortDate('from'), to: shortDate('to') }),
   readOnly: true,
   async handler(ctx, input) {
     const zone = ctx.account.time_zone;
@@ -122,7 +145,11 @@ export const incoming = defineOperation({
       .map((r) =>
         incomingFields({ phone: r.phone, dest: r.dest, message: r.text, date: r.received_at, timeZone: zone }),
       );
-    const reply: Reply = { status: 0, message: countMessage(transactions.length, 'incoming message'), transactions };
+    const reply: ReplyTo<typeof INCOMING_REPLY> = {
+      status: 0,
+      message: countMessage(transactions.length, 'incoming message'),
+      transactions,
+    };
     if (rows.length > MAX_REPORT_ROWS) reply.truncated = 1;
     return reply;
   },

@@ -3,15 +3,17 @@
 // getBlanceSubs lists the sub-accounts' balances. Every movement is two ledger rows in the request's transaction.
 import { z } from 'zod';
 import { passwordProblem, sourceProblem, usernameProblem } from '../domain/accounts.ts';
-import { ApiError, missingField } from '../domain/errors.ts';
+import { ApiError } from '../domain/errors.ts';
 import { formatShekels, parseShekels } from '../domain/money.ts';
 import { hashPassword } from '../domain/password.ts';
 import { normalizePhone } from '../domain/phone.ts';
-import { findAccountByUsername, insertAccount, type Account } from '../store/accounts.ts';
+import { findAccountByUsername, insertAccount, usernameTaken, type Account } from '../store/accounts.ts';
+import { lockLimitScope } from '../store/limits.ts';
 import { transferBetweenAccounts, type Currency } from '../store/ledger.ts';
 import { addVerifiedSender } from '../store/senders.ts';
 import { listSubAccounts } from '../store/subaccounts.ts';
-import { optText, rawText, text } from './fields.ts';
+import { lateMissing, optText, rawText, text } from './fields.ts';
+import { SHEKELS, str } from './replies.ts';
 import { defineOperation, type OperationContext } from './types.ts';
 
 /** The longest display name of a sub-account. */
@@ -84,6 +86,7 @@ const newSubAccount = z.preprocess(
 
 export const addSub = defineOperation({
   names: ['addSub'],
+  reply: z.object({ username: str(), balance: str() }),
   input: z.object({ userDetails: newSubAccount }),
   resellerOnly: true,
   // argon2id takes tens of milliseconds: the password is hashed before the transaction (when it is valid).
@@ -109,8 +112,9 @@ export const addSub = defineOperation({
         throw new ApiError(933, `Invalid phone number: userDetails.otpPhone "${d.otpPhone}" is not a mobile number`);
       otpPhone = n.e164;
     }
-    if (await findAccountByUsername(ctx.db, d.username))
-      throw new ApiError(994, `Username already exists: "${d.username}"`);
+    // Two requests for one name (in any case) take turns: the second sees the first's account, not a clash.
+    await lockLimitScope(ctx.db, ctx.dialect, `username:${d.username.toLowerCase()}`);
+    if (await usernameTaken(ctx.db, d.username)) throw new ApiError(994, `Username already exists: "${d.username}"`);
     if (amount > Number(ctx.account.credits)) {
       throw new ApiError(
         990,
@@ -142,17 +146,22 @@ export const addSub = defineOperation({
 
 export const updateAmountSub = defineOperation({
   names: ['updateAmountSub'],
-  input: z.object({
-    userDetails: z.preprocess(first, z.object({ username: text(), amount: optText(), amount_int: optText() })),
-    amount: optText(),
-    amount_int: optText(),
-  }),
+  reply: z.object({ balance: str(), international_balance: str(SHEKELS) }),
+  input: z
+    .object({
+      userDetails: z.preprocess(first, z.object({ username: text(), amount: optText(), amount_int: optText() })),
+      amount: optText(),
+      amount_int: optText(),
+    })
+    .transform((input, ctx) => {
+      const credits = input.amount ?? input.userDetails.amount;
+      const money = input.amount_int ?? input.userDetails.amount_int;
+      if (credits === undefined && money === undefined) lateMissing(ctx, 'amount (credits) or amount_int (shekels)');
+      return { username: input.userDetails.username, credits, money };
+    }),
   resellerOnly: true,
   async handler(ctx, input) {
-    const username = input.userDetails.username;
-    const credits = input.amount ?? input.userDetails.amount;
-    const money = input.amount_int ?? input.userDetails.amount_int;
-    if (credits === undefined && money === undefined) throw missingField('amount (credits) or amount_int (shekels)');
+    const { username, credits, money } = input;
     const creditDelta = credits === undefined ? 0 : creditsField(credits, 'amount', true);
     const agorotDelta = money === undefined ? 0 : moneyField(money, 'amount_int');
     const sub = await findAccountByUsername(ctx.db, username);
@@ -173,6 +182,9 @@ export const updateAmountSub = defineOperation({
 
 export const getBlanceSubs = defineOperation({
   names: ['getBlanceSubs'],
+  reply: z.object({
+    subs: z.array(z.object({ username: str(), name: str(), balance: str(), international_balance: str(SHEKELS) })),
+  }),
   input: z.object({}),
   resellerOnly: true,
   readOnly: true,

@@ -18,7 +18,8 @@ import {
 import { acceptCampaign } from './send/accept.ts';
 import type { Recipient } from './send/destinations.ts';
 import { Rejections } from './send/rejections.ts';
-import { asList, optText, textOf, readByHandler } from './fields.ts';
+import { optText, texts } from './fields.ts';
+import { str } from './replies.ts';
 import { defineOperation } from './types.ts';
 
 /** Verification requests per number and account in 24 hours (each mobile one is a free SMS to someone). */
@@ -31,11 +32,10 @@ export async function confirmSenderVerification(store: Store, code: string, now:
 
 export const verifyPhone = defineOperation({
   names: ['verify_phone'],
-  input: z.object({ phone: readByHandler('The numbers to verify (repeatable), mobile or landline.') }),
+  reply: z.object({ verify_message: z.array(str()).describe('per number, what happens next') }),
+  input: z.object({ phone: texts('The numbers to verify (repeatable), mobile or landline.') }),
   async handler(ctx, input) {
-    const given = asList(input.phone)
-      .map((p) => (textOf(p) ?? '').trim())
-      .filter((p) => p !== '');
+    const given = input.phone;
     if (given.length === 0) throw new ApiError(510, 'Invalid verify_phone request: no phones to verify');
     const settings = ctx.config.sending;
     const messages: string[] = [];
@@ -115,6 +115,7 @@ export const verifyPhone = defineOperation({
 
 export const getVerifiedPhones = defineOperation({
   names: ['getVerifiedPhones'],
+  reply: z.object({ phones: z.array(str()) }),
   input: z.object({ is_subs: optText() }),
   readOnly: true,
   async handler(ctx, input) {

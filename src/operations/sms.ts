@@ -4,32 +4,40 @@ import { z } from 'zod';
 import { ApiError } from '../domain/errors.ts';
 import { acceptCampaign, concatBatches, inBatches } from './send/accept.ts';
 import { codeLinks, composeText, requireVerifiedSender } from './send/compose.ts';
-import { normaliseGivenPhones, readDestinations, type NormalisedDestinations } from './send/destinations.ts';
+import {
+  destinationsOf,
+  normaliseGivenPhones,
+  requireDestinations,
+  type NormalisedDestinations,
+} from './send/destinations.ts';
 import { listRecipients, resolveLists } from './send/lists.ts';
 import {
   checkCampaignName,
   checkMessage,
   checkSource,
   parseIncludesInternational,
-  parseLinks,
+  checkLinks,
+  linksOf,
   parseTempBl,
   parseTiming,
   parseTts,
+  ttsOf,
   parseUnsubscribeField,
 } from './send/options.ts';
 import { Rejections } from './send/rejections.ts';
 import { spokenLengths } from './send/spoken-length.ts';
 import type { SpokenLengths } from '../domain/voice.ts';
-import { acceptedReply } from './send/reply.ts';
-import { optText, rawText, text, textOf, readByHandler } from './fields.ts';
+import { acceptedReply, SEND_REPLY } from './send/reply.ts';
+import { lenient, optText, rawText, text, textOf } from './fields.ts';
 import { defineOperation } from './types.ts';
 
 const rawOptional = () => z.preprocess((v) => textOf(v), z.string().optional());
 
-/** Input of sms: destinations, links and tts are read by hand (lenient shapes, 100,000 phones). */
+/** Input of sms: destinations, links and tts read from their lenient shapes, checked by the handler in turn. */
 export const smsInput = z.object({
   source: text(),
-  destinations: readByHandler(
+  destinations: lenient(
+    destinationsOf,
     '`phone` (repeatable, `5xxxxxxx` or `05xxxxxxx`, optional attribute `id`: in JSON `{"$": {"id": "a1"}, "_": "0521234567"}`) and `cl_id` (repeatable contact list ids).',
   ),
   message: rawText(),
@@ -40,10 +48,12 @@ export const smsInput = z.object({
   temp_bl: optText(),
   includes_international: optText(),
   campaign_name: optText(),
-  links: readByHandler(
+  links: lenient(
+    linksOf,
     '`link` elements (repeatable), each a URL with attribute `id`; `[id]` in the message marks where its short link goes.',
   ),
-  tts: readByHandler(
+  tts: lenient(
+    ttsOf,
     'Makes the send a voice send: `type` (2, 3 or 4), `rate` (-10..10), `repeat` (default 2), `voice` (ymMale, ymFemale).',
   ),
 });
@@ -51,6 +61,7 @@ export const smsInput = z.object({
 export const sms = defineOperation({
   names: ['sms'],
   input: smsInput,
+  reply: SEND_REPLY,
   sharesCommits: true,
   // A voice send's speech is rendered first, outside the transaction: its calls are priced on its length.
   prepare: (input) => spokenLengths(input.message, input.tts),
@@ -62,9 +73,9 @@ export const sms = defineOperation({
     const tempBl = parseTempBl(input.temp_bl);
     const allowInternational = parseIncludesInternational(input.includes_international);
     const scheduledAt = parseTiming(input.timing, ctx.account.time_zone, ctx.now);
-    const links = codeLinks(parseLinks(input.links, ctx.config.publicUrl));
+    const links = codeLinks(checkLinks(input.links, ctx.config.publicUrl));
     const tts = parseTts(input.tts);
-    const given = readDestinations(input.destinations);
+    const given = requireDestinations(input.destinations);
     const dynamic = input.add_dynamic === '1';
     if (dynamic && (given.listIds.length !== 1 || given.phones.length > 0)) {
       throw new ApiError(987, 'add_dynamic 1 needs exactly one cl_id and no phone elements');

@@ -6,6 +6,7 @@ import { generateToken, hashToken, maskToken, MAX_ACTIVE_TOKENS, TOKEN_PREFIX } 
 import { findAccountByUsername, type Account } from '../store/accounts.ts';
 import { insertToken, listActiveTokens } from '../store/tokens.ts';
 import { text } from './fields.ts';
+import { str } from './replies.ts';
 import { defineOperation, type OperationContext } from './types.ts';
 
 /**
@@ -41,12 +42,19 @@ async function tokenOwner(ctx: OperationContext, username: string): Promise<Acco
 
 export const getApiToken = defineOperation({
   names: ['getApiToken'],
+  reply: z.object({ expiration_date: str('dd/mm/yyyy hh:mm:ss'), name: str("the token's name") }),
   input: z.object({ username: text(), action: text() }),
   async handler(ctx, input) {
     if (input.action !== 'new' && input.action !== 'current') {
       throw new ApiError(502, `Action type not valid: "${input.action}" (use new or current)`);
     }
     const owner = await tokenOwner(ctx, input.username);
+    if (input.action === 'new' && ctx.passwordAuthenticated) {
+      throw new ApiError(
+        511,
+        'You have no permission for this function: a password cannot mint API tokens; mint one in the web console or with a bearer token',
+      );
+    }
     if (input.action === 'new') {
       const minted = await mintToken(ctx.db, owner, ctx.now, ctx.config.tokenTtlMs);
       return {

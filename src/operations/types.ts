@@ -3,13 +3,17 @@ import type { z } from 'zod';
 import type { Config } from '../config.ts';
 import type { Account } from '../store/accounts.ts';
 import type { Dialect, Queryable } from '../store/db.ts';
+import type { RequestStatus } from '../domain/status.ts';
+import type { Signals } from '../signals.ts';
 /** An operation's reply: `status` and the fields of its encoding-neutral document. */
-export type Reply = Record<string, unknown> & { status: number };
+export type Reply = Record<string, unknown> & { status: RequestStatus };
 
-/** Signals workers that new rows await them (after commit); a no-op in dry-run. */
-export interface Signals {
-  notify(topic: 'dispatch' | 'push' | 'schedule'): void;
-}
+export type { Signals } from '../signals.ts';
+
+/** What a handler answers: `status`, `message` and the fields its operation's `reply` schema declares. */
+export type ReplyTo<R extends z.ZodType> = ReplyFields<z.input<R>> & { status: RequestStatus; message: string };
+// An empty reply schema's type is a record of nothing, which would refuse `status` and `message`.
+type ReplyFields<T> = string extends keyof T ? unknown : T;
 
 export interface OperationContext {
   /** The transaction the whole handler runs in (rolled back on error and in dry-run). */
@@ -21,17 +25,26 @@ export interface OperationContext {
   caller: Account;
   now: number;
   dryRun: boolean;
+  /** The call authenticated with `user.password` (legacy-auth.ts), not a bearer token or the console. */
+  passwordAuthenticated?: boolean;
   config: Config;
   signals: Signals;
   /** What the operation's `prepare` gave, worked out before the transaction (undefined without one). */
   prepared?: unknown;
 }
 
-export interface Operation<S extends z.ZodType = z.ZodType> {
+export interface Operation<S extends z.ZodType = z.ZodType, R extends z.ZodType = z.ZodType> {
   /** Root element names (aliases like dlrbyDate/dlrByDate share one operation). */
   names: readonly string[];
   /** Schema of the root element's content, without `user`. */
   input: S;
+  /**
+   * The fields of its success reply beside `status` and `message`: the type of what its handler answers, and the
+   * reply schema of the API document.
+   */
+  reply: R;
+  /** The statuses of a call that worked, when not just 0 (addNumBL answers 946). */
+  successStatuses?: readonly RequestStatus[];
   /** Only reseller accounts may call it (else 511). */
   resellerOnly?: boolean;
   /** Reads only: runs without a transaction. */
@@ -46,10 +59,10 @@ export interface Operation<S extends z.ZodType = z.ZodType> {
    * password): a transaction held open through it would make other writes wait. Its result is `ctx.prepared`.
    */
   prepare?(input: z.output<S>): Promise<unknown>;
-  handler(ctx: OperationContext, input: z.output<S>): Promise<Reply>;
+  handler(ctx: OperationContext, input: z.output<S>): Promise<ReplyTo<R>>;
 }
 
-/** Declares an operation with its input type inferred from the schema. */
-export function defineOperation<S extends z.ZodType>(op: Operation<S>): Operation<S> {
+/** Declares an operation with its input and reply types inferred from their schemas. */
+export function defineOperation<S extends z.ZodType, R extends z.ZodType>(op: Operation<S, R>): Operation<S, R> {
   return op;
 }

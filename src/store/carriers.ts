@@ -1,4 +1,4 @@
-// Operator configuration kept in the store: SMPP carriers, destination routes and the accounts' inbound numbers.
+// Operator configuration kept in the store: carriers (each with its protocol's settings), destination routes and the accounts' inbound numbers.
 import type { Selectable } from 'kysely';
 import type { Queryable } from './db.ts';
 import type { CarrierTable } from './schema/carriers.ts';
@@ -6,44 +6,16 @@ import type { CarrierTable } from './schema/carriers.ts';
 /** A carrier row as stored. */
 export type CarrierRow = Selectable<CarrierTable>;
 
-/** A carrier as the operator adds it (`yona admin add-carrier`). */
+/** A carrier as the operator adds it (`yona admin add-carrier`): its protocol and that protocol's settings. */
 export interface NewCarrier {
   name: string;
-  host: string;
-  port: number;
-  systemId: string;
-  password: string;
-  systemType: string;
-  bindMode: 'transceiver' | 'tx+rx';
-  binds: number;
-  windowSize: number;
-  maxTps: number;
-  tls: boolean;
-  longMessages: 'udh' | 'payload';
-  tlsCa: string | null;
-  tlsServername: string | null;
-  /** Base of the carrier's message ids (RECEIPT_ID_MODES); 'as-is' when unset. */
-  receiptIds?: string;
+  protocol: string;
+  settings: Record<string, unknown>;
 }
 
-/** Adds a carrier, or replaces the settings of the one with that name; returns true when it was new. */
+/** Adds a carrier, or replaces the protocol and settings of the one with that name; returns true when it was new. */
 export async function upsertCarrier(db: Queryable, c: NewCarrier, now: number): Promise<boolean> {
-  const values = {
-    host: c.host,
-    port: c.port,
-    system_id: c.systemId,
-    password: c.password,
-    system_type: c.systemType,
-    bind_mode: c.bindMode,
-    binds: c.binds,
-    window_size: c.windowSize,
-    max_tps: c.maxTps,
-    tls: c.tls ? 1 : 0,
-    long_messages: c.longMessages,
-    tls_ca: c.tlsCa,
-    tls_servername: c.tlsServername,
-    receipt_ids: c.receiptIds ?? 'as-is',
-  };
+  const values = { protocol: c.protocol, settings: JSON.stringify(c.settings) };
   const existing = await db.selectFrom('carriers').select('id').where('name', '=', c.name).executeTakeFirst();
   if (existing) {
     await db.updateTable('carriers').set(values).where('id', '=', existing.id).execute();

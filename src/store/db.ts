@@ -2,27 +2,17 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import {
-  Kysely,
-  PostgresDialect,
-  SqliteAdapter,
-  type Compilable,
-  type CompiledQuery,
-  type QueryResult,
-  type Transaction,
-} from 'kysely';
-import pg from 'pg';
+import { Kysely, PostgresDialect } from 'kysely';
+import type pg from 'pg';
 import type { Database } from './schema/index.ts';
 import { migrateToLatest } from './migrations/index.ts';
-import { GroupCommitSqliteAdapter, groupCommitSqliteDialect } from './group-commit.ts';
+import { groupCommitSqliteDialect } from './group-commit.ts';
 import { withNamedStatements } from './pg-prepared.ts';
 import { PgGroupCommit } from './pg-group-commit.ts';
+import type { Db, Dialect } from './types.ts';
 
-export type Dialect = 'sqlite' | 'postgres';
-export type Db = Kysely<Database>;
-export type Tx = Transaction<Database>;
-/** Either the database or a transaction on it: query files accept both. */
-export type Queryable = Kysely<Database>;
+export type { Db, Dialect, Queryable, Tx } from './types.ts';
+export { runCompiled, runPrepared, runPreparedWrite, type WriteResult } from './hot-queries.ts';
 
 export interface Store {
   db: Db;
@@ -50,14 +40,19 @@ export interface StoreOptions {
   pgGroupLanes?: number;
 }
 
-// int8 and numeric come back from pg as strings; our numbers fit in doubles.
-pg.types.setTypeParser(20, (v) => Number(v));
-pg.types.setTypeParser(1700, (v) => Number(v));
+// The PostgreSQL driver, loaded only when a store on PostgreSQL is opened (the embedded store's commands and
+// processes never load it). int8 and numeric come back from pg as strings; our numbers fit in doubles.
+async function loadPg(): Promise<typeof pg> {
+  const driver = (await import('pg')).default;
+  driver.types.setTypeParser(20, (v) => Number(v));
+  driver.types.setTypeParser(1700, (v) => Number(v));
+  return driver;
+}
 
 /** Opens the configured store and brings its schema up to date. */
 export async function openStore(options: StoreOptions): Promise<Store> {
   const store = options.databaseUrl
-    ? openPostgres(options.databaseUrl, options.pgPool ?? 10, options.pgGroupLanes ?? 2)
+    ? openPostgres(await loadPg(), options.databaseUrl, options.pgPool ?? 10, options.pgGroupLanes ?? 2)
     : openSqlite(options.dataDir, options.groupCommit ?? true);
   if (options.migrate !== false) await migrateToLatest(store.db, store.dialect);
   return store;
@@ -104,15 +99,15 @@ function withStatementCache(sqlite: SqliteDatabase.Database, limit = 500): Sqlit
   return sqlite;
 }
 
-function openPostgres(url: string, max: number, groupLanes: number): Store {
-  const pool = new pg.Pool({ connectionString: url, max });
+function openPostgres(driver: typeof pg, url: string, max: number, groupLanes: number): Store {
+  const pool = new driver.Pool({ connectionString: url, max });
   // An idle client that loses its connection (server restart, DROP DATABASE) is discarded by the pool; unhandled, its error would crash the process.
   pool.on('error', () => {});
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: withNamedStatements(pool) }) });
   // Lanes hold pool connections while they run: at most half the pool, so the workers keep theirs.
   const lanes = Math.min(groupLanes, Math.floor(max / 2));
   const sendGroups = lanes > 0 ? new PgGroupCommit(db, lanes) : undefined;
-  const controlPool = new pg.Pool({ connectionString: url, max: 1 });
+  const controlPool = new driver.Pool({ connectionString: url, max: 1 });
   controlPool.on('error', () => {});
   const control = new Kysely<Database>({ dialect: new PostgresDialect({ pool: controlPool }) });
   return {
@@ -126,89 +121,4 @@ function openPostgres(url: string, max: number, groupLanes: number): Store {
       await control.destroy();
     },
   };
-}
-
-const compiledQueries = new WeakMap<Function, WeakMap<object, CompiledQuery>>();
-
-/** Builds a hot query (with placeholder values: the SQL is kept, the parameters come from each call). */
-type BuildQuery<Q> = (db: Queryable) => Q;
-
-/** A hot INSERT or UPDATE: runPreparedWrite adds `returning('id')` where the dialect needs it. */
-type WriteQuery = Compilable<unknown> & { returning(selection: 'id'): Compilable<unknown> };
-
-// A hot query compiled once per dialect (`onPostgres` finishes it there), with this call's parameters.
-function compiledWith<Q extends Compilable<unknown>>(
-  db: Queryable,
-  build: BuildQuery<Q>,
-  params: readonly unknown[],
-  onPostgres?: (query: Q) => Compilable<unknown>,
-): CompiledQuery {
-  const adapter = db.getExecutor().adapter;
-  let perDialect = compiledQueries.get(build);
-  if (!perDialect) compiledQueries.set(build, (perDialect = new WeakMap()));
-  let compiled = perDialect.get(adapter);
-  if (!compiled) {
-    const query = build(db);
-    perDialect.set(
-      adapter,
-      (compiled = (onPostgres && !(adapter instanceof SqliteAdapter) ? onPostgres(query) : query).compile()),
-    );
-  }
-  return { ...compiled, parameters: params };
-}
-
-const returningId = (query: WriteQuery) => query.returning('id');
-
-// On the embedded store, the result of running the query at once where the group-commit driver allows it
-// (runNow); otherwise undefined, and the query goes through Kysely's executor. The hot runners below use it
-// inline rather than through runCompiled, so a hot query costs one async frame, not two.
-function resultNow<R>(db: Queryable, compiled: CompiledQuery): QueryResult<R> | undefined {
-  const adapter = db.getExecutor().adapter;
-  return adapter instanceof GroupCommitSqliteAdapter ? adapter.driver.runNow<R>(compiled, db.isTransaction) : undefined;
-}
-
-/**
- * Runs a hot query whose SQL is built once per dialect and reused with new parameters: Kysely's query
- * building costs more than SQLite's execution for small lookups. `build` must use `params` in order.
- */
-export async function runPrepared<R>(
-  db: Queryable,
-  build: BuildQuery<Compilable<R>>,
-  params: readonly unknown[],
-): Promise<R[]> {
-  const compiled = compiledWith(db, build, params);
-  return (resultNow<R>(db, compiled) ?? (await db.executeQuery<R>(compiled))).rows;
-}
-
-/** What a prepared write did: the inserted row's id (inserts) and how many rows it changed. */
-export interface WriteResult {
-  id: number | undefined;
-  changes: number;
-}
-
-/**
- * Runs a hot INSERT or UPDATE like runPrepared. On PostgreSQL the id and count come from `returning('id')`,
- * added here; on SQLite from the statement's own result, because RETURNING there cost a third of the
- * statement (its rows are gathered in a temporary table first).
- */
-export async function runPreparedWrite<Q extends WriteQuery>(
-  db: Queryable,
-  build: BuildQuery<Q>,
-  params: readonly unknown[],
-): Promise<WriteResult> {
-  const compiled = compiledWith(db, build, params, returningId);
-  const result = resultNow(db, compiled) ?? (await db.executeQuery(compiled));
-  if (db.getExecutor().adapter instanceof SqliteAdapter) {
-    return {
-      id: result.insertId === undefined ? undefined : Number(result.insertId),
-      changes: Number(result.numAffectedRows ?? 0),
-    };
-  }
-  const first = result.rows[0] as { id: unknown } | undefined;
-  return { id: first ? Number(first.id) : undefined, changes: result.rows.length };
-}
-
-/** Runs a compiled query; on the embedded store, at once where the group-commit driver allows (runNow). */
-export async function runCompiled<R>(db: Queryable, compiled: CompiledQuery): Promise<QueryResult<R>> {
-  return resultNow<R>(db, compiled) ?? db.executeQuery<R>(compiled);
 }

@@ -1,6 +1,7 @@
 // The credit ledger: every balance change is a row in the same transaction as its cause.
 import { sql } from 'kysely';
-import { runPrepared, runPreparedWrite, type Dialect, type Queryable } from './db.ts';
+import { runPrepared, runPreparedWrite } from './hot-queries.ts';
+import type { Dialect, Queryable } from './types.ts';
 
 export type Currency = 'credits' | 'international';
 

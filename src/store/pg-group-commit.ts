@@ -26,7 +26,7 @@ import type {
   UnknownRow,
 } from 'kysely';
 import type { Database } from './schema/index.ts';
-import type { Db, Tx } from './db.ts';
+import type { Db, Tx } from './types.ts';
 import { applyDeferredBalanceChanges, BalanceChanges, deferBalanceChanges } from './ledger.ts';
 
 /** Sends per group at most: a group's replies wait for its last send. */

@@ -12,7 +12,8 @@ import { SmppCarrier, type SmppCarrierConfig } from '../../src/carriers/smpp/con
 import { submitBodies } from '../../src/carriers/smpp/payload.ts';
 import type { Receipt } from '../../src/carriers/types.ts';
 import { runSim } from '../../src/cli/sim.ts';
-import { countParts, decodeFromSmpp } from '../../src/domain/encoding.ts';
+import { decodeFromSmpp } from '../../src/carriers/smpp/encoding.ts';
+import { countParts } from '../../src/domain/encoding.ts';
 import { sms, waitFor } from './helpers.ts';
 
 const HEBREW = 'שלום! זו הודעה ארוכה בעברית שנשלחת כולה ב-message_payload ולא בחלקים מחוברים. ';

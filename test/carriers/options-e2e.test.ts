@@ -12,13 +12,14 @@ import { startTestService, type TestService } from '../helpers/service.ts';
 import { storeTargets } from '../helpers/stores.ts';
 import { dlrById, eventually, newSender, settleOnClose, type Sender } from '../delivery/delivery-helpers.ts';
 import { privatePki, type TestPki } from './tls-helpers.ts';
+import { loadConfig } from '../../src/config.ts';
 
 const HEBREW = 'שלום רב! הודעה ארוכה בעברית לספק שמבקש message_payload, בחיבור TLS עם רשות אישורים פרטית. ';
 
 // The carriers component, after `yona admin add-carrier ARGS` ran on the service's store (as an operator
 // would before starting yona serve).
 function configuredCarriers(addCarrierArgs: string[], printed: string[]): Component {
-  const carriers = carriersComponent({ env: {}, settings: { pollMs: 20 } });
+  const carriers = carriersComponent({ config: loadConfig({}), settings: { pollMs: 20 } });
   return {
     name: 'carriers',
     async start(service) {

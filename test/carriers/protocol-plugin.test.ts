@@ -1,9 +1,14 @@
 // A new carrier protocol is one folder and one line: a tiny in-memory protocol registered through
 // registerProtocol carries real sends over HTTP on every store, its receipts (in our delivery statuses) reach
 // dlr, a permanent refusal ends the message with the protocol's status and refunds it, and inbound texts land.
+// With nothing more, `yona admin add-carrier --protocol memory` stores its carriers, `add-route` routes to them,
+// `yona serve` binds them from the store, and their shares are leased under the protocol's name.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { registerProtocol } from '../../src/carriers/index.ts';
+import { loadConfig } from '../../src/config.ts';
+import { carriersComponent } from '../../src/delivery/carriers.ts';
+import { startTestService, type TestService } from '../helpers/service.ts';
 import type { Carrier, InboundSms, OutboundSms, Receipt, SubmitResult } from '../../src/carriers/types.ts';
 import { storeTargets } from '../helpers/stores.ts';
 import {
@@ -23,7 +28,15 @@ class MemoryCarrier implements Carrier {
   readonly sent: OutboundSms[] = [];
   private receipts: Array<(r: Receipt) => void | Promise<void>> = [];
   private inbound: Array<(s: InboundSms) => void | Promise<void>> = [];
-  constructor(readonly name: string) {}
+  /** Shares in use (indexes), as the node's leases gave them. */
+  using: number[] = [];
+  constructor(
+    readonly name: string,
+    readonly shares?: number,
+  ) {}
+  async useShares(indexes: number[]): Promise<void> {
+    this.using = indexes;
+  }
   async start(): Promise<void> {}
   async stop(): Promise<void> {}
   canSubmit(): boolean {
@@ -53,7 +66,7 @@ class MemoryCarrier implements Carrier {
 const carriers = new Map<string, MemoryCarrier>();
 registerProtocol('memory', {
   create: (config) => {
-    const carrier = new MemoryCarrier(config.name);
+    const carrier = new MemoryCarrier(config.name, config.shares === undefined ? undefined : Number(config.shares));
     carriers.set(config.name, carrier);
     return carrier;
   },
@@ -115,6 +128,78 @@ for (const target of targets) {
         'the inbound text',
       );
       assert.equal((inbox as Array<{ message: string }>)[0].message, 'hello back');
+    });
+  });
+}
+
+for (const target of targets) {
+  describe(`the CLI, routes and leases of a protocol registered in one line (${target.name})`, () => {
+    let t: TestService;
+    const component = carriersComponent({ settings: { pollMs: 20 }, config: loadConfig({}) });
+
+    before(async () => {
+      const first = await startTestService(target);
+      await first.admin('add-carrier', 'mem-a', '--protocol', 'memory', '--settings', '{"shares":2}');
+      await first.admin('add-carrier', 'mem-b', '--protocol', 'memory', '--settings', '{"shares":1}');
+      await first.admin('add-route', 'default', 'mem-a');
+      await first.admin('add-route', '97253', 'mem-b');
+      t = await first.restart({ components: [component] });
+    });
+    after(() => t.close());
+
+    it('add-carrier stores its carriers and `carriers` lists them with their routes', async () => {
+      const listed = (await t.admin('carriers')).join('\n');
+      assert.match(listed, /carrier mem-a: protocol memory/);
+      assert.match(listed, /carrier mem-b: protocol memory/);
+      assert.match(listed, /route default -> mem-a/);
+      assert.match(listed, /route 97253 -> mem-b/);
+      await assert.rejects(t.admin('add-carrier', 'mem-c', '--protocol', 'memory', '--settings', '[1]'), /JSON object/);
+      await assert.rejects(t.admin('add-carrier', 'mem-c', '--protocol', 'nowhere'), /unknown protocol "nowhere"/);
+    });
+
+    it('binds them from the store and routes each destination to its carrier', async () => {
+      const s = await newSender(t, 'routed', 10);
+      const reply = await s.sms({
+        destinations: {
+          phone: [
+            { $: { id: 'r1' }, _: '0521260011' },
+            { $: { id: 'r2' }, _: '0531260012' },
+          ],
+        },
+        message: 'routed by prefix',
+      });
+      assert.equal(reply.status, 0, reply.message);
+      await eventually(
+        async () => {
+          const report = await dlrById(s, ['r1', 'r2']);
+          return (report.get('r1')?.status === '102' && report.get('r2')?.status === '102') || undefined;
+        },
+        8000,
+        'both receipts',
+      );
+      assert.deepEqual(
+        carriers.get('mem-a')!.sent.map((m) => m.destination),
+        ['972521260011'],
+      );
+      assert.deepEqual(
+        carriers.get('mem-b')!.sent.map((m) => m.destination),
+        ['972531260012'],
+      );
+    });
+
+    it('leases their shares under the protocol name and uses the ones it holds', async () => {
+      const leases = await eventually(
+        async () => {
+          const held = t.service.node.leases().filter((l) => l.startsWith('memory:'));
+          return held.length === 3 ? held.sort() : undefined;
+        },
+        8000,
+        'the shares',
+      );
+      assert.deepEqual(leases, ['memory:mem-a#0', 'memory:mem-a#1', 'memory:mem-b#0']);
+      assert.deepEqual(carriers.get('mem-a')!.using, [0, 1]);
+      const dispatcher = component.health!().find((h) => h.role === 'dispatcher');
+      assert.deepEqual([...((dispatcher?.holds as string[]) ?? [])].sort(), leases);
     });
   });
 }

@@ -14,7 +14,9 @@ import { openStore, type Store } from '../../src/store/db.ts';
 import { currentLeases } from '../../src/store/nodes.ts';
 import { storeTargets } from '../helpers/stores.ts';
 
-const LEASE_MS = 1000;
+// Long enough that a heartbeat (every third of it) delayed by a loaded machine never costs a lease by accident:
+// the waits below scale with it.
+const LEASE_MS = 3000;
 const logger = createLogger('silent');
 
 /** Shares in use, per node, as the in-memory carriers report them; checked on every change. */

@@ -12,6 +12,7 @@ import type { DeliverySettings } from '../../src/delivery/delivery-settings.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import type { StoreTarget } from '../helpers/stores.ts';
 import { newSender, type Sender } from '../operations/send-helpers.ts';
+import { loadConfig } from '../../src/config.ts';
 
 export { newSender, type Sender };
 
@@ -61,7 +62,7 @@ export async function startDelivery(
   const simulator = new SmscSimulator({ systemId: 'yona', password: 'secret', receiptDelayMs: 20, ...options.sim });
   const port = await simulator.start(0);
   const setup = options.setup ? options.setup(port) : { carriers: [simCarrier(port, options.carrier)], routes: [] };
-  const component = carriersComponent({ setup, settings: { pollMs: 20, ...options.settings }, env: {} });
+  const component = carriersComponent({ setup, settings: { pollMs: 20, ...options.settings }, config: loadConfig({}) });
   const t = await startTestService(target, {
     components: [component, ...(options.components ?? [])],
     clock: options.clock,

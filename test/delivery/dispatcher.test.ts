@@ -7,7 +7,7 @@ import { SmscSimulator } from '../../src/carriers/simulator/index.ts';
 import { SmppCarrier } from '../../src/carriers/smpp/connector.ts';
 import { createLogger } from '../../src/logger.ts';
 import { claimDueMessages } from '../../src/store/dispatch.ts';
-import { deliverySettings } from '../../src/delivery/delivery-settings.ts';
+import { deliverySettings } from '../../src/config.ts';
 import { Dispatcher } from '../../src/delivery/dispatcher.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { storeTargets } from '../helpers/stores.ts';

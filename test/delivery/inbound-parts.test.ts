@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { InboundSms } from '../../src/carriers/types.ts';
 import { InboundHandler } from '../../src/delivery/inbound.ts';
-import { deliverySettings } from '../../src/delivery/delivery-settings.ts';
+import { deliverySettings } from '../../src/config.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { storeTargets } from '../helpers/stores.ts';
 

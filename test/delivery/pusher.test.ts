@@ -23,6 +23,7 @@ import {
 } from '../helpers/push-receiver.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { storeTargets, type StoreTarget } from '../helpers/stores.ts';
+import { loadConfig } from '../../src/config.ts';
 
 const ENV = {
   YONA_PUSH_ALLOW_PRIVATE: '1',
@@ -83,7 +84,10 @@ async function service(
   env: Record<string, string>,
   resolve?: typeof dns.lookup,
 ): Promise<TestService> {
-  return startTestService(settled(target), { env, components: [createPusher({ env, resolve })] });
+  return startTestService(settled(target), {
+    env,
+    components: [createPusher({ config: loadConfig(env), resolve })],
+  });
 }
 
 async function customer(
@@ -408,7 +412,7 @@ for (const target of targets) {
     it('slow receivers that fill the read-ahead bound never starve another registration', async () => {
       const bounded = await startTestService(settled(target), {
         env: ENV,
-        components: [createPusher({ env: ENV, maxBuffered: 16 })],
+        components: [createPusher({ config: loadConfig(ENV), maxBuffered: 16 })],
       });
       let release!: () => void;
       const released = new Promise<void>((r) => (release = r));

@@ -2,7 +2,8 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { SegmentedMessage } from 'sms-segments-calculator';
 import oracleTableModule from 'sms-segments-calculator/dist/libs/UnicodeToGSM.js';
-import { countParts, decodeFromSmpp, detectEncoding, encodeForSmpp } from '../../src/domain/encoding.ts';
+import { decodeFromSmpp, encodeForSmpp } from '../../src/carriers/smpp/encoding.ts';
+import { countParts, detectEncoding } from '../../src/domain/encoding.ts';
 import { mulberry32 } from '../helpers/random.ts';
 
 // The oracle's own char -> GSM code units table (a CommonJS default export), used as an independent reference.

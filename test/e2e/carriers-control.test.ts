@@ -9,6 +9,7 @@ import { carriersComponent, type CarriersRuntime } from '../../src/delivery/carr
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { startSmscSimProcess, type SmscSimProcess } from '../helpers/smsc-sim-process.ts';
 import { storeTargets } from '../helpers/stores.ts';
+import { loadConfig } from '../../src/config.ts';
 import {
   dlrById,
   eventually,
@@ -70,7 +71,7 @@ for (const [index, target] of targets.entries()) {
           routes: [],
         },
         settings: { pollMs: 20, retryBaseMs: 50, retryMaxMs: 200 },
-        env: {},
+        config: loadConfig({}),
       });
       runtime = component.runtime;
       t = await startTestService(target, { components: [component] });

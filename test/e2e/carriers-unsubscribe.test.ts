@@ -11,6 +11,7 @@ import { createPusher } from '../../src/delivery/pusher.ts';
 import { startPushReceiver, waitFor, type PushReceiver } from '../helpers/push-receiver.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { storeTargets } from '../helpers/stores.ts';
+import { loadConfig } from '../../src/config.ts';
 import {
   eventually,
   newSender,
@@ -73,9 +74,12 @@ for (const target of targets) {
       const carriers = carriersComponent({
         setup: { carriers: [simCarrier(port)], routes: [] },
         settings: { pollMs: 20 },
-        env: { YONA_REMOVAL_KEYWORDS: ' BAS , unsubscribe ' }, // read like the environment variable: trimmed, any case
+        config: loadConfig({ YONA_REMOVAL_KEYWORDS: ' BAS , unsubscribe ' }), // read like the environment variable: trimmed, any case
       });
-      t = await startTestService(target, { env: PUSH_ENV, components: [carriers, createPusher({ env: PUSH_ENV })] });
+      t = await startTestService(target, {
+        env: PUSH_ENV,
+        components: [carriers, createPusher({ config: loadConfig(PUSH_ENV) })],
+      });
       settleOnClose(t);
       s = await newSender(t, 'unsub1', 1000);
       await t.admin('add-number', 'unsub1', NUMBER);

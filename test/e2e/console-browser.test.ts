@@ -11,6 +11,7 @@ import { newSender } from '../operations/send-helpers.ts';
 import { startPushReceiver, waitFor, type PushReceiver } from '../helpers/push-receiver.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { storeTargets } from '../helpers/stores.ts';
+import { loadConfig } from '../../src/config.ts';
 
 const run = browserAvailable();
 const PUSH_ENV = { YONA_PUSH_ALLOW_PRIVATE: '1', YONA_PUSH_RETRY_BASE_MS: '20', YONA_PUSH_POLL_MS: '20' };
@@ -26,8 +27,8 @@ describe('console in a browser', { skip: !run && 'Chromium not installed' }, () 
     t = await startTestService(sqlite, {
       env: PUSH_ENV,
       components: [
-        createPusher({ env: PUSH_ENV }),
-        carriersComponent({ env: {}, settings: { pollMs: 20, simulatorReceiptDelayMs: 20 } }),
+        createPusher({ config: loadConfig(PUSH_ENV) }),
+        carriersComponent({ config: loadConfig({}), settings: { pollMs: 20, simulatorReceiptDelayMs: 20 } }),
       ],
     });
     await t.admin('create-account', 'carol', '--password', 'carol-pw-1', '--credits', '500');

@@ -6,26 +6,18 @@ import { X509Certificate } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import net from 'node:net';
 import tls from 'node:tls';
 import { after, before, describe, it } from 'node:test';
 import { generate } from 'selfsigned';
 import { Agent, request } from 'undici';
 import { formatLong } from '../../src/domain/dates.ts';
+import { ipv6Available } from '../helpers/ipv6.ts';
 import { storeTargets } from '../helpers/stores.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 
 const HOUR = 3_600_000;
 
-/** Whether this host has an IPv6 loopback to listen on (the dual-stack tests are skipped without one). */
-async function hasIpv6Loopback(): Promise<boolean> {
-  const server = net.createServer();
-  return new Promise((resolve) => {
-    server.once('error', () => resolve(false));
-    server.listen(0, '::1', () => server.close(() => resolve(true)));
-  });
-}
-const ipv6 = await hasIpv6Loopback();
+const ipv6 = await ipv6Available(); // the dual-stack cases skip with a notice without ::1 (fail under REQUIRE_IPV6=1)
 
 /** POSTs a balance request for `username` to `base` (http or https); returns the parsed reply. */
 async function balance(

@@ -12,6 +12,7 @@ import { createPusher } from '../../src/delivery/pusher.ts';
 import { startPushReceiver, waitFor, type PushReceiver } from '../helpers/push-receiver.ts';
 import type { TestService } from '../helpers/service.ts';
 import { storeTargets } from '../helpers/stores.ts';
+import { loadConfig } from '../../src/config.ts';
 import {
   dlrById,
   newSender,
@@ -50,7 +51,7 @@ for (const target of targets) {
       h = await startDelivery(target, {
         sim: { controlPort: 0 },
         env: ENV,
-        components: [publicPagesComponent(), createPusher({ env: ENV })],
+        components: [publicPagesComponent(), createPusher({ config: loadConfig(ENV) })],
       });
       ({ t, simulator } = h);
       s = await newSender(t, 'pushe2e', 1000);

@@ -17,7 +17,7 @@ import { SmppCarrier } from '../../src/carriers/smpp/connector.ts';
 import { fromZoned } from '../../src/domain/dates.ts';
 import { createLogger } from '../../src/logger.ts';
 import { campaignLinks } from '../../src/store/links.ts';
-import { deliverySettings } from '../../src/delivery/delivery-settings.ts';
+import { deliverySettings } from '../../src/config.ts';
 import { Dispatcher } from '../../src/delivery/dispatcher.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { storeTargets } from '../helpers/stores.ts';

@@ -73,6 +73,27 @@ for (const target of targets) {
       assert.equal((await call('blacklist', { from: '2026-03-01', to: '01/04/26 00:00' })).status, 2);
     });
 
+    it('answers a missing field before a malformed date, naming it (blacklist, dlrByDate, incoming, dlr)', async () => {
+      for (const root of ['blacklist', 'dlrByDate', 'incoming']) {
+        const missing = await call(root, { from: 'soon' });
+        assert.deepEqual([missing.status, missing.message], [2, 'Missing required field: to'], root);
+        const malformed = await call(root, { from: '01/03/26 00:00', to: '32/03/26 00:00' });
+        assert.deepEqual(
+          [malformed.status, malformed.message],
+          [2, 'Invalid value for field to: expected dd/mm/yy hh:mm, got "32/03/26 00:00"'],
+          root,
+        );
+        const both = await call(root, { from: 'soon', to: 'later' });
+        assert.equal(both.message, 'Invalid value for field from: expected dd/mm/yy hh:mm, got "soon"', root);
+      }
+      // dlr checks its ids once every field is there, before its window.
+      assert.equal((await call('dlr', { to: 'later' })).message, 'Missing required field: from');
+      const noIds = await call('dlr', { from: 'soon', to: 'later' });
+      assert.deepEqual([noIds.status, noIds.message], [2, 'Missing required field: transactions.external_id']);
+      const ids = { external_id: 'a1' };
+      assert.match((await call('dlr', { ...ids, from: 'soon', to: 'later' })).message, /field from: .*"soon"/);
+    });
+
     it('blacklist lists only entries blocked in the window (account time zone; to includes its minute)', async () => {
       now = at(12, 14, 5, 59);
       assert.equal((await call('addNumBL', { phones: { phone: '0544444444' } })).status, 946);

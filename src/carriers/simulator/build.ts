@@ -1,6 +1,6 @@
 // deliver_sm fields the simulator sends: delivery receipts and mobile-originated messages.
 import type smpp from 'smpp';
-import { encodeForSmpp } from '../../domain/encoding.ts';
+import { encodeForSmpp } from '../smpp/encoding.ts';
 import { sourceAddress } from '../smpp/pdu.ts';
 import { formatReceiptText, messageStateNumber } from '../smpp/receipt.ts';
 import type { OutcomeRule } from './outcomes.ts';

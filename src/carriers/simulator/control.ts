@@ -1,16 +1,22 @@
 // HTTP control channel on 127.0.0.1 so another process (`yona sim mo|messages`) can drive a running simulator.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { SmscSimulator } from './smsc.ts';
 import type { ReceivedMessage } from './log.ts';
 import type { ReceivedCall } from './uas.ts';
 
 const MAX_BODY = 64 * 1024;
 
-/** What the control channel needs from the simulator. */
-export type SimulatorControl = Pick<
-  SmscSimulator,
-  'sendInbound' | 'messages' | 'calls' | 'stats' | 'throttle' | 'failNext' | 'disconnectAll' | 'setReceiptDelay'
->;
+/** What the control channel needs from the simulator (smsc.ts's SmscSimulator, which starts the channel). */
+export interface SimulatorControl {
+  sendInbound(mo: { from: string; to: string; text: string }): Promise<{ parts: number; delivered: boolean }>;
+  messages(filter: { to?: string }): ReceivedMessage[];
+  calls(filter: { to?: string }): ReceivedCall[];
+  /** The counters, answered as JSON. */
+  stats(): object;
+  throttle(on: boolean): void;
+  failNext(n: number, commandStatus: number): void;
+  disconnectAll(): void;
+  setReceiptDelay(ms: number): void;
+}
 
 /**
  * Starts the control server. Endpoints (JSON in and out):

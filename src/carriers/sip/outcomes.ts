@@ -2,11 +2,11 @@
 // where one fits (102 delivered, 108 rejected, 1 failed) and Yona's own in the catalogue's "not delivered"
 // range otherwise (src/domain/status.ts). A call is paid when the trunk carried it to the callee's side (it
 // was answered, rang out, or the callee's side refused it); it is refunded when the trunk never carried it.
-import { DELIVERY } from '../../domain/status.ts';
+import { DELIVERY, type DeliveryStatus } from '../../domain/status.ts';
 import type { CallResult } from './call.ts';
 
 /** The delivery status of each call outcome. */
-export const CALL_STATUS: Record<CallResult, number> = {
+export const CALL_STATUS: Record<CallResult, DeliveryStatus> = {
   answered: DELIVERY.DELIVERED,
   hung_up: DELIVERY.CALL_HUNG_UP,
   no_codec: DELIVERY.CALL_NO_CODEC,

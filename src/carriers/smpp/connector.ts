@@ -1,7 +1,7 @@
 // The SMPP carrier: N binds to one SMSC, windowed and rate-limited submit_sm, receipts and inbound SMS.
 import type smpp from 'smpp';
 import type { Carrier, InboundSms, LateAccept, OutboundSms, Receipt, SubmitResult } from '../types.ts';
-import { decodeFromSmpp } from '../../domain/encoding.ts';
+import { decodeFromSmpp } from './encoding.ts';
 import type { SmppCarrierConfig } from './carrier-config.ts';
 import { canonicalMessageId } from './ids.ts';
 import { submitBodies, type SubmitBodies } from './payload.ts';

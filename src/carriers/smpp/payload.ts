@@ -1,7 +1,7 @@
 // What the submit_sm of one message carry: one short_message per UDH-concatenated part, or, for a carrier
 // that asks for it, a single submit_sm with an empty short_message and the whole text in message_payload.
 import type smpp from 'smpp';
-import { encodeForSmpp } from '../../domain/encoding.ts';
+import { encodeForSmpp } from './encoding.ts';
 
 /** How a carrier takes a message longer than one SMS: concatenated parts (udh) or one message_payload. */
 export type LongMessageMode = 'udh' | 'payload';

@@ -1,9 +1,9 @@
-// An SMPP carrier's settings as an operator writes them: the carriers file's schema, the defaults, the TLS
-// checks, and the stored form (`yona admin add-carrier`) read into the connector's config.
+// An SMPP carrier's settings as an operator writes them: the schema of its carriers-file entry and of its stored
+// settings document (`yona admin add-carrier`), the defaults, and the TLS checks.
 import { z } from 'zod';
 import { ConfigError } from '../../domain/errors.ts';
 import type { SmppCarrierConfig } from './carrier-config.ts';
-import { isReceiptIdMode, RECEIPT_ID_MODES } from './ids.ts';
+import { RECEIPT_ID_MODES } from './ids.ts';
 import { LONG_MESSAGE_MODES } from './payload.ts';
 import { readCaBundle } from './tls.ts';
 
@@ -68,55 +68,4 @@ function dropUndefined<T extends object>(o: T): T {
 /** A file carrier's settings with the defaults filled in, checked (`where` names it in errors). */
 export function smppConfigFromFile(c: z.output<typeof smppFileCarrier>, where: string): SmppCarrierConfig {
   return checkTls({ ...CARRIER_TIMER_DEFAULTS, ...dropUndefined(c), protocol: 'smpp' } as SmppCarrierConfig, where);
-}
-
-/** An SMPP carrier as the store keeps it (the carriers table's columns). */
-export interface StoredSmppCarrier {
-  name: string;
-  host: string;
-  port: number;
-  system_id: string;
-  password: string;
-  system_type: string | null;
-  bind_mode: string;
-  binds: number;
-  window_size: number;
-  max_tps: number;
-  tls: number;
-  tls_ca: string | null;
-  tls_servername: string | null;
-  long_messages: string;
-  receipt_ids: string;
-}
-
-/** A stored carrier's settings, checked; a value edited by hand into something unknown is a ConfigError. */
-export function smppConfigFromStore(row: StoredSmppCarrier): SmppCarrierConfig {
-  const where = `carrier "${row.name}" (yona admin add-carrier)`;
-  if (!isReceiptIdMode(row.receipt_ids)) {
-    throw new ConfigError(
-      `${where}: receipt_ids must be one of ${RECEIPT_ID_MODES.join(', ')}, got "${row.receipt_ids}"`,
-    );
-  }
-  return checkTls(
-    {
-      ...CARRIER_TIMER_DEFAULTS,
-      protocol: 'smpp',
-      name: row.name,
-      host: row.host,
-      port: Number(row.port),
-      systemId: row.system_id,
-      password: row.password,
-      systemType: row.system_type || undefined,
-      bindMode: row.bind_mode === 'tx+rx' ? 'tx+rx' : 'transceiver',
-      binds: Number(row.binds),
-      windowSize: Number(row.window_size),
-      maxSubmitsPerSecond: Number(row.max_tps),
-      tls: Number(row.tls) === 1,
-      tlsCa: row.tls_ca ?? undefined,
-      tlsServername: row.tls_servername ?? undefined,
-      longMessages: row.long_messages === 'payload' ? 'payload' : 'udh',
-      receiptIds: row.receipt_ids,
-    },
-    where,
-  );
 }

@@ -21,13 +21,18 @@ export function backoffDelay(attempt: number, baseMs: number, maxMs: number): nu
 export class TokenBucket {
   private rate: number;
   private tokens: number;
-  private last = performance.now();
+  private last: number;
   private pausedUntil = 0;
   private lastCutAt = -Infinity;
   private readonly waiters: Array<() => void> = [];
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly maxRate: number) {
+  /** `now`: the clock it measures with, in milliseconds (a test passes a virtual one). */
+  constructor(
+    private readonly maxRate: number,
+    private readonly now: () => number = () => performance.now(),
+  ) {
+    this.last = now();
     this.rate = this.limited ? maxRate : Infinity;
     this.tokens = this.burst;
   }
@@ -48,7 +53,7 @@ export class TokenBucket {
 
   /** Waits for one token. */
   take(): Promise<void> {
-    const now = performance.now();
+    const now = this.now();
     if (this.waiters.length === 0 && now >= this.pausedUntil) {
       if (!Number.isFinite(this.rate)) return Promise.resolve();
       this.refill(now);
@@ -64,12 +69,12 @@ export class TokenBucket {
   }
 
   /**
-   * The SMSC said slow down to a submit sent at `sentAt` (performance.now()): pause everyone for `pauseMs`,
+   * The SMSC said slow down to a submit sent at `sentAt` (the bucket's clock, performance.now()): pause everyone for `pauseMs`,
    * and halve the rate (when limited) unless that submit was sent before the last cut, i.e. it was already
    * in flight then and its answer belongs to the episode that cut. Returns whether the rate was cut.
    */
-  throttled(pauseMs: number, sentAt = performance.now()): boolean {
-    const now = performance.now();
+  throttled(pauseMs: number, sentAt = this.now()): boolean {
+    const now = this.now();
     this.pausedUntil = Math.max(this.pausedUntil, now + pauseMs);
     this.tokens = 0;
     const cut = this.limited && sentAt > this.lastCutAt;
@@ -102,7 +107,7 @@ export class TokenBucket {
 
   private schedule(): void {
     if (this.timer || this.waiters.length === 0) return;
-    const now = performance.now();
+    const now = this.now();
     this.refill(now);
     const forTokens = Number.isFinite(this.rate) ? ((1 - this.tokens) / this.rate) * 1000 : 0;
     const wait = Math.max(this.pausedUntil - now, forTokens, 0);
@@ -111,7 +116,7 @@ export class TokenBucket {
 
   private drain(): void {
     this.timer = undefined;
-    const now = performance.now();
+    const now = this.now();
     if (now < this.pausedUntil) return this.schedule();
     this.refill(now);
     while (this.waiters.length > 0 && (this.tokens >= 1 || !Number.isFinite(this.rate))) {

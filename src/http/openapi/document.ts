@@ -1,10 +1,10 @@
-// The OpenAPI 3.1 document of the API: built at start from the operation table (requests), the reply fields
-// declared in replies.ts, the status catalogue and the push builders. Served as GET /openapi.json.
-import { operationNames } from '../../operations/index.ts';
-import { REPLY_FIELDS } from './replies.ts';
+// The OpenAPI 3.1 document of the API: built at start from the operation table (requests, and replies from each
+// operation's `reply` schema), the status catalogue and the push builders. Served as GET /openapi.json.
+import { IDEMPOTENCY_DESCRIPTION } from '../../operations/idempotency.ts';
+import { findOperation, operationNames } from '../../operations/index.ts';
 import { jsonRequestSchema, requestComponents, xmlRequestSchema } from './requests.ts';
 import { failureStatuses, statusSchema, statusTable } from './statuses.ts';
-import type { JsonSchema } from './json-schema.ts';
+import { inputSchema, type JsonSchema } from './json-schema.ts';
 import { webhooks } from './webhooks.ts';
 
 /** Component name of an operation's success reply (`sms` -> `smsReply`). */
@@ -20,13 +20,18 @@ function replyComponents(): Record<string, JsonSchema> {
     },
   };
   for (const root of operationNames()) {
-    const fields = REPLY_FIELDS[root];
-    if (!fields) throw new Error(`no reply schema declared for ${root} (src/http/openapi/replies.ts)`);
+    const op = findOperation(root)!;
+    // As accepted (`io: 'input'`): open objects, as a reply may carry fields its schema does not name.
+    const fields = inputSchema(op.reply) as { properties?: Record<string, JsonSchema>; required?: string[] };
     out[replyComponent(root)] = {
       type: 'object',
       title: `${root} reply`,
-      properties: { status: statusSchema(fields.statuses ?? [0]), message: { type: 'string' }, ...fields.properties },
-      required: ['status', 'message', ...(fields.required ?? Object.keys(fields.properties))],
+      properties: {
+        status: statusSchema(op.successStatuses ?? [0]),
+        message: { type: 'string' },
+        ...fields.properties,
+      },
+      required: ['status', 'message', ...(fields.required ?? [])],
       xml: { name: root },
     };
   }
@@ -61,6 +66,17 @@ function operation(dryRun: boolean): JsonSchema {
       ? 'Answers in the same shape as `/api`, and nothing is sent, charged or changed. A send answers campaign id 0.'
       : 'The root element of the body names the operation.',
     security: [{ bearer: [] }],
+    parameters: dryRun
+      ? []
+      : [
+          {
+            name: 'Idempotency-Key',
+            in: 'header',
+            required: false,
+            schema: { type: 'string', minLength: 1, maxLength: 255 },
+            description: `For sms, bulk, send_otp and updateAmountSub. ${IDEMPOTENCY_DESCRIPTION}`,
+          },
+        ],
     requestBody: {
       required: true,
       content: {

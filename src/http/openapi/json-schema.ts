@@ -5,8 +5,8 @@ export type JsonSchema = Record<string, unknown>;
 
 /**
  * The JSON Schema of what a zod schema accepts (`io: 'input'`). Fields read through a preprocess step are
- * described by the schema the step feeds (the step itself cannot be expressed); fields the operation reads by hand
- * (`z.unknown()`) come out as `{}`, any value.
+ * described by the schema the step feeds (the step itself cannot be expressed); fields read from lenient shapes
+ * (`lenient` in operations/fields.ts) come out as `{}`, any value, with their description.
  */
 export function inputSchema(schema: z.ZodType): JsonSchema {
   const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;

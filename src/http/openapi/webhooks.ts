@@ -3,6 +3,7 @@
 import { blacklistFields, dlrFields, incomingFields, type PushFields } from '../../domain/push-fields.ts';
 import type { JsonSchema } from './json-schema.ts';
 import { deliveryStatusList } from './statuses.ts';
+import { DELIVERY } from '../../domain/status.ts';
 
 const DATE = "When it happened, `dd/mm/yy hh:mm:ss` in the account's time zone.";
 
@@ -33,7 +34,14 @@ const FIELD_MEANINGS: Record<string, Record<string, string>> = {
 
 const SAMPLE = { date: 0, timeZone: 'UTC' };
 const FIELDS: Record<string, PushFields> = {
-  dlr: dlrFields({ ...SAMPLE, externalId: '', status: 102, phone: '972500000000', operator: '', shipmentId: 1 }),
+  dlr: dlrFields({
+    ...SAMPLE,
+    externalId: '',
+    status: DELIVERY.DELIVERED,
+    phone: '972500000000',
+    operator: '',
+    shipmentId: 1,
+  }),
   incoming_sms: incomingFields({ ...SAMPLE, phone: '972500000000', dest: '972500000001', message: '' }),
   blacklist: blacklistFields({ ...SAMPLE, dest: '972500000000' }),
 };

@@ -31,8 +31,14 @@ export interface GivenPhone {
   externalId: string | null;
 }
 
-/** Reads `destinations` (object or list of objects): the phone elements and the cl_id values. */
-export function readDestinations(value: unknown, field = 'destinations'): { phones: GivenPhone[]; listIds: string[] } {
+/** The phone elements and cl_id values a send names. */
+export interface GivenDestinations {
+  phones: GivenPhone[];
+  listIds: string[];
+}
+
+/** Reads `destinations` (object or list of objects): the phone elements and the cl_id values (none: empty lists). */
+export function destinationsOf(value: unknown): GivenDestinations {
   const phones: GivenPhone[] = [];
   const listIds: string[] = [];
   for (const block of asList(value)) {
@@ -48,8 +54,13 @@ export function readDestinations(value: unknown, field = 'destinations'): { phon
       if (id) listIds.push(id);
     }
   }
-  if (phones.length === 0 && listIds.length === 0) throw missingField(`${field}.phone (or ${field}.cl_id)`);
   return { phones, listIds };
+}
+
+/** The destinations of a send: status 2 naming `field` when they hold neither a phone nor a list. */
+export function requireDestinations(given: GivenDestinations, field = 'destinations'): GivenDestinations {
+  if (given.phones.length === 0 && given.listIds.length === 0) throw missingField(`${field}.phone (or ${field}.cl_id)`);
+  return given;
 }
 
 /** Outcome of normalising a batch of destinations. */

@@ -74,27 +74,29 @@ export interface LinkSpec {
   target: string;
 }
 
-/** Reads `links.link` (each with attribute id): 980 when invalid, 981 when it cannot be shortened here. */
-export function parseLinks(value: unknown, publicUrl: string): LinkSpec[] {
-  const containers = asList(value);
-  const links: LinkSpec[] = [];
+/** Reads `links.link` (repeatable, each a URL with attribute id), unchecked. */
+export function linksOf(value: unknown): LinkSpec[] {
+  return asList(value).flatMap((container) =>
+    (container !== null && typeof container === 'object' && 'link' in container
+      ? asList((container as { link: unknown }).link)
+      : []
+    ).map((item) => ({
+      key: (attrsOf(item).id ?? (item as { id?: unknown })?.id ?? '').toString().trim(),
+      target: (textOf(item) ?? '').trim(),
+    })),
+  );
+}
+
+/** Checks the links of a send: 980 when invalid, 981 when it cannot be shortened here. */
+export function checkLinks(links: LinkSpec[], publicUrl: string): LinkSpec[] {
   const seen = new Set<string>();
-  for (const container of containers) {
-    const items =
-      container !== null && typeof container === 'object' && 'link' in container
-        ? asList((container as { link: unknown }).link)
-        : [];
-    for (const item of items) {
-      const key = (attrsOf(item).id ?? (item as { id?: unknown })?.id ?? '').toString().trim();
-      const target = (textOf(item) ?? '').trim();
-      const problem = linkKeyProblem(key) ?? linkTargetProblem(target);
-      if (problem) throw new ApiError(980, `Invalid link: ${problem}`);
-      if (seen.has(key)) throw new ApiError(980, `Invalid link: id "${key}" is used twice`);
-      if (isOwnShortLink(target, publicUrl))
-        throw new ApiError(981, `Error creating short link: "${target}" is already a link of this service`);
-      seen.add(key);
-      links.push({ key, target });
-    }
+  for (const { key, target } of links) {
+    const problem = linkKeyProblem(key) ?? linkTargetProblem(target);
+    if (problem) throw new ApiError(980, `Invalid link: ${problem}`);
+    if (seen.has(key)) throw new ApiError(980, `Invalid link: id "${key}" is used twice`);
+    if (isOwnShortLink(target, publicUrl))
+      throw new ApiError(981, `Error creating short link: "${target}" is already a link of this service`);
+    seen.add(key);
   }
   return links;
 }
@@ -106,8 +108,19 @@ export interface TtsOptions {
   voice: 'ymMale' | 'ymFemale';
 }
 
-function intIn(value: unknown, field: string, min: number, max: number, fallback?: number): number {
-  const t = textOf(value)?.trim();
+/** The texts of a `tts` block as given (trimmed), or 'invalid' for a `tts` that is no element. */
+export type TtsFields = { type?: string; rate?: string; repeat?: string; voice?: string } | 'invalid';
+
+/** Reads the `tts` block: undefined when absent (or blank). */
+export function ttsOf(value: unknown): TtsFields | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  const block = (Array.isArray(value) ? value[0] : value) as Record<string, unknown>;
+  if (typeof block !== 'object' || block === null) return 'invalid';
+  const field = (name: string) => textOf(block[name])?.trim();
+  return { type: field('type'), rate: field('rate'), repeat: field('repeat'), voice: field('voice') };
+}
+
+function intIn(t: string | undefined, field: string, min: number, max: number, fallback?: number): number {
   if (t === undefined || t === '') {
     if (fallback === undefined) throw missingField(`${field}`);
     return fallback;
@@ -119,15 +132,13 @@ function intIn(value: unknown, field: string, min: number, max: number, fallback
 }
 
 /** Validates the voice block of an sms: `type` 2, 3 or 4, `rate` -10..10 (0), `repeat` 1..10 (2), `voice`. */
-export function parseTts(value: unknown): TtsOptions | undefined {
-  if (value === undefined || value === null || value === '') return undefined;
-  const block = (Array.isArray(value) ? value[0] : value) as Record<string, unknown>;
-  if (typeof block !== 'object' || block === null)
-    throw new ApiError(2, 'Invalid value for field tts: expected an element with type');
+export function parseTts(block: TtsFields | undefined): TtsOptions | undefined {
+  if (block === undefined) return undefined;
+  if (block === 'invalid') throw new ApiError(2, 'Invalid value for field tts: expected an element with type');
   const type = intIn(block.type, 'tts.type', 2, 4) as 2 | 3 | 4;
   const rate = intIn(block.rate, 'tts.rate', -10, 10, 0);
   const repeat = intIn(block.repeat, 'tts.repeat', 1, 10, 2);
-  const voice = (textOf(block.voice)?.trim() || 'ymMale') as TtsOptions['voice'];
+  const voice = (block.voice || 'ymMale') as TtsOptions['voice'];
   if (voice !== 'ymMale' && voice !== 'ymFemale')
     throw new ApiError(2, `Invalid value for field tts.voice: "${voice}" (ymMale or ymFemale)`);
   return { type, rate, repeat, voice };

@@ -3,9 +3,33 @@
 // (the first 1,000 listed, all of them counted: rejected_total, rejected_by_reason).
 import { formatShort } from '../../domain/dates.ts';
 import { formatShekels } from '../../domain/money.ts';
-import type { Reply } from '../types.ts';
+import { z } from 'zod';
+import { DATE, int, SHEKELS, str } from '../replies.ts';
+import type { ReplyTo } from '../types.ts';
 import type { Acceptance } from './accept.ts';
 import type { Rejections } from './rejections.ts';
+
+/** The reply of a send (sms, bulk). */
+export const SEND_REPLY = z.object({
+  shipment_id: str('the campaign, as pushed delivery reports name it'),
+  campaign_id: int('the campaign (0 on /api/test)'),
+  recipients: int('messages accepted'),
+  parts: int('SMS parts per message'),
+  encoding: str('gsm7 or ucs2'),
+  credits: int('credits taken'),
+  international_cost: str(SHEKELS).optional(),
+  calls: int('voice calls to place').optional(),
+  call_seconds: int(
+    'seconds the longest call plays (its rendered speech times repeat, with the pauses): what calls are priced on',
+  ).optional(),
+  timing: str(`when a scheduled send leaves, ${DATE}`).optional(),
+  rejected: z
+    .array(z.object({ phone: str(), reason: str() }))
+    .describe('recipients not sent to (the first 1,000)')
+    .optional(),
+  rejected_total: int().optional(),
+  rejected_by_reason: z.record(z.string(), z.number().int()).optional(),
+});
 
 /**
  * The success reply of a send. A dry run (/api/test) answers campaign id 0: its campaign was rolled back, and
@@ -17,9 +41,9 @@ export function acceptedReply(
   scheduledAt: number | null,
   timeZone: string,
   dryRun: boolean,
-): Reply {
+): ReplyTo<typeof SEND_REPLY> {
   const campaignId = dryRun ? 0 : a.campaignId;
-  const reply: Reply = {
+  const reply: ReplyTo<typeof SEND_REPLY> = {
     status: 0,
     message: 'SMS will be sent',
     shipment_id: String(campaignId),

@@ -5,10 +5,10 @@
 import { pcmSeconds } from '../../carriers/sip/g711.ts';
 import { sharedSpeech } from '../../carriers/sip/speech.ts';
 import type { SpokenLengths } from '../../domain/voice.ts';
-import { checkMessage, parseTts } from './options.ts';
+import { checkMessage, parseTts, type TtsFields } from './options.ts';
 
 /** The seconds of the message as spoken, keyed by its text; undefined for a send without calls. */
-export async function spokenLengths(message: string, tts: unknown): Promise<SpokenLengths | undefined> {
+export async function spokenLengths(message: string, tts: TtsFields | undefined): Promise<SpokenLengths | undefined> {
   let text: string;
   let options: ReturnType<typeof parseTts>;
   try {

@@ -1,6 +1,6 @@
 // Accounts, their allowed IPs, API tokens, the credit ledger and verified senders.
 import { sql, type Kysely } from 'kysely';
-import type { Dialect } from '../db.ts';
+import type { Dialect } from '../types.ts';
 import { withId } from './columns.ts';
 
 export async function up(db: Kysely<any>, dialect: Dialect): Promise<void> {

@@ -1,7 +1,7 @@
 // Campaigns and messages (the send path and the dispatcher's queue), short links and their clicks, and
 // pending sender verifications.
 import { sql, type Kysely } from 'kysely';
-import type { Dialect } from '../db.ts';
+import type { Dialect } from '../types.ts';
 import { withId } from './columns.ts';
 
 export async function up(db: Kysely<any>, dialect: Dialect): Promise<void> {

@@ -1,6 +1,6 @@
 // The audience tables: contact lists and contacts, the blocklist (and its removal log), birthday campaigns.
 import type { Kysely } from 'kysely';
-import type { Dialect } from '../db.ts';
+import type { Dialect } from '../types.ts';
 import { withId } from './columns.ts';
 
 export async function up(db: Kysely<any>, dialect: Dialect): Promise<void> {

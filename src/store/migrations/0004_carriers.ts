@@ -1,7 +1,7 @@
 // The carriers tables: carriers and routes, inbound numbers, carrier message ids, pending receipts, inbound
 // messages (routed and not), and the index the delivery-report polls read by status time.
 import type { Kysely } from 'kysely';
-import type { Dialect } from '../db.ts';
+import type { Dialect } from '../types.ts';
 import { withId } from './columns.ts';
 
 export async function up(db: Kysely<any>, dialect: Dialect): Promise<void> {

@@ -1,7 +1,7 @@
 // The push tables: registrations (one live URL per account and type), the event queue, the delivery log and
 // signing secrets.
 import { sql, type Kysely } from 'kysely';
-import type { Dialect } from '../db.ts';
+import type { Dialect } from '../types.ts';
 import { withId } from './columns.ts';
 
 export async function up(db: Kysely<any>, dialect: Dialect): Promise<void> {

@@ -1,7 +1,7 @@
 // Parts of concatenated inbound SMS, kept until the whole message is stored: a part is acknowledged to the
 // SMSC only once it is here, so a crash between parts loses none.
 import type { Kysely } from 'kysely';
-import type { Dialect } from '../db.ts';
+import type { Dialect } from '../types.ts';
 import { withId } from './columns.ts';
 
 export async function up(db: Kysely<any>, dialect: Dialect): Promise<void> {

@@ -2,7 +2,7 @@
 // carry no external id, and a message has no status until it is submitted, so every accepted message was
 // adding two index entries no query could find (and the status one was moved again at submission).
 import { sql, type Kysely } from 'kysely';
-import type { Dialect } from '../db.ts';
+import type { Dialect } from '../types.ts';
 
 export async function up(db: Kysely<any>, _dialect: Dialect): Promise<void> {
   await db.schema.dropIndex('messages_external').execute();

@@ -2,7 +2,7 @@
 // priority lane and sealed message values (a code travels encrypted until it is submitted), and the account
 // fields of sub-accounts and one-time codes.
 import { sql, type Kysely } from 'kysely';
-import type { Dialect } from '../db.ts';
+import type { Dialect } from '../types.ts';
 import { withId } from './columns.ts';
 
 export async function up(db: Kysely<any>, dialect: Dialect): Promise<void> {

@@ -1,7 +1,7 @@
 // Web console: sessions (only a SHA-256 of each session id is stored, with its CSRF token and expiry) and
 // failed logins per username (for the lockout).
 import type { Kysely } from 'kysely';
-import type { Dialect } from '../db.ts';
+import type { Dialect } from '../types.ts';
 import { withId } from './columns.ts';
 
 export async function up(db: Kysely<any>, dialect: Dialect): Promise<void> {

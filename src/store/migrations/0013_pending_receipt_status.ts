@@ -2,7 +2,7 @@
 // maps its own codes before a receipt reaches the store. Rows waiting at the upgrade are converted with the SMPP
 // mapping of this version, written out here because a migration must not change when that code does.
 import { sql, type Kysely } from 'kysely';
-import type { Dialect } from '../db.ts';
+import type { Dialect } from '../types.ts';
 import { withId } from './columns.ts';
 
 export async function up(db: Kysely<any>, dialect: Dialect): Promise<void> {

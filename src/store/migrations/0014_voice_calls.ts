@@ -2,7 +2,7 @@
 // long its message played (`call_seconds`), and the registry of
 // filtered (Kosher) phones that refuse texts, fed by status-15 receipts and by the operator.
 import { sql, type Kysely } from 'kysely';
-import type { Dialect } from '../db.ts';
+import type { Dialect } from '../types.ts';
 
 export async function up(db: Kysely<any>, _dialect: Dialect): Promise<void> {
   await db.schema

@@ -1,7 +1,7 @@
 // Several nodes on one database: the nodes that are alive (a heartbeat each lease period) and the leases they
 // hold (a carrier's binds, a trunk's call shares, the scheduler's leadership), each until a time it renews.
 import type { Kysely } from 'kysely';
-import type { Dialect } from '../db.ts';
+import type { Dialect } from '../types.ts';
 
 export async function up(db: Kysely<any>, _dialect: Dialect): Promise<void> {
   await db.schema

@@ -15,7 +15,7 @@
 // when that code does.
 // The embedded store keeps its simple tables.
 import { sql, type Kysely } from 'kysely';
-import type { Dialect } from '../db.ts';
+import type { Dialect } from '../types.ts';
 
 const TABLES: { table: string; key: string }[] = [
   { table: 'messages', key: 'id, created_at' },

@@ -1,6 +1,6 @@
 // Dialect-aware column helpers for migrations (the only place id columns differ).
 import type { CreateTableBuilder } from 'kysely';
-import type { Dialect } from '../db.ts';
+import type { Dialect } from '../types.ts';
 
 /** Adds an auto-increment integer primary key `id`. */
 export function withId<T extends string>(

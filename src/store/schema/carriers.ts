@@ -1,32 +1,19 @@
-// Tables of the carriers issue: configured SMPP carriers and routes, inbound numbers, the carrier message ids
+// The carrier tables: configured carriers and routes, inbound numbers, the carrier message ids
 // of submitted parts (how receipts find their message), receipts not matched yet, and inbound messages.
 import type { Generated } from 'kysely';
+import type { DeliveryStatus } from '../../domain/status.ts';
 
-/** An SMPP carrier the operator added. */
+/** A carrier the operator added (`yona admin add-carrier`). */
 export interface CarrierTable {
   id: Generated<number>;
   name: string;
-  host: string;
-  port: number;
-  system_id: string;
-  /** Kept in clear: the connector must send it in bind_*. Never logged, never shown by the CLI. */
-  password: string;
-  system_type: string;
-  /** 'transceiver' or 'tx+rx'. */
-  bind_mode: string;
-  binds: number;
-  window_size: number;
-  /** Submits per second across all binds; 0 is unlimited. */
-  max_tps: number;
-  tls: number;
-  /** Long messages as 'udh' parts or one 'payload' (message_payload) submit_sm. */
-  long_messages: string;
-  /** Path of a PEM CA bundle trusted instead of the system CAs; null: system CAs. */
-  tls_ca: string | null;
-  /** Name the carrier's certificate is checked against; null: the host. */
-  tls_servername: string | null;
-  /** Base of the carrier's message ids: 'as-is', 'submit-hex', 'receipt-hex' or 'both-hex' (see smpp/ids.ts). */
-  receipt_ids: Generated<string>;
+  /** The protocol it speaks (carriers/index.ts). */
+  protocol: string;
+  /**
+   * The protocol's settings as a JSON document (the carriers file's keys). Holds the carrier's password in clear:
+   * the connector must send it. Never logged, never shown by the CLI.
+   */
+  settings: string;
   created_at: number;
 }
 
@@ -56,7 +43,7 @@ export interface CarrierMessageIdTable {
   /** 0-based part of the message this submit_sm carried. */
   part_index: number;
   /** Delivery status of this part from its receipt (null: none yet; -1 intermediate). */
-  part_status: number | null;
+  part_status: DeliveryStatus | null;
   created_at: number;
 }
 
@@ -66,7 +53,7 @@ export interface PendingReceiptTable {
   carrier: string;
   carrier_message_id: string;
   /** Our delivery status, as the carrier's protocol mapped it (-1 intermediate). */
-  status: number;
+  status: DeliveryStatus;
   /** When the receipt arrived. */
   at: number;
   created_at: number;

@@ -1,0 +1,41 @@
+// The contract between the process (service.ts) and its parts: a component (a worker, the simulators, the public
+// pages) starts with what the process shares (ComponentHost) and stops before the store closes.
+import type { FastifyInstance } from 'fastify';
+import type { Registry } from 'prom-client';
+import type { ClusterNode } from './cluster/node.ts';
+import type { Config } from './config.ts';
+import type { Role } from './domain/roles.ts';
+import type { Logger } from './logger.ts';
+import type { LocalSignals } from './signals.ts';
+import type { Store } from './store/db.ts';
+
+/** What the process gives its components. */
+export interface ComponentHost {
+  config: Config;
+  store: Store;
+  logger: Logger;
+  /** The process's Prometheus registry (served at /metrics). */
+  metrics: { registry: Registry };
+  signals: LocalSignals;
+  clock: () => number;
+  /** This node among the nodes of the database: its roles and leases. */
+  node: ClusterNode;
+}
+
+/** A piece of the process that starts after the store and stops before it (workers, simulators). */
+export interface Component {
+  name: string;
+  start(host: ComponentHost): Promise<void>;
+  stop(): Promise<void>;
+  /** Routes this component serves (public pages), registered before listening. */
+  routes?: (app: FastifyInstance) => void;
+  /** How the roles it serves are doing, for /healthz. */
+  health?: () => RoleHealth[];
+}
+
+/** A role's state on this node: ok false answers /healthz with 503. */
+export interface RoleHealth {
+  role: Role;
+  ok: boolean;
+  [detail: string]: unknown;
+}
