@@ -2,13 +2,16 @@
 // 1. speech render time of a ~10 s message, uncached (espeak-ng and sox) and from the cache;
 // 2. the accept rate of single-recipient `sms` (load from a second process) without calls;
 // 3. one tts send of type 4 to N phones (100) through a trunk allowing N calls at once, to the bundled call
-//    simulator (in this process), with the same accept load running while the calls play: the accept rate beside
-//    the calls, and the RTP as the callee received it: gaps between packets per stream (target p99 within
-//    20 +/- 5 ms, none over 60 ms), the media thread's late ticks;
+//    simulator (in a process of its own, so the arrival times are the network's, not a busy loop's), with the same
+//    accept load running in this process while the calls play: the accept rate beside the calls, and the RTP as
+//    the callee received it: gaps between packets per stream (target p99 within 20 +/- 5 ms, none over 60 ms),
+//    the media thread's late ticks;
 // 4. the accept rate of a campaign of tts sends (single-recipient sms with a tts block, one text: rendered once).
 // Prints one JSON line.
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
-import { CallSimulator, SmscSimulator } from '../src/carriers/simulator/index.ts';
+import { SmscSimulator, type ReceivedCall } from '../src/carriers/simulator/index.ts';
 import type { SipCarrier, SipTrunkConfig } from '../src/carriers/sip/connector.ts';
 import { pcmSeconds } from '../src/carriers/sip/g711.ts';
 import { mediaStats } from '../src/carriers/sip/media.ts';
@@ -42,8 +45,21 @@ const cachedRenderMs = performance.now() - started;
 
 const smsc = new SmscSimulator({ systemId: 'yona', password: 'bench', receiptDelayMs: 200 });
 const smscPort = await smsc.start(0);
-const callSim = new CallSimulator();
-const sipPort = await callSim.start(0);
+const callSim = fork(fileURLToPath(new URL('./lib/call-sim-child.ts', import.meta.url)), [], {
+  execArgv: ['--import', 'tsx'],
+  stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+});
+const ask = <T>(message: string, key: string) =>
+  new Promise<T>((resolve) => {
+    const on = (m: Record<string, T>) => {
+      if (!(key in m)) return;
+      callSim.off('message', on);
+      resolve(m[key]);
+    };
+    callSim.on('message', on);
+    if (message) callSim.send(message);
+  });
+const sipPort = await ask<number>('', 'port');
 const trunk: SipTrunkConfig = {
   protocol: 'sip',
   name: 'voice',
@@ -93,7 +109,7 @@ try {
   const deadline = Date.now() + 300_000;
   while (carrier.outcomes.length < calls && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   clearInterval(watch);
-  const received = callSim.calls().filter((c) => c.packets > 0);
+  const received = (await ask<ReceivedCall[]>('calls', 'calls')).filter((c) => c.packets > 0);
   const perStream = received.map((c) => {
     const g = [...c.gaps].sort((a, b) => a - b);
     return { p50: percentile(g, 50), p99: percentile(g, 99), max: g.at(-1)! };
@@ -146,6 +162,6 @@ try {
   );
 } finally {
   await bench.close();
-  await callSim.stop();
+  callSim.send('stop');
   await smsc.stop();
 }

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { CallSimulator } from '../../src/carriers/simulator/index.ts';
 import type { SipTrunkConfig } from '../../src/carriers/sip/connector.ts';
-import { playbackFrames, PACKET_MS } from '../../src/carriers/sip/rtp.ts';
+import { PACKET_MS, playbackFrames, TRAILING_SILENCE_MS } from '../../src/carriers/sip/rtp.ts';
 import { encodeG711, pcmSeconds } from '../../src/carriers/sip/g711.ts';
 import { CachedSpeech, EspeakEngine, sharedSpeech } from '../../src/carriers/sip/speech.ts';
 import { callCredits, callSeconds, estimatedCallSeconds } from '../../src/domain/voice.ts';
@@ -105,7 +105,7 @@ for (const target of targets) {
         'pcma',
       );
       assert.ok(
-        Math.abs(answered.packets - playbackFrames(audio, 'pcma', 1).length) <= 2,
+        Math.abs(answered.packets - playbackFrames(audio, 'pcma', 1).length - TRAILING_SILENCE_MS / PACKET_MS) <= 2,
         `${answered.packets} RTP packets`,
       );
       assert.equal(

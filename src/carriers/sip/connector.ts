@@ -96,7 +96,10 @@ export class SipCarrier implements Carrier {
     this.capacity = [...new Set(indexes)]
       .filter((i) => i >= 0 && i < this.shares)
       .reduce((n, i) => n + this.shareSize(i), 0);
-    while (this.active < this.capacity && this.waiting.length > 0) this.waiting.shift()!();
+    while (this.active < this.capacity && this.waiting.length > 0) {
+      this.active++;
+      this.waiting.shift()!();
+    }
   }
 
   // Calls of share i: the limit spread as evenly as it goes.
@@ -180,9 +183,11 @@ export class SipCarrier implements Carrier {
   }
 
   // Waits for a free call slot and for the calls-per-second spacing.
+  // A freed slot passes straight to the first waiter (counted for it), so no submit arriving in between takes it.
   private async slot(): Promise<void> {
-    if (this.active >= this.capacity) await new Promise<void>((resolve) => this.waiting.push(resolve));
-    this.active++;
+    if (this.active >= this.capacity || this.waiting.length > 0)
+      await new Promise<void>((resolve) => this.waiting.push(resolve));
+    else this.active++;
     if (this.config.callsPerSecond > 0) {
       const gap = 1000 / this.config.callsPerSecond;
       const wait = this.lastStart + gap - Date.now();
@@ -192,8 +197,9 @@ export class SipCarrier implements Carrier {
   }
 
   private release(): void {
-    this.active--;
-    if (this.active < this.capacity) this.waiting.shift()?.();
+    const next = this.active <= this.capacity ? this.waiting.shift() : undefined;
+    if (next) next();
+    else this.active--;
   }
 
   onReceipt(handler: (receipt: Receipt) => void | Promise<void>): void {
@@ -217,7 +223,10 @@ export class SipCarrier implements Carrier {
   async stop(): Promise<void> {
     this.stopped = true;
     this.monitor.stop();
-    for (const w of this.waiting.splice(0)) w();
+    for (const w of this.waiting.splice(0)) {
+      this.active++; // each waiter wakes to find the trunk stopped and releases its slot
+      w();
+    }
     await Promise.all([...this.calls]);
   }
 }
