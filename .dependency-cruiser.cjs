@@ -1,7 +1,7 @@
 // The layers point one way (docs/architecture.md). Lowest first, each file of src/ in exactly one layer:
 //   domain/                                  pure logic, imports nothing of ours
 //   support/                                 process-level helpers with no Yona logic (a FIFO semaphore, a certificate)
-//   config.ts logger.ts signals.ts secret-key.ts   the process's base: settings, log, wake-ups, the sealing key
+//   config.ts logger.ts log-folding.ts signals.ts secret-key.ts   the base: settings, log, wake-ups, sealing key
 //   store/   carriers/                       SQL; protocols (neither imports the other)
 //   cluster/ (but leader.ts)                 this node among the nodes: heartbeat, leases, shares, node metrics
 //   component.ts                             the contract between the process and its parts (types only)
@@ -16,7 +16,7 @@ const SRC = '^(test/fixtures/layers/)?src/';
 const LAYERS = {
   domain: [`${SRC}domain/`],
   support: [`${SRC}support/`],
-  base: [`${SRC}(config|logger|signals|secret-key)[.]ts$`],
+  base: [`${SRC}(config|logger|log-folding|signals|secret-key)[.]ts$`],
   store: [`${SRC}store/`],
   carriers: [`${SRC}carriers/`],
   cluster: [`${SRC}cluster/(?!leader[.]ts$)`],
@@ -94,14 +94,15 @@ module.exports = {
         'the HTTP edge acts through the operation runner (operations/execute.ts); only these files use the store, ' +
         'for what no operation gives: health (migrations), the public pages (short links, unsubscribe, sender ' +
         'verification) and the console pages that read or change what only the console shows (sessions, tokens, ' +
-        'IP allowlist, push registrations, ledger and blocklist pages, lists, campaigns, birthdays, overview, the message log). ' +
+        'IP allowlist, push registrations, ledger and blocklist pages, lists, campaigns, birthdays, overview, the message log, ' +
+        "replies, one-time codes, the send form's lists and senders, sub-account suspension, the account's own security). " +
         'Types (Account, ...) may be imported anywhere.',
       severity: 'error',
       from: {
         path: LAYERS.http,
         pathNot: [
           `${SRC}http/(health|public-pages)[.]ts$`,
-          `${SRC}http/console/(session|tokens|ips|push|account|lists|campaigns|birthdays|overview|messages)[.]ts$`,
+          `${SRC}http/console/(session|tokens|ips|push|account|lists|campaigns|birthdays|overview|messages|inbound|codes|send|balance-extras|subaccount-control|security|two-factor)[.]ts$`,
         ],
       },
       to: { path: LAYERS.store, dependencyTypesNot: ['type-only'] },

@@ -1,14 +1,19 @@
-// `npm run bench -- accept [--store postgres] [--nodes 1,2 (accept-nodes.ts)] [--seconds N] [--connections N] [--beside-kannel]`: single-recipient
+// `npm run bench -- accept [--store postgres] [--nodes 1,2 (accept-nodes.ts)] [--seconds N] [--connections N] [--beside-kannel]
+// [--profile]`: single-recipient
 // `sms` accepted per second over keep-alive HTTP (load from a second process), then the time to accept one `sms`
 // with 100,000 phone destinations. Targets: >= 10,000/s on SQLite, set as Kannel 1.4.5's accept rate on this
 // machine (`--beside-kannel` measures Kannel just before and just after Yona's load, with the same load generator,
-// connections and duration, and prints the ratio); 100k in < 2 s (SQLite) / < 4 s (PostgreSQL).
-import { loadavg } from 'node:os';
+// connections and duration, and prints the ratio); 100k in < 2 s (SQLite) / < 4 s (PostgreSQL). `--profile` samples
+// the service's main thread during the measured load, saves the .cpuprofile and prints its time per accept by
+// category (bench/lib/profile.ts) to stderr, the figures in the JSON line too.
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { request } from 'undici';
 import { kannelAnchorDir, startKannel, type RunningKannel } from './lib/kannel.ts';
 import { runLoad, type LoadOptions } from './lib/load.ts';
 import { groupCommitStats } from '../src/store/group-commit.ts';
 import { benchStore, peakRssMb, startBenchService } from './lib/service.ts';
+import { budgetTable, profileByCategory, startProfile } from './lib/profile.ts';
 
 if (process.argv.includes('--nodes')) {
   await import('./accept-nodes.ts');
@@ -84,6 +89,7 @@ try {
   const groupBefore = { ...groupCommitStats };
   const sendGroups = bench.service.store.sendGroups?.stats;
   const pgGroupsBefore = sendGroups ? { ...sendGroups } : undefined;
+  const profiler = process.argv.includes('--profile') ? await startProfile() : undefined;
   const load = await runLoad({
     url: `${bench.httpUrl}/api`,
     body: single,
@@ -92,6 +98,8 @@ try {
     durationSeconds: seconds,
   });
   const cpu = process.cpuUsage(cpuBefore);
+  const profileFile = join(tmpdir(), `yona-accept-${store}-${process.pid}.cpuprofile`);
+  const profile = profiler ? await profiler.stop(profileFile) : undefined;
   const commits = groupCommitStats.commits - groupBefore.commits;
   const pgGroups =
     sendGroups && pgGroupsBefore
@@ -104,10 +112,28 @@ try {
           pg_group_fallbacks: sendGroups.fallbacks - pgGroupsBefore.fallbacks,
         }
       : {};
+  const statementsPerSend =
+    groupCommitStats.transactions > groupBefore.transactions
+      ? Math.round(
+          ((groupCommitStats.statements - groupBefore.statements) /
+            (groupCommitStats.transactions - groupBefore.transactions)) *
+            10,
+        ) / 10
+      : null;
   const transactionsPerCommit =
     commits > 0 ? Math.round(((groupCommitStats.transactions - groupBefore.transactions) / commits) * 10) / 10 : null;
   // Requests the load generator left in flight when it stopped still finish here: count once they have.
   const accepted = (await settledCount('campaigns')) - campaignsBefore;
+  const budget = profile
+    ? budgetTable(profileByCategory(profile), (cpu.user + cpu.system) / Math.max(accepted, 1))
+    : undefined;
+  if (budget) {
+    process.stderr.write(`CPU profile of the service during the load: ${profileFile}\n`);
+    for (const row of budget)
+      process.stderr.write(
+        `${row.category.padEnd(40)} ${String(row.us).padStart(7)} us/accept ${String(row.share).padStart(5)}%\n`,
+      );
+  }
   const kannelAfter = kannel ? await kannelRate(kannel, { connections, durationSeconds: seconds }) : undefined;
   const beside =
     kannelBefore !== undefined && kannelAfter !== undefined
@@ -151,7 +177,15 @@ try {
       server_cpu_us_per_accept: Math.round((cpu.user + cpu.system) / Math.max(accepted, 1)),
       client_cpu_us_per_request: load.client_cpu_us_per_request,
       load_avg_1m_before: Math.round(loadBefore * 100) / 100,
-      ...(store === 'sqlite' ? { transactions_per_commit: transactionsPerCommit } : pgGroups),
+      ...(budget
+        ? {
+            profile_file: profileFile,
+            profile_us_per_accept: Object.fromEntries(budget.map((r) => [r.category, r.us])),
+          }
+        : {}),
+      ...(store === 'sqlite'
+        ? { transactions_per_commit: transactionsPerCommit, sqlite_statements_per_send: statementsPerSend }
+        : pgGroups),
       bulk_100k_s: Math.round(bulkSeconds * 1000) / 1000,
       bulk_status: bigReply.status,
       bulk_recipients: bigReply.recipients,

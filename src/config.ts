@@ -87,6 +87,8 @@ export interface DeliverySettings {
 export interface NodeSettings {
   /** YONA_NODE_NAME (the host name): unique per node of one database. */
   name: string;
+  /** False when YONA_NODE_NAME is unset: the service then adds this data dir's node id (cluster/node-identity.ts). */
+  named?: boolean;
   /** YONA_ROLES or `yona serve --roles` (all): what this node runs. */
   roles: Role[];
   /** YONA_NODE_LEASE_MS (10000): a dead node's binds, shares and leadership move after this long. */
@@ -325,8 +327,8 @@ export const SETTINGS = {
   YONA_PUSH_RETENTION: setting(duration('3d'), '3d', 'how long delivered push events and the delivery log are kept'),
   // Nodes
   YONA_NODE_NAME: setting(
-    given.transform((raw) => (raw ?? '').trim() || hostname()),
-    'the host name',
+    given.transform((raw) => (raw ?? '').trim()),
+    "the host name and the data dir's node id",
     "this node's name among the nodes of one database",
   ),
   YONA_ROLES: setting(
@@ -411,7 +413,12 @@ export function loadConfig(env: Env = process.env): Config {
       phoneFailuresHourly: v.YONA_OTP_PHONE_FAILURES_HOURLY,
     },
     callCreditsPerMinute: v.YONA_CALL_CREDITS_PER_MINUTE,
-    node: { name: v.YONA_NODE_NAME, roles: v.YONA_ROLES, leaseMs: v.YONA_NODE_LEASE_MS },
+    node: {
+      name: v.YONA_NODE_NAME || hostname(),
+      named: v.YONA_NODE_NAME !== '',
+      roles: v.YONA_ROLES,
+      leaseMs: v.YONA_NODE_LEASE_MS,
+    },
     sending: {
       intlPriceAgorot: v.YONA_INTL_PRICE_AGOROT,
       verifyCallNumber: v.YONA_VERIFY_CALL_NUMBER,

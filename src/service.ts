@@ -1,6 +1,7 @@
 // Composes one Yona process: store, logger, metrics, HTTP listeners and the workers of its roles.
 import { registerNodeMetrics } from './cluster/metrics.ts';
 import { ClusterNode } from './cluster/node.ts';
+import { withNodeName } from './cluster/node-identity.ts';
 import type { Component, ComponentHost } from './component.ts';
 import type { Config } from './config.ts';
 import { createLogger, type Logger } from './logger.ts';
@@ -32,7 +33,7 @@ export async function startService(
   components: Component[] = [],
   options: ServiceOptions = {},
 ): Promise<Service> {
-  const logger = options.logger ?? createLogger(config.logLevel);
+  const logger = options.logger ?? createLogger(config.logLevel, undefined, { timeZone: config.defaultTimeZone });
   const clock = options.clock ?? Date.now;
   const store = await openStore({
     databaseUrl: config.databaseUrl,
@@ -61,7 +62,7 @@ export async function startService(
         logger.info({ username: account.username, operation, fields: fresh }, 'unknown fields ignored');
     },
   };
-  const node = new ClusterNode(store, config.node, logger, clock);
+  const node = new ClusterNode(store, withNodeName(config.node, config.dataDir), logger, clock);
   await node.start();
   registerNodeMetrics(metrics.registry, node, store);
   const tls = await loadTls(config);

@@ -64,7 +64,7 @@ export async function runServe(args: string[] = []): Promise<void> {
   const roles = values.roles === undefined ? loaded.node.roles : parseRoles(values.roles);
   const config = { ...loaded, node: { ...loaded.node, roles } };
   const unlock = config.databaseUrl ? () => {} : lockDataDir(config.dataDir);
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, undefined, { timeZone: config.defaultTimeZone });
   const service = await startService(config, defaultComponents(roles, logger), { logger });
   const unregister = registerServer({
     dataDir: config.dataDir,

@@ -23,7 +23,8 @@ import {
 } from '../store/dispatch.ts';
 import { BatchRecorder } from './batch-recorder.ts';
 import type { DeliverySettings } from './delivery-settings.ts';
-import { DELIVERY } from '../domain/status.ts';
+import { DELIVERY, deliveryStatusText } from '../domain/status.ts';
+import { campaignOutcomeCounts } from '../store/campaigns.ts';
 
 /** What the dispatcher needs from the service. */
 export interface DispatcherDeps {
@@ -187,10 +188,32 @@ export class Dispatcher {
     );
     await Promise.all(toSend.map(async (m) => recorder.add(await this.submit(m))));
     await recorder.finish();
-    await store.db
+    const finished = await store.db
       .transaction()
       .execute((trx) => finishCampaigns(trx, store.dialect, [...new Set(claimed.map((m) => m.campaign_id))], clock()));
+    for (const campaign of finished) await this.logFinished(campaign);
     return claimed.length;
+  }
+
+  /**
+   * docs/logs.md: campaign.finished, once per campaign, with its messages counted by delivery status; at info
+   * for campaigns of several recipients, at debug for single messages (one line per API send would drown the rest).
+   */
+  private async logFinished({ id: campaignId, recipients }: { id: number; recipients: number }): Promise<void> {
+    const level = recipients > 1 ? 'info' : 'debug';
+    if (!this.deps.logger.isLevelEnabled(level)) return;
+    const { username, counts } = await campaignOutcomeCounts(this.deps.store.db, campaignId).catch(() => ({
+      username: undefined,
+      counts: [],
+    }));
+    const byStatus = Object.fromEntries(
+      counts.map((c) => [c.status === null ? 'not submitted' : deliveryStatusText(c.status).en, c.count]),
+    );
+    const messages = counts.reduce((sum, c) => sum + c.count, 0);
+    this.deps.logger[level](
+      { event: 'campaign.finished', campaign: campaignId, account: username, messages, by_status: byStatus },
+      'campaign finished',
+    );
   }
 
   // After a group of outcomes is written (or failed to be): its carriers' permits go back; once committed,

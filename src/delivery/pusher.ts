@@ -17,7 +17,10 @@ import {
   type ClaimedPushEvent,
   type PushResult,
   type PushTarget,
+  type RegistrationOutcome,
 } from '../store/push-queue.ts';
+import { findAccountById } from '../store/accounts.ts';
+import { formatIso } from '../domain/dates.ts';
 import { createPushAgent, postForm, prepareTarget, pushHeaders, type PreparedTarget } from './push-http.ts';
 
 /** Options of createPusher (tests and embedders). */
@@ -28,6 +31,15 @@ export interface PusherOptions {
   resolve?: typeof dns.lookup;
   /** Events claimed ahead of sending, across lanes (default 4096). */
   maxBuffered?: number;
+}
+
+// The host of a push URL (never its path, query or credentials).
+function hostOf(url: string): string | undefined {
+  try {
+    return new URL(url).host;
+  } catch {
+    return undefined;
+  }
 }
 
 interface Lane {
@@ -301,16 +313,11 @@ class Pusher implements Component {
     }
     const maxSeq = batch[batch.length - 1].seq;
     const touched = new Set(batch.map((r) => r.registrationId));
+    await this.logFailures(batch, outcomes);
     for (const [regId, outcome] of outcomes) {
       const lane = this.lanes.get(regId);
       if (lane) lane.target.consecutiveFailures = outcome.consecutiveFailures;
       if (outcome.state === 'registered' && outcome.retryAt > now) this.wakeAt(outcome.retryAt);
-      if (outcome.state === 'disabled') {
-        this.service.logger.warn(
-          { registration: regId, failures: outcome.consecutiveFailures },
-          'push registration disabled after repeated failures',
-        );
-      }
     }
     for (const regId of touched) {
       const lane = this.lanes.get(regId);
@@ -324,6 +331,53 @@ class Pusher implements Component {
       }
       this.pump(lane);
     }
+  }
+
+  /**
+   * docs/logs.md: push.failed per failed attempt (account, registration, URL host, HTTP status or network
+   * error, attempt, next retry) and push.disabled when a registration is disabled.
+   */
+  private async logFailures(batch: PushResult[], outcomes: Map<number, RegistrationOutcome>): Promise<void> {
+    for (const r of batch) {
+      if (r.kind !== 'failed') continue;
+      const lane = this.lanes.get(r.registrationId);
+      const outcome = outcomes.get(r.registrationId);
+      const where = {
+        account: lane ? await this.username(lane.target.accountId) : undefined,
+        registration: r.registrationId,
+        host: lane ? hostOf(lane.target.url) : undefined,
+      };
+      const disabled = outcome?.state === 'disabled';
+      this.service.logger.info(
+        {
+          event: 'push.failed',
+          ...where,
+          http_status: r.httpStatus ?? undefined,
+          error: r.error ?? undefined,
+          attempt: outcome?.consecutiveFailures,
+          next_retry:
+            disabled || !outcome
+              ? undefined
+              : formatIso(Math.max(outcome.retryAt, r.finishedAt), this.service.config.defaultTimeZone),
+        },
+        'push failed',
+      );
+      if (disabled)
+        this.service.logger.warn(
+          { event: 'push.disabled', ...where, failures: outcome.consecutiveFailures },
+          'push registration disabled after repeated failures',
+        );
+    }
+  }
+
+  // Account names by id, for the log (an account's name never changes).
+  private readonly usernames = new Map<number, string>();
+  private async username(accountId: number): Promise<string | undefined> {
+    if (!this.usernames.has(accountId)) {
+      const account = await findAccountById(this.db, accountId).catch(() => undefined);
+      if (account) this.usernames.set(accountId, account.username);
+    }
+    return this.usernames.get(accountId);
   }
 
   /** Schedules a scan at `at` (the earliest pending backoff end). */

@@ -19,6 +19,8 @@ import { refuseUnsafeText } from './input-guard.ts';
 import { IDEMPOTENCY_HEADER } from '../operations/idempotency.ts';
 import { inHebrew, prefersHebrew } from './language.ts';
 import type { Metrics } from './metrics.ts';
+import type { Logger } from '../logger.ts';
+import { statusMessage, type RequestStatus } from '../domain/status.ts';
 
 // The Content-Type header as the client sent it (fastify refuses empty and malformed ones before any parser runs).
 const sentContentType = new WeakMap<FastifyRequest, string | undefined>();
@@ -74,13 +76,44 @@ function batchOfThisTurn(): Promise<void> {
   ));
 }
 
+// The account a request names (user.username), as far as it can be read: for the log, never its password.
+function claimedAccount(doc: Record<string, unknown> | undefined): string | undefined {
+  const user = (Array.isArray(doc?.user) ? doc.user[0] : doc?.user) as { username?: unknown } | undefined;
+  const name = Array.isArray(user?.username) ? user.username[0] : user?.username;
+  return typeof name === 'string' && name.trim() !== '' ? name.trim().slice(0, 64) : undefined;
+}
+
+/**
+ * One info line per refused request (docs/logs.md, event api.refused): the operation, the account named, the
+ * client address, the status and its catalogue text; never the token, a password, a code or the body.
+ */
+function logRefusal(
+  logger: Logger,
+  request: FastifyRequest,
+  operation: string,
+  status: number,
+  account?: string,
+): void {
+  logger.info(
+    {
+      event: 'api.refused',
+      operation,
+      account,
+      client: request.ip,
+      status,
+      text: statusMessage(status as RequestStatus),
+    },
+    'api request refused',
+  );
+}
+
 /** A header's value (the first, when sent twice). */
 function headerText(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
 /** Registers the API routes. */
-export function registerApiRoutes(app: FastifyInstance, ctx: AppContext, metrics: Metrics): void {
+export function registerApiRoutes(app: FastifyInstance, ctx: AppContext, metrics: Metrics, logger: Logger): void {
   const handle = (dryRun: boolean) => async (request: FastifyRequest, reply: FastifyReply) => {
     const started = process.hrtime.bigint();
     const raw = Buffer.isBuffer(request.body) ? request.body : EMPTY;
@@ -112,6 +145,8 @@ export function registerApiRoutes(app: FastifyInstance, ctx: AppContext, metrics
     const label = findOperation(root) ? root : 'unknown';
     metrics.apiRequests.inc({ operation: label, status: String(result.status) });
     metrics.apiDuration.observe({ operation: label }, Number(process.hrtime.bigint() - started) / 1e9);
+    if (result.status !== 0)
+      logRefusal(logger, request, label, result.status, decoded.ok ? claimedAccount(decoded.doc) : undefined);
     return send(request, reply, root, result, encoding);
   };
   app.post('/api', { onRequest: keepContentType }, handle(false));
@@ -124,7 +159,9 @@ export function apiErrorReply(
   reply: FastifyReply,
   error: { statusCode?: number; message: string },
   bodyLimit: number,
+  logger: Logger,
 ): FastifyReply {
+  logRefusal(logger, request, 'unknown', 1);
   const encoding = detectEncoding(contentTypeOf(request), '');
   const message =
     error.statusCode === 413 ? parseProblem(`body larger than ${bodyLimit} bytes`) : parseProblem(error.message);

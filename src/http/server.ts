@@ -6,6 +6,7 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Logger } from '../logger.ts';
 import type { AppContext } from '../operations/execute.ts';
 import { apiErrorReply, registerApiRoutes } from './api-route.ts';
+import { registerApiGuide } from './api-guide.ts';
 import { registerConsole } from './console/index.ts';
 import { registerHealth, type HealthSource } from './health.ts';
 import { registerOpenApiRoute } from './openapi/route.ts';
@@ -71,7 +72,7 @@ export async function startHttp(deps: HttpDeps): Promise<RunningHttp> {
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
 
   app.setErrorHandler((error: { statusCode?: number; message: string }, request, reply) => {
-    if (request.url.startsWith('/api')) return apiErrorReply(request, reply, error, config.bodyLimit);
+    if (request.url.startsWith('/api')) return apiErrorReply(request, reply, error, config.bodyLimit, deps.logger);
     if (!error.statusCode || error.statusCode >= 500) deps.logger.error({ err: error }, 'request failed');
     return reply.code(error.statusCode ?? 500).send({ error: error.message });
   });
@@ -79,8 +80,9 @@ export async function startHttp(deps: HttpDeps): Promise<RunningHttp> {
   // Any other path: a plain 404 on both listeners, naming no route or method.
   app.setNotFoundHandler((_request, reply) => reply.code(404).send({ error: 'Not Found' }));
   if (deps.api) {
-    registerApiRoutes(app, deps.ctx, deps.metrics);
+    registerApiRoutes(app, deps.ctx, deps.metrics, deps.logger);
     registerOpenApiRoute(app);
+    registerApiGuide(app);
   }
   registerHealth(app, {
     db: deps.ctx.store.db,

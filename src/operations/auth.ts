@@ -20,6 +20,13 @@ export async function authenticateToken(db: Queryable, token: string | undefined
   return found.account;
 }
 
+/** A sub-account its reseller suspended answers 511 to every call, by token or password, until resumed. */
+export function refuseSuspended(account: Account): void {
+  if (account.suspended_at != null) {
+    throw new ApiError(511, 'You have no permission for this function: this account is suspended by its reseller');
+  }
+}
+
 /** Enforces the account's IP allowlist: with the check on, only listed addresses may call (none: nobody). */
 export async function checkIpAllowed(db: Queryable, account: Account, ip: string): Promise<void> {
   if (!account.ip_check) return;

@@ -6,9 +6,10 @@ import type { z } from 'zod';
 import type { Config } from '../config.ts';
 import { ApiError, missingField } from '../domain/errors.ts';
 import { statusMessage, type RequestStatus } from '../domain/status.ts';
-import { authenticateToken, checkIpAllowed, resolveActingAccount } from './auth.ts';
+import { authenticateToken, checkIpAllowed, refuseSuspended, resolveActingAccount } from './auth.ts';
 import { authenticatePassword, type LegacyResult } from './legacy-auth.ts';
 import type { Queryable, Store, Tx } from '../store/db.ts';
+import { shareWriteGroupReads } from '../store/pg-group-commit.ts';
 import { findAccountById, type Account } from '../store/accounts.ts';
 import { firstIssue, textOf, userField } from './fields.ts';
 import { findOperation } from './index.ts';
@@ -72,20 +73,21 @@ export async function executeRequest(app: AppContext, req: ApiRequest): Promise<
 /**
  * Runs an operation for the account a console session signed in, exactly as the API would run it for that
  * account (same flags, validation, transaction, error replies and signals), so the console never re-implements
- * what the API does. An unexpected error is thrown (the console answers it with its error page).
+ * what the API does; `dryRun`: as /api/test runs it (the transaction rolled back). An unexpected error is thrown (the console answers it with its error page).
  */
 export async function runOperation(
   app: AppContext,
   account: Account,
   op: Operation<z.ZodType>,
   doc: Record<string, unknown>,
+  o: { dryRun?: boolean } = {},
 ): Promise<Reply> {
   const req: ApiRequest = {
     root: op.names[0],
     doc: { ...doc, user: { username: account.username } },
     token: undefined,
     ip: '',
-    dryRun: false,
+    dryRun: o.dryRun === true,
   };
   try {
     return await runHandler(app, op, req, app.clock(), { account, via: 'console' });
@@ -144,6 +146,7 @@ async function authorize(
       : op.readOnly
         ? signedIn.account
         : await accountById(db, signedIn.account.id);
+  refuseSuspended(caller);
   if (signedIn?.via !== 'console') await checkIpAllowed(db, caller, req.ip);
   const user = userField.safeParse(req.doc.user);
   if (!user.success) throw missingField('user.username');
@@ -230,6 +233,7 @@ async function runHandler(
   let accountId: number | undefined;
   try {
     const work = async (trx: Tx) => {
+      if (op.sharesCommits && !req.dryRun) shareWriteGroupReads(trx);
       const { who, input, extras } = await authorize(trx, op, req, now, signedIn);
       accountId = who.account.id;
       const earlier = await guard?.claim(trx, accountId);

@@ -110,7 +110,8 @@ export class IdempotencyGuard {
         );
       }
       if (found.reply !== null) return JSON.parse(found.reply) as Reply;
-      throw new ApiError(6, `Process failure: the first request with Idempotency-Key "${this.key}" is still running`);
+      // A claim without its reply is seen only inside the claiming transaction, which never asks twice.
+      throw new Error(`idempotency key "${this.key}" claimed without a reply`);
     }
   }
 

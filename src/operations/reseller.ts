@@ -192,7 +192,7 @@ export const getBlanceSubs = defineOperation({
     const subs = await listSubAccounts(ctx.db, ctx.account.id);
     return {
       status: 0,
-      message: `${subs.length} sub-accounts`,
+      message: subs.length === 1 ? '1 sub-account' : `${subs.length} sub-accounts`,
       subs: subs.map((s) => ({
         username: s.username,
         name: s.name,

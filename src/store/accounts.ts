@@ -7,7 +7,15 @@ import type { AccountTable } from './schema/index.ts';
  *  where they are used (authentication, on every request, reads only these columns). */
 export type Account = Omit<
   Selectable<AccountTable>,
-  'password_hash' | 'otp_phone' | 'otp_international' | 'legacy_password' | 'legacy_failures' | 'legacy_locked_until'
+  | 'password_hash'
+  | 'otp_phone'
+  | 'otp_international'
+  | 'legacy_password'
+  | 'legacy_failures'
+  | 'legacy_locked_until'
+  | 'low_balance_credits'
+  | 'totp_secret'
+  | 'totp_recovery'
 >;
 
 /** What password authentication reads of an account: the account, and its password state. */
@@ -45,6 +53,7 @@ function legacyCredentialsQuery(db: Queryable) {
       'time_zone',
       'ip_check',
       'created_at',
+      'suspended_at',
       'password_hash',
       'legacy_password',
       'legacy_locked_until',

@@ -165,3 +165,23 @@ export async function markCampaignSent(db: Queryable, id: number, now: number): 
     .where('state', '=', 'queued')
     .execute();
 }
+
+/** A finished campaign's account and its messages counted by delivery status (null: never submitted). */
+export async function campaignOutcomeCounts(
+  db: Queryable,
+  campaignId: number,
+): Promise<{ username: string | undefined; counts: { status: number | null; count: number }[] }> {
+  const owner = await db
+    .selectFrom('campaigns')
+    .innerJoin('accounts', 'accounts.id', 'campaigns.account_id')
+    .select('accounts.username')
+    .where('campaigns.id', '=', campaignId)
+    .executeTakeFirst();
+  const rows = await db
+    .selectFrom('messages')
+    .select((eb) => ['status', eb.fn.countAll<number>().as('count')])
+    .where('campaign_id', '=', campaignId)
+    .groupBy('status')
+    .execute();
+  return { username: owner?.username, counts: rows.map((r) => ({ status: r.status, count: Number(r.count) })) };
+}

@@ -12,14 +12,17 @@ export interface Outcomes {
   cancelled: number;
 }
 
-/** The account's campaigns, newest first, older than `beforeId` when given. */
+/** The account's campaigns, newest first, older than `beforeId` when given; of one kind, or none of `exclude`. */
 export async function campaignsPage(
   db: Queryable,
   accountId: number,
   beforeId: number | undefined,
   limit: number,
+  kinds: { only?: string; exclude?: string[] } = {},
 ): Promise<Campaign[]> {
   let q = db.selectFrom('campaigns').selectAll().where('account_id', '=', accountId);
+  if (kinds.only) q = q.where('kind', '=', kinds.only);
+  else if (kinds.exclude?.length) q = q.where('kind', 'not in', kinds.exclude);
   if (beforeId !== undefined) q = q.where('id', '<', beforeId);
   return q.orderBy('id', 'desc').limit(limit).execute();
 }

@@ -61,7 +61,10 @@ export interface LogRow {
   error: string | null;
 }
 
-function conditions(accountId: number, f: MessageFilter, cursor: LogCursor | undefined) {
+/** Where a page starts: at the cursor's instant below its id, or wholly before an instant. */
+type Start = { at: number; belowId: number } | { before: number } | undefined;
+
+function conditions(accountId: number, f: MessageFilter, start: Start) {
   return (eb: any): Expression<SqlBool> => {
     const all: Expression<SqlBool>[] = [eb('account_id', '=', accountId)];
     if (f.campaignId !== undefined) all.push(eb('campaign_id', '=', f.campaignId));
@@ -76,24 +79,35 @@ function conditions(accountId: number, f: MessageFilter, cursor: LogCursor | und
     else if (f.status === 'failed') all.push(UNSUCCESSFUL, eb('state', '<>', 'skipped'));
     else if (f.status === 'blocked') all.push(UNSUCCESSFUL, eb('state', '=', 'skipped'));
     else if (f.status === 'pending') all.push(eb('state', 'in', PENDING_STATES));
-    if (cursor) {
-      all.push(
-        eb.or([
-          eb('created_at', '<', cursor.createdAt),
-          eb.and([eb('created_at', '=', cursor.createdAt), eb('id', '<', cursor.id)]),
-        ]),
-      );
-    }
+    if (start && 'at' in start) all.push(eb('created_at', '=', start.at), eb('id', '<', start.belowId));
+    else if (start) all.push(eb('created_at', '<', start.before));
     return eb.and(all);
   };
 }
 
-/** One page of the log, newest first, older than `cursor` when given. */
+/**
+ * One page of the log, newest first, older than `cursor` when given. A page after a cursor is read as the rest of
+ * the cursor's instant, then what came before it: two index ranges, where a single (created_at, id) comparison
+ * would walk again every message of that instant (a campaign's messages share their acceptance time).
+ */
 export async function messageLogPage(
   db: Queryable,
   accountId: number,
   filter: MessageFilter,
   cursor: LogCursor | undefined,
+  limit: number,
+): Promise<LogRow[]> {
+  if (!cursor) return readPage(db, accountId, filter, undefined, limit);
+  const same = await readPage(db, accountId, filter, { at: cursor.createdAt, belowId: cursor.id }, limit);
+  if (same.length === limit) return same;
+  return [...same, ...(await readPage(db, accountId, filter, { before: cursor.createdAt }, limit - same.length))];
+}
+
+async function readPage(
+  db: Queryable,
+  accountId: number,
+  filter: MessageFilter,
+  start: Start,
   limit: number,
 ): Promise<LogRow[]> {
   // No join (campaign names come in a second query): the partial index's predicate names bare columns.
@@ -117,7 +131,7 @@ export async function messageLogPage(
       'status_at',
       'error',
     ])
-    .where(conditions(accountId, filter, cursor))
+    .where(conditions(accountId, filter, start))
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
     .limit(limit)

@@ -58,20 +58,22 @@ export async function deleteExpiredConsoleSessions(db: Queryable, now: number, i
     .execute();
 }
 
-export async function recordLoginFailure(db: Queryable, username: string, now: number): Promise<void> {
-  await db.insertInto('console_login_failures').values({ username, failed_at: now }).execute();
+export async function recordLoginFailure(db: Queryable, username: string, address: string, now: number): Promise<void> {
+  await db.insertInto('console_login_failures').values({ username, address, failed_at: now }).execute();
 }
 
-/** Failed logins for this username since `since`, and the latest of them. */
+/** Failed logins for this username from this address since `since`, and the latest of them. */
 export async function recentLoginFailures(
   db: Queryable,
   username: string,
+  address: string,
   since: number,
 ): Promise<{ count: number; last: number }> {
   const row = await db
     .selectFrom('console_login_failures')
     .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.max('failed_at').as('last')])
     .where('username', '=', username)
+    .where('address', '=', address)
     .where('failed_at', '>', since)
     .executeTakeFirst();
   return { count: Number(row?.n ?? 0), last: Number(row?.last ?? 0) };
@@ -85,11 +87,18 @@ export async function clearLoginFailures(db: Queryable, username: string): Promi
 export async function findLoginAccount(
   db: Queryable,
   username: string,
-): Promise<{ id: number; passwordHash: string } | undefined> {
+): Promise<{ id: number; passwordHash: string; suspended: boolean; totpSecret: string | null } | undefined> {
   const row = await db
     .selectFrom('accounts')
-    .select(['id', 'password_hash'])
+    .select(['id', 'password_hash', 'suspended_at', 'totp_secret'])
     .where('username', '=', username)
     .executeTakeFirst();
-  return row ? { id: Number(row.id), passwordHash: row.password_hash } : undefined;
+  return row
+    ? {
+        id: Number(row.id),
+        passwordHash: row.password_hash,
+        suspended: row.suspended_at !== null,
+        totpSecret: row.totp_secret,
+      }
+    : undefined;
 }

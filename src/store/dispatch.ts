@@ -385,7 +385,8 @@ export async function recordOutcomes(
 }
 
 /**
- * Marks finished every campaign among `campaignIds` with no message left scheduled, queued or submitting.
+ * Marks finished every campaign among `campaignIds` with no message left scheduled, queued or submitting;
+ * returns those it marked, with their recipient counts.
  * On PostgreSQL the campaign row is locked first: two lanes finishing the last batches of one campaign at once
  * would each still see the other's messages submitting, and neither would mark it sent.
  */
@@ -394,8 +395,8 @@ export async function finishCampaigns(
   dialect: Dialect,
   campaignIds: number[],
   now: number,
-): Promise<number[]> {
-  const finished: number[] = [];
+): Promise<{ id: number; recipients: number }[]> {
+  const finished: { id: number; recipients: number }[] = [];
   for (const id of [...campaignIds].sort((a, b) => a - b)) {
     if (dialect === 'postgres')
       await db.selectFrom('campaigns').select('id').where('id', '=', id).forUpdate().execute();
@@ -407,13 +408,14 @@ export async function finishCampaigns(
       .limit(1)
       .executeTakeFirst();
     if (open) continue;
-    const res = await db
+    const marked = await db
       .updateTable('campaigns')
       .set({ state: 'sent', finished_at: now })
       .where('id', '=', id)
       .where('state', 'in', ['queued', 'sending'])
+      .returning('recipients')
       .executeTakeFirst();
-    if (Number(res.numUpdatedRows) === 1) finished.push(id);
+    if (marked) finished.push({ id, recipients: Number(marked.recipients) });
   }
   return finished;
 }

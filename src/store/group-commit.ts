@@ -27,8 +27,8 @@ const TX_SAVEPOINT = 'yona_group_tx';
 /** How every SQLite transaction begins: holding the write lock, waiting up to busy_timeout for it. */
 const BEGIN_WRITE = 'begin immediate';
 
-/** Counters for tuning and metrics: transactions run and the commits they shared. */
-export const groupCommitStats = { transactions: 0, commits: 0 };
+/** Counters for tuning and metrics: transactions run, the commits they shared, and statements run in them. */
+export const groupCommitStats = { transactions: 0, commits: 0, statements: 0 };
 
 /** One acquisition of the single connection; remembers whether its work must wait for the group commit. */
 class GroupConnection implements DatabaseConnection {
@@ -46,6 +46,7 @@ class GroupConnection implements DatabaseConnection {
 
   /** Runs a query on the connection, on the caller's turn. */
   run<R>(compiled: CompiledQuery): QueryResult<R> {
+    groupCommitStats.statements++;
     const stmt = this.db.prepare(compiled.sql);
     if (stmt.reader) return { rows: stmt.all(compiled.parameters as unknown[]) as R[] };
     // A write outside a transaction ends a read group first (it would turn its snapshot into a write).
@@ -76,6 +77,11 @@ export class GroupCommitSqliteDriver implements Driver {
    * a turn, ended after that turn or as soon as anything writes; it never blocks another process's writer).
    */
   group: 'none' | 'read' | 'write' = 'none';
+  /**
+   * Lookups made once for all the transactions of the open write group (readOncePerGroup): dropped when the
+   * group commits, and when a transaction rolls back (a read made after its writes would outlive them).
+   */
+  private writeGroupReads: Map<string, Promise<unknown>> | undefined;
   private readonly beginRead: SqliteDatabase.Statement;
   // Every transaction runs these: prepared once instead of parsed by exec() each time.
   private readonly savepointTx: SqliteDatabase.Statement;
@@ -113,6 +119,7 @@ export class GroupCommitSqliteDriver implements Driver {
     if (holder) return undefined;
     const stmt = this.db.prepare(compiled.sql);
     if (!stmt.reader) return undefined;
+    groupCommitStats.statements++;
     // Reads share a group: one lock and unlock (system calls) per turn instead of per read.
     if (this.group === 'none') this.openReadGroup();
     return { rows: stmt.all(compiled.parameters as unknown[]) as R[] };
@@ -123,6 +130,7 @@ export class GroupCommitSqliteDriver implements Driver {
     if (this.group !== 'write') this.openWriteGroup();
     this.savepointTx.run();
     groupCommitStats.transactions++;
+    groupCommitStats.statements += 2; // its SAVEPOINT and RELEASE
     c.inTransaction = true;
     c.awaitsCommit = true;
   }
@@ -139,6 +147,13 @@ export class GroupCommitSqliteDriver implements Driver {
     this.releaseTx.run();
     c.inTransaction = false;
     c.awaitsCommit = false;
+    this.writeGroupReads = undefined;
+  }
+
+  /** The open write group's lookups, for a transaction running in it; undefined outside one. */
+  readsOfWriteGroup(): Map<string, Promise<unknown>> | undefined {
+    if (this.group !== 'write' || !this.holder?.inTransaction) return undefined;
+    return (this.writeGroupReads ??= new Map());
   }
 
   async savepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']): Promise<void> {
@@ -206,11 +221,13 @@ export class GroupCommitSqliteDriver implements Driver {
         try {
           this.commitGroup.run();
           groupCommitStats.commits++;
+          groupCommitStats.statements += 2; // the group's BEGIN and COMMIT
         } catch (err) {
           if (this.db.inTransaction) this.db.exec('rollback');
           throw err;
         } finally {
           this.group = 'none';
+          this.writeGroupReads = undefined;
           this.commit = undefined;
           this.lock.release();
         }
@@ -229,6 +246,17 @@ export class GroupCommitSqliteAdapter extends SqliteAdapter {
   constructor(readonly driver: GroupCommitSqliteDriver) {
     super();
   }
+}
+
+/**
+ * The lookups shared by the transactions of the embedded store's open write group, when `db` is a transaction
+ * running in one (see readOncePerGroup); undefined otherwise.
+ */
+export function sqliteWriteGroupReads(db: object): Map<string, Promise<unknown>> | undefined {
+  const q = db as Partial<Kysely<any>>;
+  if (!q.isTransaction || typeof q.getExecutor !== 'function') return undefined;
+  const adapter = q.getExecutor().adapter;
+  return adapter instanceof GroupCommitSqliteAdapter ? adapter.driver.readsOfWriteGroup() : undefined;
 }
 
 /** Kysely's SQLite driver with transactions that begin IMMEDIATE (group commit turned off). */

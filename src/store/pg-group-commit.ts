@@ -27,6 +27,7 @@ import type {
 } from 'kysely';
 import type { Database } from './schema/index.ts';
 import type { Db, Tx } from './types.ts';
+import { sqliteWriteGroupReads } from './group-commit.ts';
 import { applyDeferredBalanceChanges, BalanceChanges, deferBalanceChanges } from './ledger.ts';
 
 /** Sends per group at most: a group's replies wait for its last send. */
@@ -65,6 +66,18 @@ export function readOncePerGroup<T>(db: object, key: string, read: () => Promise
   let pending = reads.get(key) as Promise<T> | undefined;
   if (!pending) reads.set(key, (pending = read()));
   return pending;
+}
+
+/**
+ * On the embedded store, makes a send's transaction share the lookups of the write group it runs in (whose
+ * transactions share one commit: group-commit.ts), as a PostgreSQL group's sends do. No reply of the group
+ * leaves before that commit, so a token deletion acknowledged is seen by every send made after it. Only sends
+ * join: the account row read with the token keeps the balance from the group's start, which a send uses only
+ * to refuse early (its guarded debit decides).
+ */
+export function shareWriteGroupReads(trx: object): void {
+  const reads = sqliteWriteGroupReads(trx);
+  if (reads) groupReads.set(trx, reads);
 }
 
 interface Item<T = unknown> {

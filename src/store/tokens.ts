@@ -40,6 +40,7 @@ function tokenByHashQuery(db: Queryable) {
       'a.time_zone',
       'a.ip_check',
       'a.created_at',
+      'a.suspended_at',
     ])
     .where('t.token_hash', '=', '?');
 }

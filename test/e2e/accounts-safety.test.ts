@@ -5,13 +5,32 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { openStore } from '../../src/store/db.ts';
+import { openStore, type Store } from '../../src/store/db.ts';
 import { migrateToLatest } from '../../src/store/migrations/index.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { storeTargets } from '../helpers/stores.ts';
 import { newResellerWithSubSender } from '../operations/send-helpers.ts';
 
 const targets = await storeTargets();
+
+/** An account row written straight to the store, as an older version could have. */
+function insertBareAccount(db: Store['db'], username: string) {
+  return db
+    .insertInto('accounts')
+    .values({
+      username,
+      name: username,
+      password_hash: 'x',
+      credits: 0,
+      intl_agorot: 0,
+      is_reseller: 0,
+      parent_id: null,
+      time_zone: 'Asia/Jerusalem',
+      ip_check: 0,
+      created_at: 1,
+    })
+    .execute();
+}
 for (const target of targets) {
   describe(`token minting and usernames (${target.name})`, () => {
     let t: TestService;
@@ -85,22 +104,7 @@ for (const target of targets) {
       });
       try {
         await migrateToLatest(store.db, store.dialect, '0019_time_partitions');
-        for (const username of ['tsub1', 'TSUB1', 'other'])
-          await store.db
-            .insertInto('accounts')
-            .values({
-              username,
-              name: username,
-              password_hash: 'x',
-              credits: 0,
-              intl_agorot: 0,
-              is_reseller: 0,
-              parent_id: null,
-              time_zone: 'Asia/Jerusalem',
-              ip_check: 0,
-              created_at: 1,
-            })
-            .execute();
+        for (const username of ['tsub1', 'TSUB1', 'other']) await insertBareAccount(store.db, username);
         await assert.rejects(migrateToLatest(store.db, store.dialect), (err: Error) => {
           assert.match(err.message, /differ only by case: tsub1 \(id 1\), TSUB1 \(id 2\)\. Nothing was changed\./);
           assert.match(err.message, /UPDATE accounts SET username = /);
@@ -108,23 +112,7 @@ for (const target of targets) {
         });
         await sql`update accounts set username = 'tsub1-b' where id = 2`.execute(store.db);
         await migrateToLatest(store.db, store.dialect);
-        await assert.rejects(
-          store.db
-            .insertInto('accounts')
-            .values({
-              username: 'OTHER',
-              name: 'o',
-              password_hash: 'x',
-              credits: 0,
-              intl_agorot: 0,
-              is_reseller: 0,
-              parent_id: null,
-              time_zone: 'Asia/Jerusalem',
-              ip_check: 0,
-              created_at: 1,
-            })
-            .execute(),
-        );
+        await assert.rejects(insertBareAccount(store.db, 'OTHER'), 'the index refuses a case variant');
       } finally {
         await store.close();
         await created.cleanup();

@@ -244,6 +244,36 @@ for (const target of await storeTargets()) {
       assert.equal((await balanceOf('deleter', a.token)).status, 3);
     });
 
+    it('a token deleted while its sends are in flight refuses every send made after the deletion', async () => {
+      // Sends share commits (and the token look-up of their group): the deletion must still hold from its reply on.
+      const a = await t.account('busydeleter');
+      await t.admin('verify-sender', 'busydeleter', 'Yona');
+      const sms = () =>
+        t.api(
+          'sms',
+          { user: { username: 'busydeleter' }, source: 'Yona', destinations: { phone: '0501234567' }, message: 'hi' },
+          { token: a.token },
+        );
+      const current = await t.api(
+        'getApiToken',
+        { user: { username: 'busydeleter' }, username: 'busydeleter', action: 'current' },
+        { token: a.token },
+      );
+      let deleted = false;
+      const madeAfter: Array<ReturnType<typeof sms>> = [];
+      const stream = async () => {
+        while (!deleted) await sms();
+        madeAfter.push(sms());
+      };
+      const streams = Array.from({ length: 8 }, stream);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await t.admin('delete-token', 'busydeleter', current.name);
+      deleted = true;
+      const afterDeletion = [sms(), sms(), sms()];
+      await Promise.all(streams);
+      for (const reply of await Promise.all([...afterDeletion, ...madeAfter])) assert.equal(reply.status, 3);
+    });
+
     it('stores tokens only as SHA-256', async () => {
       const a = await t.account('hashed');
       const rows = await t.service.store.db.selectFrom('api_tokens').selectAll().execute();

@@ -111,7 +111,7 @@ for (const target of targets) {
         const duplicates = received.length - copies.size;
         const twice = [...copies.values()].filter((n) => n === 2).length;
         t.diagnostic(
-          `received before the kill: ${atKill}; messages received: ${received.length}; duplicates: ${duplicates} (${twice} destinations got it twice)`,
+          `FAULTS kill -9 mid-campaign (${target.name}): ${RECIPIENTS} recipients, received before the kill: ${atKill}; messages received: ${received.length}; lost: ${RECIPIENTS - copies.size}; duplicates: ${duplicates} (${twice} destinations got it twice, window ${WINDOW})`,
         );
         assert.equal(copies.size, RECIPIENTS, 'every recipient got the message');
         assert.ok(duplicates <= WINDOW, `duplicates ${duplicates} exceed the window (${WINDOW})`);

@@ -260,7 +260,7 @@ for (const target of await storeTargets()) {
         for (const [method, path] of [
           ['POST', '/api/nope'],
           ['POST', '/apix'],
-          ['GET', '/api'],
+          ['GET', '/api/nope'],
           ['GET', '/no/such/page'],
         ]) {
           const res = await request(`${base}${path}`, {
@@ -272,6 +272,30 @@ for (const target of await storeTargets()) {
           assert.deepEqual(await res.body.json(), { error: 'Not Found' }, `${method} ${path}`);
         }
       }
+    });
+
+    it('explains on GET /api and GET / that the API is POST /api with one root element, linking the schema and docs', async () => {
+      for (const base of [t.httpUrl, t.httpsUrl])
+        for (const path of ['/api', '/']) {
+          const res = await request(`${base}${path}`, { dispatcher: insecure });
+          assert.equal(res.statusCode, 200, `${base}${path}`);
+          const guide = (await res.body.json()) as Record<string, unknown>;
+          assert.match(String(guide.api), /^POST \/api with one root element/);
+          assert.equal(guide.openapi, '/openapi.json');
+          assert.match(String(guide.docs), /docs\/api\/README\.md/);
+          // The example it gives is a request that works.
+          const example = guide.example as { path: string; body: Record<string, unknown> };
+          const reply = JSON.parse(
+            await rawPost(
+              t.httpUrl,
+              JSON.stringify(example.body).replace('alice', 'wire'),
+              'application/json',
+              token,
+              example.path,
+            ),
+          );
+          assert.equal(reply.status, 0);
+        }
     });
 
     it('answers the mail balance too', async () => {

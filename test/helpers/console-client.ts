@@ -16,11 +16,13 @@ export class ConsoleClient {
   readonly cookies = new Map<string, string>();
   /** The CSRF token of the last page fetched that had a form. */
   csrf = '';
+  /** Sent with every request (e.g. X-Forwarded-For behind a trusted proxy). */
+  headers: Record<string, string> = {};
 
   constructor(readonly baseUrl: string) {}
 
   private async send(method: 'GET' | 'POST', path: string, body?: string): Promise<ConsoleReply> {
-    const headers: Record<string, string> = { 'accept-language': 'en' };
+    const headers: Record<string, string> = { 'accept-language': 'en', ...this.headers };
     if (this.cookies.size) headers.cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
     if (body !== undefined) headers['content-type'] = 'application/x-www-form-urlencoded';
     const res = await request(`${this.baseUrl}${path}`, { method, headers, body, dispatcher: insecure });

@@ -50,7 +50,11 @@ for (const target of postgres) {
           return finishCampaigns(trx, dialect, [reply.campaign_id], Date.now());
         });
       const finished = await Promise.all([lane(0), lane(1)]);
-      assert.deepEqual(finished.flat(), [reply.campaign_id], 'exactly one lane finished it');
+      assert.deepEqual(
+        finished.flat().map((c) => c.id),
+        [reply.campaign_id],
+        'exactly one lane finished it',
+      );
       const campaign = await db
         .selectFrom('campaigns')
         .select('state')

@@ -137,7 +137,7 @@ export class SmppSession {
     }
     this.state = 'bound';
     this.attempts = 0;
-    this.log.info({ session: this.label, kind: this.kind }, 'smpp bound');
+    this.log.info({ session: this.label }, 'smpp bound'); // the label names the bind's kind
     this.enquireTimer = setInterval(() => this.enquireLink(conn), this.config.enquireLinkMs);
     this.hooks.bound(this);
   }

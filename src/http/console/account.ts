@@ -11,6 +11,7 @@ import { listVerifiedSenders } from '../../store/senders.ts';
 import { actionForm, csrfField, esc, olderNewerPager, table, type Html } from './html.ts';
 import { fmt } from './i18n.ts';
 import { runOperation } from '../../operations/execute.ts';
+import { balanceExtras } from './balance-extras.ts';
 import { whole, type ConsoleRouter, type PageContext } from './router.ts';
 
 const LEDGER_ROWS = 200;
@@ -31,7 +32,8 @@ async function balancePage(c: PageContext) {
 <li>${esc(t.international)}<b>₪${esc(formatShekels(account.intl_agorot))}</b></li></ul>
 <h2>${esc(t.ledger)}</h2><p class="muted">${esc(fmt(t.ledgerNewest, { n: LEDGER_ROWS }))}</p>
 ${table(t.ledger, [t.pushWhen, t.amount, t.currency, t.reason], rows, t.none)}
-${olderNewerPager(t, '/console/balance', before !== undefined, entries.length === LEDGER_ROWS ? String(entries.at(-1)!.id) : undefined)}`;
+${olderNewerPager(t, '/console/balance', before !== undefined, entries.length === LEDGER_ROWS ? String(entries.at(-1)!.id) : undefined)}
+${await balanceExtras(c)}`;
   return c.render(t.navBalance, body);
 }
 

@@ -19,6 +19,7 @@ function load(): Map<string, Asset> {
     ['console.css', { body: own('console.css'), type: 'text/css; charset=utf-8' }],
     ['console.js', { body: own('console.js'), type: 'text/javascript; charset=utf-8' }],
     ['chart.js', { body: own('chart.js'), type: 'text/javascript; charset=utf-8' }],
+    ['favicon.svg', { body: own('favicon.svg'), type: 'image/svg+xml' }],
     ['uPlot.min.css', { body: uplot('uPlot.min.css'), type: 'text/css; charset=utf-8' }],
     ['uPlot.iife.min.js', { body: uplot('uPlot.iife.min.js'), type: 'text/javascript; charset=utf-8' }],
   ]);

@@ -2,43 +2,64 @@
 // of deliveries over time (uPlot; the same figures as a table for screen readers and without scripts), its
 // messages a page at a time (search by phone or external id) and, while scheduled, cancel (the API's cancel).
 import { formatLong } from '../../domain/dates.ts';
-import { normalizePhone, toNational } from '../../domain/phone.ts';
-import { deliveryStatusText } from '../../domain/status.ts';
 import { cancel } from '../../operations/campaigns.ts';
 import type { Account } from '../../store/accounts.ts';
-import { findCampaign } from '../../store/campaigns.ts';
-import {
-  campaignMessagesPage,
-  campaignOutcomes,
-  campaignsPage,
-  campaignTimeline,
-} from '../../store/console-campaigns.ts';
+import { findCampaign, type Campaign } from '../../store/campaigns.ts';
+import { formatShekels } from '../../domain/money.ts';
+import { campaignBreakdown, campaignText } from '../../store/console-campaign-detail.ts';
+import { campaignOutcomes, campaignsPage, campaignTimeline } from '../../store/console-campaigns.ts';
+import { messageLogPage } from '../../store/console-messages.ts';
+import { deliveryChart } from './campaign-chart.ts';
+import { num, percent, when } from './format.ts';
+import { filterForm, logQuery, outcomeOf, parseLogQuery, shownText, statusWords } from './message-log.ts';
+import { badFiltersNotice, LOG_PAGE_SIZE, logSection, sendLogCsv } from './messages.ts';
 import { actionForm, esc, olderNewerPager, table, type Html } from './html.ts';
 import { fmt, type Messages } from './i18n.ts';
 import { runOperation } from '../../operations/execute.ts';
 import { whole, type ConsoleRouter, type PageContext } from './router.ts';
 
 const CAMPAIGNS_PER_PAGE = 25;
-const MESSAGES_PER_PAGE = 50;
 
 function stateName(t: Messages, state: string): string {
   const key = `campaignState_${state}` as keyof Messages;
   return Object.hasOwn(t, key) ? t[key] : state;
 }
 
+const KINDS = ['sms', 'bulk', 'tts', 'birthday', 'otp', 'verify'];
+/** One-time codes and verification messages have a page of their own (codes.ts): not listed unless asked for. */
+const CODE_KINDS = ['otp', 'verify'];
+
 async function listPage(c: PageContext) {
-  return c.render(c.t.navCampaigns, await campaignList(c, c.account, '/console/campaigns', true));
+  const { t } = c;
+  const kind = KINDS.includes(c.query.kind ?? '') ? c.query.kind : undefined;
+  const filter = `<form method="get" action="/console/campaigns" class="row" role="search">
+<div><label for="kind">${esc(t.campaignKind)}</label><select id="kind" name="kind"><option value="">${esc(t.kindAllButCodes)}</option>
+${KINDS.map((k) => `<option value="${k}"${kind === k ? ' selected' : ''}>${esc(k)}</option>`).join('')}</select></div>
+<button type="submit">${esc(t.logApply)}</button></form><p class="muted"><a href="/console/codes">${esc(t.codesLink)}</a></p>`;
+  return c.render(t.navCampaigns, filter + (await campaignList(c, c.account, '/console/campaigns', true, kind)));
 }
 
 /**
  * The campaigns of `owner` (the signed-in account, or a reseller's sub-account), newest first, a page at a
  * time from `path`; `linked`: each row opens its campaign page (the signed-in account's own campaigns).
  */
-export async function campaignList(c: PageContext, owner: Account, path: string, linked: boolean): Promise<Html> {
+export async function campaignList(
+  c: PageContext,
+  owner: Account,
+  path: string,
+  linked: boolean,
+  kind?: string,
+): Promise<Html> {
   const { t } = c;
   const db = c.app.store.db;
   const before = whole(c.query.before);
-  const campaigns = await campaignsPage(db, owner.id, before, CAMPAIGNS_PER_PAGE);
+  const campaigns = await campaignsPage(
+    db,
+    owner.id,
+    before,
+    CAMPAIGNS_PER_PAGE,
+    kind ? { only: kind } : { exclude: CODE_KINDS },
+  );
   const outcomes = await campaignOutcomes(
     db,
     owner.id,
@@ -62,7 +83,7 @@ export async function campaignList(c: PageContext, owner: Account, path: string,
   const last = campaigns.at(-1);
   const pager = olderNewerPager(
     t,
-    path,
+    kind ? `${path}?kind=${kind}` : path,
     before !== undefined,
     campaigns.length === CAMPAIGNS_PER_PAGE && last ? String(last.id) : undefined,
   );
@@ -76,103 +97,76 @@ async function campaignPage(c: PageContext, notice?: { kind: 'ok' | 'error'; tex
   const campaign = id === undefined ? undefined : await findCampaign(db, account.id, id);
   if (!campaign) return c.render(t.notFound, `<p>${esc(t.notFoundText)}</p>`, { code: 404 });
   const tz = account.time_zone;
-  const q = (c.query.q ?? '').trim().slice(0, 100);
-  const after = whole(c.query.after);
-  let phone: string | undefined;
-  let externalId: string | undefined;
-  if (q) {
-    const n = normalizePhone(q, { allowInternational: true });
-    if (n.ok) phone = n.e164;
-    else externalId = q;
-  }
-  const [outcomes, timeline, messages] = await Promise.all([
-    campaignOutcomes(db, account.id, [id!]),
+  const parsed = parseLogQuery(c.query, tz);
+  const path = `/console/campaigns/${id}`;
+  const [breakdown, timeline, first, messages] = await Promise.all([
+    campaignBreakdown(db, account.id, id!),
     campaignTimeline(db, account.id, id!),
-    campaignMessagesPage(db, account.id, id!, { afterId: after, phone, externalId, limit: MESSAGES_PER_PAGE }),
+    campaignText(db, account.id, id!),
+    messageLogPage(db, account.id, { ...parsed.filter, campaignId: id }, parsed.cursor, LOG_PAGE_SIZE),
   ]);
-  // A phone that is also someone's external id: search both.
-  if (phone && messages.length === 0 && after === undefined) {
-    messages.push(...(await campaignMessagesPage(db, account.id, id!, { externalId: q, limit: MESSAGES_PER_PAGE })));
-  }
-  const o = outcomes.get(id!)!;
+  const counts = { delivered: 0, failed: 0, blocked: 0, pending: 0, cancelled: 0 };
+  for (const b of breakdown) counts[outcomeOf(b)] += b.count;
+  const finished = counts.delivered + counts.failed;
   const stats = `<ul class="stats">
 <li>${esc(t.state)}<b>${esc(stateName(t, campaign.state))}</b></li>
-<li>${esc(t.recipients)}<b>${esc(campaign.recipients)}</b></li>
-<li>${esc(t.delivered)}<b>${esc(o.delivered)}</b></li>
-<li>${esc(t.failedCount)}<b>${esc(o.failed)}</b></li>
-<li>${esc(t.pending)}<b>${esc(o.pending)}</b></li>
-${o.cancelled ? `<li>${esc(t.cancelledCount)}<b>${esc(o.cancelled)}</b></li>` : ''}</ul>
-<p class="muted">${esc(fmt(t.campaignFacts, { kind: campaign.kind, source: campaign.source, created: formatLong(Number(campaign.created_at), tz), credits: campaign.credits_charged }))}
-${campaign.scheduled_at ? ` ${esc(fmt(t.campaignScheduledFor, { at: formatLong(Number(campaign.scheduled_at), tz) }))}` : ''}</p>`;
+<li>${esc(t.recipients)}<b>${esc(num(campaign.recipients))}</b></li>
+<li>${esc(t.delivered)}<b>${esc(num(counts.delivered))}</b></li>
+<li>${esc(t.failedCount)}<b>${esc(num(counts.failed))}</b></li>
+${counts.blocked ? `<li>${esc(t.logStatus_blocked)}<b>${esc(num(counts.blocked))}</b></li>` : ''}
+<li>${esc(t.pending)}<b>${esc(num(counts.pending))}</b></li>
+${counts.cancelled ? `<li>${esc(t.cancelledCount)}<b>${esc(num(counts.cancelled))}</b></li>` : ''}
+<li>${esc(t.campaignRate)}<b>${esc(percent(counts.delivered, finished))}</b></li>
+<li>${esc(t.campaignCost)}<b>${esc(costText(t, campaign))}</b></li></ul>
+${first ? `<h2>${esc(t.campaignTextTitle)}</h2><blockquote class="message-text">${esc(shownText(first))}</blockquote>${campaign.kind === 'bulk' ? `<p class="muted">${esc(t.campaignTextFirst)}</p>` : ''}` : ''}
+<p class="muted">${esc(fmt(t.campaignFacts, { kind: campaign.kind, source: campaign.source, created: when(campaign.created_at, tz), credits: num(campaign.credits_charged) }))}
+${campaign.scheduled_at ? ` ${esc(fmt(t.campaignScheduledFor, { at: when(campaign.scheduled_at, tz) }))}` : ''}</p>`;
   const cancelForm =
     campaign.state === 'scheduled'
       ? actionForm(
-          `/console/campaigns/${id}/cancel`,
+          `${path}/cancel`,
           c.session.csrf,
           t.campaignCancel,
           {},
           { confirm: t.campaignCancelConfirm, danger: true },
         )
       : '';
-  // Cumulative counts, from zero one bucket before the first outcome (one bucket alone would make no line).
-  const chartData = {
-    x: [] as number[],
-    delivered: [0],
-    failed: [0],
-    labels: { delivered: t.delivered, failed: t.failedCount },
-  };
-  if (timeline.points.length) chartData.x.push(Math.round((timeline.points[0].at - timeline.bucketMs) / 1000));
-  let sumOk = 0;
-  let sumBad = 0;
-  for (const p of timeline.points) {
-    chartData.x.push(Math.round(p.at / 1000));
-    chartData.delivered.push((sumOk += p.delivered));
-    chartData.failed.push((sumBad += p.failed));
-  }
-  const chart =
-    timeline.points.length === 0
-      ? `<p class="empty">${esc(t.chartEmpty)}</p>`
-      : `<figure>
-<div id="chart" class="chart" role="img" aria-label="${esc(fmt(t.chartLabel, { delivered: sumOk, failed: sumBad }))}"></div>
-<figcaption class="muted">${esc(fmt(t.chartCaption, { seconds: timeline.bucketMs / 1000 }))}</figcaption></figure>
-<script type="application/json" id="chart-data">${JSON.stringify(chartData).replace(/</g, '\\u003c')}</script>
-<details><summary>${esc(t.chartTable)}</summary>${table(
-          t.chartTable,
-          [t.pushWhen, t.delivered, t.failedCount],
-          timeline.points.map((p) => [esc(formatLong(p.at, tz)), esc(p.delivered), esc(p.failed)]),
-          t.chartEmpty,
-        )}</details>`;
-  const rows = messages.map((m): Html[] => [
-    esc(toNational(m.phone)),
-    esc(m.external_id ?? ''),
-    esc(stateName(t, `m_${m.state}`)),
-    esc(
-      m.status === null
-        ? ''
-        : `${m.status} ${c.lang === 'he' ? deliveryStatusText(m.status).he : deliveryStatusText(m.status).en}`,
-    ),
-    esc(m.status_at === null ? '' : formatLong(m.status_at, tz)),
-    esc(m.parts),
-  ]);
-  const search = `<form method="get" action="/console/campaigns/${id}" class="row" role="search">
-<div><label for="q">${esc(t.messageSearch)}</label><input id="q" name="q" type="search" value="${esc(q)}" maxlength="100"></div>
-<button type="submit">${esc(t.search)}</button>${q ? `<a href="/console/campaigns/${id}">${esc(t.clearSearch)}</a>` : ''}</form>`;
-  const lastMessage = messages.at(-1);
-  const qs = q ? `&q=${encodeURIComponent(q)}` : '';
-  const pager = `<nav class="pager" aria-label="${esc(t.pages)}">${after !== undefined ? `<a href="/console/campaigns/${id}${q ? `?q=${encodeURIComponent(q)}` : ''}">${esc(t.firstPage)}</a>` : ''}
-${messages.length === MESSAGES_PER_PAGE && lastMessage ? `<a href="/console/campaigns/${id}?after=${lastMessage.id}${qs}">${esc(t.nextPage)}</a>` : ''}</nav>`;
-  const body = `${stats}${cancelForm}<h2>${esc(t.chartTitle)}</h2>${chart}<h2>${esc(t.messages)}</h2>${search}
-${table(t.messages, [t.phone, t.externalId, t.state, t.deliveryStatus, t.statusTime, t.parts], rows, q ? t.messagesNoMatch : t.messagesNone)}${pager}`;
+  const reasons = table(
+    t.campaignBreakdown,
+    [t.logStatus, t.logError, t.campaignCount],
+    breakdown.map((b) => [
+      `<span class="status-${outcomeOf(b)}">${esc(statusWords(t, c.lang, b))}</span>`,
+      esc(b.error ?? ''),
+      `<span class="num">${esc(num(b.count))}</span>`,
+    ]),
+    t.messagesNone,
+  );
+  const body = `${stats}${cancelForm}<h2>${esc(t.chartTitle)}</h2>${deliveryChart(c, timeline)}
+<h2>${esc(t.campaignBreakdown)}</h2>${reasons}
+<h2>${esc(t.messages)}</h2>${filterForm(t, path, parsed.values, true)}
+<p><a class="button" href="${esc(`${path}/messages.csv${logQuery(parsed.values)}`)}" download>${esc(t.campaignExport)}</a></p>
+${logSection(c, parsed, messages, path)}`;
   return c.render(`${t.campaign} ${id}${campaign.name ? ` · ${campaign.name}` : ''}`, body, {
-    notice,
+    notice: notice ?? badFiltersNotice(c, parsed),
     scripts: timeline.points.length ? ['uPlot.iife.min.js', 'chart.js'] : [],
     styles: timeline.points.length ? ['uPlot.min.css'] : [],
   });
 }
 
+function costText(t: Messages, campaign: Campaign): string {
+  const credits = `${num(campaign.credits_charged)} ${t.credits}`;
+  return campaign.agorot_charged ? `${credits} + ₪${formatShekels(campaign.agorot_charged)}` : credits;
+}
+
 export function registerCampaigns(r: ConsoleRouter): void {
   r.get('/console/campaigns', (c) => listPage(c));
   r.get('/console/campaigns/:id', (c) => campaignPage(c));
+  r.get('/console/campaigns/:id/messages.csv', async (c) => {
+    const id = whole(c.params.id);
+    const campaign = id === undefined ? undefined : await findCampaign(c.app.store.db, c.account.id, id);
+    if (!campaign) return campaignPage(c);
+    return sendLogCsv(c, `campaign-${id}.csv`, { campaignId: id });
+  });
   r.post('/console/campaigns/:id/cancel', async (c) => {
     const id = whole(c.params.id);
     if (id === undefined) return campaignPage(c);

@@ -24,8 +24,10 @@ export interface FrameOptions {
 }
 
 const NAV: Array<[string, keyof Messages]> = [
+  ['/console/send', 'navSend'],
   ['/console/messages', 'navMessages'],
   ['/console/campaigns', 'navCampaigns'],
+  ['/console/inbound', 'navInbound'],
   ['/console/tokens', 'navTokens'],
   ['/console/ips', 'navIps'],
   ['/console/push', 'navPush'],
@@ -34,6 +36,7 @@ const NAV: Array<[string, keyof Messages]> = [
   ['/console/lists', 'navLists'],
   ['/console/blocklist', 'navBlocklist'],
   ['/console/birthdays', 'navBirthdays'],
+  ['/console/security', 'navSecurity'],
 ];
 
 export function frame(o: FrameOptions): Html {
@@ -62,7 +65,7 @@ ${o.user ? `<nav aria-label="${esc(t.navLabel)}"><ul>${nav}</ul></nav>` : ''}
     : '';
   return `<!doctype html><html lang="${o.lang}" dir="${dir}"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex">
-<title>${esc(o.title)} · Yona</title><link rel="stylesheet" href="/console/assets/console.css">
+<title>${esc(o.title)} · Yona</title><link rel="icon" href="/console/assets/favicon.svg" type="image/svg+xml"><link rel="stylesheet" href="/console/assets/console.css">
 ${(o.styles ?? []).map((s) => `<link rel="stylesheet" href="/console/assets/${s}">`).join('')}
 </head><body><a class="skip" href="#main">${esc(t.skip)}</a>${header}
 <main id="main" tabindex="-1"><h1>${esc(o.title)}</h1>${notice}${o.body}</main>
@@ -107,5 +110,5 @@ export function olderNewerPager(
   olderCursor: string | undefined,
 ): Html {
   return `<nav class="pager" aria-label="${esc(labels.pages)}">${onOlderPage ? `<a href="${esc(path)}">${esc(labels.newest)}</a>` : ''}
-${olderCursor !== undefined ? `<a href="${esc(path)}?before=${encodeURIComponent(olderCursor)}">${esc(labels.older)}</a>` : ''}</nav>`;
+${olderCursor !== undefined ? `<a href="${esc(path)}${path.includes('?') ? '&amp;' : '?'}before=${encodeURIComponent(olderCursor)}">${esc(labels.older)}</a>` : ''}</nav>`;
 }

@@ -15,6 +15,12 @@ import { registerBirthdays } from './birthdays.ts';
 import { registerSubaccounts } from './subaccounts.ts';
 import { registerOverview } from './overview.ts';
 import { registerMessages } from './messages.ts';
+import { registerInbound } from './inbound.ts';
+import { registerBalanceExtras } from './balance-extras.ts';
+import { registerSend } from './send.ts';
+import { registerSubaccountControl } from './subaccount-control.ts';
+import { registerSecurity } from './security.ts';
+import { registerCodes } from './codes.ts';
 
 export function registerConsole(app: FastifyInstance, ctx: AppContext, logger: Logger): void {
   const r = new ConsoleRouter(app, ctx, logger);
@@ -30,4 +36,10 @@ export function registerConsole(app: FastifyInstance, ctx: AppContext, logger: L
   registerSubaccounts(r);
   registerOverview(r);
   registerMessages(r);
+  registerInbound(r);
+  registerBalanceExtras(r);
+  registerSend(r);
+  registerSubaccountControl(r);
+  registerSecurity(r);
+  registerCodes(r);
 }

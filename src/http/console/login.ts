@@ -16,6 +16,9 @@ function loginPage(b: Base, o: { back: string; error?: string; notice?: string; 
 <input id="username" name="username" autocomplete="username" required maxlength="200" value="${esc(o.username ?? '')}"${o.username ? '' : ' autofocus'}>
 <label for="password">${esc(t.password)}</label>
 <input id="password" name="password" type="password" autocomplete="current-password" required maxlength="1000"${o.username ? ' autofocus' : ''}>
+<label for="code">${esc(t.loginCode)}</label>
+<input id="code" name="code" autocomplete="one-time-code" inputmode="text" maxlength="20" aria-describedby="code-hint">
+<p id="code-hint" class="muted">${esc(t.loginCodeHint)}</p>
 <button type="submit">${esc(t.signIn)}</button></form>`;
   const notice = o.error
     ? { kind: 'error' as const, text: o.error }
@@ -44,15 +47,29 @@ export function registerLogin(r: ConsoleRouter): void {
       return loginPage(b, { back, error: b.t.formExpired, username, code: 403 });
     }
     if (!username.trim() || !password) return loginPage(b, { back, error: b.t.loginInvalid, username, code: 401 });
-    const result = await r.auth.login(username, password, b.request.ip, b.now);
+    const result = await r.auth.login(username, password, b.request.ip, b.now, form.get('code') ?? '');
     if (!result.ok) {
+      // docs/logs.md: console.signin_failed per refused sign-in, console.lockout when one locks the name.
+      const who = { account: username.trim().slice(0, 64), client: b.request.ip };
+      r.logger.info({ event: 'console.signin_failed', ...who, reason: result.reason }, 'console sign-in failed');
+      if (result.lockedNow)
+        r.logger.info(
+          { event: 'console.lockout', ...who, minutes: result.retryMinutes },
+          'console sign-in locked after repeated failures',
+        );
       const error =
         result.reason === 'locked'
           ? fmt(b.t.loginLocked, { minutes: result.retryMinutes ?? 15 })
           : result.reason === 'rate'
             ? b.t.loginRate
-            : b.t.loginInvalid;
-      return loginPage(b, { back, error, username, code: result.reason === 'invalid' ? 401 : 429 });
+            : result.reason === 'suspended'
+              ? b.t.loginSuspended
+              : result.reason === 'code'
+                ? b.t.loginCodeWrong
+                : b.t.loginInvalid;
+      const code =
+        result.reason === 'invalid' || result.reason === 'code' ? 401 : result.reason === 'suspended' ? 403 : 429;
+      return loginPage(b, { back, error, username, code });
     }
     clearCookie(b.reply, LOGIN_CSRF_COOKIE);
     setCookie(b.reply, SESSION_COOKIE, result.sessionId, { maxAgeSeconds: ABSOLUTE_MS / 1000 });

@@ -43,10 +43,13 @@ async function pushPage(c: PageContext, o: { error?: string; secret?: string; ur
 <button type="submit">${esc(t.pushRegister)}</button></form>`;
     } else {
       const attempts = await listPushAttempts(db, reg.id, RECENT);
+      // A registered URL whose last delivery rounds failed is failing, not delivering.
       const state =
-        reg.state === 'registered'
-          ? t.pushRegistered
-          : fmt(t.pushDisabled, { at: at(reg.disabled_at), reason: reg.disabled_reason ?? '' });
+        reg.state !== 'registered'
+          ? fmt(t.pushDisabled, { at: at(reg.disabled_at), reason: reg.disabled_reason ?? '' })
+          : reg.consecutive_failures > 0
+            ? fmt(t.pushFailing, { failures: reg.consecutive_failures, at: at(reg.last_failure_at) })
+            : t.pushRegistered;
       const actions = [
         reg.state === 'registered'
           ? actionForm('/console/push/disable', csrf, t.pushDisable, { type })

@@ -10,6 +10,7 @@ import { formBody, overHttps, parseCookies, redirect, safeBack, sendHtml } from 
 import { fmt, messages, type Lang, type Messages } from './i18n.ts';
 import { prefersHebrew } from '../language.ts';
 import { ConsoleAuth, sameSecret, SESSION_COOKIE } from './session.ts';
+import { sealingKey } from '../../secret-key.ts';
 
 export const LANG_COOKIE = 'yona_lang';
 
@@ -78,7 +79,10 @@ export class ConsoleRouter {
     readonly app: AppContext,
     readonly logger: Logger,
   ) {
-    this.auth = new ConsoleAuth(() => app.store.db);
+    this.auth = new ConsoleAuth(
+      () => app.store.db,
+      () => sealingKey(app.config),
+    );
   }
 
   base(request: FastifyRequest, reply: FastifyReply): Base {

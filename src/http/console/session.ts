@@ -1,4 +1,5 @@
-// Console sign-in: argon2id passwords, a lockout per username and a rate limit per address, server-side
+// Console sign-in: argon2id passwords, a lockout per username and address (failures from one address never lock
+// the owner out elsewhere), a rate limit per address, a suspended account refused, server-side
 // sessions (the cookie holds a random id; the store keeps its SHA-256), idle and absolute expiry, CSRF tokens.
 import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { hashPassword, verifyPassword } from '../../domain/password.ts';
@@ -16,6 +17,7 @@ import {
   type ConsoleSession,
 } from '../../store/console-sessions.ts';
 import type { Queryable } from '../../store/db.ts';
+import { secondFactorPasses } from './two-factor.ts';
 
 export const SESSION_COOKIE = '__Host-yona_session';
 export const LOGIN_CSRF_COOKIE = '__Host-yona_login';
@@ -23,7 +25,7 @@ export const LOGIN_CSRF_COOKIE = '__Host-yona_login';
 export const IDLE_MS = 30 * 60_000;
 /** ...and this long after sign-in in any case. */
 export const ABSOLUTE_MS = 12 * 3600_000;
-/** Failed logins for one username within LOCK_WINDOW_MS that lock it until LOCK_WINDOW_MS after the last. */
+/** Failed logins for one username from one address within LOCK_WINDOW_MS that lock it there until LOCK_WINDOW_MS after the last. */
 export const LOCK_FAILURES = 5;
 export const LOCK_WINDOW_MS = 15 * 60_000;
 /** Login attempts per client address per minute (any username). */
@@ -63,21 +65,33 @@ class AddressLimiter {
 
 export type LoginResult =
   | { ok: true; sessionId: string }
-  | { ok: false; reason: 'invalid' | 'locked' | 'rate'; retryMinutes?: number };
+  | {
+      ok: false;
+      reason: 'invalid' | 'locked' | 'rate' | 'suspended' | 'code';
+      retryMinutes?: number;
+      /** This failure locked the name. */
+      lockedNow?: true;
+    };
 
 let dummyHash: Promise<string> | undefined;
 
 export class ConsoleAuth {
   private readonly limiter = new AddressLimiter();
 
-  constructor(private readonly db: () => Queryable) {}
+  constructor(
+    private readonly db: () => Queryable,
+    private readonly sealingKey: () => Buffer,
+  ) {}
 
-  /** Checks the password; on success stores a new session and returns its id (for the cookie only). */
-  async login(username: string, password: string, address: string, now: number): Promise<LoginResult> {
+  /**
+   * Checks the password (and, when the account turned two-factor on, `code`: its authenticator's code or a
+   * recovery code); on success stores a new session and returns its id (for the cookie only).
+   */
+  async login(username: string, password: string, address: string, now: number, code = ''): Promise<LoginResult> {
     if (!this.limiter.allow(address, now)) return { ok: false, reason: 'rate', retryMinutes: 1 };
     const db = this.db();
     const name = username.trim().slice(0, 200);
-    const failures = await recentLoginFailures(db, name, now - LOCK_WINDOW_MS);
+    const failures = await recentLoginFailures(db, name, address, now - LOCK_WINDOW_MS);
     if (failures.count >= LOCK_FAILURES) {
       return {
         ok: false,
@@ -95,10 +109,24 @@ export class ConsoleAuth {
           () => false,
         );
     if (!account || !good) {
-      await recordLoginFailure(db, name, now);
+      await recordLoginFailure(db, name, address, now);
       if (failures.count + 1 >= LOCK_FAILURES)
-        return { ok: false, reason: 'locked', retryMinutes: Math.ceil(LOCK_WINDOW_MS / 60_000) };
+        return { ok: false, reason: 'locked', retryMinutes: Math.ceil(LOCK_WINDOW_MS / 60_000), lockedNow: true };
       return { ok: false, reason: 'invalid' };
+    }
+    if (account.suspended) return { ok: false, reason: 'suspended' };
+    if (
+      account.totpSecret !== null &&
+      !(await secondFactorPasses(
+        db,
+        this.sealingKey(),
+        { id: account.id, sealedSecret: account.totpSecret },
+        code,
+        now,
+      ))
+    ) {
+      await recordLoginFailure(db, name, address, now);
+      return { ok: false, reason: 'code' };
     }
     await clearLoginFailures(db, name);
     await deleteExpiredConsoleSessions(db, now, IDLE_MS);
@@ -127,7 +155,7 @@ export class ConsoleAuth {
       return undefined;
     }
     const account = await findAccountById(db, session.accountId);
-    if (!account) return undefined;
+    if (!account || account.suspended_at != null) return undefined;
     if (now - session.lastSeenAt >= TOUCH_EVERY_MS) await touchConsoleSession(db, session.id, now);
     return { session, account };
   }

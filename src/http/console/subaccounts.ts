@@ -4,6 +4,7 @@
 import { accountActedFor, runOperation } from '../../operations/execute.ts';
 import { addSub, getBlanceSubs, updateAmountSub } from '../../operations/reseller.ts';
 import { campaignList } from './campaigns.ts';
+import { subAccountCells } from './subaccount-control.ts';
 import { fmt } from './i18n.ts';
 import { csrfField, esc, table, type Html } from './html.ts';
 import type { ConsoleRouter, PageContext } from './router.ts';
@@ -17,11 +18,16 @@ async function subsPage(
   if (listed.status !== 0) return c.render(t.notFound, `<p>${esc(t.notFoundText)}</p>`, { code: 404 });
   const subs = listed.subs as { username: string; name: string; balance: string; international_balance: string }[];
   const v = o.values ?? {};
+  const extra = await subAccountCells(
+    c,
+    subs.map((s) => s.username),
+  );
   const rows = subs.map((s): Html[] => [
     `<a href="/console/subaccounts/${encodeURIComponent(s.username)}/campaigns">${esc(s.username)}</a>`,
     esc(s.name),
     `<span class="num">${esc(s.balance)}</span>`,
     `<span class="num">₪${esc(s.international_balance)}</span>`,
+    ...(extra.get(s.username) ?? []),
   ]);
   const transfer =
     subs.length === 0
@@ -41,7 +47,7 @@ async function subsPage(
 <button type="submit">${esc(t.subCreate)}</button></form>`;
   return c.render(
     t.navSubs,
-    `${table(t.navSubs, [t.username, t.name, t.credits, t.international], rows, t.subsNone)}${transfer}${create}`,
+    `${table(t.navSubs, [t.username, t.name, t.credits, t.international, t.subUsage, t.subState, t.actions], rows, t.subsNone)}${transfer}${create}`,
     { notice: o.notice },
   );
 }

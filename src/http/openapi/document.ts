@@ -63,7 +63,7 @@ function operation(dryRun: boolean): JsonSchema {
       ? 'Check a call without acting: parsed, authenticated and permission-checked, then rolled back'
       : 'Call an operation',
     description: dryRun
-      ? 'Answers in the same shape as `/api`, and nothing is sent, charged or changed. A send answers campaign id 0.'
+      ? 'Answers in the same shape as `/api`, and nothing is sent, charged or changed. A send answers campaign id 0. Keys of the body far from every field of the operation (accepted and ignored, as on `/api`) are listed in `unknown_fields` (`["sms.client_version"]`); a key that nearly matches a field is refused with status 2 on both paths.'
       : 'The root element of the body names the operation.',
     security: [{ bearer: [] }],
     parameters: dryRun

@@ -297,6 +297,8 @@ function priceRows(kept: Recipient[], p: Pricing, total: Totals): NewMessage[] {
       total.credits += costCredits;
       total.calls++;
       total.callSeconds = Math.max(total.callSeconds, price.seconds);
+      // The text of a call is reported in the encoding it would have as an SMS (Hebrew: ucs2), like a text's.
+      if (total.encoding !== 'ucs2' && detectEncoding(r.text) === 'ucs2') total.encoding = 'ucs2';
       rows[i] = {
         phone: r.phone,
         externalId: r.externalId,

@@ -24,6 +24,7 @@ import * as m0020 from './0020_carrier_settings.ts';
 import * as m0022 from './0022_usernames_unique_any_case.ts';
 import * as m0023 from './0023_idempotency_keys.ts';
 import * as m0024 from './0024_message_log_indexes.ts';
+import * as m0025 from './0025_console_account_settings.ts';
 
 type VersionedMigration = { up(db: Kysely<any>, dialect: Dialect): Promise<void> };
 
@@ -51,6 +52,7 @@ const MIGRATIONS: Record<string, VersionedMigration> = {
   '0022_usernames_unique_any_case': m0022,
   '0023_idempotency_keys': m0023,
   '0024_message_log_indexes': m0024,
+  '0025_console_account_settings': m0025,
 };
 
 /** Applies every migration not yet applied (or those up to `upTo`, a migration's name); throws when one fails. */

@@ -18,6 +18,8 @@ export interface ConsoleLoginFailureTable {
   id: Generated<number>;
   username: string;
   failed_at: number;
+  /** The client address the sign-in came from ('' for rows older than the per-address count). */
+  address: Generated<string>;
 }
 
 export interface ConsoleTables {

@@ -33,6 +33,14 @@ export interface AccountTable {
   legacy_failures: Generated<number>;
   legacy_locked_until: Generated<number | null>;
   created_at: number;
+  /** The console's low-balance warning shows below this many credits (null: never). */
+  low_balance_credits: Generated<number | null>;
+  /** When a reseller suspended this sub-account (null: active): its tokens and console sign-in are refused. */
+  suspended_at: Generated<number | null>;
+  /** The console's two-factor secret, sealed (domain/sealed.ts); null: two-factor is off. */
+  totp_secret: Generated<string | null>;
+  /** JSON array of the unused recovery codes' SHA-256 hashes. */
+  totp_recovery: Generated<string | null>;
 }
 
 export interface AccountIpTable {

@@ -19,6 +19,14 @@ const PAGES = [
   '/console/blocklist',
   '/console/birthdays',
   '/console/subaccounts',
+  '/console/messages',
+  '/console/messages.csv',
+  '/console/inbound',
+  '/console/balance/ledger.csv',
+  '/console/security',
+  '/console/send',
+  '/console/codes',
+  '/console/campaigns?kind=sms',
 ];
 
 for (const target of await storeTargets()) {
@@ -33,6 +41,8 @@ for (const target of await storeTargets()) {
       'https://ana.example/hook',
       '0529990001',
       'Ana-Birthday',
+      '0521110001',
+      'Ana-Reply',
     ];
 
     before(async () => {
@@ -62,6 +72,18 @@ for (const target of await storeTargets()) {
         dob_field: 'df2',
       });
       await t.admin('allow-ip', 'ana', '198.51.100.0/24');
+      const anaId = await t.accountId('ana');
+      await t.service.store.db
+        .insertInto('inbound_messages')
+        .values({
+          account_id: anaId,
+          phone: '972521110001',
+          dest: '0559990002',
+          text: 'Ana-Reply',
+          carrier: 'sim',
+          received_at: Date.now(),
+        })
+        .execute();
       await t.admin('ip-check', 'ana', 'off');
       const tokenName = (await t.service.store.db.selectFrom('api_tokens').select('name').executeTakeFirstOrThrow())
         .name;
@@ -79,7 +101,19 @@ for (const target of await storeTargets()) {
         for (const secret of secrets) assert.ok(!res.text.includes(secret), `${path} shows ${secret}`);
         assert.ok(!res.text.includes(ana.tokenName), `${path} shows ana's token`);
       }
-      for (const path of [`/console/campaigns/${ana.campaignId}`, `/console/lists/${ana.listId}`]) {
+      for (const path of [
+        `/console/messages?campaign=${ana.campaignId}`,
+        `/console/messages.csv?campaign=${ana.campaignId}`,
+        '/console/inbound?q=Ana',
+      ]) {
+        const res = await ben.get(path);
+        for (const secret of secrets) assert.ok(!res.text.includes(secret), `${path} shows ${secret}`);
+      }
+      for (const path of [
+        `/console/campaigns/${ana.campaignId}`,
+        `/console/campaigns/${ana.campaignId}/messages.csv`,
+        `/console/lists/${ana.listId}`,
+      ]) {
         const res = await ben.get(path);
         assert.equal(res.status, 404, path);
         for (const secret of secrets) assert.ok(!res.text.includes(secret), `${path} shows ${secret}`);
@@ -97,6 +131,7 @@ for (const target of await storeTargets()) {
       await ben.post('/console/push/disable', { type: 'dlr' });
       await ben.post('/console/blocklist/remove', { phone: '972529990001' });
       await ben.post('/console/birthdays/active', { id: String(ana.birthdayId), active: '0' });
+      await ben.post('/console/balance/low-balance', { credits: '5000', account_id: String(await t.accountId('ana')) });
       const transfer = await ben.post('/console/subaccounts/transfer', { username: 'ana', amount: '-100' });
       assert.match(transfer.text, /not your sub-account/);
 
@@ -133,6 +168,18 @@ for (const target of await storeTargets()) {
         .where('username', '=', 'ana')
         .executeTakeFirstOrThrow();
       assert.equal(Number(balance.credits), 999);
+      const thresholds = await db
+        .selectFrom('accounts')
+        .select(['username', 'low_balance_credits'])
+        .orderBy('username')
+        .execute();
+      assert.deepEqual(
+        thresholds.map((a) => [a.username, a.low_balance_credits === null ? null : Number(a.low_balance_credits)]),
+        [
+          ['ana', null],
+          ['ben', 5000],
+        ],
+      );
     });
 
     it('keeps the sub-accounts page to resellers, and a reseller to its own sub-accounts', async () => {

@@ -1,0 +1,40 @@
+// A campaign's delivery chart: cumulative delivered and failed messages over time, drawn by uPlot
+// (assets/chart.js) from the JSON the page carries, with its time axis in the account's time zone and the
+// console's date format, and every label in the page's language; the same figures as a table for screen readers
+// and browsers without scripts.
+import type { TimelinePoint } from '../../store/console-campaigns.ts';
+import { num, when } from './format.ts';
+import { esc, table, type Html } from './html.ts';
+import { fmt } from './i18n.ts';
+import type { PageContext } from './router.ts';
+
+export function deliveryChart(c: PageContext, timeline: { bucketMs: number; points: TimelinePoint[] }): Html {
+  const { t } = c;
+  const tz = c.account.time_zone;
+  if (timeline.points.length === 0) return `<p class="empty">${esc(t.chartEmpty)}</p>`;
+  // Cumulative counts, from zero one bucket before the first outcome (one bucket alone would make no line).
+  const data = {
+    x: [Math.round((timeline.points[0].at - timeline.bucketMs) / 1000)],
+    delivered: [0],
+    failed: [0],
+    timeZone: tz,
+    labels: { time: t.logTime, delivered: t.delivered, failed: t.failedCount },
+  };
+  let ok = 0;
+  let bad = 0;
+  for (const p of timeline.points) {
+    data.x.push(Math.round(p.at / 1000));
+    data.delivered.push((ok += p.delivered));
+    data.failed.push((bad += p.failed));
+  }
+  return `<figure>
+<div id="chart" class="chart" role="img" aria-label="${esc(fmt(t.chartLabel, { delivered: num(ok), failed: num(bad) }))}"></div>
+<figcaption class="muted">${esc(fmt(t.chartCaption, { seconds: num(timeline.bucketMs / 1000) }))}</figcaption></figure>
+<script type="application/json" id="chart-data">${JSON.stringify(data).replace(/</g, '\\u003c')}</script>
+<details><summary>${esc(t.chartTable)}</summary>${table(
+    t.chartTable,
+    [t.pushWhen, t.delivered, t.failedCount],
+    timeline.points.map((p) => [esc(when(p.at, tz)), esc(num(p.delivered)), esc(num(p.failed))]),
+    t.chartEmpty,
+  )}</details>`;
+}

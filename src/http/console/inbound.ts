@@ -1,0 +1,54 @@
+// Replies at /console/inbound: the account's inbound messages newest first (sender, time, the number they came
+// to, the campaign they answer where known), 50 a page, searched by part of the number or of the text; a reply
+// that blocked its sender (a removal keyword) says so.
+import { toNational } from '../../domain/phone.ts';
+import { inboundPage, type InboundCursor } from '../../store/console-inbound.ts';
+import { when } from './format.ts';
+import { esc, table, type Html } from './html.ts';
+import type { ConsoleRouter, PageContext } from './router.ts';
+
+const PER_PAGE = 50;
+
+function cursorOf(text: string | undefined): InboundCursor | undefined {
+  const m = /^(\d{1,15})\.(\d{1,15})$/.exec(text ?? '');
+  return m ? { receivedAt: Number(m[1]), id: Number(m[2]) } : undefined;
+}
+
+async function repliesPage(c: PageContext) {
+  const { t } = c;
+  const tz = c.account.time_zone;
+  const search = (c.query.q ?? '').trim().slice(0, 100);
+  const cursor = cursorOf(c.query.before);
+  const rows = await inboundPage(c.app.store.db, c.account.id, {
+    search: search || undefined,
+    cursor,
+    limit: PER_PAGE,
+  });
+  const cells = rows.map((r): Html[] => [
+    `<span class="nowrap">${esc(when(r.received_at, tz))}</span>`,
+    `<span class="nowrap">${esc(toNational(r.phone))}</span>`,
+    esc(toNational(r.dest)),
+    `<span class="text">${esc(r.text)}</span>${r.blocked_by_reply ? ` <span class="badge">${esc(t.inboundBlocked)}</span>` : ''}`,
+    r.campaign_id === null
+      ? ''
+      : `<a href="/console/campaigns/${r.campaign_id}">${esc(r.campaign_name ? `${r.campaign_id} · ${r.campaign_name}` : r.campaign_id)}</a>`,
+  ]);
+  const q = search ? `q=${encodeURIComponent(search)}&` : '';
+  const last = rows.at(-1);
+  const pager = `<nav class="pager" aria-label="${esc(t.pages)}">${cursor ? `<a href="/console/inbound${search ? `?q=${encodeURIComponent(search)}` : ''}">${esc(t.newest)}</a>` : ''}
+${rows.length === PER_PAGE && last ? `<a href="/console/inbound?${q}before=${last.received_at}.${last.id}">${esc(t.older)}</a>` : ''}</nav>`;
+  const form = `<form method="get" action="/console/inbound" class="row" role="search">
+<div><label for="q">${esc(t.inboundSearch)}</label><input id="q" name="q" type="search" value="${esc(search)}" maxlength="100"></div>
+<button type="submit">${esc(t.search)}</button>${search ? `<a href="/console/inbound">${esc(t.clearSearch)}</a>` : ''}</form>`;
+  const body = `<p class="muted">${esc(t.inboundIntro)}</p>${form}${table(
+    t.inboundTitle,
+    [t.logTime, t.inboundFrom, t.inboundTo, t.logText, t.inboundAnswers],
+    cells,
+    search ? t.messagesNoMatch : t.inboundNone,
+  )}${pager}`;
+  return c.render(t.inboundTitle, body);
+}
+
+export function registerInbound(r: ConsoleRouter): void {
+  r.get('/console/inbound', (c) => repliesPage(c));
+}

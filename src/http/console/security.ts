@@ -1,0 +1,102 @@
+// The customer's own security at /console/security: change the password (the current one first; every other
+// session of the account ends), and optional two-factor sign-in with an authenticator app (RFC 6238): turned
+// on by confirming a first code (ten recovery codes are then shown once), turned off with the password.
+import { passwordProblem } from '../../domain/accounts.ts';
+import { hashPassword, verifyPassword } from '../../domain/password.ts';
+import { newTotpSecret, totpMatches, totpUri } from '../../domain/totp.ts';
+import { sealingKey } from '../../secret-key.ts';
+import { clearLoginFailures } from '../../store/console-sessions.ts';
+import { changePassword, securityState, setTwoFactor } from '../../store/console-security.ts';
+import { csrfField, esc, type Html } from './html.ts';
+import type { ConsoleRouter, PageContext } from './router.ts';
+import { enableTwoFactor, openPending, sealPending } from './two-factor.ts';
+
+type Notice = { kind: 'ok' | 'error'; text: string };
+
+async function securityPage(c: PageContext, o: { notice?: Notice; extra?: Html; code?: number } = {}) {
+  const { t } = c;
+  const state = await securityState(c.app.store.db, c.account.id);
+  const csrf = csrfField(c.session.csrf);
+  const password = `<form method="post" action="/console/security/password" class="card">${csrf}<h2>${esc(t.secPassword)}</h2>
+<label for="sec-current">${esc(t.secCurrent)}</label><input id="sec-current" name="current" type="password" autocomplete="current-password" required maxlength="1000">
+<label for="sec-new">${esc(t.secNew)}</label><input id="sec-new" name="new" type="password" autocomplete="new-password" required minlength="6" maxlength="128">
+<label for="sec-repeat">${esc(t.secRepeat)}</label><input id="sec-repeat" name="repeat" type="password" autocomplete="new-password" required maxlength="128">
+<p class="muted">${esc(t.secPasswordHint)}</p><button type="submit">${esc(t.secChange)}</button></form>`;
+  const twoFactor = state?.totpSecret
+    ? `<form method="post" action="/console/security/totp/off" class="card">${csrf}<h2>${esc(t.secTwoFactor)}</h2>
+<p><strong>${esc(t.secTwoFactorOn)}</strong> ${esc(t.secRecoveryLeft.replace('{n}', String(state.recovery.length)))}</p>
+<label for="sec-off-password">${esc(t.password)}</label><input id="sec-off-password" name="password" type="password" autocomplete="current-password" required maxlength="1000">
+<button type="submit" class="danger">${esc(t.secTurnOff)}</button></form>`
+    : `<form method="post" action="/console/security/totp/start" class="card">${csrf}<h2>${esc(t.secTwoFactor)}</h2>
+<p>${esc(t.secTwoFactorOff)}</p><button type="submit">${esc(t.secTurnOn)}</button></form>`;
+  return c.render(t.secTitle, `${o.extra ?? ''}${password}${twoFactor}`, { notice: o.notice, code: o.code });
+}
+
+function setupForm(c: PageContext, secret: string, pending: string): Html {
+  const { t } = c;
+  const grouped = secret.match(/.{1,4}/g)!.join(' ');
+  return `<section class="card" aria-labelledby="totp-setup"><h2 id="totp-setup">${esc(t.secSetup)}</h2>
+<p>${esc(t.secSetupHint)}</p><p class="mono" id="totp-secret">${esc(grouped)}</p>
+<p class="muted mono">${esc(totpUri(secret, 'Yona', c.account.username))}</p>
+<form method="post" action="/console/security/totp/confirm">${csrfField(c.session.csrf)}<input type="hidden" name="pending" value="${esc(pending)}">
+<label for="totp-code">${esc(t.secFirstCode)}</label><input id="totp-code" name="code" inputmode="numeric" autocomplete="one-time-code" required maxlength="6">
+<button type="submit">${esc(t.secConfirm)}</button></form></section>`;
+}
+
+export function registerSecurity(r: ConsoleRouter): void {
+  const key = () => sealingKey(r.app.config);
+  r.get('/console/security', (c) => securityPage(c));
+
+  r.post('/console/security/password', async (c) => {
+    const { t } = c;
+    const db = c.app.store.db;
+    const state = await securityState(db, c.account.id);
+    const fresh = c.form.get('new') ?? '';
+    const good = state
+      ? await verifyPassword(state.passwordHash, c.form.get('current') ?? '').catch(() => false)
+      : false;
+    const problem = !good
+      ? t.secCurrentWrong
+      : fresh !== (c.form.get('repeat') ?? '')
+        ? t.secMismatch
+        : passwordProblem(fresh);
+    if (problem) return securityPage(c, { notice: { kind: 'error', text: problem }, code: 400 });
+    await changePassword(db, c.account.id, await hashPassword(fresh), c.session.id);
+    await clearLoginFailures(db, c.account.username);
+    return c.redirect('/console/security', { ok: 'secChanged' });
+  });
+
+  r.post('/console/security/totp/start', async (c) => {
+    const secret = newTotpSecret();
+    return securityPage(c, { extra: setupForm(c, secret, sealPending(key(), c.account.id, secret)) });
+  });
+
+  r.post('/console/security/totp/confirm', async (c) => {
+    const { t } = c;
+    const pending = c.form.get('pending') ?? '';
+    const secret = openPending(key(), c.account.id, pending);
+    if (!secret) return c.redirect('/console/security', { error: 'formExpired' });
+    if (!totpMatches(secret, (c.form.get('code') ?? '').trim(), c.now)) {
+      return securityPage(c, {
+        notice: { kind: 'error', text: t.secCodeWrong },
+        extra: setupForm(c, secret, pending),
+        code: 400,
+      });
+    }
+    const codes = await enableTwoFactor(c.app.store.db, key(), c.account.id, secret);
+    const list = `<section class="card" aria-labelledby="recovery"><h2 id="recovery">${esc(t.secRecovery)}</h2>
+<p>${esc(t.secRecoveryHint)}</p><ul class="mono recovery">${codes.map((x) => `<li>${esc(x)}</li>`).join('')}</ul></section>`;
+    return securityPage(c, { notice: { kind: 'ok', text: t.secEnabled }, extra: list });
+  });
+
+  r.post('/console/security/totp/off', async (c) => {
+    const db = c.app.store.db;
+    const state = await securityState(db, c.account.id);
+    const good = state
+      ? await verifyPassword(state.passwordHash, c.form.get('password') ?? '').catch(() => false)
+      : false;
+    if (!good) return securityPage(c, { notice: { kind: 'error', text: c.t.secCurrentWrong }, code: 400 });
+    await setTwoFactor(db, c.account.id, null, null);
+    return c.redirect('/console/security', { ok: 'secDisabled' });
+  });
+}

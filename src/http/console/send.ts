@@ -1,0 +1,105 @@
+// Sending from the console at /console/send: an SMS to typed or pasted numbers and/or a contact list (with its
+// dynamic fields), from a verified sender, optionally scheduled, with a short link and the unsubscribe line or
+// link. "Preview" runs the API's sms operation as /api/test does (dry run, rolled back: nothing is sent or
+// charged) and shows the recipients, parts and price; "Send" runs the same operation for real.
+import { hebrewMessage } from '../../domain/status.ts';
+import { sms } from '../../operations/sms.ts';
+import { listContactLists } from '../../store/contacts.ts';
+import { listVerifiedSenders } from '../../store/senders.ts';
+import { num } from './format.ts';
+import { csrfField, esc, type Html } from './html.ts';
+import { fmt } from './i18n.ts';
+import { runOperation } from '../../operations/execute.ts';
+import type { ConsoleRouter, PageContext } from './router.ts';
+
+const FIELDS = ['phones', 'list', 'dynamic', 'source', 'message', 'link', 'unsubscribe', 'timing', 'name'] as const;
+type SendForm = Partial<Record<(typeof FIELDS)[number], string>>;
+
+function readForm(form: URLSearchParams): SendForm {
+  const out: SendForm = {};
+  for (const f of FIELDS) {
+    const v = form.get(f);
+    if (v !== null && v.trim() !== '') out[f] = v.slice(0, 5000);
+  }
+  if (out.phones) out.phones = out.phones.slice(0, 2_000_000);
+  return out;
+}
+
+/** The sms operation's request for the form (`timing` from the date picker, in the account's time zone). */
+function smsDoc(f: SendForm): Record<string, unknown> {
+  const phones = (f.phones ?? '').split(/[\s,;]+/).filter(Boolean);
+  const destinations: Record<string, unknown> = {};
+  if (phones.length) destinations.phone = phones;
+  if (f.list) destinations.cl_id = [f.list];
+  const doc: Record<string, unknown> = { source: f.source ?? '', message: f.message ?? '', destinations };
+  if (f.dynamic === '1') doc.add_dynamic = '1';
+  if (f.unsubscribe === '2' || f.unsubscribe === '3') doc.add_unsubscribe = f.unsubscribe;
+  if (f.name) doc.campaign_name = f.name;
+  if (f.link) doc.links = { link: [{ $: { id: 'link' }, _: f.link }] };
+  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})$/.exec(f.timing ?? '');
+  if (m) doc.timing = `${m[3]}/${m[2]}/${m[1].slice(2)} ${m[4]}:${m[5]}`;
+  else if (f.timing) doc.timing = f.timing;
+  return doc;
+}
+
+async function sendPage(c: PageContext, f: SendForm = {}, o: { preview?: Html; error?: string } = {}) {
+  const { t } = c;
+  const db = c.app.store.db;
+  const [senders, lists] = await Promise.all([
+    listVerifiedSenders(db, c.account.id, false),
+    listContactLists(db, c.account.id),
+  ]);
+  const option = (value: string, label: string, current: string | undefined) =>
+    `<option value="${esc(value)}"${current === value ? ' selected' : ''}>${esc(label)}</option>`;
+  const hidden = FIELDS.filter((k) => f[k] !== undefined)
+    .map((k) => `<input type="hidden" name="${k}" value="${esc(f[k])}">`)
+    .join('');
+  const confirm = o.preview
+    ? `<section class="card" aria-labelledby="preview-title"><h2 id="preview-title">${esc(t.sendPreviewTitle)}</h2>${o.preview}
+<form method="post" action="/console/send">${csrfField(c.session.csrf)}${hidden}<input type="hidden" name="action" value="send">
+<button type="submit">${esc(t.sendNow)}</button></form></section>`
+    : '';
+  const form = `<form method="post" action="/console/send" class="card">${csrfField(c.session.csrf)}<input type="hidden" name="action" value="preview">
+<label for="send-phones">${esc(t.sendPhones)}</label><textarea id="send-phones" name="phones" rows="4" aria-describedby="send-phones-hint">${esc(f.phones ?? '')}</textarea>
+<p id="send-phones-hint" class="muted">${esc(t.sendPhonesHint)}</p>
+<label for="send-list">${esc(t.sendList)}</label><select id="send-list" name="list">${option('', t.sendNoList, f.list)}${lists.map((l) => option(String(l.id), `${l.name} (${num(l.contact_count)})`, f.list)).join('')}</select>
+<div class="check"><input type="checkbox" id="send-dynamic" name="dynamic" value="1"${f.dynamic === '1' ? ' checked' : ''}><label for="send-dynamic">${esc(t.sendDynamic)}</label></div>
+<label for="send-source">${esc(t.sender)}</label><select id="send-source" name="source" required>${senders.map((s) => option(s.source, s.source, f.source)).join('')}</select>
+${senders.length ? '' : `<p class="muted"><a href="/console/senders">${esc(t.sendNoSender)}</a></p>`}
+<label for="send-message">${esc(t.sendMessage)}</label><textarea id="send-message" name="message" rows="4" required maxlength="5000">${esc(f.message ?? '')}</textarea>
+<label for="send-link">${esc(t.sendLink)}</label><input id="send-link" name="link" type="url" maxlength="2000" placeholder="https://" value="${esc(f.link ?? '')}" aria-describedby="send-link-hint">
+<p id="send-link-hint" class="muted">${esc(t.sendLinkHint)}</p>
+<label for="send-unsub">${esc(t.sendUnsubscribe)}</label><select id="send-unsub" name="unsubscribe">${option('', t.sendUnsubNone, f.unsubscribe)}${option('2', t.sendUnsubReply, f.unsubscribe)}${option('3', t.sendUnsubLink, f.unsubscribe)}</select>
+<label for="send-timing">${esc(t.sendTiming)}</label><input id="send-timing" name="timing" type="datetime-local" value="${esc(f.timing ?? '')}" aria-describedby="send-timing-hint">
+<p id="send-timing-hint" class="muted">${esc(fmt(t.sendTimingHint, { zone: c.account.time_zone }))}</p>
+<label for="send-name">${esc(t.sendName)}</label><input id="send-name" name="name" maxlength="100" value="${esc(f.name ?? '')}">
+<button type="submit">${esc(t.sendPreview)}</button></form>`;
+  return c.render(t.sendTitle, `${confirm}${form}`, {
+    code: o.error ? 400 : 200,
+    notice: o.error ? { kind: 'error', text: o.error } : undefined,
+  });
+}
+
+export function registerSend(r: ConsoleRouter): void {
+  r.get('/console/send', (c) => sendPage(c));
+  r.post('/console/send', async (c) => {
+    const { t } = c;
+    const f = readForm(c.form);
+    const send = c.form.get('action') === 'send';
+    const reply = await runOperation(c.app, c.account, sms, smsDoc(f), { dryRun: !send });
+    if (reply.status !== 0) {
+      const message = String(reply.message ?? '');
+      return sendPage(c, f, { error: c.lang === 'he' ? hebrewMessage(Number(reply.status), message) : message });
+    }
+    if (send) return c.redirect(`/console/campaigns/${reply.campaign_id}`, { ok: 'sendDone' });
+    const rejected = Number(reply.rejected_total ?? 0);
+    const preview = `<ul class="stats">
+<li>${esc(t.recipients)}<b>${esc(num(Number(reply.recipients)))}</b></li>
+<li>${esc(t.parts)}<b>${esc(num(Number(reply.parts)))}</b></li>
+<li>${esc(t.sendPrice)}<b>${esc(fmt(t.sendCredits, { credits: num(Number(reply.credits)) }))}${reply.international_cost ? ` + ₪${esc(reply.international_cost)}` : ''}</b></li>
+${rejected ? `<li>${esc(t.sendRejected)}<b>${esc(num(rejected))}</b></li>` : ''}</ul>
+${reply.timing ? `<p>${esc(fmt(t.campaignScheduledFor, { at: String(reply.timing) }))}</p>` : ''}
+<p class="muted">${esc(t.sendPreviewNote)}</p>`;
+    return sendPage(c, f, { preview });
+  });
+}
