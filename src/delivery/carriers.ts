@@ -25,6 +25,7 @@ import { Dispatcher } from './dispatcher.ts';
 import { InboundHandler } from './inbound.ts';
 import { ReceiptWorker } from './receipts.ts';
 import { Router } from './routing.ts';
+import { registerVoiceMetrics, trunkHealth } from './voice-metrics.ts';
 
 /** Options of the carriers component (tests and benchmarks pass their own carriers and settings). */
 export interface CarriersOptions {
@@ -55,6 +56,7 @@ function registerDispatchMetrics(
   const { registry } = service.metrics;
   if (registry.getSingleMetric('yona_dispatched_messages_total')) return;
   const node = service.node.name;
+  registerVoiceMetrics(registry, node, carriers);
   new client.Counter({
     name: 'yona_dispatched_messages_total',
     help: 'Messages this node submitted, retried or failed at submit (by outcome)',
@@ -122,7 +124,11 @@ export function carriersComponent(
       ok: runtime?.dispatcher !== undefined,
       holds: held.filter((l) => sharePrefixes(role).some((prefix) => l.startsWith(prefix))),
     });
-    return [report('dispatcher'), report('voice'), { role: 'receipts', ok: runtime?.receipts !== undefined }];
+    return [
+      report('dispatcher'),
+      { ...report('voice'), trunks: trunkHealth(runtime?.carriers) },
+      { role: 'receipts', ok: runtime?.receipts !== undefined },
+    ];
   }
   let started: ComponentHost | undefined;
 
