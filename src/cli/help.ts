@@ -114,9 +114,26 @@ export const ADMIN_HELP: Record<string, CommandHelp> = {
       'yona admin add-carrier partner --host smsc.example.com --port 2775 --system-id yona --password pw --binds 2',
   },
   'add-route': {
-    usage: 'yona admin add-route PREFIX|default CARRIER',
-    summary: 'Routes destinations starting with PREFIX (international digits) to a carrier.',
-    example: 'yona admin add-route 97250 partner',
+    usage:
+      'yona admin add-route PREFIX|default CARRIER[:WEIGHT]... [--account USERNAME] [--source SENDER] [--channel sms|voice]',
+    summary:
+      'Routes destinations starting with PREFIX (international digits) to carriers in failover order, optionally weighted, for one account (or a reseller and its sub-accounts), sender or channel.',
+    example: 'yona admin add-route 97250 partner cellcom',
+  },
+  'remove-route': {
+    usage: 'yona admin remove-route PREFIX|default [--account USERNAME] [--source SENDER] [--channel sms|voice]',
+    summary: 'Removes the route with exactly that prefix and those filters.',
+    example: 'yona admin remove-route 97250',
+  },
+  'route-test': {
+    usage: 'yona admin route-test --to PHONE [--account USERNAME] [--source SENDER] [--channel sms|voice]',
+    summary: 'Says which route and carriers (in the order tried) a message would take; sends nothing.',
+    example: 'yona admin route-test --account alice --source Shop --to 0521234567',
+  },
+  'remove-carrier': {
+    usage: 'yona admin remove-carrier NAME',
+    summary: 'Removes a carrier no route names; running nodes unbind it after its submits in flight are answered.',
+    example: 'yona admin remove-carrier partner',
   },
   'add-number': {
     usage: 'yona admin add-number USERNAME NUMBER',

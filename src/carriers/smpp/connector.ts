@@ -21,7 +21,9 @@ import { DELIVERY } from '../../domain/status.ts';
 
 export type { SmppCarrierConfig } from './carrier-config.ts';
 
-type PartOutcome = { ok: true; id: string } | { ok: false; transient: boolean; error: string; commandStatus?: number };
+type PartOutcome =
+  | { ok: true; id: string }
+  | { ok: false; transient: boolean; error: string; commandStatus?: number; elsewhere?: boolean };
 
 /** A submit's outcome, with the SMPP command_status of a refusal beside our delivery status. */
 export type SmppSubmitResult =
@@ -188,7 +190,12 @@ export class SmppCarrier implements Carrier {
     // One permanent part failure makes the message permanent; otherwise the dispatcher retries all parts.
     const failure = failures.find((f) => !f.transient) ?? failures[0];
     const partNote = payload.bodies.length > 1 ? ` (${failures.length}/${payload.bodies.length} parts failed)` : '';
-    if (failure.transient) return { ...failure, error: failure.error + partNote };
+    // Another carrier may take it only when this one holds no part of it.
+    const elsewhere = failures.length === outcomes.length && failures.every((f) => f.elsewhere);
+    if (failure.transient) {
+      const { elsewhere: _part, ...rest } = failure;
+      return { ...rest, error: failure.error + partNote, ...(elsewhere ? { elsewhere } : {}) };
+    }
     const malformed = failure.commandStatus !== undefined && MALFORMED_MESSAGE_STATUSES.has(failure.commandStatus);
     return {
       ...failure,
@@ -205,9 +212,15 @@ export class SmppCarrier implements Carrier {
     const retries = this.config.throttleRetries ?? 10;
     for (let attempt = 0; ; attempt++) {
       if (!this.stopped) await this.bucket.take();
-      if (this.stopped) return { ok: false, transient: true, error: 'carrier stopped' };
+      if (this.stopped) return { ok: false, transient: true, error: 'carrier stopped', elsewhere: true };
       const session = await this.acquire();
-      if (!session) return { ok: false, transient: true, error: 'no bound SMPP session with a free window slot' };
+      if (!session)
+        return {
+          ok: false,
+          transient: true,
+          error: 'no bound SMPP session with a free window slot',
+          elsewhere: true,
+        };
       const sentAt = performance.now();
       const result = await session.submit(fields, (pdu) => {
         if (pdu.command_status === 0) acceptedLate(this.submitId(pdu));
@@ -233,7 +246,12 @@ export class SmppCarrier implements Carrier {
         pause = Math.min(pause * 2, 5000);
         continue;
       }
-      return { ok: false, transient: isTransientStatus(status), error: statusName(status), commandStatus: status };
+      // The carrier answered with a refusal of its own: it holds no copy, another carrier may take the part.
+      const transient = isTransientStatus(status);
+      const error = statusName(status);
+      return transient
+        ? { ok: false, transient, error, commandStatus: status, elsewhere: true }
+        : { ok: false, transient, error, commandStatus: status };
     }
   }
 

@@ -21,6 +21,7 @@ import * as m0017 from './0017_retention.ts';
 import * as m0018 from './0018_pending_receipt_call_outcome.ts';
 import * as m0019 from './0019_time_partitions.ts';
 import * as m0020 from './0020_carrier_settings.ts';
+import * as m0021 from './0021_route_filters.ts';
 
 type VersionedMigration = { up(db: Kysely<any>, dialect: Dialect): Promise<void> };
 
@@ -45,6 +46,7 @@ const MIGRATIONS: Record<string, VersionedMigration> = {
   '0018_pending_receipt_call_outcome': m0018,
   '0019_time_partitions': m0019,
   '0020_carrier_settings': m0020,
+  '0021_route_filters': m0021,
 };
 
 /** Applies every migration not yet applied (or those up to `upTo`, a migration's name); throws when one fails. */
