@@ -53,7 +53,11 @@ for (const [index, target] of targets.entries()) {
       await addCarrier('a', a);
       await addCarrier('b', b);
       await t.admin('add-route', 'default', 'a', 'b');
-      t = await t.restart({ components: [carriersComponent({ settings: { pollMs: 20 }, env: {}, reloadMs: 300 })] });
+      t = await t.restart({
+        components: [
+          carriersComponent({ settings: { pollMs: 20, retryBaseMs: 200, retryMaxMs: 2000 }, env: {}, reloadMs: 300 }),
+        ],
+      });
       s = await newSender(t, 'failover', 100_000);
     });
     after(async () => {
