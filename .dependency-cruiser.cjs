@@ -50,6 +50,24 @@ module.exports = {
       to: { path: '(^|/)src/', pathNot: ['(^|/)src/support/', '(^|/)src/domain/'] },
     },
     {
+      name: 'http-runs-operations',
+      comment:
+        'the HTTP edge acts through the operation runner (operations/execute.ts); only these files use the store, ' +
+        'for what no operation gives: health (migrations), the public pages (short links, unsubscribe, sender ' +
+        'verification) and the console pages that read or change what only the console shows (sessions, tokens, ' +
+        'IP allowlist, push registrations, ledger and blocklist pages, lists, campaigns, birthdays, overview, the message log). ' +
+        'Types (Account, ...) may be imported anywhere.',
+      severity: 'error',
+      from: {
+        path: '(^|/)src/http/',
+        pathNot: [
+          '(^|/)src/http/(health|public-pages)[.]ts$',
+          '(^|/)src/http/console/(session|tokens|ips|push|account|lists|campaigns|birthdays|overview|messages)[.]ts$',
+        ],
+      },
+      to: { path: '(^|/)src/store/', dependencyTypesNot: ['type-only'] },
+    },
+    {
       name: 'http-below-cli',
       comment: 'the HTTP edge never imports the CLI',
       severity: 'error',

@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { chromium } from 'playwright-core';
 import { Agent, request } from 'undici';
 import { benchStore, startBenchService } from './lib/service.ts';
+import { DELIVERY } from '../src/domain/status.ts';
 
 const countArg = process.argv.indexOf('--messages');
 const total = countArg >= 0 ? Number(process.argv[countArg + 1]) : 100_000;
@@ -61,7 +62,7 @@ try {
         cost_credits: 1,
         cost_agorot: 0,
         state: 'done' as const,
-        status: i % 50 === 0 ? 101 : 102,
+        status: i % 50 === 0 ? DELIVERY.NOT_DELIVERED : DELIVERY.DELIVERED,
         status_at: at + 5000,
         attempts: 1,
         next_attempt_at: at,

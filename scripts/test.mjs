@@ -1,4 +1,5 @@
-// Runs every test file under test/ with node:test (Node 20 needs explicit file lists).
+// Runs every test file under test/ with node:test (Node 20 needs explicit file lists), after building dist/
+// from the current source, so the `yona` processes the tests start run what is in src/ now.
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -10,6 +11,9 @@ function find(dir) {
     return path.endsWith('.test.ts') ? [path] : [];
   });
 }
+
+const built = spawnSync(process.execPath, [join(import.meta.dirname, 'build.mjs'), '--quiet'], { stdio: 'inherit' });
+if (built.status !== 0) process.exit(built.status ?? 1);
 
 const filter = process.argv.slice(2);
 const files = find('test')

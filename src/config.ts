@@ -344,6 +344,11 @@ export function readSetting<K extends SettingName>(name: K, env: Env = process.e
   return result.data as Values[K];
 }
 
+/** True when the variable is set (not empty) rather than left to its default. */
+export function settingGiven(name: SettingName, env: Env = process.env): boolean {
+  return (env[name] ?? '') !== '';
+}
+
 /** Reads and checks the configuration; throws ConfigError with a clear message naming the variable. */
 export function loadConfig(env: Env = process.env): Config {
   const v = values(env);

@@ -9,6 +9,7 @@ import { createMetrics, type Metrics } from './http/metrics.ts';
 import { startHttp, type RunningHttp } from './http/server.ts';
 import { loadTls } from './http/tls.ts';
 import type { AppContext } from './operations/execute.ts';
+import { UnknownFieldLog } from './operations/near-miss.ts';
 import { LocalSignals } from './signals.ts';
 import { openStore, type Store } from './store/db.ts';
 
@@ -65,6 +66,7 @@ export async function startService(
   });
   const metrics = createMetrics();
   const signals = new LocalSignals();
+  const unknownFieldLog = new UnknownFieldLog();
   const ctx: AppContext = {
     store,
     config,
@@ -75,6 +77,11 @@ export async function startService(
       metrics.legacyAuth.inc({ result });
       if (result !== 'ok') logger.warn({ username, result, legacy: true }, 'password authentication refused');
       else logger.debug({ username, legacy: true }, 'password authentication');
+    },
+    onUnknownFields: (account, operation, fields) => {
+      const fresh = unknownFieldLog.firstSeen(account.id, fields);
+      if (fresh.length > 0)
+        logger.info({ username: account.username, operation, fields: fresh }, 'unknown fields ignored');
     },
   };
   const node = new ClusterNode(store, config.node, logger, clock);

@@ -2,6 +2,7 @@
 // submit result that says whether a failure is permanent (with our delivery status) or worth retrying, receipts
 // that carry our delivery status, inbound messages. Each protocol maps its own codes inside its own folder;
 // the delivery workers and the store never see a protocol's codes.
+import type { DeliveryStatus } from '../domain/status.ts';
 
 /** One SMS to hand to a carrier. `text` is the full message; the carrier splits it into parts. */
 export interface OutboundSms {
@@ -27,7 +28,7 @@ export type SubmitResult =
       ok: false;
       transient: boolean;
       error: string;
-      status?: number;
+      status?: DeliveryStatus;
       /**
        * The carrier took no part of the message and refused it for its own reasons (its failure, its queue, its
        * throttling after retries, no bind to send on): another carrier on the message's route may take it now.
@@ -40,7 +41,7 @@ export type SubmitResult =
 export interface Receipt {
   carrierMessageId: string;
   /** Our delivery status (compatibility.md's catalogue): 102 delivered, 15 filtered handset, ...; -1 intermediate. */
-  status: number;
+  status: DeliveryStatus;
   /** The carrier never took the message after all (a call whose trunk never answered the INVITE): refund it. */
   notPlaced?: true;
   /** For an answered call: how long its message played. */

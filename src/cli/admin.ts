@@ -1,6 +1,6 @@
 // `yona admin ...`: operator commands on the same store the server uses (safe while it runs).
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { loadConfig, type Config } from '../config.ts';
+import { loadConfig, settingGiven, type Config } from '../config.ts';
 import { passwordProblem, sourceProblem, usernameProblem } from '../domain/accounts.ts';
 import { isValidTimeZone } from '../domain/dates.ts';
 import { ApiError } from '../domain/errors.ts';
@@ -13,6 +13,7 @@ import { mintToken } from '../operations/tokens.ts';
 import {
   allowIp,
   findAccountByUsername,
+  usernameTaken,
   insertAccount,
   setIpCheck,
   setLegacyPassword,
@@ -27,26 +28,15 @@ import { addFilteredPhones } from '../store/filtered-phones.ts';
 import { ADMIN_HELP, didYouMean, formatCommandList, formatHelp, wantsHelp } from './help.ts';
 import { normalizePhone } from '../domain/phone.ts';
 import { readFileSync } from 'node:fs';
+import { parseArgsProblem, UsageError } from './usage-error.ts';
+import { locateStore, missingStoreProblem, takeStoreFlags } from './store-location.ts';
 
-/** A mistake on the command line: printed as one line, exit code 2. */
-export class UsageError extends Error {}
+export { parseArgsProblem, UsageError };
 
 type Command = (store: Store, config: Config, args: string[], out: (line: string) => void) => Promise<void>;
 
 function fail(message: string): never {
   throw new UsageError(message);
-}
-
-/** A one-line UsageError for an argument error of node:util parseArgs (whose messages span lines), else undefined. */
-export function parseArgsProblem(err: unknown): UsageError | undefined {
-  const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown };
-  if (typeof code !== 'string' || !code.startsWith('ERR_PARSE_ARGS_') || typeof message !== 'string') return undefined;
-  const option = /'(-{1,2}[^'\s=]+)/.exec(message)?.[1] ?? 'an option';
-  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return new UsageError(`unknown option ${option}`);
-  if (message.includes('argument missing')) return new UsageError(`${option} needs a value`);
-  if (message.includes('ambiguous'))
-    return new UsageError(`${option} needs a value; write ${option}=VALUE for a value starting with "-"`);
-  return new UsageError(message.split('\n')[0]);
 }
 
 /** Parses a command's options; argument errors become one-line UsageErrors (an unknown option names the nearest). */
@@ -132,7 +122,8 @@ const createAccount: Command = async (store, config, args, out) => {
     (c) => parseCidr(c) ?? fail(`--allow-ip is not an address or CIDR: "${c}"`),
   );
   const parent = values.parent ? await account(store, values.parent) : undefined;
-  if (await findAccountByUsername(store.db, username)) fail(`an account named "${username}" already exists`);
+  if (await usernameTaken(store.db, username))
+    fail(`an account named "${username}" already exists (names are compared without regard to case)`);
   const passwordHash = await hashPassword(values.password!);
   const now = Date.now();
   await store.db.transaction().execute(async (trx) => {
@@ -327,8 +318,33 @@ export async function runAdminCommand(
   await adminCommand(name)(store, config, rest, out);
 }
 
-/** Runs `yona admin NAME ARGS...` against the configured store; `--help` prints help and opens nothing. */
-export async function runAdmin(args: string[], out: (line: string) => void = console.log): Promise<void> {
+// A store that is not there: any use of it refuses (so a command's own argument errors still come first).
+function refusingStore(problem: Error): Store {
+  const refuse = (): never => {
+    throw problem;
+  };
+  return {
+    get db() {
+      return refuse();
+    },
+    get control() {
+      return refuse();
+    },
+    dialect: 'sqlite',
+    close: async () => {},
+  };
+}
+
+/**
+ * Runs `yona admin NAME ARGS...` against the store it finds (store-location.ts), saying on stderr which it used;
+ * `--help` prints help and opens nothing.
+ */
+export async function runAdmin(
+  all: string[],
+  out: (line: string) => void = console.log,
+  note: (line: string) => void = console.error,
+): Promise<void> {
+  const { args, flags } = takeStoreFlags(all);
   if (args[0] === '--help' || args[0] === '-h' || args[0] === 'help') {
     out(ADMIN_LIST());
     return;
@@ -339,14 +355,24 @@ export async function runAdmin(args: string[], out: (line: string) => void = con
     return;
   }
   const config = loadConfig();
-  const store = await openStore({
-    databaseUrl: config.databaseUrl,
-    dataDir: config.dataDir,
-    pgPool: config.pgPool,
-    groupCommit: config.sqliteGroupCommit,
-  });
+  const choice = locateStore(config, flags, settingGiven('YONA_DATA_DIR'));
+  const store =
+    choice.exists || flags.newStore
+      ? await openStore({
+          databaseUrl: choice.databaseUrl,
+          dataDir: choice.dataDir,
+          pgPool: config.pgPool,
+          groupCommit: config.sqliteGroupCommit,
+        })
+      : refusingStore(missingStoreProblem(choice));
   try {
-    await runAdminCommand(store, config, args, out);
+    await runAdminCommand(store, { ...config, dataDir: choice.dataDir }, args, out);
+    note(`yona: store ${choice.exists ? '' : '(new) '}${choice.description}`);
+  } catch (err) {
+    // An account missing from the store found is most often an account in another store: say which was read.
+    if (err instanceof Error && /^no account named "[^"]*"$/.test(err.message))
+      err.message += ` in the store ${choice.description}`;
+    throw err;
   } finally {
     await store.close();
   }

@@ -1,15 +1,15 @@
-// The `yona` command line: serve, admin, smsc-sim, sim.
-import { ConfigError, readSetting } from '../config.ts';
-import { parseArgsProblem, runAdmin, UsageError } from './admin.ts';
+// The `yona` command line: serve, admin, smsc-sim, sim. Each command's modules are loaded only when it runs, so
+// `yona --help` or one admin command does not load the service.
+import { ConfigError } from '../domain/errors.ts';
 import { COMMAND_HELP, didYouMean, formatCommandList, formatHelp, wantsHelp } from './help.ts';
-import { runServe } from './serve.ts';
+import { parseArgsProblem, UsageError } from './usage-error.ts';
 
 type Runner = (args: string[]) => Promise<void>;
 
 /** Subcommands by name. */
 export const COMMANDS: Record<string, Runner> = {
-  serve: (args) => runServe(args),
-  admin: (args) => runAdmin(args),
+  serve: (args) => import('./serve.ts').then((m) => m.runServe(args)),
+  admin: (args) => import('./admin.ts').then((m) => m.runAdmin(args)),
   'smsc-sim': (args) => import('./sim.ts').then((m) => m.runSmscSim(args)),
   sim: (args) => import('./sim.ts').then((m) => m.runSim(args)),
 };
@@ -48,13 +48,14 @@ function describe(err: unknown): string {
 }
 
 /** Every error is one line on stderr; the stack only at YONA_LOG_LEVEL=debug or trace. */
-function report(err: unknown): never {
+async function report(err: unknown): Promise<never> {
   const problem = err instanceof UsageError || err instanceof ConfigError ? err : parseArgsProblem(err);
   if (problem) {
     process.stderr.write(`yona: ${problem.message}\n`);
     process.exit(2);
   }
   process.stderr.write(`yona: ${describe(err).replace(/\s*\n\s*/g, ' ')}\n`);
+  const { readSetting } = await import('../config.ts');
   if (/^(debug|trace)$/.test(readSetting('YONA_LOG_LEVEL'))) process.stderr.write(`${(err as Error).stack ?? ''}\n`);
   process.exit(1);
 }
@@ -62,5 +63,5 @@ function report(err: unknown): never {
 try {
   await main(process.argv.slice(2));
 } catch (err) {
-  report(err);
+  await report(err);
 }

@@ -8,7 +8,8 @@ import { ConfigError } from '../config.ts';
 
 const LOCK_FILE = 'serve.pid';
 
-function alive(pid: number): boolean {
+/** True when the process runs (or runs as another user). */
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -12,6 +12,7 @@ import { schedulerComponent } from '../delivery/scheduler.ts';
 import { retentionComponent } from '../delivery/retention.ts';
 import { publicPagesComponent } from '../http/public-pages.ts';
 import { lockDataDir } from './serve-lock.ts';
+import { registerServer, withoutPassword } from './serve-registry.ts';
 import { carriersComponent } from '../delivery/carriers.ts';
 import { createPusher } from '../delivery/pusher.ts';
 
@@ -64,6 +65,12 @@ export async function runServe(args: string[] = []): Promise<void> {
   const unlock = config.databaseUrl ? () => {} : lockDataDir(config.dataDir);
   const logger = createLogger(config.logLevel);
   const service = await startService(config, defaultComponents(roles, logger), { logger });
+  const unregister = registerServer({
+    dataDir: config.dataDir,
+    database: config.databaseUrl ? withoutPassword(config.databaseUrl) : undefined,
+    httpUrl: `http://${config.httpHost}:${service.http.httpPort}`,
+  });
+  process.once('exit', unregister);
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -72,6 +79,7 @@ export async function runServe(args: string[] = []): Promise<void> {
     const force = setTimeout(() => process.exit(1), 15_000);
     force.unref();
     await service.close();
+    unregister();
     unlock();
     process.exit(0);
   };

@@ -10,6 +10,8 @@ import { ConfigError } from '../domain/errors.ts';
 import { normalizePhone } from '../domain/phone.ts';
 import { simulatorInfoPath } from '../delivery/carriers.ts';
 import { readSetting } from '../config.ts';
+import { formatIso } from '../domain/dates.ts';
+import { serverDataDir } from './store-location.ts';
 import { UsageError } from './admin.ts';
 
 type Out = (line: string) => void;
@@ -18,7 +20,7 @@ function fail(message: string): never {
   throw new UsageError(message);
 }
 
-const dataDir = () => readSetting('YONA_DATA_DIR');
+const dataDir = () => serverDataDir();
 
 /** The standalone simulator command of that name, from the protocol that brings it. */
 function simulatorCommand(name: string): SimulatorCommand {
@@ -95,6 +97,12 @@ function asInternational(phone: string): string {
   return n.ok ? n.e164 : phone.replace(/^\+/, '');
 }
 
+// What the simulator answered a message with, for a person.
+function receiptWords(state: string | undefined): string {
+  if (state === undefined) return 'no receipt sent (yet)';
+  return state === 'DELIVRD' ? 'delivered (receipt DELIVRD)' : `receipt ${state}`;
+}
+
 /** `yona sim mo --from PHONE --to NUMBER --text TEXT`, `yona sim messages [--to PHONE] [--json]` and `yona sim calls [...]`. */
 export async function runSim(args: string[], out: Out = console.log): Promise<void> {
   const [sub, ...rest] = args;
@@ -127,13 +135,15 @@ export async function runSim(args: string[], out: Out = console.log): Promise<vo
     else if (items.length === 0) out(`no ${what}`);
     else for (const item of items) out(line(item));
   };
+  const zone = readSetting('YONA_TIME_ZONE');
+  const time = (ms: number) => formatIso(ms, zone);
   if (sub === 'messages') {
     return list(
       await client.messages(to),
       'messages',
       (m) =>
-        `${new Date(m.receivedAt).toISOString()}  to ${m.destination}  from ${m.source}  ${m.parts} part${m.parts === 1 ? '' : 's'}` +
-        `${m.messagePayload ? ' (message_payload)' : ''}${m.dataCoding === 8 ? ' UCS-2' : ''}\n  ${m.text.replace(/\n/g, '\n  ')}`,
+        `${time(m.receivedAt)}  to ${m.destination}  from ${m.source}  ${m.parts} part${m.parts === 1 ? '' : 's'}` +
+        `${m.messagePayload ? ' (message_payload)' : ''}${m.dataCoding === 8 ? ' UCS-2' : ''}  ${receiptWords(m.receipt)}\n  ${m.text.replace(/\n/g, '\n  ')}`,
     );
   }
   if (sub === 'calls') {
@@ -142,7 +152,7 @@ export async function runSim(args: string[], out: Out = console.log): Promise<vo
         c.behaviour === 'answer'
           ? `  ${c.law ?? '-'}  ${c.packets} RTP packets, ${(c.durationMs / 1000).toFixed(1)} s of audio`
           : '';
-      return `${new Date(c.startedAt).toISOString()}  to ${c.to}  from ${c.from}  ${c.behaviour}${c.endedAt === undefined ? ' (in progress)' : ''}${media}`;
+      return `${time(c.startedAt)}  to ${c.to}  from ${c.from}  ${c.behaviour}${c.endedAt === undefined ? ' (in progress)' : ''}${media}`;
     });
   }
   fail(

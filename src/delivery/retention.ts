@@ -2,10 +2,11 @@
 // than YONA_RETENTION_DAYS (store/retention.ts); with 0 (the default) it keeps everything. On PostgreSQL it also
 // keeps the time partitions (store/partitions.ts): months created ahead, and whole months dropped once past
 // YONA_RETENTION_DAYS (messages, carrier ids) or YONA_PUSH_RETENTION (push events). Runs on the node leading
-// the scheduler (cli/serve.ts).
+// the scheduler (cli/serve.ts). Idempotency keys go a day after their first request, whatever the retention.
 import type { Component, Service } from '../service.ts';
 import { dropExpiredMonths, ensureMonthPartitions } from '../store/partitions.ts';
 import { purgeOlderThan } from '../store/retention.ts';
+import { IDEMPOTENCY_WINDOW_MS, purgeIdempotencyKeys } from '../store/idempotency.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -22,6 +23,7 @@ export function retentionComponent(options: { intervalMs?: number } = {}): Compo
     const now = s.clock();
     const cutoff = retentionDays > 0 ? now - retentionDays * DAY_MS : undefined;
     running = (async () => {
+      await sweepIdempotencyKeys(s, now);
       if (s.store.dialect === 'postgres') await keepPartitions(s, now, cutoff);
       if (cutoff === undefined) return;
       try {
@@ -37,7 +39,6 @@ export function retentionComponent(options: { intervalMs?: number } = {}): Compo
   return {
     name: 'retention',
     async start(s) {
-      if (s.config.retentionDays === 0 && s.store.dialect !== 'postgres') return;
       service = s;
       timer = setInterval(run, intervalMs);
       timer.unref();
@@ -65,5 +66,15 @@ async function keepPartitions(s: Service, now: number, cutoff: number | undefine
     if (dropped.length > 0) s.logger.info({ dropped }, 'partitions: months past retention dropped');
   } catch (err) {
     s.logger.error({ err }, 'partitions: keeping the monthly partitions failed');
+  }
+}
+
+// Idempotency keys past their window: a retry after it runs as a new request.
+async function sweepIdempotencyKeys(s: Service, now: number): Promise<void> {
+  try {
+    const removed = await purgeIdempotencyKeys(s.store.db, now - IDEMPOTENCY_WINDOW_MS);
+    if (removed > 0) s.logger.debug({ removed }, 'retention: idempotency keys past their window removed');
+  } catch (err) {
+    s.logger.error({ err }, 'retention: removing old idempotency keys failed');
   }
 }

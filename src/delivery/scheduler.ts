@@ -18,7 +18,7 @@ import {
   skipMessages,
   type ChargedMessage,
 } from '../store/messages.ts';
-import { DELIVERY } from '../domain/status.ts';
+import { DELIVERY, type DeliveryStatus } from '../domain/status.ts';
 
 const PAGE = 1000;
 const DUE_BATCH = 50;
@@ -31,7 +31,7 @@ async function skipAtRelease(
   db: Queryable,
   accountId: number,
   messages: ChargedMessage[],
-  status: number,
+  status: DeliveryStatus,
   reason: string,
   now: number,
   into: Skipped,

@@ -73,6 +73,19 @@ export function formatLong(epochMs: number, timeZone: string): string {
   return `${two(p.day)}/${two(p.month)}/${p.year} ${two(p.hour)}:${two(p.minute)}:${two(p.second)}`;
 }
 
+/**
+ * ISO-8601 with the zone's offset, to the millisecond (`2026-11-26T06:08:42.828+02:00`): how times a person
+ * reads outside the wire formats (CLI listings, logs) are written, in the operator's or the account's zone.
+ */
+export function formatIso(epochMs: number, timeZone: string): string {
+  const p = zonedParts(epochMs, timeZone);
+  const wall = Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second);
+  const offset = Math.round((wall - Math.floor(epochMs / 1000) * 1000) / 60_000);
+  const sign = offset < 0 ? '-' : '+';
+  const ms = String(((epochMs % 1000) + 1000) % 1000).padStart(3, '0');
+  return `${p.year}-${two(p.month)}-${two(p.day)}T${two(p.hour)}:${two(p.minute)}:${two(p.second)}.${ms}${sign}${two(Math.floor(Math.abs(offset) / 60))}:${two(Math.abs(offset) % 60)}`;
+}
+
 /** Instant of a wall-clock time in a zone (DST-aware: the offset is read at the guessed instant, twice). */
 export function fromZoned(p: Parts, timeZone: string): number {
   const wall = Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second);

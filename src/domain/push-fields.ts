@@ -1,7 +1,7 @@
 // Pure builders of the form fields pushed to customer URLs, named and spelled as compatibility.md says
 // (dlr carries both `operaor`, the 019 spelling, and `operator`), and the form body they travel in.
 import { formatEvent } from './dates.ts';
-import { deliveryStatusText } from './status.ts';
+import { DELIVERY, deliveryStatusText } from './status.ts';
 
 /** Every feed a URL can be registered for, in the order the spec lists them. */
 export const PUSH_TYPES = ['dlr', 'incoming_sms', 'blacklist', 'dlr_whatsapp', 'incoming_whatsapp'] as const;
@@ -76,7 +76,7 @@ export function blacklistFields(input: { dest: string; date: number; timeZone: s
 
 /** True for a delivery status that a later receipt may still change (-1: accepted/en route, no confirmation yet). */
 export function isIntermediateDlrStatus(status: number | string): boolean {
-  return Number(status) === -1;
+  return Number(status) === DELIVERY.SUBMITTED;
 }
 
 /** The request body: fields url-encoded in order (UTF-8, spaces as '+', as HTML forms send them). */

@@ -62,6 +62,8 @@ const CATALOGUE = {
   999: { en: 'Contact support', he: 'פנו לתמיכה' },
 } as const satisfies Record<number, StatusEntry>;
 
+const NOT_DELIVERED_TEXT: StatusEntry = { he: 'לא הגיע ליעד', en: 'Not delivered' };
+
 /** Request status codes as compatibility.md lists them. */
 export const REQUEST_STATUS: Readonly<Record<number, StatusEntry>> = CATALOGUE;
 
@@ -77,26 +79,55 @@ export const RESERVED_REQUEST_STATUSES: Partial<Record<RequestStatus, string>> =
   999: "the peer's 'contact support': a fault of Yona's own is 998",
 };
 
-/** The delivery statuses Yona sets itself, by name (the carrier's own come mapped by its protocol). */
+/**
+ * Every delivery status of the catalogue (compatibility.md, "Delivery statuses"), by name: those Yona sets itself,
+ * those its carriers' receipts map to, and Yona's own in the catalogue's ranges (call outcomes, temp_bl).
+ */
 export const DELIVERY = {
   /** Submitted, no receipt yet. */
   SUBMITTED: -1,
+  /** Delivered: the older code of the catalogue (102 is the live one). */
+  DELIVERED_LEGACY: 0,
   FAILED: 1,
   /** No final receipt within the receipt window. */
   TIMEOUT: 2,
+  /** Failed: the catalogue gives 3, 5 and 6 the meaning of 1. */
+  FAILED_3: 3,
+  NETWORK_FAILED: 4,
+  FAILED_5: 5,
+  FAILED_6: 6,
+  NO_BALANCE: 7,
+  STORE_AND_FORWARD_FAILED: 14,
+  /** A filtered ("Kosher") handset that refuses texts. */
+  FILTERED_HANDSET: 15,
+  HOUR_NOT_PERMITTED: 16,
+  ADVERTISING_BLOCKED: 17,
   /** The carrier refused the message itself. */
   ILLEGAL_MESSAGE: 18,
+  NOT_DELIVERED: 101,
   DELIVERED: 102,
+  EXPIRED: 103,
   /** Cancelled before it left. */
   DELETED: 104,
+  REJECTED: 108,
+  /** A call not answered, busy (Yona's, in the "not delivered" range). */
+  CALL_BUSY: 110,
+  /** A call not answered, no answer (Yona's, in the "not delivered" range). */
+  CALL_NO_ANSWER: 111,
   /** The recipient is on the account's blocklist. */
   BLOCKED: 201,
-  /** Skipped at release by its send's temp_bl. */
+  /** Skipped at release by its send's temp_bl (Yona's: 715, as at acceptance). */
   TEMP_BLOCKED: 715,
+  OUT_OF_COVERAGE: 747,
+  NO_PERMISSION: 998,
+  UNKNOWN: 999,
 } as const;
 
-/** Delivery statuses (inside delivery reports), with Hebrew and English texts. */
-export const DELIVERY_STATUS: Record<number, StatusEntry> = {
+/** A delivery status of the catalogue. */
+export type DeliveryStatus = (typeof DELIVERY)[keyof typeof DELIVERY];
+
+/** Hebrew and English texts of every delivery status (inside delivery reports). */
+export const DELIVERY_STATUS: Readonly<Record<DeliveryStatus, StatusEntry>> = {
   [-1]: { he: 'נשלח - ללא אישור מסירה', en: 'Sent, no delivery confirmation' },
   0: { he: 'הגיע ליעד', en: 'Delivered' },
   1: { he: 'נכשל', en: 'Failed' },
@@ -111,15 +142,14 @@ export const DELIVERY_STATUS: Record<number, StatusEntry> = {
   16: { he: 'אין הרשאת שעת שליחה', en: 'Sending hour not permitted' },
   17: { he: 'חסום להודעות פירסומיות', en: 'Blocked for advertising messages' },
   18: { he: 'הודעה לא חוקית', en: 'Illegal message' },
+  101: NOT_DELIVERED_TEXT,
   102: { he: 'הגיע ליעד', en: 'Delivered' },
   103: { he: 'פג תוקף', en: 'Expired' },
   104: { he: 'נמחק', en: 'Deleted' },
   108: { he: 'נדחה', en: 'Rejected' },
-  // Yona's, in the catalogue's "not delivered" range: the outcomes of voice calls that have no 019 value.
   110: { he: 'לא נענה - תפוס', en: 'Call not answered: busy' },
   111: { he: 'לא נענה - אין מענה', en: 'Call not answered: no answer' },
   201: { he: 'נחסם לפי בקשה', en: 'Blocked on request (blocklist)' },
-  // Not a carrier status: a scheduled message skipped at release by its send's temp_bl (715, as at acceptance).
   715: {
     he: 'נחסם זמנית (temp_bl)',
     en: 'Temporarily blocked (temp_bl): the number got a message within the last days',
@@ -129,12 +159,12 @@ export const DELIVERY_STATUS: Record<number, StatusEntry> = {
   999: { he: 'שגיאה לא ידועה', en: 'Unknown error' },
 };
 
-/** Texts for a delivery status; 101 and 105-132 share "not delivered". */
+/** Texts for a delivery status; the rest of 105-132 shares 101's "not delivered", any other code 999's. */
 export function deliveryStatusText(status: number): StatusEntry {
-  const known = DELIVERY_STATUS[status];
+  const known = (DELIVERY_STATUS as Readonly<Record<number, StatusEntry | undefined>>)[status];
   if (known) return known;
-  if (status === 101 || (status >= 105 && status <= 132)) return { he: 'לא הגיע ליעד', en: 'Not delivered' };
-  return DELIVERY_STATUS[999];
+  if (status >= 105 && status <= 132) return NOT_DELIVERED_TEXT;
+  return DELIVERY_STATUS[DELIVERY.UNKNOWN];
 }
 
 /** English message of a request status code. */

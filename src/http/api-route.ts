@@ -15,6 +15,8 @@ import {
   type Reply,
 } from './codec.ts';
 import { replyEncoding } from './accept.ts';
+import { refuseUnsafeText } from './input-guard.ts';
+import { IDEMPOTENCY_HEADER } from '../operations/idempotency.ts';
 import { inHebrew, prefersHebrew } from './language.ts';
 import type { Metrics } from './metrics.ts';
 
@@ -72,6 +74,11 @@ function batchOfThisTurn(): Promise<void> {
   ));
 }
 
+/** A header's value (the first, when sent twice). */
+function headerText(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
 /** Registers the API routes. */
 export function registerApiRoutes(app: FastifyInstance, ctx: AppContext, metrics: Metrics): void {
   const handle = (dryRun: boolean) => async (request: FastifyRequest, reply: FastifyReply) => {
@@ -84,8 +91,12 @@ export function registerApiRoutes(app: FastifyInstance, ctx: AppContext, metrics
     const decoded = text.ok ? await decodeBody(text.text, encoding) : text;
     let root = 'response';
     let result: Reply;
+    const unsafe = decoded.ok ? refuseUnsafeText(decoded.root, decoded.doc) : undefined;
     if (!decoded.ok) {
       result = { status: decoded.status, message: decoded.reason };
+    } else if (unsafe) {
+      root = decoded.root;
+      result = { status: unsafe.status, message: unsafe.reason };
     } else {
       root = decoded.root;
       result = await executeRequest(ctx, {
@@ -95,6 +106,7 @@ export function registerApiRoutes(app: FastifyInstance, ctx: AppContext, metrics
         ip: request.ip,
         dryRun,
         secure: request.protocol === 'https',
+        idempotencyKey: headerText(request.headers[IDEMPOTENCY_HEADER]),
       });
     }
     const label = findOperation(root) ? root : 'unknown';

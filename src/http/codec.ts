@@ -1,5 +1,6 @@
 // The wire codec: JSON and XML bodies decode into one document model (xml2js shape); replies encode back
 // in the request's encoding. No DTDs or entities: a body declaring them is refused.
+import { isUtf8 } from 'node:buffer';
 import xml2js from 'xml2js';
 import { statusMessage } from '../domain/status.ts';
 import type { Reply } from '../operations/types.ts';
@@ -41,16 +42,22 @@ export function charsetOf(contentType: string | undefined): string | undefined {
 export function bodyText(raw: Buffer, contentType: string | undefined): BodyText {
   const charset = charsetOf(contentType);
   if (charset === undefined || charset === 'utf-8' || charset === 'utf8') {
+    // Never replaced with U+FFFD and sent on: a body that is not UTF-8 is refused.
+    if (!isUtf8(raw)) return { ok: false, status: 1, reason: parseProblem('the body is not valid UTF-8') };
     const text = raw.toString('utf8');
     return { ok: true, text: text.charCodeAt(0) === 0xfeff ? text.slice(1) : text };
   }
   let decoder: TextDecoder;
   try {
-    decoder = new TextDecoder(charset);
+    decoder = new TextDecoder(charset, { fatal: true });
   } catch {
     return { ok: false, status: 1, reason: parseProblem(`unknown charset "${charset}" in the Content-Type header`) };
   }
-  return { ok: true, text: decoder.decode(raw) };
+  try {
+    return { ok: true, text: decoder.decode(raw) };
+  } catch {
+    return { ok: false, status: 1, reason: parseProblem(`the body is not valid ${charset}`) };
+  }
 }
 
 // A parser per request: an xml2js parser is left in a bad state by a parse error.

@@ -22,7 +22,7 @@ import {
   type BirthdayCampaignChanges,
 } from '../store/birthdays.ts';
 import { findContactList } from '../store/contacts.ts';
-import { isVerifiedSender } from '../store/senders.ts';
+import { requireVerifiedSender } from './send/compose.ts';
 import { optInt, optText, rawText, text, textOf, readByHandler } from './fields.ts';
 import { defineOperation, type OperationContext } from './types.ts';
 
@@ -50,8 +50,7 @@ function checkLength(field: 'message' | 'name', value: string, max: number): str
 }
 
 async function checkSource(ctx: OperationContext, source: string): Promise<string> {
-  if (!(await isVerifiedSender(ctx.db, ctx.account.id, source)))
-    throw new ApiError(515, `Unverified source: ${source}`);
+  await requireVerifiedSender(ctx, source);
   return source;
 }
 

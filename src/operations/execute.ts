@@ -1,5 +1,7 @@
-// Runs one decoded request: operation lookup (997), authentication, the account acted for, input
-// validation (2), then the handler in one transaction (rolled back on error and for /api/test).
+// The one operation runner, for the API and the console alike: operation lookup (997), authentication, the
+// account acted for, the operation's flags (resellerOnly: 511, readOnly, prepare, sharesCommits), input
+// validation (2), then the handler in one transaction (rolled back on error and for /api/test), an ApiError
+// mapped to its reply, and the workers signalled after commit.
 import type { z } from 'zod';
 import type { Config } from '../config.ts';
 import { ApiError, missingField } from '../domain/errors.ts';
@@ -10,6 +12,8 @@ import type { Queryable, Store, Tx } from '../store/db.ts';
 import { findAccountById, type Account } from '../store/accounts.ts';
 import { textOf, userField } from './fields.ts';
 import { findOperation } from './index.ts';
+import { IdempotencyGuard, idempotencyKeyOf, idempotencyShape, requestHash } from './idempotency.ts';
+import { checkFieldNames, operationShape } from './near-miss.ts';
 import type { Operation, OperationContext, Reply, Signals } from './types.ts';
 
 export interface AppContext {
@@ -20,6 +24,8 @@ export interface AppContext {
   onUnexpectedError(err: unknown, root: string): void;
   /** Told of every password-authenticated call (never the password): for the metric and the log. */
   onLegacyAuth?(username: string, result: LegacyResult): void;
+  /** Told of keys far from every field of the operation (extras, accepted): for the log. */
+  onUnknownFields?(account: Account, root: string, fields: string[]): void;
 }
 
 export interface ApiRequest {
@@ -30,6 +36,8 @@ export interface ApiRequest {
   dryRun: boolean;
   /** Came over TLS (directly, or through a trusted proxy that terminated it). */
   secure?: boolean;
+  /** The `Idempotency-Key` header, when sent. */
+  idempotencyKey?: string;
 }
 
 class DryRunRollback extends Error {
@@ -38,14 +46,66 @@ class DryRunRollback extends Error {
   }
 }
 
-/** Answers one API request; never throws for expected outcomes. */
+/** An account authenticated before the run: by `user.password` (API), or by its console session. */
+interface SignedIn {
+  account: Account;
+  /**
+   * How the account signed in: its password on the API (legacy authentication, under the account's IP allowlist)
+   * or a console session (where the allowlist is edited, so it does not govern it).
+   */
+  via: 'password' | 'console';
+}
+
+const errorReply = (err: ApiError): Reply => ({ status: err.status, message: err.message, ...err.extra });
+
+/** Answers one API request; never throws for expected outcomes (an unexpected error is reported and answers 998). */
 export async function executeRequest(app: AppContext, req: ApiRequest): Promise<Reply> {
   try {
     return await execute(app, req);
   } catch (err) {
-    if (err instanceof ApiError) return { status: err.status, message: err.message, ...err.extra };
+    if (err instanceof ApiError) return errorReply(err);
     app.onUnexpectedError(err, req.root);
     return { status: 998, message: statusMessage(998) };
+  }
+}
+
+/**
+ * Runs an operation for the account a console session signed in, exactly as the API would run it for that
+ * account (same flags, validation, transaction, error replies and signals), so the console never re-implements
+ * what the API does. An unexpected error is thrown (the console answers it with its error page).
+ */
+export async function runOperation(
+  app: AppContext,
+  account: Account,
+  op: Operation<z.ZodType>,
+  doc: Record<string, unknown>,
+): Promise<Reply> {
+  const req: ApiRequest = {
+    root: op.names[0],
+    doc: { ...doc, user: { username: account.username } },
+    token: undefined,
+    ip: '',
+    dryRun: false,
+  };
+  try {
+    return await runHandler(app, op, req, app.clock(), { account, via: 'console' });
+  } catch (err) {
+    if (err instanceof ApiError) return errorReply(err);
+    throw err;
+  }
+}
+
+/** The account `username` names as `caller` may act for it (itself, or a reseller's sub-account), else undefined. */
+export async function accountActedFor(
+  app: AppContext,
+  caller: Account,
+  username: string,
+): Promise<Account | undefined> {
+  try {
+    return await resolveActingAccount(app.store.db, caller, username);
+  } catch (err) {
+    if (err instanceof ApiError) return undefined;
+    throw err;
   }
 }
 
@@ -57,15 +117,16 @@ async function execute(app: AppContext, req: ApiRequest): Promise<Reply> {
 }
 
 // With no bearer token, `user.password` authenticates accounts that allow it (legacy-auth.ts); a token wins.
-async function passwordCaller(app: AppContext, req: ApiRequest, now: number): Promise<Account | undefined> {
+async function passwordCaller(app: AppContext, req: ApiRequest, now: number): Promise<SignedIn | undefined> {
   if (req.token) return undefined;
   const user = (Array.isArray(req.doc.user) ? req.doc.user[0] : req.doc.user) as Record<string, unknown> | undefined;
   const username = textOf(user?.username)?.trim();
   const password = textOf(user?.password);
   if (!username || password === undefined || password === '') return undefined;
-  return authenticatePassword(app.store.db, username, password, req.secure === true, now, (result) =>
+  const account = await authenticatePassword(app.store.db, username, password, req.secure === true, now, (result) =>
     app.onLegacyAuth?.(username, result),
   );
+  return { account, via: 'password' };
 }
 
 /** Who calls, for which account, with what input: 3, 10, 11, 511, 503 or 2 otherwise. */
@@ -74,22 +135,27 @@ async function authorize(
   op: Operation,
   req: ApiRequest,
   now: number,
-  passwordAccount?: Account,
-): Promise<{ who: Who; input: unknown }> {
-  // A writing operation reads the password-authenticated account again inside its transaction, as it would its token's.
+  signedIn?: SignedIn,
+): Promise<{ who: Who; input: unknown; extras: string[] }> {
+  // A writing operation reads a signed-in account again inside its transaction, as it would its token's.
   const caller =
-    passwordAccount === undefined
+    signedIn === undefined
       ? await authenticateToken(db, req.token, now)
       : op.readOnly
-        ? passwordAccount
-        : await accountById(db, passwordAccount.id);
-  await checkIpAllowed(db, caller, req.ip);
+        ? signedIn.account
+        : await accountById(db, signedIn.account.id);
+  if (signedIn?.via !== 'console') await checkIpAllowed(db, caller, req.ip);
   const user = userField.safeParse(req.doc.user);
   if (!user.success) throw missingField('user.username');
   const account = await resolveActingAccount(db, caller, user.data.username);
   if (op.resellerOnly && !account.is_reseller) throw new ApiError(511);
+  const extras = checkFieldNames(req.root, operationShape(op, idempotencyShape(req.root)), req.doc);
   const input = parseInput(op, req.doc);
-  return { who: { caller, account, now, dryRun: req.dryRun }, input };
+  return {
+    who: { caller, account, now, dryRun: req.dryRun, passwordAuthenticated: signedIn?.via === 'password' },
+    input,
+    extras,
+  };
 }
 
 function parseInput(op: Operation, doc: Record<string, unknown>): unknown {
@@ -107,7 +173,7 @@ function parseInput(op: Operation, doc: Record<string, unknown>): unknown {
   throw new ApiError(2, `Invalid value for field ${field}: ${issue.message}`);
 }
 
-// The account a password authenticated (it may have been deleted since: 3).
+// The account a password or a console session authenticated (it may have been deleted since: 3).
 async function accountById(db: Queryable, id: number): Promise<Account> {
   const account = await findAccountById(db, id);
   if (!account) throw new ApiError(3);
@@ -119,6 +185,14 @@ interface Who {
   account: Account;
   now: number;
   dryRun: boolean;
+  passwordAuthenticated: boolean;
+}
+
+// Extras are listed in the /api/test reply and told to the log hook (which logs each once per account).
+function withExtras(app: AppContext, req: ApiRequest, who: Who, extras: string[], reply: Reply): Reply {
+  if (extras.length === 0) return reply;
+  app.onUnknownFields?.(who.account, req.root, extras);
+  return req.dryRun ? { ...reply, unknown_fields: extras } : reply;
 }
 
 // A writing operation authorizes inside its own transaction: the token and account it reads are those it
@@ -128,7 +202,7 @@ async function runHandler(
   op: Operation<z.ZodType>,
   req: ApiRequest,
   now: number,
-  passwordAccount?: Account,
+  signedIn?: SignedIn,
 ): Promise<Reply> {
   const { store, config } = app;
   const pending = new Set<'dispatch' | 'push' | 'schedule'>();
@@ -143,27 +217,36 @@ async function runHandler(
     ...who,
   });
   if (op.readOnly) {
-    const { who, input } = await authorize(store.db, op, req, now, passwordAccount);
-    return op.handler(context(store.db, who), input);
+    const { who, input, extras } = await authorize(store.db, op, req, now, signedIn);
+    return withExtras(app, req, who, extras, await op.handler(context(store.db, who), input));
   }
   if (op.prepare) {
     // Authorized first (outside the transaction, which authorizes again), so nobody unknown makes it work.
-    const { input } = await authorize(store.db, op, req, now, passwordAccount);
+    const { input } = await authorize(store.db, op, req, now, signedIn);
     prepared = await op.prepare(input);
   }
+  const key = req.dryRun ? undefined : idempotencyKeyOf(req.root, req.idempotencyKey, req.doc);
+  const guard = key === undefined ? undefined : new IdempotencyGuard(key, requestHash(req.root, req.doc), now);
+  let accountId: number | undefined;
   try {
     const work = async (trx: Tx) => {
-      const { who, input } = await authorize(trx, op, req, now, passwordAccount);
-      const r = await op.handler(context(trx, who), input);
+      const { who, input, extras } = await authorize(trx, op, req, now, signedIn);
+      accountId = who.account.id;
+      const earlier = await guard?.claim(trx, accountId);
+      if (earlier) return earlier;
+      const r = withExtras(app, req, who, extras, await op.handler(context(trx, who), input));
       if (req.dryRun) throw new DryRunRollback(r);
+      await guard?.save(trx, accountId, r);
       return r;
     };
-    const grouped = op.sharesCommits && !req.dryRun ? store.sendGroups : undefined;
+    // A keyed send runs in a transaction of its own: a retry waits at its claim for the first to end.
+    const grouped = op.sharesCommits && !req.dryRun && !guard ? store.sendGroups : undefined;
     const reply = await (grouped ? grouped.run(work) : store.db.transaction().execute(work));
     for (const topic of pending) app.signals.notify(topic);
     return reply;
   } catch (err) {
     if (err instanceof DryRunRollback) return err.reply;
+    if (guard && err instanceof ApiError) await guard.refused(store.db, accountId, err);
     throw err;
   }
 }

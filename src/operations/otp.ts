@@ -34,6 +34,7 @@ import {
   otpFailuresSince,
   recordOtpFailure,
 } from '../store/otp.ts';
+import { lockLimitScope } from '../store/limits.ts';
 import { optInt, optText, rawText, text } from './fields.ts';
 import { acceptCampaign } from './send/accept.ts';
 import { requireVerifiedSender } from './send/compose.ts';
@@ -78,6 +79,12 @@ function seconds(ms: number): number {
 async function enforceSendLimits(ctx: OperationContext, phone: string, appId: number): Promise<void> {
   const { resendSeconds, perPhoneHourly, perAccountHourly } = ctx.config.otp;
   const refuse = (why: string) => new ApiError(5, `No permission to send SMS at this time: ${why}`);
+  // The counts below and the code written after them are one step: concurrent requests take turns (the whole
+  // account's when it has an hourly limit, else the phone's).
+  if (resendSeconds > 0 || perPhoneHourly > 0 || perAccountHourly > 0) {
+    const scope = perAccountHourly > 0 ? `otp:${ctx.account.id}` : `otp:${ctx.account.id}:${phone}`;
+    await lockLimitScope(ctx.db, ctx.dialect, scope);
+  }
   const last = resendSeconds > 0 ? await lastOtpCodeAt(ctx.db, ctx.account.id, phone, appId) : undefined;
   if (last !== undefined && ctx.now - last < resendSeconds * 1000) {
     throw refuse(
@@ -182,6 +189,8 @@ export const validateOtp = defineOperation({
     const appId = inRange('app_id', input.app_id, DEFAULT_APP_ID, 1, MAX_APP_ID);
     const phone = codeDestination(input.phone, true).e164;
     const { phoneFailuresHourly } = ctx.config.otp;
+    // Wrong guesses at any of the phone's codes are counted against one limit: guesses at the phone take turns.
+    await lockLimitScope(ctx.db, ctx.dialect, `otp-guess:${ctx.account.id}:${phone}`);
     if (phoneFailuresHourly > 0) {
       const failures = await otpFailuresSince(ctx.db, ctx.account.id, phone, ctx.now - HOUR_MS);
       if (failures.count >= phoneFailuresHourly) {

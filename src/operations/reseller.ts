@@ -7,7 +7,8 @@ import { ApiError, missingField } from '../domain/errors.ts';
 import { formatShekels, parseShekels } from '../domain/money.ts';
 import { hashPassword } from '../domain/password.ts';
 import { normalizePhone } from '../domain/phone.ts';
-import { findAccountByUsername, insertAccount, type Account } from '../store/accounts.ts';
+import { findAccountByUsername, insertAccount, usernameTaken, type Account } from '../store/accounts.ts';
+import { lockLimitScope } from '../store/limits.ts';
 import { transferBetweenAccounts, type Currency } from '../store/ledger.ts';
 import { addVerifiedSender } from '../store/senders.ts';
 import { listSubAccounts } from '../store/subaccounts.ts';
@@ -109,8 +110,9 @@ export const addSub = defineOperation({
         throw new ApiError(933, `Invalid phone number: userDetails.otpPhone "${d.otpPhone}" is not a mobile number`);
       otpPhone = n.e164;
     }
-    if (await findAccountByUsername(ctx.db, d.username))
-      throw new ApiError(994, `Username already exists: "${d.username}"`);
+    // Two requests for one name (in any case) take turns: the second sees the first's account, not a clash.
+    await lockLimitScope(ctx.db, ctx.dialect, `username:${d.username.toLowerCase()}`);
+    if (await usernameTaken(ctx.db, d.username)) throw new ApiError(994, `Username already exists: "${d.username}"`);
     if (amount > Number(ctx.account.credits)) {
       throw new ApiError(
         990,

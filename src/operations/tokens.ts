@@ -47,6 +47,12 @@ export const getApiToken = defineOperation({
       throw new ApiError(502, `Action type not valid: "${input.action}" (use new or current)`);
     }
     const owner = await tokenOwner(ctx, input.username);
+    if (input.action === 'new' && ctx.passwordAuthenticated) {
+      throw new ApiError(
+        511,
+        'You have no permission for this function: a password cannot mint API tokens; mint one in the web console or with a bearer token',
+      );
+    }
     if (input.action === 'new') {
       const minted = await mintToken(ctx.db, owner, ctx.now, ctx.config.tokenTtlMs);
       return {

@@ -3,8 +3,9 @@ import type { z } from 'zod';
 import type { Config } from '../config.ts';
 import type { Account } from '../store/accounts.ts';
 import type { Dialect, Queryable } from '../store/db.ts';
+import type { RequestStatus } from '../domain/status.ts';
 /** An operation's reply: `status` and the fields of its encoding-neutral document. */
-export type Reply = Record<string, unknown> & { status: number };
+export type Reply = Record<string, unknown> & { status: RequestStatus };
 
 /** Signals workers that new rows await them (after commit); a no-op in dry-run. */
 export interface Signals {
@@ -21,6 +22,8 @@ export interface OperationContext {
   caller: Account;
   now: number;
   dryRun: boolean;
+  /** The call authenticated with `user.password` (legacy-auth.ts), not a bearer token or the console. */
+  passwordAuthenticated?: boolean;
   config: Config;
   signals: Signals;
   /** What the operation's `prepare` gave, worked out before the transaction (undefined without one). */

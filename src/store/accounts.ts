@@ -1,5 +1,5 @@
 // Account rows: creation, lookup, allowed IPs and sub-account relations.
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import { runPrepared, type Queryable } from './db.ts';
 import type { AccountTable } from './schema/index.ts';
 
@@ -145,6 +145,16 @@ export async function insertAccount(db: Queryable, a: NewAccount): Promise<numbe
     .returning('id')
     .executeTakeFirstOrThrow();
   return Number(row.id);
+}
+
+/** Whether an account has this username, without regard to case (usernames are unique so: migration 0022). */
+export async function usernameTaken(db: Queryable, username: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('accounts')
+    .select('id')
+    .where(sql`lower(username)`, '=', username.toLowerCase())
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 /** The account with this username, if any. */

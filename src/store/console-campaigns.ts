@@ -3,8 +3,7 @@
 import { sql } from 'kysely';
 import type { Queryable } from './db.ts';
 import type { Campaign } from './campaigns.ts';
-
-const DELIVERED = 102;
+import { DELIVERY } from '../domain/status.ts';
 
 export interface Outcomes {
   delivered: number;
@@ -40,12 +39,12 @@ export async function campaignOutcomes(
     .select([
       'campaign_id',
       'state',
-      sql<number>`case when status = ${sql.lit(DELIVERED)} then 1 else 0 end`.as('ok'),
+      sql<number>`case when status = ${sql.lit(DELIVERY.DELIVERED)} then 1 else 0 end`.as('ok'),
       (eb) => eb.fn.countAll<number>().as('n'),
     ])
     .where('campaign_id', 'in', campaignIds)
     .where('account_id', '=', accountId)
-    .groupBy(['campaign_id', 'state', sql`case when status = ${sql.lit(DELIVERED)} then 1 else 0 end`])
+    .groupBy(['campaign_id', 'state', sql`case when status = ${sql.lit(DELIVERY.DELIVERED)} then 1 else 0 end`])
     .execute();
   for (const r of rows) {
     const o = out.get(Number(r.campaign_id))!;
@@ -89,7 +88,7 @@ export async function campaignTimeline(
     .selectFrom('messages')
     .select([
       bucket.as('b'),
-      sql<number>`sum(case when status = ${sql.lit(DELIVERED)} then 1 else 0 end)`.as('ok'),
+      sql<number>`sum(case when status = ${sql.lit(DELIVERY.DELIVERED)} then 1 else 0 end)`.as('ok'),
       (eb) => eb.fn.countAll<number>().as('n'),
     ])
     .where('campaign_id', '=', campaignId)

@@ -11,7 +11,7 @@ import {
   type QueryResult,
   type Transaction,
 } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 import type { Database } from './schema/index.ts';
 import { migrateToLatest } from './migrations/index.ts';
 import { GroupCommitSqliteAdapter, groupCommitSqliteDialect } from './group-commit.ts';
@@ -50,14 +50,19 @@ export interface StoreOptions {
   pgGroupLanes?: number;
 }
 
-// int8 and numeric come back from pg as strings; our numbers fit in doubles.
-pg.types.setTypeParser(20, (v) => Number(v));
-pg.types.setTypeParser(1700, (v) => Number(v));
+// The PostgreSQL driver, loaded only when a store on PostgreSQL is opened (the embedded store's commands and
+// processes never load it). int8 and numeric come back from pg as strings; our numbers fit in doubles.
+async function loadPg(): Promise<typeof pg> {
+  const driver = (await import('pg')).default;
+  driver.types.setTypeParser(20, (v) => Number(v));
+  driver.types.setTypeParser(1700, (v) => Number(v));
+  return driver;
+}
 
 /** Opens the configured store and brings its schema up to date. */
 export async function openStore(options: StoreOptions): Promise<Store> {
   const store = options.databaseUrl
-    ? openPostgres(options.databaseUrl, options.pgPool ?? 10, options.pgGroupLanes ?? 2)
+    ? openPostgres(await loadPg(), options.databaseUrl, options.pgPool ?? 10, options.pgGroupLanes ?? 2)
     : openSqlite(options.dataDir, options.groupCommit ?? true);
   if (options.migrate !== false) await migrateToLatest(store.db, store.dialect);
   return store;
@@ -104,15 +109,15 @@ function withStatementCache(sqlite: SqliteDatabase.Database, limit = 500): Sqlit
   return sqlite;
 }
 
-function openPostgres(url: string, max: number, groupLanes: number): Store {
-  const pool = new pg.Pool({ connectionString: url, max });
+function openPostgres(driver: typeof pg, url: string, max: number, groupLanes: number): Store {
+  const pool = new driver.Pool({ connectionString: url, max });
   // An idle client that loses its connection (server restart, DROP DATABASE) is discarded by the pool; unhandled, its error would crash the process.
   pool.on('error', () => {});
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: withNamedStatements(pool) }) });
   // Lanes hold pool connections while they run: at most half the pool, so the workers keep theirs.
   const lanes = Math.min(groupLanes, Math.floor(max / 2));
   const sendGroups = lanes > 0 ? new PgGroupCommit(db, lanes) : undefined;
-  const controlPool = new pg.Pool({ connectionString: url, max: 1 });
+  const controlPool = new driver.Pool({ connectionString: url, max: 1 });
   controlPool.on('error', () => {});
   const control = new Kysely<Database>({ dialect: new PostgresDialect({ pool: controlPool }) });
   return {

@@ -8,7 +8,7 @@ import type { Dialect, Queryable } from './db.ts';
 import { refundMessage, skipMessages } from './messages.ts';
 import { recordStatusEvents, type StatusChange } from './status-events.ts';
 import type { MessageState } from './schema/sending.ts';
-import { DELIVERY } from '../domain/status.ts';
+import { DELIVERY, type DeliveryStatus } from '../domain/status.ts';
 
 /** A message the dispatcher holds under a lease. */
 export interface ClaimedMessage {
@@ -173,7 +173,7 @@ export async function suppressBlocked(
   return claimed.filter((m) => !blockedIds.has(m.id));
 }
 
-function statusChange(m: ClaimedMessage, status: number, carrier: string | null, at: number): StatusChange {
+function statusChange(m: ClaimedMessage, status: DeliveryStatus, carrier: string | null, at: number): StatusChange {
   return {
     messageId: m.id,
     accountId: m.account_id,
@@ -285,7 +285,7 @@ export async function recordLateCarrierId(
 export type DispatchOutcome =
   | { kind: 'submitted'; message: ClaimedMessage; carrier: string; carrierMessageIds: string[] }
   | { kind: 'retry'; message: ClaimedMessage; carrier: string | null; at: number; error: string }
-  | { kind: 'failed'; message: ClaimedMessage; carrier: string | null; status: number; error: string };
+  | { kind: 'failed'; message: ClaimedMessage; carrier: string | null; status: DeliveryStatus; error: string };
 
 /**
  * Records a batch's outcomes under the lease it was claimed with (rows whose lease was lost to another

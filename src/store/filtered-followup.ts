@@ -7,9 +7,7 @@ import { addFilteredPhones } from './filtered-phones.ts';
 import { applyLedgerChange } from './ledger.ts';
 import { insertMessages } from './messages.ts';
 import type { StatusChange } from './status-events.ts';
-
-/** Delivery status of a text refused by a filtered handset. */
-export const FILTERED_HANDSET = 15;
+import { DELIVERY } from '../domain/status.ts';
 
 /** Records the filtered phones among `changes` and queues the follow-up calls; returns how many calls were queued. */
 export async function followFilteredHandsets(
@@ -18,7 +16,7 @@ export async function followFilteredHandsets(
   changes: StatusChange[],
   now: number,
 ): Promise<number> {
-  const refused = changes.filter((c) => c.status === FILTERED_HANDSET);
+  const refused = changes.filter((c) => c.status === DELIVERY.FILTERED_HANDSET);
   if (refused.length === 0) return 0;
   await addFilteredPhones(
     db,

@@ -5,6 +5,7 @@ import { runCompiled, type Dialect, type Queryable } from './db.ts';
 import { CAMPAIGN_COLUMNS, campaignValues, type NewCampaign } from './campaigns.ts';
 import { applyLedgerChange } from './ledger.ts';
 import type { MessageState } from './schema/sending.ts';
+import type { DeliveryStatus } from '../domain/status.ts';
 
 /** What varies per message row. */
 export interface NewMessage {
@@ -257,7 +258,7 @@ export async function moveCampaignMessages(
   campaignId: number,
   from: MessageState,
   to: MessageState,
-  set: { nextAttemptAt?: number; status?: number; statusAt?: number; zeroCost?: boolean } = {},
+  set: { nextAttemptAt?: number; status?: DeliveryStatus; statusAt?: number; zeroCost?: boolean } = {},
 ): Promise<number> {
   const res = await db
     .updateTable('messages')
@@ -295,7 +296,7 @@ export async function campaignCostInState(
 export async function skipMessages(
   db: Queryable,
   ids: number[],
-  status: number,
+  status: DeliveryStatus,
   reason: string,
   now: number,
 ): Promise<void> {

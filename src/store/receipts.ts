@@ -21,7 +21,7 @@ import {
   type MessageForUpdate,
   type StatusChange,
 } from './status-events.ts';
-import { DELIVERY } from '../domain/status.ts';
+import { DELIVERY, type DeliveryStatus } from '../domain/status.ts';
 
 /** Re-exported for callers that record status changes along with receipts. */
 export { recordStatusEvents, type StatusChange } from './status-events.ts';
@@ -30,7 +30,7 @@ export { recordStatusEvents, type StatusChange } from './status-events.ts';
 export interface IncomingReceipt {
   carrier: string;
   carrierMessageId: string;
-  status: number;
+  status: DeliveryStatus;
   at: number;
   /** The carrier never took the message: its cost is refunded (once) along with the status. */
   refund?: boolean;
@@ -39,21 +39,24 @@ export interface IncomingReceipt {
 }
 
 const CHUNK = 400;
-const DELIVERED = new Set<number>([0, DELIVERY.DELIVERED]);
+const DELIVERED = new Set<DeliveryStatus>([DELIVERY.DELIVERED_LEGACY, DELIVERY.DELIVERED]);
 // A receipt may settle a message that is out with the carrier (or being re-submitted after a lease expiry).
 const UPDATABLE = new Set(['submitting', 'submitted', 'done']);
 
-const isFinal = (s: number | null | undefined): s is number =>
+const isFinal = (s: DeliveryStatus | null | undefined): s is DeliveryStatus =>
   s !== null && s !== undefined && s !== DELIVERY.SUBMITTED;
 
 /** The part-level merge: the first final status sticks; intermediate only fills an empty slot. */
-export function mergePartStatus(current: number | null, incoming: number): number | null {
+export function mergePartStatus(current: DeliveryStatus | null, incoming: DeliveryStatus): DeliveryStatus | null {
   if (isFinal(current)) return current;
   return incoming;
 }
 
 /** A message's status from its parts' statuses (index = part); undefined while any part is not final. */
-export function deriveMessageStatus(parts: Array<number | null | undefined>, partCount: number): number | undefined {
+export function deriveMessageStatus(
+  parts: Array<DeliveryStatus | null | undefined>,
+  partCount: number,
+): DeliveryStatus | undefined {
   if (parts.length < partCount) return undefined;
   for (let i = 0; i < partCount; i++) if (!isFinal(parts[i])) return undefined;
   for (let i = 0; i < partCount; i++) if (!DELIVERED.has(parts[i]!)) return parts[i]!;
@@ -61,7 +64,7 @@ export function deriveMessageStatus(parts: Array<number | null | undefined>, par
 }
 
 /** Whether a message at `current` may move to the final status `next` (monotone; 2 may be replaced). */
-export function mayReplace(current: number | null, next: number): boolean {
+export function mayReplace(current: DeliveryStatus | null, next: DeliveryStatus): boolean {
   if (current === next) return false;
   return current === null || current === DELIVERY.SUBMITTED || current === DELIVERY.TIMEOUT;
 }
@@ -71,7 +74,7 @@ interface PartRow {
   carrier_message_id: string;
   message_id: number;
   part_index: number;
-  part_status: number | null;
+  part_status: DeliveryStatus | null;
 }
 
 /** Applies a batch of receipts in the caller's transaction; returns how many matched and how many wait. */
@@ -164,7 +167,7 @@ export async function applyReceipts(
   );
   const statusesOf = await partStatuses(db, [...multiPart]);
   const changes: StatusChange[] = [];
-  const updates: Array<{ id: number; status: number; at: number }> = [];
+  const updates: Array<{ id: number; status: DeliveryStatus; at: number }> = [];
   const changedOf = new Map<number, PartRow>();
   for (const p of changedParts.values()) changedOf.set(p.message_id, p);
   for (const m of messages) {
@@ -195,7 +198,7 @@ export async function applyReceipts(
   };
 }
 
-function changeOf(m: MessageForUpdate, status: number, at: number): StatusChange {
+function changeOf(m: MessageForUpdate, status: DeliveryStatus, at: number): StatusChange {
   return {
     messageId: m.id,
     accountId: m.account_id,
@@ -235,8 +238,8 @@ async function updatePartStatuses(db: Queryable, dialect: Dialect, rows: PartRow
 }
 
 // Per message, the best status seen for each part index (a message submitted twice has two ids per part).
-async function partStatuses(db: Queryable, messageIds: number[]): Promise<Map<number, Array<number | null>>> {
-  const out = new Map<number, Array<number | null>>();
+async function partStatuses(db: Queryable, messageIds: number[]): Promise<Map<number, Array<DeliveryStatus | null>>> {
+  const out = new Map<number, Array<DeliveryStatus | null>>();
   for (let i = 0; i < messageIds.length; i += CHUNK) {
     const rows = await db
       .selectFrom('carrier_message_ids')
@@ -251,7 +254,7 @@ async function partStatuses(db: Queryable, messageIds: number[]): Promise<Map<nu
       if (
         current === undefined ||
         (!isFinal(current) && s !== null) ||
-        (isFinal(s) && DELIVERED.has(s) && !DELIVERED.has(current as number))
+        (isFinal(s) && DELIVERED.has(s) && !DELIVERED.has(current as DeliveryStatus))
       ) {
         list[row.part_index] = s;
       }
@@ -289,7 +292,7 @@ export async function rematchPending(
     rows.map((r) => ({
       carrier: r.carrier,
       carrierMessageId: r.carrier_message_id,
-      status: Number(r.status),
+      status: Number(r.status) as DeliveryStatus,
       at: Number(r.at),
       ...(Number(r.refund) === 1 ? { refund: true } : {}),
       ...(r.duration_ms !== null ? { durationMs: Number(r.duration_ms) } : {}),

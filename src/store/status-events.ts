@@ -2,6 +2,7 @@
 // the caller's transaction. Shared by the dispatcher (failed, blocked), receipts and the sweeper.
 import { CompiledQuery } from 'kysely';
 import { dlrFields } from '../domain/push-fields.ts';
+import type { DeliveryStatus } from '../domain/status.ts';
 import type { Dialect, Queryable } from './db.ts';
 import { recordPushEvents, type PushEventInput } from './push.ts';
 import type { MessageState } from './schema/sending.ts';
@@ -14,7 +15,7 @@ export interface StatusChange {
   externalId: string | null;
   phone: string;
   carrier: string | null;
-  status: number;
+  status: DeliveryStatus;
   /** When the status happened. */
   at: number;
 }
@@ -28,7 +29,7 @@ export interface MessageForUpdate {
   phone: string;
   carrier: string | null;
   state: MessageState;
-  status: number | null;
+  status: DeliveryStatus | null;
   parts: number;
 }
 
@@ -69,7 +70,7 @@ export async function recordCampaignStatusEvents(
   db: Queryable,
   campaign: { id: number; accountId: number },
   state: MessageState,
-  status: number,
+  status: DeliveryStatus,
   now: number,
 ): Promise<void> {
   if ((await accountsWithDlrUrl(db, [campaign.accountId])).size === 0) return;
@@ -153,7 +154,7 @@ export async function loadMessagesForUpdate(
         id: Number(r.id),
         account_id: Number(r.account_id),
         campaign_id: Number(r.campaign_id),
-        status: r.status === null ? null : Number(r.status),
+        status: r.status === null ? null : (Number(r.status) as DeliveryStatus),
         parts: Number(r.parts),
       });
     }

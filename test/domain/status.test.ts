@@ -17,7 +17,7 @@ function raisedCodes(): Set<number> {
   const raised = new Set<number>();
   for (const file of files('src')) {
     const text = readFileSync(file, 'utf8');
-    for (const m of text.matchAll(/ApiError\((\d+)/g)) raised.add(Number(m[1]));
+    for (const m of text.matchAll(/ApiError\(\s*(\d+)/g)) raised.add(Number(m[1]));
     if (!/^src\/(operations|http)\//.test(file)) continue;
     for (const m of text.matchAll(/\bstatus:\s*([^,}\n]+)/g))
       for (const n of m[1].matchAll(/\b\d+\b/g)) raised.add(Number(n[0]));

@@ -18,7 +18,7 @@ import {
 } from '../delivery/delivery-helpers.ts';
 
 const RECIPIENTS = 60;
-const RATE = 30; // submits per second: one batch of 30 takes 1 s, more than three leases of 300 ms
+const RATE = 10; // submits per second: one batch of 30 takes 3 s, three leases of 1 s (renewed every third of one)
 
 const targets = await storeTargets();
 for (const target of targets) {
@@ -30,7 +30,7 @@ for (const target of targets) {
       h = await startDelivery(target, {
         sim: { receiptDelayMs: 5 },
         carrier: { windowSize: 10, binds: 1, maxSubmitsPerSecond: RATE },
-        settings: { batchSize: 30, lanes: 2, leaseMs: 300 },
+        settings: { batchSize: 30, lanes: 2, leaseMs: 1000 },
       });
       s = await newSender(h.t, 'slowcarrier', RECIPIENTS);
     });
@@ -42,7 +42,7 @@ for (const target of targets) {
       assert.equal(reply.status, 0);
       await eventually(
         async () => ((await stateCounts(h.t, reply.campaign_id)).done === RECIPIENTS ? true : undefined),
-        15_000,
+        30_000,
         'every message submitted and receipted',
       );
       const copies = new Map<string, number>();

@@ -6,6 +6,8 @@ const insecure = new Agent({ connect: { rejectUnauthorized: false } });
 export interface ConsoleReply {
   status: number;
   text: string;
+  /** The body as sent (a CSV's byte order mark included). */
+  bytes: Buffer;
   location?: string;
   setCookies: string[];
 }
@@ -32,10 +34,11 @@ export class ConsoleClient {
       if (/Max-Age=0/i.test(c)) this.cookies.delete(name);
       else this.cookies.set(name, value);
     }
-    const text = await res.body.text();
+    const bytes = Buffer.from(await res.body.arrayBuffer());
+    const text = new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes);
     const m = /name="_csrf" value="([^"]+)"/.exec(text);
     if (m) this.csrf = m[1];
-    return { status: res.statusCode, text, location: res.headers.location as string | undefined, setCookies };
+    return { status: res.statusCode, text, bytes, location: res.headers.location as string | undefined, setCookies };
   }
 
   get(path: string): Promise<ConsoleReply> {

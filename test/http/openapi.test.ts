@@ -49,6 +49,16 @@ describe('OpenAPI document', () => {
     }
   });
 
+  it('documents idempotency keys: the Idempotency-Key header on /api, the idempotency_key field of the four sends', () => {
+    const header = doc.paths['/api'].post.parameters.find((p: Doc) => p.name === 'Idempotency-Key');
+    assert.equal(header.in, 'header');
+    assert.match(header.description, /same key from the same account within 24 hours answers the first reply/);
+    const schemas = doc.components.schemas;
+    for (const root of ['sms', 'bulk', 'send_otp', 'updateAmountSub'])
+      assert.equal(schemas[`${root}Request`].properties.idempotency_key.type, 'string', root);
+    assert.equal(schemas.balanceRequest.properties.idempotency_key, undefined);
+  });
+
   it('names each XML root element after its operation', () => {
     const refs: string[] = doc.components.schemas.XmlRequest.oneOf.map((b: Doc) => b.$ref.split('/').pop());
     const names = refs.map((r) => doc.components.schemas[r].xml.name);

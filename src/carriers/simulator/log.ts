@@ -13,6 +13,8 @@ export interface ReceivedMessage {
   peer: string;
   /** Set when the text came whole in one submit_sm's message_payload TLV. */
   messagePayload?: true;
+  /** The state of the receipt the simulator sent for it (DELIVRD, UNDELIV, ...), once sent. */
+  receipt?: string;
 }
 
 /** Bounded message log; the oldest entries go first once `max` is reached. */
@@ -41,6 +43,15 @@ export class MessageLog {
       if (left > 0) this.seen.set(oldKey, left);
       else this.seen.delete(oldKey);
     }
+  }
+
+  /** Notes the receipt sent for the message with this submit id (searched from the newest). */
+  receiptSent(messageId: string, state: string): void {
+    for (let i = this.entries.length - 1; i >= 0; i--)
+      if (this.entries[i].messageIds.includes(messageId)) {
+        this.entries[i].receipt = state;
+        return;
+      }
   }
 
   /** Messages, oldest first, optionally only those to one destination (with or without '+'). */

@@ -295,7 +295,7 @@ export class SmscSimulator {
       });
     }
     const registered = typeof pdu.registered_delivery === 'number' ? pdu.registered_delivery : 0;
-    if (registered & 0x03) this.scheduleReceipt(bound, pdu, receiptId, decoded.text);
+    if (registered & 0x03) this.scheduleReceipt(bound, pdu, receiptId, decoded.text, id);
   }
 
   // Answers a submit now or after the configured response delay (which keeps submits in the client's window).
@@ -308,13 +308,14 @@ export class SmscSimulator {
     this.later(this.respDelayMs, send);
   }
 
-  private scheduleReceipt(bound: Bound, pdu: smpp.PDU, id: string, text: string): void {
+  private scheduleReceipt(bound: Bound, pdu: smpp.PDU, id: string, text: string, submitId: string): void {
     const outcome = outcomeFor(String(pdu.destination_addr), this.rules);
     if (outcome.receipt === false) return;
     const submitAt = Date.now();
     this.atTick(submitAt + this.receiptDelayMs, () => {
       this.counters.receiptsSent++;
       void this.deliveries.push(receiptFields(pdu, id, outcome, submitAt, text), bound.systemId);
+      this.log.receiptSent(submitId, outcome.state);
     });
   }
 

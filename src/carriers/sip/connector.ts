@@ -14,6 +14,7 @@ import type {
 } from '../types.ts';
 import { placeCall, type CallOutcome, type CallResult, type Trunk } from './call.ts';
 import { CachedSpeech, EspeakEngine, type SpeechEngine } from './speech.ts';
+import { DELIVERY, type DeliveryStatus } from '../../domain/status.ts';
 
 /** Settings of one voice trunk. */
 export interface SipTrunkConfig extends CarrierConfigBase, Trunk {
@@ -29,12 +30,12 @@ export interface SipTrunkConfig extends CarrierConfigBase, Trunk {
 export type SpokenMessage = NonNullable<OutboundSms['spoken']>;
 
 /** Delivery statuses of call outcomes (compatibility.md's catalogue where it has one; 110 and 111 are Yona's). */
-export const CALL_STATUS: Record<CallResult, number> = {
-  answered: 102,
-  busy: 110,
-  no_answer: 111,
-  rejected: 108,
-  failed: 1,
+export const CALL_STATUS: Record<CallResult, DeliveryStatus> = {
+  answered: DELIVERY.DELIVERED,
+  busy: DELIVERY.CALL_BUSY,
+  no_answer: DELIVERY.CALL_NO_ANSWER,
+  rejected: DELIVERY.REJECTED,
+  failed: DELIVERY.FAILED,
 };
 
 const MAX_SHARES = 10;

@@ -1,5 +1,6 @@
 // Delivery receipts: parse deliver_sm receipts (TLVs and the conventional text), map states to statuses.
 import type smpp from 'smpp';
+import { DELIVERY, type DeliveryStatus } from '../../domain/status.ts';
 import { rawPayload } from './pdu.ts';
 
 // message_state TLV values (SMPP 3.4 5.2.28) and the receipt-text names carriers use for them.
@@ -115,7 +116,15 @@ function networkErrorCode(tlv: unknown): string | undefined {
 }
 
 // Failure codes from the delivery-status catalogue that say more than the state's generic code.
-const SPECIFIC_ERR_STATUSES = new Set([4, 14, 15, 16, 17, 18, 747]);
+const SPECIFIC_ERR_STATUSES = new Set<number>([
+  DELIVERY.NETWORK_FAILED,
+  DELIVERY.STORE_AND_FORWARD_FAILED,
+  DELIVERY.FILTERED_HANDSET,
+  DELIVERY.HOUR_NOT_PERMITTED,
+  DELIVERY.ADVERTISING_BLOCKED,
+  DELIVERY.ILLEGAL_MESSAGE,
+  DELIVERY.OUT_OF_COVERAGE,
+]);
 
 /**
  * Maps a receipt to a delivery status of compatibility.md. Rule: for a failure state (anything but
@@ -125,24 +134,24 @@ const SPECIFIC_ERR_STATUSES = new Set([4, 14, 15, 16, 17, 18, 747]);
  * DELETED 104, REJECTD 108, UNDELIV 101, UNKNOWN (and any unknown name) 999, ACCEPTD/ENROUTE/SCHEDULED -1
  * (intermediate, never overwrites a final status). Other carrier err codes are network specific and ignored.
  */
-export function mapReceiptToStatus(state: string, err?: string): number {
+export function mapReceiptToStatus(state: string, err?: string): DeliveryStatus {
   const name = state.toUpperCase();
-  if (name === 'DELIVRD') return 102;
-  if (name === 'ACCEPTD' || name === 'ENROUTE' || name === 'SCHEDULED') return -1;
+  if (name === 'DELIVRD') return DELIVERY.DELIVERED;
+  if (name === 'ACCEPTD' || name === 'ENROUTE' || name === 'SCHEDULED') return DELIVERY.SUBMITTED;
   const code = err !== undefined && /^\d+$/.test(err.trim()) ? Number(err.trim()) : 0;
-  if (code !== 0 && SPECIFIC_ERR_STATUSES.has(code)) return code;
+  if (code !== 0 && SPECIFIC_ERR_STATUSES.has(code)) return code as DeliveryStatus;
   switch (name) {
     case 'EXPIRED':
-      return 103;
+      return DELIVERY.EXPIRED;
     case 'DELETED':
-      return 104;
+      return DELIVERY.DELETED;
     case 'REJECTD':
-      return 108;
+      return DELIVERY.REJECTED;
     case 'UNDELIV':
-      return 101;
+      return DELIVERY.NOT_DELIVERED;
     case 'SKIPPED':
-      return 101;
+      return DELIVERY.NOT_DELIVERED;
     default:
-      return 999;
+      return DELIVERY.UNKNOWN;
   }
 }

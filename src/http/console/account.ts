@@ -10,7 +10,7 @@ import { ledgerPage } from '../../store/ledger.ts';
 import { listVerifiedSenders } from '../../store/senders.ts';
 import { actionForm, csrfField, esc, olderNewerPager, table, type Html } from './html.ts';
 import { fmt } from './i18n.ts';
-import { runOperation } from './operation.ts';
+import { runOperation } from '../../operations/execute.ts';
 import { whole, type ConsoleRouter, type PageContext } from './router.ts';
 
 const LEDGER_ROWS = 200;

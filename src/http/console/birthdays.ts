@@ -5,7 +5,7 @@ import { listBirthdayCampaigns } from '../../store/birthdays.ts';
 import { listContactLists } from '../../store/contacts.ts';
 import { listVerifiedSenders } from '../../store/senders.ts';
 import { actionForm, csrfField, esc, table, type Html } from './html.ts';
-import { runOperation } from './operation.ts';
+import { runOperation } from '../../operations/execute.ts';
 import type { ConsoleRouter, PageContext } from './router.ts';
 
 async function birthdaysPage(c: PageContext, o: { error?: string; values?: Record<string, string> } = {}) {

@@ -15,7 +15,7 @@ import {
 } from '../../store/console-campaigns.ts';
 import { actionForm, esc, olderNewerPager, table, type Html } from './html.ts';
 import { fmt, type Messages } from './i18n.ts';
-import { runOperation } from './operation.ts';
+import { runOperation } from '../../operations/execute.ts';
 import { whole, type ConsoleRouter, type PageContext } from './router.ts';
 
 const CAMPAIGNS_PER_PAGE = 25;

@@ -24,6 +24,7 @@ export interface FrameOptions {
 }
 
 const NAV: Array<[string, keyof Messages]> = [
+  ['/console/messages', 'navMessages'],
   ['/console/campaigns', 'navCampaigns'],
   ['/console/tokens', 'navTokens'],
   ['/console/ips', 'navIps'],

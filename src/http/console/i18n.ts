@@ -1,4 +1,6 @@
 // The console's words in English and Hebrew. `{name}` marks a value put in by `fmt`.
+import { enDaily, heDaily } from './i18n-daily.ts';
+
 export type Lang = 'en' | 'he';
 
 export const en = {
@@ -242,6 +244,7 @@ export const en = {
   overviewTodo: 'Before calling the API',
   overviewNoToken: 'Create your first API token: the API needs one.',
   overviewCampaigns: 'See your campaigns and their deliveries',
+  ...enDaily,
 };
 
 export type Messages = { [K in keyof typeof en]: string };
@@ -482,6 +485,7 @@ export const he: Messages = {
   overviewTodo: 'לפני הקריאה ל-API',
   overviewNoToken: 'צרו את טוקן ה-API הראשון: ה-API דורש טוקן.',
   overviewCampaigns: 'לקמפיינים ולמסירות שלהם',
+  ...heDaily,
 };
 
 export function messages(lang: Lang): Messages {

@@ -14,6 +14,7 @@ import { registerAccountPages } from './account.ts';
 import { registerBirthdays } from './birthdays.ts';
 import { registerSubaccounts } from './subaccounts.ts';
 import { registerOverview } from './overview.ts';
+import { registerMessages } from './messages.ts';
 
 export function registerConsole(app: FastifyInstance, ctx: AppContext, logger: Logger): void {
   const r = new ConsoleRouter(app, ctx, logger);
@@ -28,4 +29,5 @@ export function registerConsole(app: FastifyInstance, ctx: AppContext, logger: L
   registerBirthdays(r);
   registerSubaccounts(r);
   registerOverview(r);
+  registerMessages(r);
 }

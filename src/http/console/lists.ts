@@ -8,7 +8,7 @@ import { findContactList, listContactLists, pageContacts } from '../../store/con
 import { csvDestinations, parseContactsCsv, type CsvRow } from './csv.ts';
 import { actionForm, csrfField, esc, table, type Html } from './html.ts';
 import { fmt, type Messages } from './i18n.ts';
-import { runOperation } from './operation.ts';
+import { runOperation } from '../../operations/execute.ts';
 import { whole, type ConsoleRouter, type PageContext } from './router.ts';
 
 const CONTACTS_PER_PAGE = 100;

@@ -17,7 +17,7 @@ import {
 import type { PushType } from '../../store/schema/push.ts';
 import { actionForm, csrfField, esc, table, type Html } from './html.ts';
 import { fmt } from './i18n.ts';
-import { runOperation } from './operation.ts';
+import { runOperation } from '../../operations/execute.ts';
 import type { ConsoleRouter, PageContext } from './router.ts';
 
 const RECENT = 10;

@@ -1,28 +1,27 @@
 // Resellers: their sub-accounts with balances and campaigns, a new sub-account (the API's addSub) and credit or
-// money transfers both ways (updateAmountSub). Other accounts get a 404 here.
-import { formatShekels } from '../../domain/money.ts';
-import { addSub, updateAmountSub } from '../../operations/reseller.ts';
-import { findAccountByUsername } from '../../store/accounts.ts';
-import { listSubAccounts } from '../../store/subaccounts.ts';
+// money transfers both ways (updateAmountSub), all through the API's operations: the list is getBlanceSubs, whose
+// 511 for an account that is not a reseller shows a 404 here.
+import { accountActedFor, runOperation } from '../../operations/execute.ts';
+import { addSub, getBlanceSubs, updateAmountSub } from '../../operations/reseller.ts';
 import { campaignList } from './campaigns.ts';
 import { fmt } from './i18n.ts';
 import { csrfField, esc, table, type Html } from './html.ts';
-import { runOperation } from './operation.ts';
 import type { ConsoleRouter, PageContext } from './router.ts';
 
 async function subsPage(
   c: PageContext,
   o: { notice?: { kind: 'ok' | 'error'; text: string }; values?: Record<string, string> } = {},
 ) {
-  const { t, account } = c;
-  if (!account.is_reseller) return c.render(t.notFound, `<p>${esc(t.notFoundText)}</p>`, { code: 404 });
-  const subs = await listSubAccounts(c.app.store.db, account.id);
+  const { t } = c;
+  const listed = await runOperation(c.app, c.account, getBlanceSubs, {});
+  if (listed.status !== 0) return c.render(t.notFound, `<p>${esc(t.notFoundText)}</p>`, { code: 404 });
+  const subs = listed.subs as { username: string; name: string; balance: string; international_balance: string }[];
   const v = o.values ?? {};
   const rows = subs.map((s): Html[] => [
     `<a href="/console/subaccounts/${encodeURIComponent(s.username)}/campaigns">${esc(s.username)}</a>`,
     esc(s.name),
-    `<span class="num">${esc(s.credits)}</span>`,
-    `<span class="num">₪${esc(formatShekels(s.intlAgorot))}</span>`,
+    `<span class="num">${esc(s.balance)}</span>`,
+    `<span class="num">₪${esc(s.international_balance)}</span>`,
   ]);
   const transfer =
     subs.length === 0
@@ -47,12 +46,12 @@ async function subsPage(
   );
 }
 
-// A sub-account's campaigns, for its reseller only (anyone else: 404, as for a page that does not exist).
+// A sub-account's campaigns, for its reseller only, as the API lets a reseller act for it (anyone else: 404, as
+// for a page that does not exist).
 async function subCampaignsPage(c: PageContext) {
   const { t, account } = c;
-  const sub = account.is_reseller ? await findAccountByUsername(c.app.store.db, c.params.username ?? '') : undefined;
-  if (!sub || Number(sub.parent_id) !== Number(account.id))
-    return c.render(t.notFound, `<p>${esc(t.notFoundText)}</p>`, { code: 404 });
+  const sub = await accountActedFor(c.app, account, c.params.username ?? '');
+  if (!sub || sub.id === account.id) return c.render(t.notFound, `<p>${esc(t.notFoundText)}</p>`, { code: 404 });
   const path = `/console/subaccounts/${encodeURIComponent(sub.username)}/campaigns`;
   const title = fmt(t.subCampaigns, { username: sub.username });
   return c.render(
@@ -66,7 +65,6 @@ export function registerSubaccounts(r: ConsoleRouter): void {
   r.get('/console/subaccounts/:username/campaigns', (c) => subCampaignsPage(c));
 
   r.post('/console/subaccounts', async (c) => {
-    if (!c.account.is_reseller) return subsPage(c);
     const values = Object.fromEntries(
       ['name', 'new_username', 'source', 'opening'].map((k) => [k, (c.form.get(k) ?? '').trim().slice(0, 200)]),
     );
@@ -86,7 +84,6 @@ export function registerSubaccounts(r: ConsoleRouter): void {
   });
 
   r.post('/console/subaccounts/transfer', async (c) => {
-    if (!c.account.is_reseller) return subsPage(c);
     const values = Object.fromEntries(
       ['username', 'amount', 'amount_int'].map((k) => [k, (c.form.get(k) ?? '').trim().slice(0, 20)]),
     );

@@ -1,5 +1,6 @@
 // The OpenAPI 3.1 document of the API: built at start from the operation table (requests), the reply fields
 // declared in replies.ts, the status catalogue and the push builders. Served as GET /openapi.json.
+import { IDEMPOTENCY_DESCRIPTION } from '../../operations/idempotency.ts';
 import { operationNames } from '../../operations/index.ts';
 import { REPLY_FIELDS } from './replies.ts';
 import { jsonRequestSchema, requestComponents, xmlRequestSchema } from './requests.ts';
@@ -61,6 +62,17 @@ function operation(dryRun: boolean): JsonSchema {
       ? 'Answers in the same shape as `/api`, and nothing is sent, charged or changed. A send answers campaign id 0.'
       : 'The root element of the body names the operation.',
     security: [{ bearer: [] }],
+    parameters: dryRun
+      ? []
+      : [
+          {
+            name: 'Idempotency-Key',
+            in: 'header',
+            required: false,
+            schema: { type: 'string', minLength: 1, maxLength: 255 },
+            description: `For sms, bulk, send_otp and updateAmountSub. ${IDEMPOTENCY_DESCRIPTION}`,
+          },
+        ],
     requestBody: {
       required: true,
       content: {

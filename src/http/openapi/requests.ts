@@ -1,5 +1,6 @@
 // Request bodies: one schema per root element of the operation table, built from the operation's own zod input.
 import { findOperation, operationNames } from '../../operations/index.ts';
+import { IDEMPOTENCY_DESCRIPTION, IDEMPOTENCY_FIELD, takesIdempotencyKey } from '../../operations/idempotency.ts';
 import { inputSchema, type JsonSchema } from './json-schema.ts';
 
 const USER: JsonSchema = {
@@ -17,7 +18,14 @@ export function requestContentSchema(root: string): JsonSchema {
   const op = findOperation(root);
   if (!op) throw new Error(`no operation ${root}`);
   const input = inputSchema(op.input);
-  const properties = { user: USER, ...(input.properties as JsonSchema | undefined) };
+  const properties: JsonSchema = { user: USER, ...(input.properties as JsonSchema | undefined) };
+  if (takesIdempotencyKey(root))
+    properties[IDEMPOTENCY_FIELD] = {
+      type: 'string',
+      minLength: 1,
+      maxLength: 255,
+      description: IDEMPOTENCY_DESCRIPTION,
+    };
   const required = ['user', ...((input.required as string[] | undefined) ?? [])];
   const notes = op.resellerOnly ? 'Reseller accounts only (else status 511). ' : '';
   return { ...input, properties, required, description: `${notes}Root element \`${root}\`.`, xml: { name: root } };

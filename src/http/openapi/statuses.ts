@@ -1,5 +1,5 @@
 // The `status` field of every reply: one `const` per catalogue code with its English message (src/domain/status.ts).
-import { DELIVERY_STATUS, REQUEST_STATUS } from '../../domain/status.ts';
+import { DELIVERY, DELIVERY_STATUS, REQUEST_STATUS } from '../../domain/status.ts';
 import type { JsonSchema } from './json-schema.ts';
 
 /** Codes of a call that worked: 0, and 944 and 946 of rmNumBL and addNumBL. */
@@ -29,6 +29,8 @@ export function statusTable(): string {
 
 /** The delivery statuses of a report, as a Markdown list for the dlr push's `status` field. */
 export function deliveryStatusList(): string {
-  const rows = Object.entries(DELIVERY_STATUS).map(([code, entry]) => `${code}: ${entry.en}`);
+  const rows = Object.entries(DELIVERY_STATUS)
+    .filter(([code]) => Number(code) !== DELIVERY.NOT_DELIVERED)
+    .map(([code, entry]) => `${code}: ${entry.en}`);
   return `${rows.join('; ')}; 101 and 105-132: not delivered.`;
 }

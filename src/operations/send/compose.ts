@@ -46,6 +46,13 @@ export async function requireVerifiedSender(ctx: OperationContext, source: strin
   }
   throw new ApiError(
     515,
-    `Unverified source: "${source}" (${field}) is not a verified sender of this account; verify it with verify_phone`,
+    `Unverified source: "${source}" (${field}) is not a verified sender of this account; ${howToVerify(ctx, source)}`,
   );
+}
+
+// The fix that applies to the sender: a phone number verifies itself through verify_phone; a name (letters)
+// only the operator can verify.
+function howToVerify(ctx: OperationContext, source: string): string {
+  if (/^\d+$/.test(source)) return 'verify the number with verify_phone';
+  return `a name is verified by the operator: ask them to run "yona admin verify-sender ${ctx.account.username} ${source}"`;
 }

@@ -1,6 +1,7 @@
 // Destinations a send left out, as its reply reports them: the first MAX_LISTED_REJECTIONS in full, and every
 // one counted by reason, so a list of a million landlines costs a few counters, not a million objects.
 import type { PhoneRejection } from '../../domain/phone.ts';
+import type { RequestStatus } from '../../domain/status.ts';
 
 /** Most rejected destinations a reply lists; the rest are only counted (`rejected_total`, `rejected_by_reason`). */
 export const MAX_LISTED_REJECTIONS = 1000;
@@ -13,11 +14,11 @@ export interface Rejected {
   phone: string;
   id?: string;
   reason: RejectionReason;
-  status: number;
+  status: RequestStatus;
 }
 
 /** Status a rejection reason corresponds to (the status of the whole send when every destination has it). */
-export const REJECTION_STATUS: Record<RejectionReason, number> = {
+export const REJECTION_STATUS: Record<RejectionReason, RequestStatus> = {
   too_short: 9,
   too_long: 9,
   invalid: 933,

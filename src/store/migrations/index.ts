@@ -22,6 +22,9 @@ import * as m0018 from './0018_pending_receipt_call_outcome.ts';
 import * as m0019 from './0019_time_partitions.ts';
 import * as m0020 from './0020_carrier_settings.ts';
 import * as m0021 from './0021_route_filters.ts';
+import * as m0022 from './0022_usernames_unique_any_case.ts';
+import * as m0023 from './0023_idempotency_keys.ts';
+import * as m0024 from './0024_message_log_indexes.ts';
 
 type VersionedMigration = { up(db: Kysely<any>, dialect: Dialect): Promise<void> };
 
@@ -47,10 +50,14 @@ const MIGRATIONS: Record<string, VersionedMigration> = {
   '0019_time_partitions': m0019,
   '0020_carrier_settings': m0020,
   '0021_route_filters': m0021,
+  '0022_usernames_unique_any_case': m0022,
+  '0023_idempotency_keys': m0023,
+  '0024_message_log_indexes': m0024,
 };
 
 /** Applies every migration not yet applied (or those up to `upTo`, a migration's name); throws when one fails. */
 export async function migrateToLatest(db: Kysely<any>, dialect: Dialect, upTo?: string): Promise<void> {
+  if (!upTo && (await upToDate(db))) return;
   const migrations: Record<string, Migration> = {};
   for (const [name, m] of Object.entries(MIGRATIONS)) migrations[name] = { up: (d) => m.up(d, dialect) };
   const migrator = new Migrator({
@@ -63,6 +70,21 @@ export async function migrateToLatest(db: Kysely<any>, dialect: Dialect, upTo?: 
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName;
     throw new Error(`migration ${failed ?? '?'} failed: ${(error as Error).message ?? error}`);
+  }
+}
+
+// True when every migration has been applied: one read, where the migrator would take its lock (a write) to find
+// nothing to do. A store without the migrations table (a new one) is not up to date.
+async function upToDate(db: Kysely<any>): Promise<boolean> {
+  const names = Object.keys(MIGRATIONS);
+  try {
+    const row = await db
+      .selectFrom('yona_migrations')
+      .select((eb) => [eb.fn.countAll<number>().as('applied'), eb.fn.max('name').as('last')])
+      .executeTakeFirst();
+    return Number(row?.applied) === names.length && row?.last === names.at(-1);
+  } catch {
+    return false;
   }
 }
 

@@ -1,6 +1,7 @@
 // The carrier tables: configured carriers and routes, inbound numbers, the carrier message ids
 // of submitted parts (how receipts find their message), receipts not matched yet, and inbound messages.
 import type { Generated } from 'kysely';
+import type { DeliveryStatus } from '../../domain/status.ts';
 
 /** A carrier the operator added (`yona admin add-carrier`). */
 export interface CarrierTable {
@@ -49,7 +50,7 @@ export interface CarrierMessageIdTable {
   /** 0-based part of the message this submit_sm carried. */
   part_index: number;
   /** Delivery status of this part from its receipt (null: none yet; -1 intermediate). */
-  part_status: number | null;
+  part_status: DeliveryStatus | null;
   created_at: number;
 }
 
@@ -59,7 +60,7 @@ export interface PendingReceiptTable {
   carrier: string;
   carrier_message_id: string;
   /** Our delivery status, as the carrier's protocol mapped it (-1 intermediate). */
-  status: number;
+  status: DeliveryStatus;
   /** When the receipt arrived. */
   at: number;
   created_at: number;

@@ -3,6 +3,7 @@ import type { Generated } from 'kysely';
 import type { AudienceTables } from './audience.ts';
 import type { CarriersTables } from './carriers.ts';
 import type { ConsoleTables } from './console.ts';
+import type { IdempotencyTables } from './idempotency.ts';
 import type { NodesTables } from './nodes.ts';
 import type { OtpTables } from './otp.ts';
 import type { PushTables } from './push.ts';
@@ -83,7 +84,8 @@ export interface Database
     PushTables,
     OtpTables,
     ConsoleTables,
-    NodesTables {
+    NodesTables,
+    IdempotencyTables {
   accounts: AccountTable;
   account_ips: AccountIpTable;
   api_tokens: ApiTokenTable;

@@ -1,6 +1,7 @@
 // Tables of the send path: campaigns, one message row per recipient (the dispatcher's queue), short links
 // with their clicks, and pending sender verifications.
 import type { Generated } from 'kysely';
+import type { DeliveryStatus } from '../../domain/status.ts';
 
 /** Campaign states: scheduled -> queued -> sending -> sent, or scheduled -> cancelled. */
 export type CampaignState = 'scheduled' | 'queued' | 'sending' | 'sent' | 'cancelled';
@@ -57,7 +58,7 @@ export interface MessageTable {
   cost_agorot: number;
   state: MessageState;
   /** Delivery status from the catalogue (-1 submitted, 102 delivered, ...); null before submission. */
-  status: number | null;
+  status: DeliveryStatus | null;
   status_at: number | null;
   attempts: number;
   next_attempt_at: number;

@@ -1,0 +1,205 @@
+// The message log's pieces shared by its page, its CSV export and the campaign page: the filters read from the
+// query string (status, phone, from, to, campaign, channel; a bad value is named and ignored), the filter form,
+// each message's outcome and status in words, and the table rows.
+import { fromZoned } from '../../domain/dates.ts';
+import { normalizePhone, toNational } from '../../domain/phone.ts';
+import { deliveryStatusText } from '../../domain/status.ts';
+import type { ChannelFilter, LogCursor, LogRow, MessageFilter, OutcomeFilter } from '../../store/console-messages.ts';
+import { num, when } from './format.ts';
+import { esc, type Html } from './html.ts';
+import type { Lang, Messages } from './i18n.ts';
+
+export const FILTER_NAMES = ['status', 'phone', 'from', 'to', 'campaign', 'channel'] as const;
+const OUTCOMES: OutcomeFilter[] = ['delivered', 'failed', 'pending', 'blocked'];
+const CHANNELS: ChannelFilter[] = ['sms', 'call', 'otp'];
+
+export interface ParsedLog {
+  filter: MessageFilter;
+  /** The filters as given (the form's values and the links' query). */
+  values: Partial<Record<(typeof FILTER_NAMES)[number], string>>;
+  /** Names of filters whose value was not understood (ignored). */
+  bad: string[];
+  cursor?: LogCursor;
+}
+
+function dayStart(text: string, timeZone: string): number | undefined {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
+  if (!m) return undefined;
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  if (month < 1 || month > 12 || day < 1 || day > new Date(Date.UTC(year, month, 0)).getUTCDate()) return undefined;
+  return fromZoned({ year, month, day, hour: 0, minute: 0, second: 0 }, timeZone);
+}
+
+function nextDay(text: string): string {
+  const d = new Date(`${text}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() + 1);
+  return d.toISOString().slice(0, 10);
+}
+
+/** Reads the log's filters (dates as days in `timeZone`) and its cursor (`before`: `createdAt.id`). */
+export function parseLogQuery(query: Record<string, string>, timeZone: string): ParsedLog {
+  const out: ParsedLog = { filter: {}, values: {}, bad: [] };
+  const f = out.filter;
+  for (const name of FILTER_NAMES) {
+    const raw = (query[name] ?? '').trim().slice(0, 40);
+    if (!raw) continue;
+    out.values[name] = raw;
+    let ok = true;
+    if (name === 'status') {
+      if ((OUTCOMES as string[]).includes(raw)) f.status = raw as OutcomeFilter;
+      else if (/^-?\d{1,4}$/.test(raw)) f.status = Number(raw);
+      else ok = false;
+    } else if (name === 'phone') {
+      const whole = normalizePhone(raw, { allowInternational: true });
+      const digits = raw.replace(/\D/g, '');
+      if (whole.ok && digits.length >= 9) f.phoneExact = whole.e164;
+      else if (digits.length > 0 && /^[\d\s\-+().]+$/.test(raw)) f.phoneDigits = digits.replace(/^0/, '');
+      else ok = false;
+    } else if (name === 'from') {
+      f.fromMs = dayStart(raw, timeZone);
+      ok = f.fromMs !== undefined;
+    } else if (name === 'to') {
+      f.toMs = dayStart(raw, timeZone) === undefined ? undefined : dayStart(nextDay(raw), timeZone);
+      ok = f.toMs !== undefined;
+    } else if (name === 'campaign') {
+      if (/^\d{1,15}$/.test(raw)) f.campaignId = Number(raw);
+      else ok = false;
+    } else if (name === 'channel') {
+      if ((CHANNELS as string[]).includes(raw)) f.channel = raw as ChannelFilter;
+      else ok = false;
+    }
+    if (!ok) {
+      out.bad.push(name);
+      delete out.values[name];
+    }
+  }
+  const m = /^(\d{1,15})\.(\d{1,15})$/.exec(query.before ?? '');
+  if (m) out.cursor = { createdAt: Number(m[1]), id: Number(m[2]) };
+  return out;
+}
+
+/** The query string of the filters (with `extra`, e.g. a cursor), '' when there is none. */
+export function logQuery(values: ParsedLog['values'], extra: Record<string, string> = {}): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(values)) if (v) q.set(k, v);
+  for (const [k, v] of Object.entries(extra)) q.set(k, v);
+  const s = q.toString();
+  return s ? `?${s}` : '';
+}
+
+/** The GET form of the filters; `fixedCampaign`: on a campaign's page, where the campaign is not a filter. */
+export function filterForm(t: Messages, action: string, values: ParsedLog['values'], fixedCampaign = false): Html {
+  const option = (value: string, label: string, current: string | undefined) =>
+    `<option value="${esc(value)}"${current === value ? ' selected' : ''}>${esc(label)}</option>`;
+  const numericStatus = values.status && !(OUTCOMES as string[]).includes(values.status) ? values.status : '';
+  const input = (name: string, label: string, type: string, extra = '') =>
+    `<div><label for="f-${name}">${esc(label)}</label><input id="f-${name}" name="${name}" type="${type}" value="${esc(values[name as keyof typeof values] ?? '')}"${extra}></div>`;
+  return `<form method="get" action="${esc(action)}" class="filters" role="search" aria-label="${esc(t.logFilters)}">
+<div><label for="f-status">${esc(t.logStatus)}</label><select id="f-status" name="status">${option('', t.logStatusAny, values.status)}
+${OUTCOMES.map((o) => option(o, t[`logStatus_${o}`], values.status)).join('')}${numericStatus ? option(numericStatus, numericStatus, numericStatus) : ''}</select></div>
+${input('phone', t.logPhone, 'search', ' inputmode="tel" maxlength="20"')}
+${input('from', t.logFrom, 'date')}${input('to', t.logTo, 'date')}
+${fixedCampaign ? '' : input('campaign', t.logCampaign, 'text', ' inputmode="numeric" maxlength="15"')}
+<div><label for="f-channel">${esc(t.logChannel)}</label><select id="f-channel" name="channel">${option('', t.logChannelAny, values.channel)}
+${CHANNELS.map((ch) => option(ch, t[`logChannel_${ch}`], values.channel)).join('')}</select></div>
+<div class="buttons"><button type="submit">${esc(t.logApply)}</button> <a href="${esc(action)}">${esc(t.logClear)}</a></div></form>`;
+}
+
+/** The message's channel as the log names it: a one-time code, an SMS or a voice call. */
+export function channelOf(row: Pick<LogRow, 'priority' | 'channel'>): ChannelFilter {
+  return row.priority === 1 ? 'otp' : row.channel === 'call' ? 'call' : 'sms';
+}
+
+/** The outcome of a message: delivered, failed, blocked, pending or cancelled. */
+export function outcomeOf(row: Pick<LogRow, 'state' | 'status'>): OutcomeFilter | 'cancelled' {
+  if (row.state === 'cancelled') return 'cancelled';
+  if (row.state === 'skipped') return 'blocked';
+  if (row.state === 'failed') return 'failed';
+  if (row.state === 'done') return row.status === 102 ? 'delivered' : 'failed';
+  return 'pending';
+}
+
+/** The outcome in words, then the numeric status and its meaning. */
+export function statusWords(t: Messages, lang: Lang, row: Pick<LogRow, 'state' | 'status'>): string {
+  const outcome = outcomeOf(row);
+  const word = outcome === 'cancelled' ? t.cancelledCount : t[`logStatus_${outcome}`];
+  if (row.status === null) return word;
+  const meaning = deliveryStatusText(row.status);
+  return `${word}: ${row.status} ${lang === 'he' ? meaning.he : meaning.en}`;
+}
+
+/** A one-time code's text never shows its code: the placeholder and any run of digits are masked. */
+export function shownText(row: Pick<LogRow, 'priority' | 'text'>): string {
+  return row.priority === 1
+    ? row.text.replace(/\[code\]/gi, '••••••').replace(/\d{3,}/g, (d) => '•'.repeat(d.length))
+    : row.text;
+}
+
+export const LOG_HEADERS = (t: Messages): string[] => [
+  t.logTime,
+  t.phone,
+  t.logSender,
+  t.logChannel,
+  t.campaign,
+  t.logText,
+  t.parts,
+  t.logCredits,
+  t.logStatus,
+  t.logError,
+];
+
+export function logCells(t: Messages, lang: Lang, timeZone: string, row: LogRow): Html[] {
+  return [
+    `<span class="nowrap">${esc(when(row.created_at, timeZone))}</span>`,
+    `<span class="nowrap">${esc(toNational(row.phone))}</span>`,
+    esc(row.source),
+    esc(t[`logChannel_${channelOf(row)}`]),
+    `<a href="/console/campaigns/${row.campaign_id}">${esc(row.campaign_name ? `${row.campaign_id} · ${row.campaign_name}` : row.campaign_id)}</a>`,
+    `<span class="text">${esc(shownText(row))}</span>`,
+    `<span class="num">${esc(num(row.parts))}</span>`,
+    `<span class="num">${esc(num(row.cost_credits))}</span>`,
+    `<span class="status-${outcomeOf(row)}">${esc(statusWords(t, lang, row))}</span>`,
+    esc(row.error ?? ''),
+  ];
+}
+
+/** The CSV columns of a message (the same as the table, with the numbers apart). */
+export const CSV_HEADERS = [
+  'time',
+  'phone',
+  'sender',
+  'channel',
+  'campaign_id',
+  'campaign_name',
+  'external_id',
+  'text',
+  'parts',
+  'credits',
+  'agorot',
+  'outcome',
+  'status',
+  'status_text',
+  'status_time',
+  'carrier_error',
+];
+
+export function csvValues(timeZone: string, row: LogRow): Array<string | number | null> {
+  return [
+    when(row.created_at, timeZone),
+    toNational(row.phone),
+    row.source,
+    channelOf(row),
+    row.campaign_id,
+    row.campaign_name,
+    row.external_id,
+    shownText(row),
+    row.parts,
+    row.cost_credits,
+    row.cost_agorot,
+    outcomeOf(row),
+    row.status,
+    row.status === null ? '' : deliveryStatusText(row.status).en,
+    when(row.status_at, timeZone),
+    row.error,
+  ];
+}

@@ -1,0 +1,189 @@
+// Field names checked against what an operation knows: a key that is not a field but nearly one (a small edit
+// distance, or the same but for case, `_` and `-`) is refused with status 2 naming the fix, so that a typo in an
+// optional field (`timming`) never sends what the caller did not mean. Keys far from every field are extras that
+// clients of the 019 API send: they stay accepted, and are listed for /api/test and the log.
+//
+// The known fields come from each operation's zod schema (object shapes walked through optional, preprocess and
+// array wrappers) and, for the shapes a handler reads itself, from HAND_READ below. The document model is xml2js's:
+// `$` holds attributes and `_` text, and neither is a field.
+import type { z } from 'zod';
+import { ApiError } from '../domain/errors.ts';
+import type { Operation } from './types.ts';
+
+/** Known fields of an object: each with its own shape, or undefined for a value whose inside is not checked. */
+export type Shape = { readonly [field: string]: Shape | undefined };
+
+const leaf = undefined;
+const SEND_DESTINATIONS: Shape = { phone: { id: leaf }, cl_id: leaf };
+const BULK_ITEM: Shape = { source: leaf, message: leaf, destinations: SEND_DESTINATIONS };
+const LIST_DESTINATIONS: Shape = {
+  destination: { phone: leaf, df1: leaf, df2: leaf, df3: leaf, df4: leaf, df5: leaf, df6: leaf },
+  phone: leaf,
+};
+const LIST_ID: Shape = { id: leaf };
+
+/** The shapes handlers read by hand, by operation name and field (where the schema holds no object shape). */
+const HAND_READ: Record<string, Shape> = {
+  'sms.destinations': SEND_DESTINATIONS,
+  'sms.links': { link: { id: leaf } },
+  'sms.tts': { type: leaf, rate: leaf, repeat: leaf, voice: leaf },
+  'bulk.messages': { sms: BULK_ITEM, ...BULK_ITEM },
+  'newCL.cl': { name: leaf, destinations: LIST_DESTINATIONS },
+  'removeCL.cl': LIST_ID,
+  'addNumCL.cl': LIST_ID,
+  'addNumCL.destinations': LIST_DESTINATIONS,
+  'rmNumCL.cl': LIST_ID,
+  'rmNumCL.destinations': LIST_DESTINATIONS,
+  'getCLbyID.cl': LIST_ID,
+  'addNumBL.phones': { phone: leaf },
+  'rmNumBL.phones': { phone: leaf },
+  'dlr.transactions': { external_id: leaf },
+};
+
+/** Every request's `user` element: `password` is what older clients send beside the username. */
+const USER: Shape = { username: leaf, password: leaf };
+
+/** Fields every operation takes besides its schema's. */
+const COMMON: Shape = { user: USER };
+
+type ZodDef = { type: string; shape?: Record<string, z.ZodType>; [k: string]: unknown };
+const defOf = (schema: unknown): ZodDef | undefined => (schema as { _zod?: { def: ZodDef } })?._zod?.def;
+
+/** The object shape a zod schema describes, through its wrappers; undefined for anything else. */
+export function shapeOfSchema(schema: unknown): Shape | undefined {
+  const def = defOf(schema);
+  if (!def) return undefined;
+  switch (def.type) {
+    case 'object': {
+      const out: Record<string, Shape | undefined> = {};
+      for (const [k, v] of Object.entries(def.shape ?? {})) out[k] = shapeOfSchema(v);
+      return out;
+    }
+    case 'optional':
+    case 'nullable':
+    case 'default':
+    case 'prefault':
+    case 'readonly':
+    case 'catch':
+      return shapeOfSchema(def.innerType);
+    case 'array':
+      return shapeOfSchema(def.element);
+    case 'pipe':
+      return shapeOfSchema(def.out) ?? shapeOfSchema(def.in);
+    default:
+      return undefined;
+  }
+}
+
+const shapes = new WeakMap<Operation<z.ZodType>, Shape>();
+
+/** The whole shape of an operation's document: schema fields, hand-read shapes and the common ones. */
+export function operationShape(op: Operation<z.ZodType>, extra: Shape = {}): Shape {
+  let shape = shapes.get(op);
+  if (!shape) {
+    const fromSchema = shapeOfSchema(op.input) ?? {};
+    const merged: Record<string, Shape | undefined> = { ...COMMON, ...extra };
+    for (const [k, v] of Object.entries(fromSchema)) merged[k] = HAND_READ[`${op.names[0]}.${k}`] ?? v;
+    shape = merged;
+    shapes.set(op, shape);
+  }
+  return shape;
+}
+
+/** `timming` -> `timing`: same but for case, `_` and `-`, or within a small edit distance for its length. */
+export function nearMiss(key: string, field: string): boolean {
+  const a = key.toLowerCase();
+  const b = field.toLowerCase();
+  if (a.replace(/[_-]/g, '') === b.replace(/[_-]/g, '')) return true;
+  const shorter = Math.min(a.length, b.length);
+  const allowed = shorter >= 5 ? 2 : shorter >= 3 ? 1 : 0;
+  return allowed > 0 && Math.abs(a.length - b.length) <= allowed && editDistance(a, b, allowed) <= allowed;
+}
+
+/** Optimal string alignment distance (a swap of two neighbours counts one), stopping early past `limit`. */
+function editDistance(a: string, b: string, limit: number): number {
+  let before: number[] = [];
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    let best = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let d = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, before[j - 2] + 1);
+      current.push(d);
+      best = Math.min(best, d);
+    }
+    if (best > limit) return best;
+    before = previous;
+    previous = current;
+  }
+  return previous[b.length];
+}
+
+/** Fields of a shape below its own level, with their paths (`destinations.destination.phone`). */
+function deeperFields(shape: Shape, prefix = ''): Array<{ name: string; path: string }> {
+  const out: Array<{ name: string; path: string }> = [];
+  for (const [name, inner] of Object.entries(shape)) {
+    if (!inner) continue;
+    for (const [child, grand] of Object.entries(inner)) {
+      const path = `${prefix}${name}.${child}`;
+      out.push({ name: child, path });
+      if (grand) out.push(...deeperFields({ [child]: grand }, `${prefix}${name}.`));
+    }
+  }
+  return out;
+}
+
+const isAttributeOrText = (key: string) => key === '$' || key === '_';
+
+/**
+ * Checks a document's keys against the operation's shape: throws status 2 for a near miss, returns the paths of
+ * the other unknown keys (`sms.tracking`). A key misplaced one level up (`cl.phones`, whose `phone` belongs in
+ * `cl.destinations.destination`) counts as a near miss too, below the root element.
+ */
+export function checkFieldNames(root: string, shape: Shape, doc: unknown): string[] {
+  const unknown: string[] = [];
+  walk(root, shape, doc, true, unknown);
+  return unknown;
+}
+
+function walk(path: string, shape: Shape, value: unknown, top: boolean, unknown: string[]): void {
+  if (Array.isArray(value)) {
+    for (const item of value) walk(path, shape, item, top, unknown);
+    return;
+  }
+  if (value === null || typeof value !== 'object') return;
+  for (const [key, inner] of Object.entries(value as Record<string, unknown>)) {
+    if (isAttributeOrText(key)) continue;
+    if (Object.hasOwn(shape, key)) {
+      const child = shape[key];
+      if (child) walk(`${path}.${key}`, child, inner, false, unknown);
+      continue;
+    }
+    const near = Object.keys(shape).find((field) => nearMiss(key, field));
+    const misplaced = near ? undefined : top ? undefined : deeperFields(shape).find((f) => nearMiss(key, f.name));
+    const fix = near ?? misplaced?.path;
+    if (fix !== undefined) throw new ApiError(2, `unknown field "${key}" in ${path}; did you mean "${fix}"?`);
+    unknown.push(`${path}.${key}`);
+  }
+}
+
+/** Remembers which unknown keys were already logged, per account: each is logged once (bounded memory). */
+export class UnknownFieldLog {
+  private seen = new Set<string>();
+  constructor(private readonly max = 100_000) {}
+
+  /** The keys not yet reported for this account, now marked as reported. */
+  firstSeen(accountId: number, keys: readonly string[]): string[] {
+    const fresh: string[] = [];
+    for (const key of keys) {
+      const id = `${accountId}\u0000${key}`;
+      if (this.seen.has(id)) continue;
+      if (this.seen.size >= this.max) this.seen.clear();
+      this.seen.add(id);
+      fresh.push(key);
+    }
+    return fresh;
+  }
+}

@@ -1,0 +1,166 @@
+// The console's message log: an account's messages across all its sends, filtered (outcome or numeric status,
+// part of the phone, a time range, a campaign, a channel), newest first, a page at a time by keyset
+// (created_at, id), or every match in batches for a streamed export. Every query names the account.
+// Indexes (migration 0024): (account_id, created_at, id) for the log itself and its time ranges,
+// (campaign_id, created_at, id) for one campaign, and a partial (account_id, created_at, id) holding only the
+// unsuccessful messages (failed or blocked), so a "failed" page of a big store reads only failures.
+import { sql, type SqlBool, type Expression } from 'kysely';
+import type { Queryable } from './db.ts';
+
+const DELIVERED = 102;
+const PENDING_STATES = ['scheduled', 'queued', 'submitting', 'submitted'] as const;
+
+/**
+ * The predicate of the partial index `messages_account_unsuccessful` (migration 0024), written exactly as the
+ * index has it: the embedded store uses a partial index only for a query holding the same term.
+ */
+const UNSUCCESSFUL = sql<SqlBool>`(state in ('failed', 'skipped') or (state = 'done' and status <> 102))`;
+
+export type OutcomeFilter = 'delivered' | 'failed' | 'pending' | 'blocked';
+export type ChannelFilter = 'sms' | 'call' | 'otp';
+
+export interface MessageFilter {
+  /** An outcome, or one numeric delivery status. */
+  status?: OutcomeFilter | number;
+  /** Digits found anywhere in the number (international form). */
+  phoneDigits?: string;
+  /** A whole number in international form: looked up by index. */
+  phoneExact?: string;
+  /** Accepted at or after `fromMs`, before `toMs`. */
+  fromMs?: number;
+  toMs?: number;
+  campaignId?: number;
+  channel?: ChannelFilter;
+}
+
+/** Position after which the next (older) page starts. */
+export interface LogCursor {
+  createdAt: number;
+  id: number;
+}
+
+export interface LogRow {
+  id: number;
+  created_at: number;
+  phone: string;
+  source: string;
+  channel: string;
+  priority: number;
+  campaign_id: number;
+  campaign_name: string | null;
+  external_id: string | null;
+  text: string;
+  parts: number;
+  cost_credits: number;
+  cost_agorot: number;
+  state: string;
+  status: number | null;
+  status_at: number | null;
+  error: string | null;
+}
+
+function conditions(accountId: number, f: MessageFilter, cursor: LogCursor | undefined) {
+  return (eb: any): Expression<SqlBool> => {
+    const all: Expression<SqlBool>[] = [eb('account_id', '=', accountId)];
+    if (f.campaignId !== undefined) all.push(eb('campaign_id', '=', f.campaignId));
+    if (f.phoneExact !== undefined) all.push(eb('phone', '=', f.phoneExact));
+    else if (f.phoneDigits) all.push(eb('phone', 'like', `%${f.phoneDigits}%`));
+    if (f.fromMs !== undefined) all.push(eb('created_at', '>=', f.fromMs));
+    if (f.toMs !== undefined) all.push(eb('created_at', '<', f.toMs));
+    if (f.channel === 'otp') all.push(eb('priority', '=', 1));
+    else if (f.channel) all.push(eb.and([eb('channel', '=', f.channel), eb('priority', '=', 0)]));
+    if (typeof f.status === 'number') all.push(eb('status', '=', f.status));
+    else if (f.status === 'delivered') all.push(eb.and([eb('state', '=', 'done'), eb('status', '=', DELIVERED)]));
+    else if (f.status === 'failed') all.push(UNSUCCESSFUL, eb('state', '<>', 'skipped'));
+    else if (f.status === 'blocked') all.push(UNSUCCESSFUL, eb('state', '=', 'skipped'));
+    else if (f.status === 'pending') all.push(eb('state', 'in', PENDING_STATES));
+    if (cursor) {
+      all.push(
+        eb.or([
+          eb('created_at', '<', cursor.createdAt),
+          eb.and([eb('created_at', '=', cursor.createdAt), eb('id', '<', cursor.id)]),
+        ]),
+      );
+    }
+    return eb.and(all);
+  };
+}
+
+/** One page of the log, newest first, older than `cursor` when given. */
+export async function messageLogPage(
+  db: Queryable,
+  accountId: number,
+  filter: MessageFilter,
+  cursor: LogCursor | undefined,
+  limit: number,
+): Promise<LogRow[]> {
+  // No join (campaign names come in a second query): the partial index's predicate names bare columns.
+  const rows = await db
+    .selectFrom('messages')
+    .select([
+      'id',
+      'created_at',
+      'phone',
+      'source',
+      'channel',
+      'priority',
+      'campaign_id',
+      'external_id',
+      'text',
+      'parts',
+      'cost_credits',
+      'cost_agorot',
+      'state',
+      'status',
+      'status_at',
+      'error',
+    ])
+    .where(conditions(accountId, filter, cursor))
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+  const ids = [...new Set(rows.map((r) => Number(r.campaign_id)))];
+  const names = new Map(
+    ids.length === 0
+      ? []
+      : (
+          await db
+            .selectFrom('campaigns')
+            .select(['id', 'name'])
+            .where('account_id', '=', accountId)
+            .where('id', 'in', ids)
+            .execute()
+        ).map((c) => [Number(c.id), c.name]),
+  );
+  return rows.map((r) => ({
+    ...r,
+    campaign_name: names.get(Number(r.campaign_id)) ?? null,
+    id: Number(r.id),
+    created_at: Number(r.created_at),
+    priority: Number(r.priority),
+    campaign_id: Number(r.campaign_id),
+    parts: Number(r.parts),
+    cost_credits: Number(r.cost_credits),
+    cost_agorot: Number(r.cost_agorot),
+    status: r.status === null ? null : Number(r.status),
+    status_at: r.status_at === null ? null : Number(r.status_at),
+  }));
+}
+
+/** Every message matching the filter, newest first, read a batch at a time (constant memory for any count). */
+export async function* messageLogAll(
+  db: Queryable,
+  accountId: number,
+  filter: MessageFilter,
+  batch = 1000,
+): AsyncGenerator<LogRow> {
+  let cursor: LogCursor | undefined;
+  for (;;) {
+    const rows = await messageLogPage(db, accountId, filter, cursor, batch);
+    yield* rows;
+    if (rows.length < batch) return;
+    const last = rows[rows.length - 1];
+    cursor = { createdAt: last.created_at, id: last.id };
+  }
+}
