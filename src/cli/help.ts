@@ -108,8 +108,9 @@ export const ADMIN_HELP: Record<string, CommandHelp> = {
   },
   'add-carrier': {
     usage:
-      'yona admin add-carrier NAME --host H --port P --system-id S --password PW [--system-type T] [--bind transceiver|tx+rx] [--binds N] [--window N] [--max-tps N] [--tls [--tls-ca CA.pem] [--tls-servername NAME]] [--long-messages udh|payload] [--receipt-ids as-is|submit-hex|receipt-hex|both-hex]',
-    summary: 'Adds or updates an SMPP carrier; yona serve binds it on its next start.',
+      'yona admin add-carrier NAME [--protocol smpp] --host H --port P --system-id S --password PW [--system-type T] [--bind transceiver|tx+rx] [--binds N] [--window N] [--max-tps N] [--tls [--tls-ca CA.pem] [--tls-servername NAME]] [--long-messages udh|payload] [--receipt-ids as-is|submit-hex|receipt-hex|both-hex] | yona admin add-carrier NAME --protocol P --settings JSON',
+    summary:
+      'Adds or updates a carrier of any protocol (SMPP by default, with its own options; another protocol takes its settings as one JSON document); running nodes bind it within seconds, no restart.',
     example:
       'yona admin add-carrier partner --host smsc.example.com --port 2775 --system-id yona --password pw --binds 2',
   },
@@ -142,7 +143,7 @@ export const ADMIN_HELP: Record<string, CommandHelp> = {
   },
   carriers: {
     usage: 'yona admin carriers',
-    summary: 'Lists the carriers (passwords never shown) and routes the next yona serve would use.',
+    summary: 'Lists the carriers (passwords never shown) and routes; running nodes apply them within seconds.',
     example: 'yona admin carriers',
   },
   push: {

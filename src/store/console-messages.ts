@@ -57,6 +57,8 @@ export interface LogRow {
   status: number | null;
   status_at: number | null;
   error: string | null;
+  /** The carrier that took it (or last refused it); null before any carrier did. */
+  carrier: string | null;
 }
 
 function conditions(accountId: number, f: MessageFilter, cursor: LogCursor | undefined) {
@@ -114,6 +116,7 @@ export async function messageLogPage(
       'status',
       'status_at',
       'error',
+      'carrier',
     ])
     .where(conditions(accountId, filter, cursor))
     .orderBy('created_at', 'desc')

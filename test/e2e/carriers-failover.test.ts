@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { carriersComponent } from '../../src/delivery/carriers.ts';
+import { ConsoleClient } from '../helpers/console-client.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { startSmscSimProcess, type SmscSimProcess } from '../helpers/smsc-sim-process.ts';
 import { storeTargets } from '../helpers/stores.ts';
@@ -118,14 +119,42 @@ for (const [index, target] of targets.entries()) {
         60_000,
         'every message submitted',
       );
-      const onB = new Map<string, number>();
-      for (const m of await b.messages()) onB.set(m.destination, (onB.get(m.destination) ?? 0) + 1);
+      // Counted on both simulators: a's log as it wrote it when it stopped, b's now.
+      const count = (messages: Array<{ destination: string }>) => {
+        const n = new Map<string, number>();
+        for (const m of messages) n.set(m.destination, (n.get(m.destination) ?? 0) + 1);
+        return n;
+      };
+      const onA = count(a.receivedAtExit);
+      const onB = count(await b.messages());
+      assert.ok(onA.size >= 40, `a's log was kept when it stopped (${onA.size} messages)`);
       for (const p of phones) {
-        const carrier = carriers.get(international(p));
+        const to = international(p);
+        const carrier = carriers.get(to);
         assert.ok(carrier === 'a' || carrier === 'b', `${p} recorded with a carrier`);
-        if (carrier === 'b') assert.equal(onB.get(international(p)), 1, `${p} reached b exactly once`);
-        else assert.equal(onB.get(international(p)) ?? 0, 0, `${p}, taken by a, never reached b`);
+        assert.equal((onA.get(to) ?? 0) + (onB.get(to) ?? 0), 1, `${p} reached the carriers exactly once`);
+        assert.equal((carrier === 'a' ? onA : onB).get(to), 1, `${p} is on the carrier recorded for it (${carrier})`);
       }
+      // dlr and the console's message log show the carrier of each message.
+      const report = await dlrById(s, phones);
+      for (const p of phones) assert.equal(report.get(p)?.carrier, carriers.get(international(p)), `${p}: dlr carrier`);
+      const web = new ConsoleClient(t.httpsUrl);
+      await web.login('failover', 'secret-pw');
+      const page = await web.get('/console/messages');
+      assert.match(page.text, /<th scope="col">Carrier<\/th>/);
+      const csv = (await web.get('/console/messages.csv')).text.split('\r\n').filter(Boolean);
+      const header = csv[0].replace('\uFEFF', '').split(',');
+      const phoneAt = header.indexOf('phone');
+      const carrierAt = header.indexOf('carrier');
+      let shown = 0;
+      for (const line of csv.slice(1)) {
+        const cells = line.split(',');
+        const phone = cells[phoneAt];
+        if (!phones.includes(phone)) continue;
+        assert.equal(cells[carrierAt], carriers.get(international(phone)), `${phone}: console carrier`);
+        shown++;
+      }
+      assert.ok(shown > 0, 'the console lists the campaign with its carriers');
       const viaB = phones.filter((p) => carriers.get(international(p)) === 'b').length;
       assert.ok(viaB > 0 && viaB < phones.length, `both carriers took part (${viaB} of ${phones.length} via b)`);
     });

@@ -39,6 +39,9 @@ interface SlotWaiter {
   timer: NodeJS.Timeout;
 }
 
+/** How long a carrier may have no bind able to submit before its queued submits go elsewhere. */
+export const DOWN_GRACE_MS = 5_000;
+
 const silent: SmppLogger = { debug() {}, info() {}, warn() {}, error() {} };
 const RECEIPT_BITS = 0x04 | 0x20; // esm_class: SMSC delivery receipt, intermediate delivery notification
 const UDHI = 0x40;
@@ -63,6 +66,11 @@ export class SmppCarrier implements Carrier {
   /** Its binds: the units several nodes share through leases. */
   readonly shares: number;
   private boundWaiters: Array<() => void> = [];
+  /** Since when no bind can submit (undefined while one can). */
+  private downSince: number | undefined = Date.now();
+  /** Set once the carrier has been down for longer than its grace time: submits fail at once, for elsewhere. */
+  private downTooLong = false;
+  private graceTimer: NodeJS.Timeout | undefined;
 
   /** Reads the carrier's CA bundle (tlsCa) now; throws when it cannot be read. */
   constructor(private readonly config: SmppCarrierConfig) {
@@ -79,6 +87,7 @@ export class SmppCarrier implements Carrier {
    */
   async start(): Promise<void> {
     if (!this.sharesChosen) await this.useShares([...Array(this.shares).keys()]);
+    if (!this.sessions.some((s) => s.canSubmit)) this.wentDown();
     if (this.sessions.length > 0) await this.ready(this.config.responseTimeoutMs * 2);
   }
 
@@ -96,6 +105,7 @@ export class SmppCarrier implements Carrier {
     const hooks = {
       bound: () => this.sessionBound(),
       slotFreed: () => this.pump(),
+      lost: () => this.sessionLost(),
       deliver: (pdu: smpp.PDU) => this.deliver(pdu),
     };
     const closing: SmppSession[] = [];
@@ -262,6 +272,7 @@ export class SmppCarrier implements Carrier {
 
   // Grants a window slot on the least-loaded bound session, waiting (FIFO) while every window is full.
   private acquire(): Promise<SmppSession | null> {
+    if (this.downTooLong) return Promise.resolve(null);
     const free = this.waiters.length === 0 ? this.pick() : undefined;
     if (free) {
       free.used++;
@@ -299,8 +310,45 @@ export class SmppCarrier implements Carrier {
   }
 
   private sessionBound(): void {
+    if (this.downSince !== undefined && this.downTooLong)
+      this.log.info({ downMs: Date.now() - this.downSince }, 'carrier bound again');
+    clearTimeout(this.graceTimer);
+    this.downSince = undefined;
+    this.downTooLong = false;
     for (const done of this.boundWaiters.splice(0)) done();
     this.pump();
+  }
+
+  private sessionLost(): void {
+    if (!this.stopped && !this.sessions.some((s) => s.canSubmit)) this.wentDown();
+  }
+
+  // No bind can submit: after the grace time (unless one binds again first) the queued submits fail for
+  // elsewhere, and so does every submit until a bind is back, so the next carrier on their route takes them.
+  private wentDown(): void {
+    this.downSince ??= Date.now();
+    clearTimeout(this.graceTimer);
+    const grace = this.config.downGraceMs ?? DOWN_GRACE_MS;
+    const left = Math.max(0, this.downSince + grace - Date.now());
+    this.graceTimer = setTimeout(() => {
+      if (this.stopped || this.sessions.some((s) => s.canSubmit)) return;
+      this.downTooLong = true;
+      const queued = this.waiters.splice(0);
+      for (const waiter of queued) {
+        clearTimeout(waiter.timer);
+        waiter.resolve(null);
+      }
+      this.log.warn(
+        {
+          carrier: this.name,
+          downMs: Date.now() - (this.downSince ?? Date.now()),
+          graceMs: grace,
+          queued: queued.length,
+        },
+        'carrier down for longer than its grace time: its messages go to the next carrier on their routes',
+      );
+    }, left);
+    this.graceTimer.unref?.();
   }
 
   /** Registers a receipt handler; a handler that throws makes us answer ESME_RX_T_APPN so the SMSC redelivers. */
@@ -390,6 +438,7 @@ export class SmppCarrier implements Carrier {
   /** Fails queued submits transiently, lets in-window ones finish, unbinds every session and closes. */
   async stop(): Promise<void> {
     this.stopped = true;
+    clearTimeout(this.graceTimer);
     for (const waiter of this.waiters.splice(0)) {
       clearTimeout(waiter.timer);
       waiter.resolve(null);

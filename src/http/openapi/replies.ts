@@ -32,6 +32,7 @@ const REPORT = obj(
     operaor: str(),
     operator: str(),
     shipment_id: str(),
+    carrier: str('the carrier that took the message (the same name as operator); blank before one did'),
     channel: str('`call` for a voice call'),
     call_seconds: int('seconds the message played, for an answered call'),
   },
