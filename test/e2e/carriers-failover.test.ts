@@ -13,6 +13,11 @@ import { storeTargets } from '../helpers/stores.ts';
 import { dlrById, eventually, mobiles, newSender, type Sender } from '../delivery/delivery-helpers.ts';
 
 const international = (phone: string) => `972${phone.slice(1)}`;
+// One CSV line's cells (quoted cells may hold commas and doubled quotes).
+const csvCells = (line: string) =>
+  [...line.matchAll(/(?:^|,)("(?:[^"]|"")*"|[^,]*)/g)].map((m) =>
+    m[1].startsWith('"') ? m[1].slice(1, -1).replaceAll('""', '"') : m[1],
+  );
 
 const targets = await storeTargets();
 for (const [index, target] of targets.entries()) {
@@ -143,12 +148,12 @@ for (const [index, target] of targets.entries()) {
       const page = await web.get('/console/messages');
       assert.match(page.text, /<th scope="col">Carrier<\/th>/);
       const csv = (await web.get('/console/messages.csv')).text.split('\r\n').filter(Boolean);
-      const header = csv[0].replace('\uFEFF', '').split(',');
+      const header = csvCells(csv[0].replace('\uFEFF', ''));
       const phoneAt = header.indexOf('phone');
       const carrierAt = header.indexOf('carrier');
       let shown = 0;
       for (const line of csv.slice(1)) {
-        const cells = line.split(',');
+        const cells = csvCells(line);
         const phone = cells[phoneAt];
         if (!phones.includes(phone)) continue;
         assert.equal(cells[carrierAt], carriers.get(international(phone)), `${phone}: console carrier`);
