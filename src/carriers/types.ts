@@ -24,7 +24,18 @@ export interface OutboundSms {
  */
 export type SubmitResult =
   | { ok: true; carrierMessageIds: string[] }
-  | { ok: false; transient: boolean; error: string; status?: DeliveryStatus };
+  | {
+      ok: false;
+      transient: boolean;
+      error: string;
+      status?: DeliveryStatus;
+      /**
+       * The carrier took no part of the message and refused it for its own reasons (its failure, its queue, its
+       * throttling after retries, no bind to send on): another carrier on the message's route may take it now.
+       * Never set when the carrier may hold a copy (a submit left unanswered).
+       */
+      elsewhere?: boolean;
+    };
 
 /** A delivery receipt as the carrier reported it, before it is matched to a message. */
 export interface Receipt {
