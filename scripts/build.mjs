@@ -18,7 +18,8 @@ const ENTRY = join(out, 'main.js');
 const started = Date.now();
 
 const result = await build({
-  entryPoints: [join(root, 'src/cli/main.ts')],
+  // The media thread is an entry of its own: it runs in a worker thread, which loads it by path.
+  entryPoints: { main: join(root, 'src/cli/main.ts'), 'media-thread': join(root, 'src/carriers/sip/media-thread.ts') },
   outdir: out,
   write: false,
   bundle: true,
@@ -48,6 +49,8 @@ function replace(path, contents) {
 const files = [...result.outputFiles].sort((a, b) => (a.path === ENTRY) - (b.path === ENTRY));
 for (const file of files) replace(file.path, file.contents);
 cpSync(join(root, 'src/http/console/assets'), join(out, 'assets'), { recursive: true });
+// The source starts the media thread through media-thread.mjs (which registers tsx); built, it is plain JavaScript.
+replace(join(out, 'media-thread.mjs'), "import './media-thread.js';\n");
 // Written last: bin/yona.js compares src/ against this file's time.
 writeFileSync(join(out, 'built'), `${new Date().toISOString()}\n`);
 

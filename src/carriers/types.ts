@@ -14,7 +14,7 @@ export interface OutboundSms {
   destination: string;
   text: string;
   /** Set when the message is a voice call: the text is spoken so. */
-  spoken?: { voice: 'ymMale' | 'ymFemale'; rate: number; repeat: number };
+  spoken?: { voice: 'ymMale' | 'ymFemale'; rate: number; repeat: number; paidSeconds?: number };
 }
 
 /**
@@ -24,14 +24,26 @@ export interface OutboundSms {
  */
 export type SubmitResult =
   | { ok: true; carrierMessageIds: string[] }
-  | { ok: false; transient: boolean; error: string; status?: DeliveryStatus };
+  | {
+      ok: false;
+      transient: boolean;
+      error: string;
+      status?: DeliveryStatus;
+      /**
+       * The carrier took no part of the message and refused it for its own reasons (its failure, its queue, its
+       * throttling after retries, no bind to send on): another carrier on the message's route may take it now.
+       * Never set when the carrier may hold a copy (a submit left unanswered).
+       */
+      elsewhere?: boolean;
+    };
 
 /** A delivery receipt as the carrier reported it, before it is matched to a message. */
 export interface Receipt {
   carrierMessageId: string;
   /** Our delivery status (compatibility.md's catalogue): 102 delivered, 15 filtered handset, ...; -1 intermediate. */
   status: DeliveryStatus;
-  /** The carrier never took the message after all (a call whose trunk never answered the INVITE): refund it. */
+  /** The carrier did not carry the message after all (a call never placed, refused by the trunk, or answered
+   * with no codec in common): refund it. */
   notPlaced?: true;
   /** For an answered call: how long its message played. */
   durationMs?: number;

@@ -5,9 +5,9 @@ import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { ConfigError, type Config } from '../config.ts';
 import { carrierProtocol, protocolName, protocols, readCarrierSettings } from '../carriers/index.ts';
 import { loadCarrierSetup } from '../delivery/carrier-setup.ts';
-import { normalizeNumber, routePrefix } from '../delivery/routing.ts';
+import { normalizeNumber } from '../delivery/routing.ts';
 import { findAccountByUsername } from '../store/accounts.ts';
-import { addAccountNumber, setRoute, upsertCarrier } from '../store/carriers.ts';
+import { addAccountNumber, deleteCarrier, upsertCarrier } from '../store/carriers.ts';
 import type { Store } from '../store/db.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -85,23 +85,7 @@ export async function addCarrier(store: Store, _config: Config, args: string[], 
   );
   const created = await upsertCarrier(store.db, { name: carrierName, protocol: name, settings }, Date.now());
   const described = cli ? cli.describe(config) : `protocol ${name}`;
-  out(`${created ? 'added' : 'updated'} carrier ${carrierName}: ${described}; restart yona serve to bind it`);
-}
-
-/** Routes destinations starting with PREFIX ('default' for all others) to a configured carrier. */
-export async function addRoute(store: Store, config: Config, args: string[], out: Out): Promise<void> {
-  const [rawPrefix, carrier] = args;
-  if (rawPrefix === undefined || !carrier)
-    fail('usage: yona admin add-route PREFIX|default CARRIER (PREFIX in international digits, e.g. 97250)');
-  const prefix = routePrefix(rawPrefix);
-  if (!/^\d*$/.test(prefix)) fail(`PREFIX must be international digits like 97250 (or "default"), got "${rawPrefix}"`);
-  const setup = await loadCarrierSetup(store.db, config.carriersFile);
-  if (!setup.carriers.some((c) => c.name === carrier))
-    fail(`no carrier named "${carrier}" (add it with yona admin add-carrier)`);
-  await setRoute(store.db, prefix, carrier, Date.now());
-  out(
-    `${prefix === '' ? 'default route' : `destinations starting ${prefix}`} -> ${carrier}; restart yona serve to apply`,
-  );
+  out(`${created ? 'added' : 'updated'} carrier ${carrierName}: ${described}; running nodes bind it within 5 s`);
 }
 
 /** Gives an account an inbound number: SMS to it show in the account's `incoming` and its push feed. */
@@ -124,5 +108,22 @@ export async function listCarriersCommand(store: Store, config: Config, _args: s
     const { cli } = carrierProtocol(c.protocol, `carrier "${c.name}"`);
     out(`carrier ${c.name}: ${cli ? cli.describe(c) : `protocol ${c.protocol}`}`);
   }
-  for (const r of setup.routes) out(`route ${r.prefix === '' ? 'default' : r.prefix} -> ${r.carrier}`);
+  for (const r of setup.routes) {
+    const filters = [r.account && `account ${r.account}`, r.source && `sender ${r.source}`, r.channel].filter(Boolean);
+    out(
+      `route ${r.prefix === '' ? 'default' : r.prefix}${filters.length ? ` [${filters.join(', ')}]` : ''} -> ${r.carrier}`,
+    );
+  }
+}
+
+/** Removes a carrier from the store; running nodes unbind it once its submits in flight are answered. */
+export async function removeCarrier(store: Store, config: Config, args: string[], out: Out): Promise<void> {
+  const [name] = args;
+  if (!name) fail('usage: yona admin remove-carrier NAME');
+  const setup = await loadCarrierSetup(store.db, config.carriersFile);
+  const routed = setup.routes.filter((r) => r.carrier.split(',').some((c) => c.split(':')[0].trim() === name));
+  if (routed.length > 0)
+    fail(`carrier "${name}" is on ${routed.length} route(s): change them first (yona admin carriers lists them)`);
+  if (!(await deleteCarrier(store.db, name))) fail(`no carrier named "${name}" in the store`);
+  out(`removed carrier ${name}; running nodes unbind it within 5 s, after its submits in flight are answered`);
 }

@@ -108,15 +108,33 @@ export const ADMIN_HELP: Record<string, CommandHelp> = {
   },
   'add-carrier': {
     usage:
-      'yona admin add-carrier NAME --host H --port P --system-id S --password PW [--system-type T] [--bind transceiver|tx+rx] [--binds N] [--window N] [--max-tps N] [--tls [--tls-ca CA.pem] [--tls-servername NAME]] [--long-messages udh|payload] [--receipt-ids as-is|submit-hex|receipt-hex|both-hex]',
-    summary: 'Adds or updates an SMPP carrier; yona serve binds it on its next start.',
+      'yona admin add-carrier NAME [--protocol smpp] --host H --port P --system-id S --password PW [--system-type T] [--bind transceiver|tx+rx] [--binds N] [--window N] [--max-tps N] [--tls [--tls-ca CA.pem] [--tls-servername NAME]] [--long-messages udh|payload] [--receipt-ids as-is|submit-hex|receipt-hex|both-hex] | yona admin add-carrier NAME --protocol P --settings JSON',
+    summary:
+      'Adds or updates a carrier of any protocol (SMPP by default, with its own options; another protocol takes its settings as one JSON document); running nodes bind it within seconds, no restart.',
     example:
       'yona admin add-carrier partner --host smsc.example.com --port 2775 --system-id yona --password pw --binds 2',
   },
   'add-route': {
-    usage: 'yona admin add-route PREFIX|default CARRIER',
-    summary: 'Routes destinations starting with PREFIX (international digits) to a carrier.',
-    example: 'yona admin add-route 97250 partner',
+    usage:
+      'yona admin add-route PREFIX|default CARRIER[:WEIGHT]... [--account USERNAME] [--source SENDER] [--channel sms|voice]',
+    summary:
+      'Routes destinations starting with PREFIX (international digits) to carriers in failover order, optionally weighted, for one account (or a reseller and its sub-accounts), sender or channel.',
+    example: 'yona admin add-route 97250 partner cellcom',
+  },
+  'remove-route': {
+    usage: 'yona admin remove-route PREFIX|default [--account USERNAME] [--source SENDER] [--channel sms|voice]',
+    summary: 'Removes the route with exactly that prefix and those filters.',
+    example: 'yona admin remove-route 97250',
+  },
+  'route-test': {
+    usage: 'yona admin route-test --to PHONE [--account USERNAME] [--source SENDER] [--channel sms|voice]',
+    summary: 'Says which route and carriers (in the order tried) a message would take; sends nothing.',
+    example: 'yona admin route-test --account alice --source Shop --to 0521234567',
+  },
+  'remove-carrier': {
+    usage: 'yona admin remove-carrier NAME',
+    summary: 'Removes a carrier no route names; running nodes unbind it after its submits in flight are answered.',
+    example: 'yona admin remove-carrier partner',
   },
   'add-number': {
     usage: 'yona admin add-number USERNAME NUMBER',
@@ -125,7 +143,7 @@ export const ADMIN_HELP: Record<string, CommandHelp> = {
   },
   carriers: {
     usage: 'yona admin carriers',
-    summary: 'Lists the carriers (passwords never shown) and routes the next yona serve would use.',
+    summary: 'Lists the carriers (passwords never shown) and routes; running nodes apply them within seconds.',
     example: 'yona admin carriers',
   },
   push: {

@@ -92,6 +92,12 @@ export class ClusterNode {
     await keeper().catch((err) => this.logger.error({ err }, 'node: taking leases failed'));
   }
 
+  /** Stops running a keeper (its carrier was removed); the leases it took stay until released. */
+  forget(keeper: Keeper): void {
+    const at = this.keepers.indexOf(keeper);
+    if (at >= 0) this.keepers.splice(at, 1);
+  }
+
   /** Heartbeat, lease renewal and keepers; one at a time. */
   tick(): Promise<void> {
     this.ticking ??= this.runTick().finally(() => (this.ticking = undefined));

@@ -19,8 +19,16 @@ export function shareLease(carrier: Carrier, index: number): string {
   return `${shareKey(carrier.protocol)}:${carrier.name}#${index}`;
 }
 
-/** Keeps this node's part of the carrier's shares; returns once the first round ran. */
-export async function keepShares(node: ClusterNode, carrier: Shared, role: Role, logger: Logger): Promise<void> {
+/**
+ * Keeps this node's part of the carrier's shares; returns once the first round ran, with what stops keeping them
+ * (and gives back the leases) when the carrier is removed.
+ */
+export async function keepShares(
+  node: ClusterNode,
+  carrier: Shared,
+  role: Role,
+  logger: Logger,
+): Promise<() => Promise<void>> {
   const lease = (i: number) => shareLease(carrier, i);
   let using: number[] | undefined; // undefined until the first round chose: a carrier opens every bind unless told
   let applying = Promise.resolve();
@@ -35,7 +43,7 @@ export async function keepShares(node: ClusterNode, carrier: Shared, role: Role,
     return applying;
   };
   const lost = () => void apply();
-  await node.keep(async () => {
+  const keeper = async () => {
     const fair = Math.ceil(carrier.shares / Math.max(1, node.nodesWith(role)));
     const mine = [...Array(carrier.shares).keys()].filter((i) => node.holds(lease(i)));
     if (mine.length > fair) {
@@ -50,5 +58,11 @@ export async function keepShares(node: ClusterNode, carrier: Shared, role: Role,
       if (await node.acquire(lease(i), lost)) held++;
     }
     await apply();
-  });
+  };
+  await node.keep(keeper);
+  return async () => {
+    node.forget(keeper);
+    await applying;
+    await node.release([...Array(carrier.shares).keys()].map(lease).filter((l) => node.holds(l)));
+  };
 }

@@ -18,7 +18,7 @@ export interface CarrierSetup {
 
 const fileSchema = z.object({
   carriers: z.array(z.looseObject({ protocol: z.string().optional() })).default([]),
-  /** prefix -> carrier name; "" or "default" is the default route. */
+  /** prefix -> carrier list ("a", "a,b", "a:3,b:1"); "" or "default" is the default route. */
   routes: z.record(z.string(), z.string()).default({}),
 });
 
@@ -73,8 +73,20 @@ export async function loadCarrierSetup(db: Queryable, carriersFile: string | und
       throw new ConfigError(`carrier "${c.name}" is defined both in YONA_CARRIERS_FILE and in the store`);
     carriers.push(c);
   }
-  // File routes win over stored routes for the same prefix.
-  const routes = new Map<string, string>((await listRoutes(db)).map((r) => [r.prefix, r.carrier]));
-  for (const r of fromFile.routes) routes.set(r.prefix, r.carrier);
-  return { carriers, routes: [...routes].map(([prefix, carrier]) => ({ prefix, carrier })) };
+  // File routes win over stored routes of the same prefix with no filter.
+  const fileRoutes = new Set(fromFile.routes.map((r) => r.prefix));
+  const routes: Route[] = [];
+  for (const r of await listRoutes(db)) {
+    const filtered = r.account !== '' || r.source !== '' || r.channel !== '';
+    if (!filtered && fileRoutes.has(r.prefix)) continue;
+    routes.push({
+      prefix: r.prefix,
+      carrier: r.carrier,
+      ...(r.account ? { account: r.account } : {}),
+      ...(r.source ? { source: r.source } : {}),
+      ...(r.channel === 'sms' || r.channel === 'voice' ? { channel: r.channel } : {}),
+    });
+  }
+  routes.push(...fromFile.routes);
+  return { carriers, routes };
 }

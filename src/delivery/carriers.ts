@@ -4,27 +4,19 @@
 import client from 'prom-client';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  type BundledSimulator,
-  carrierChannel,
-  carrierRole,
-  createCarrier,
-  protocols,
-  sharePrefixes,
-} from '../carriers/index.ts';
-import { isShared, keepShares } from '../cluster/shares.ts';
+import { type BundledSimulator, protocols, sharePrefixes } from '../carriers/index.ts';
 import type { Carrier } from '../carriers/types.ts';
 import type { Config } from '../config.ts';
 import { sealingKey } from '../secret-key.ts';
 import type { Component, RoleHealth, ComponentHost } from '../component.ts';
 import type { Role } from '../domain/roles.ts';
-import { recordLateCarrierId } from '../store/dispatch.ts';
 import { loadCarrierSetup, type CarrierSetup } from './carrier-setup.ts';
 import type { DeliverySettings } from './delivery-settings.ts';
 import { Dispatcher } from './dispatcher.ts';
 import { InboundHandler } from './inbound.ts';
 import { ReceiptWorker } from './receipts.ts';
-import { Router } from './routing.ts';
+import { CarrierSet, routersOf } from './carrier-set.ts';
+import { registerVoiceMetrics, trunkHealth } from './voice-metrics.ts';
 
 /** Options of the carriers component (tests and benchmarks pass their own carriers and settings). */
 export interface CarriersOptions {
@@ -34,7 +26,12 @@ export interface CarriersOptions {
   config?: Config;
   /** Overrides of the settings read from the environment. */
   settings?: Partial<DeliverySettings>;
+  /** How often the store and the carriers file are read again for changes (RELOAD_MS). */
+  reloadMs?: number;
 }
+
+/** Carriers and routes changed in the store or the carriers file apply within this (and at once on SIGHUP). */
+const RELOAD_MS = 2000;
 
 /** The running parts, for tests and benchmarks. */
 export interface CarriersRuntime {
@@ -55,6 +52,7 @@ function registerDispatchMetrics(
   const { registry } = service.metrics;
   if (registry.getSingleMetric('yona_dispatched_messages_total')) return;
   const node = service.node.name;
+  registerVoiceMetrics(registry, node, carriers);
   new client.Counter({
     name: 'yona_dispatched_messages_total',
     help: 'Messages this node submitted, retried or failed at submit (by outcome)',
@@ -122,9 +120,15 @@ export function carriersComponent(
       ok: runtime?.dispatcher !== undefined,
       holds: held.filter((l) => sharePrefixes(role).some((prefix) => l.startsWith(prefix))),
     });
-    return [report('dispatcher'), report('voice'), { role: 'receipts', ok: runtime?.receipts !== undefined }];
+    return [
+      report('dispatcher'),
+      { ...report('voice'), trunks: trunkHealth(runtime?.carriers) },
+      { role: 'receipts', ok: runtime?.receipts !== undefined },
+    ];
   }
   let started: ComponentHost | undefined;
+  let carrierSet: CarrierSet | undefined;
+  let stopReloading: (() => Promise<void>) | undefined;
 
   return {
     name: 'carriers',
@@ -138,20 +142,7 @@ export function carriersComponent(
       let setup = options.setup ?? (await loadCarrierSetup(service.store.db, config.carriersFile));
       if (setup.carriers.length === 0 && (node.has('dispatcher') || node.has('voice')))
         setup = await startSimulators(service, settings);
-      // A node runs the SMS carriers with the dispatcher role and the voice trunks with the voice role.
-      const runs = (c: { protocol?: string }) => node.has(carrierRole(c.protocol));
-      // Texts and calls are routed apart: a route belongs to the side of the carrier it names.
-      const isTrunk = (name: string) =>
-        setup.carriers.some((c) => c.name === name && carrierChannel(c.protocol) === 'voice');
-      const names = setup.carriers.map((c) => c.name);
-      const router = new Router(
-        setup.routes.filter((r) => !isTrunk(r.carrier)),
-        names.filter((n) => !isTrunk(n)),
-      );
-      const voiceRouter = new Router(
-        setup.routes.filter((r) => isTrunk(r.carrier)),
-        names.filter(isTrunk),
-      );
+      const { router, voiceRouter } = routersOf(setup);
       const deps = {
         store: service.store,
         logger: service.logger,
@@ -161,25 +152,8 @@ export function carriersComponent(
       };
       const receipts = new ReceiptWorker(deps);
       const inbound = new InboundHandler(deps);
-      const carriers = new Map<string, Carrier>();
-      for (const config of setup.carriers.filter(runs)) {
-        const carrier = createCarrier(config, service.logger.child({ carrier: config.name }));
-        carrier.onReceipt((r) => receipts.add(config.name, r));
-        carrier.onInbound(async (m) => void (await inbound.handle(config.name, m)));
-        carrier.onLateAccept(async (late) => {
-          await recordLateCarrierId(
-            service.store.db,
-            service.store.dialect,
-            config.name,
-            late.messageId,
-            late.partIndex,
-            late.carrierMessageId,
-            service.clock(),
-          );
-          receipts.rematchSoon(); // its receipt may already wait among the pending ones
-        });
-        carriers.set(config.name, carrier);
-      }
+      const set = new CarrierSet(service, receipts, inbound);
+      const { carriers } = set;
       const dispatcher = new Dispatcher({
         ...deps,
         carriers,
@@ -196,23 +170,50 @@ export function carriersComponent(
         () => runtime?.carriers,
       );
       receipts.start({ sweeps: node.has('receipts') });
-      // Binds and call shares are leased: a carrier's binds are the total over every node.
-      await Promise.all(
-        [...carriers.values()].map(async (c) => {
-          if (isShared(c))
-            await keepShares(node, c, carrierRole(c.protocol), service.logger.child({ carrier: c.name }));
-          await c.start();
-          if (!c.canSubmit())
-            service.logger.warn({ carrier: c.name }, 'carrier not bound yet; it keeps retrying and messages wait');
-        }),
-      );
+      await set.apply(setup);
+      carrierSet = set;
+      // Live changes: the store (and the carriers file) read again every few seconds and on SIGHUP.
+      if (!options.setup && !runtime.simulators) {
+        let last = JSON.stringify(setup);
+        let reloading: Promise<void> | undefined;
+        const reload = () => {
+          reloading ??= (async () => {
+            try {
+              const next = await loadCarrierSetup(service.store.db, config.carriersFile);
+              const text = JSON.stringify(next);
+              if (text === last) return;
+              const routers = routersOf(next);
+              await set.apply(next);
+              dispatcher.setRouters(routers.router, routers.voiceRouter);
+              last = text;
+              service.logger.info(
+                { carriers: next.carriers.map((c) => c.name), routes: next.routes.length },
+                'carriers or routes changed: applied',
+              );
+            } catch (err) {
+              service.logger.error({ err }, 'carriers or routes changed but cannot be applied; the running ones stay');
+            }
+          })().finally(() => (reloading = undefined));
+          return reloading;
+        };
+        const timer = setInterval(() => void reload(), options.reloadMs ?? RELOAD_MS);
+        timer.unref();
+        const onHangup = () => void reload();
+        process.on('SIGHUP', onHangup);
+        stopReloading = async () => {
+          clearInterval(timer);
+          process.off('SIGHUP', onHangup);
+          await reloading;
+        };
+      }
       dispatcher.start({ texts: node.has('dispatcher'), calls: node.has('voice') });
     },
     async stop() {
       if (!runtime) return;
       const r = runtime;
+      await stopReloading?.();
       await r.dispatcher?.stop();
-      await Promise.all([...(r.carriers?.values() ?? [])].map((c) => c.stop()));
+      await carrierSet?.stop();
       await r.receipts?.stop();
       for (const simulator of r.simulators ?? []) await simulator.stop();
       if (infoFile) rmSync(infoFile, { force: true });

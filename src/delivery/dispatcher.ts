@@ -1,5 +1,6 @@
 // The dispatcher: claims due messages in batches under a lease, drops blocked recipients (201, refunded),
-// routes each message to a carrier by destination prefix, submits them concurrently (the connector's windows
+// routes each message (routing.ts: its route's carriers in order, those bound first; a carrier that refuses it
+// for its own reasons hands it to the next), submits them concurrently (the connector's windows
 // bound what is in flight), and records the outcomes as they arrive, in small groups (batch-recorder.ts):
 // submitted (-1), retried with exponential backoff, or failed (refunded). Wakes on the 'dispatch' signal and
 // polls otherwise. One more lane claims only priority messages (one-time codes): it is never behind a
@@ -12,6 +13,7 @@ import type { Logger } from '../logger.ts';
 import { FifoPermits } from '../support/permits.ts';
 import type { LocalSignals } from '../signals.ts';
 import type { Store } from '../store/db.ts';
+import { accountRouteNames } from '../store/carriers.ts';
 import {
   claimDueMessages,
   finishCampaigns,
@@ -55,6 +57,8 @@ export interface DispatcherStats {
   retried: number;
   failed: number;
   blocked: number;
+  /** Times a carrier refused a message and the next carrier on its route was tried. */
+  failedOver: number;
 }
 
 /** Messages the priority lane claims at a time. */
@@ -72,6 +76,7 @@ export class Dispatcher {
     retried: 0,
     failed: 0,
     blocked: 0,
+    failedOver: 0,
   };
   private stopped = true;
   private lanes: Promise<void>[] = [];
@@ -80,6 +85,8 @@ export class Dispatcher {
   private lastLease = 0;
   /** Per carrier: messages submitted and not yet recorded, at most its inFlightLimit. */
   private readonly unrecorded = new Map<string, FifoPermits>();
+  /** Account names by id, for routes that filter by account. */
+  private readonly accounts = new Map<number, Promise<{ username: string; reseller: string | null } | undefined>>();
 
   constructor(private readonly deps: DispatcherDeps) {}
 
@@ -270,11 +277,44 @@ export class Dispatcher {
     return trunks === 0 ? CALL_BATCH : free;
   }
 
+  /** Routes from now on (a live change of carriers or routes). */
+  setRouters(router: Router, voiceRouter: Router | undefined): void {
+    this.deps.router = router;
+    this.deps.voiceRouter = voiceRouter;
+  }
+
+  // Who sent it, for routes that filter by account: the account's username and its reseller's (cached).
+  private async accountOf(accountId: number): Promise<{ username: string; reseller: string | null } | undefined> {
+    let names = this.accounts.get(accountId);
+    if (!names) {
+      names = accountRouteNames(this.deps.store.db, accountId);
+      this.accounts.set(accountId, names);
+    }
+    return names;
+  }
+
+  // The carriers a message is tried on, in order: its route's list, those bound now first (a carrier down is
+  // passed over while another on the list can take the message; when none can, each is tried in turn).
+  private async carriersFor(message: ClaimedMessage, call: boolean): Promise<Carrier[]> {
+    const router = call ? this.deps.voiceRouter : this.deps.router;
+    if (!router) return [];
+    const account = router.filtersByAccount ? await this.accountOf(message.account_id) : undefined;
+    const names = router.candidates({
+      phone: message.phone,
+      source: message.source,
+      account: account?.username,
+      reseller: account?.reseller,
+      channel: call ? 'voice' : 'sms',
+      key: message.id,
+    });
+    const carriers = names.map((n) => this.deps.carriers.get(n)).filter((c): c is Carrier => c !== undefined);
+    return [...carriers.filter((c) => c.canSubmit()), ...carriers.filter((c) => !c.canSubmit())];
+  }
+
   private async submit(message: ClaimedMessage): Promise<DispatchOutcome> {
     const call = message.channel === 'call';
-    const name = (call ? this.deps.voiceRouter : this.deps.router)?.pick(message.phone);
-    const carrier = name === undefined ? undefined : this.deps.carriers.get(name);
-    if (!carrier) {
+    const carriers = await this.carriersFor(message, call);
+    if (carriers.length === 0) {
       return {
         kind: 'failed',
         message,
@@ -292,11 +332,34 @@ export class Dispatcher {
         status: DELIVERY.FAILED,
         error: 'its code was sealed under another key (YONA_SECRET_KEY differs between nodes)',
       };
+    // One carrier at a time: the next is tried only once this one refused the message with nothing of it taken.
+    let tried: Array<{ carrier: Carrier; error: string }> = [];
+    for (const [i, carrier] of carriers.entries()) {
+      const outcome = await this.submitTo(carrier, message, text, call);
+      const last = i === carriers.length - 1;
+      if (outcome.ok || !outcome.transient || !outcome.elsewhere || last)
+        return this.outcomeOf(message, carrier, outcome, tried);
+      this.unrecorded.get(carrier.name)?.release(); // its permit: the message moves on
+      this.stats.failedOver++;
+      tried = [...tried, { carrier, error: outcome.error }];
+      this.deps.logger.debug(
+        { carrier: carrier.name, next: carriers[i + 1].name, message: message.id, error: outcome.error },
+        'dispatcher: carrier refused the message; trying the next on its route',
+      );
+    }
+    throw new Error('unreachable: the last carrier returns its outcome');
+  }
+
+  private async submitTo(
+    carrier: Carrier,
+    message: ClaimedMessage,
+    text: string,
+    call: boolean,
+  ): Promise<SubmitResult> {
     await this.permits(carrier).acquire(message.priority > 0); // released when the outcome is written
-    let result: SubmitResult;
     try {
       const spoken = call && message.spoken ? { spoken: JSON.parse(message.spoken) } : {};
-      result = await carrier.submit({
+      return await carrier.submit({
         messageId: message.id,
         source: message.source,
         destination: message.phone,
@@ -304,30 +367,36 @@ export class Dispatcher {
         ...spoken,
       });
     } catch (err) {
-      result = { ok: false, transient: true, error: `carrier error: ${(err as Error).message}` };
+      return { ok: false, transient: true, error: `carrier error: ${(err as Error).message}` };
     }
-    if (result.ok) this.stats.accepted++;
-    if (result.ok)
+  }
+
+  private outcomeOf(
+    message: ClaimedMessage,
+    carrier: Carrier,
+    result: SubmitResult,
+    tried: Array<{ carrier: Carrier; error: string }>,
+  ): DispatchOutcome {
+    if (result.ok) {
+      this.stats.accepted++;
       return { kind: 'submitted', message, carrier: carrier.name, carrierMessageIds: result.carrierMessageIds };
+    }
     const { settings } = this.deps;
+    const error = tried.length
+      ? `${result.error} (before: ${tried.map((t) => `${t.carrier.name}: ${t.error}`).join('; ')})`
+      : result.error;
     if (!result.transient)
-      return {
-        kind: 'failed',
-        message,
-        carrier: carrier.name,
-        status: result.status ?? DELIVERY.FAILED,
-        error: result.error,
-      };
+      return { kind: 'failed', message, carrier: carrier.name, status: result.status ?? DELIVERY.FAILED, error };
     if (message.attempts >= settings.maxAttempts) {
       return {
         kind: 'failed',
         message,
         carrier: carrier.name,
         status: DELIVERY.FAILED,
-        error: `gave up after ${message.attempts} attempts: ${result.error}`,
+        error: `gave up after ${message.attempts} attempts: ${error}`,
       };
     }
     const delay = Math.min(settings.retryMaxMs, settings.retryBaseMs * 2 ** Math.min(message.attempts - 1, 20));
-    return { kind: 'retry', message, carrier: carrier.name, at: this.deps.clock() + delay, error: result.error };
+    return { kind: 'retry', message, carrier: carrier.name, at: this.deps.clock() + delay, error };
   }
 }

@@ -109,11 +109,18 @@ export const DELIVERY = {
   EXPIRED: 103,
   /** Cancelled before it left. */
   DELETED: 104,
+  /** The callee's side refused the message or call (a call: a 4xx other than busy or no answer). */
   REJECTED: 108,
-  /** A call not answered, busy (Yona's, in the "not delivered" range). */
+  /** A call: the callee is busy (486, 600). */
   CALL_BUSY: 110,
-  /** A call not answered, no answer (Yona's, in the "not delivered" range). */
+  /** A call: rang with no answer until the ring timeout (408, 480, 487, or a CANCEL never answered with 487). */
   CALL_NO_ANSWER: 111,
+  /** A call: the trunk refused it (3xx, 5xx, 6xx other than 600); refunded. */
+  CALL_REFUSED: 112,
+  /** A call: answered, and the callee hung up before the message ended (its call_seconds say how much played). */
+  CALL_HUNG_UP: 113,
+  /** A call: answered with no codec in common (neither PCMA nor PCMU); hung up at once and refunded. */
+  CALL_NO_CODEC: 114,
   /** The recipient is on the account's blocklist. */
   BLOCKED: 201,
   /** Skipped at release by its send's temp_bl (Yona's: 715, as at acceptance). */
@@ -149,6 +156,9 @@ export const DELIVERY_STATUS: Readonly<Record<DeliveryStatus, StatusEntry>> = {
   108: { he: 'נדחה', en: 'Rejected' },
   110: { he: 'לא נענה - תפוס', en: 'Call not answered: busy' },
   111: { he: 'לא נענה - אין מענה', en: 'Call not answered: no answer' },
+  112: { he: 'השיחה נדחתה על ידי ספק השיחות', en: 'Call refused by the trunk' },
+  113: { he: 'נענה - נותק לפני סוף ההודעה', en: 'Call answered, hung up before the message ended' },
+  114: { he: 'נענה - אין קודק משותף', en: 'Call answered without a usable codec' },
   201: { he: 'נחסם לפי בקשה', en: 'Blocked on request (blocklist)' },
   715: {
     he: 'נחסם זמנית (temp_bl)',

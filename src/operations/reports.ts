@@ -70,6 +70,8 @@ function reportReply(rows: ReportRow[], timeZone: string): ReplyTo<typeof REPORT
       shipmentId: r.campaign_id,
       timeZone,
     }),
+    // Beside operator/operaor (019's fields, which carry the same name): the carrier said as Yona calls it.
+    carrier: r.carrier ?? '',
     ...(r.channel === 'call'
       ? { channel: 'call', ...(r.call_seconds !== null ? { call_seconds: r.call_seconds } : {}) }
       : {}),

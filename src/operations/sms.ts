@@ -25,6 +25,8 @@ import {
   parseUnsubscribeField,
 } from './send/options.ts';
 import { Rejections } from './send/rejections.ts';
+import { spokenLengths } from './send/spoken-length.ts';
+import type { SpokenLengths } from '../domain/voice.ts';
 import { acceptedReply, SEND_REPLY } from './send/reply.ts';
 import { lenient, optText, rawText, text, textOf } from './fields.ts';
 import { defineOperation } from './types.ts';
@@ -61,6 +63,8 @@ export const sms = defineOperation({
   input: smsInput,
   reply: SEND_REPLY,
   sharesCommits: true,
+  // A voice send's speech is rendered first, outside the transaction: its calls are priced on its length.
+  prepare: (input) => spokenLengths(input.message, input.tts),
   async handler(ctx, input) {
     const source = checkSource(input.source);
     const message = checkMessage(input.message);
@@ -104,7 +108,15 @@ export const sms = defineOperation({
 
     const acceptance = await acceptCampaign(ctx, {
       kind: tts ? 'tts' : 'sms',
-      ...(tts ? { calls: { type: tts.type, spoken: { voice: tts.voice, rate: tts.rate, repeat: tts.repeat } } } : {}),
+      ...(tts
+        ? {
+            calls: {
+              type: tts.type,
+              spoken: { voice: tts.voice, rate: tts.rate, repeat: tts.repeat },
+              lengths: ctx.prepared as SpokenLengths | undefined,
+            },
+          }
+        : {}),
       name,
       source,
       scheduledAt,

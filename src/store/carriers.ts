@@ -33,18 +33,68 @@ export async function listCarriers(db: Queryable): Promise<CarrierRow[]> {
   return db.selectFrom('carriers').selectAll().orderBy('id').execute();
 }
 
-/** Routes destinations starting with `prefix` ('' = default) to `carrier`, replacing an earlier route. */
-export async function setRoute(db: Queryable, prefix: string, carrier: string, now: number): Promise<void> {
+/** A stored route: what it matches ('' filters match everything) and its carrier list ('a,b:3'). */
+export interface StoredRoute {
+  prefix: string;
+  account: string;
+  source: string;
+  channel: string;
+  carrier: string;
+}
+
+/** Sets the carriers of the route with these filters, adding it or replacing its carriers. */
+export async function setRoute(db: Queryable, route: StoredRoute, now: number): Promise<void> {
   await db
     .insertInto('carrier_routes')
-    .values({ prefix, carrier, created_at: now })
-    .onConflict((oc) => oc.column('prefix').doUpdateSet({ carrier, created_at: now }))
+    .values({ ...route, created_at: now })
+    .onConflict((oc) =>
+      oc.columns(['prefix', 'account', 'source', 'channel']).doUpdateSet({ carrier: route.carrier, created_at: now }),
+    )
     .execute();
 }
 
-/** Every route (prefix, carrier). */
-export async function listRoutes(db: Queryable): Promise<Array<{ prefix: string; carrier: string }>> {
-  return db.selectFrom('carrier_routes').select(['prefix', 'carrier']).orderBy('prefix').execute();
+/** Removes the route with exactly these filters; true when there was one. */
+export async function deleteRoute(db: Queryable, route: Omit<StoredRoute, 'carrier'>): Promise<boolean> {
+  const res = await db
+    .deleteFrom('carrier_routes')
+    .where('prefix', '=', route.prefix)
+    .where('account', '=', route.account)
+    .where('source', '=', route.source)
+    .where('channel', '=', route.channel)
+    .executeTakeFirst();
+  return Number(res.numDeletedRows) > 0;
+}
+
+/** Every route. */
+export async function listRoutes(db: Queryable): Promise<StoredRoute[]> {
+  return db
+    .selectFrom('carrier_routes')
+    .select(['prefix', 'account', 'source', 'channel', 'carrier'])
+    .orderBy('prefix')
+    .orderBy('account')
+    .orderBy('source')
+    .orderBy('channel')
+    .execute();
+}
+
+/** Removes a carrier; true when there was one. */
+export async function deleteCarrier(db: Queryable, name: string): Promise<boolean> {
+  const res = await db.deleteFrom('carriers').where('name', '=', name).executeTakeFirst();
+  return Number(res.numDeletedRows) > 0;
+}
+
+/** An account's username and its reseller's (what routes filter by). */
+export async function accountRouteNames(
+  db: Queryable,
+  accountId: number,
+): Promise<{ username: string; reseller: string | null } | undefined> {
+  const row = await db
+    .selectFrom('accounts as a')
+    .leftJoin('accounts as p', 'p.id', 'a.parent_id')
+    .select(['a.username as username', 'p.username as reseller'])
+    .where('a.id', '=', accountId)
+    .executeTakeFirst();
+  return row ? { username: row.username, reseller: row.reseller ?? null } : undefined;
 }
 
 /** Gives an account an inbound number; false when another account already owns it. */

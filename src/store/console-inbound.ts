@@ -3,13 +3,10 @@
 // latest message to that sender sent before it arrived) and whether its sender is blocked by a removal reply.
 import { sql } from 'kysely';
 import type { Queryable } from './db.ts';
+import type { InboundRow as IncomingRow } from './inbound.ts';
 
-export interface InboundRow {
-  id: number;
-  phone: string;
-  dest: string;
-  text: string;
-  received_at: number;
+/** An inbound message as the console's replies page shows it. */
+export interface InboundRow extends IncomingRow {
   campaign_id: number | null;
   campaign_name: string | null;
   /** The sender was blocked by a removal keyword in a reply (blocklist source `reply-stop`). */

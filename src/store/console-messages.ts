@@ -59,6 +59,8 @@ export interface LogRow {
   status: number | null;
   status_at: number | null;
   error: string | null;
+  /** The carrier that took it (or last refused it); null before any carrier did. */
+  carrier: string | null;
 }
 
 /** Where a page starts: at the cursor's instant below its id, or wholly before an instant. */
@@ -148,6 +150,7 @@ async function readPage(
       'status',
       'status_at',
       'error',
+      'carrier',
     ])
     .where(
       keys

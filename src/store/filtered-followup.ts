@@ -1,7 +1,7 @@
 // What a status-15 receipt (a filtered, "Kosher", handset refused the text) sets off: the phone joins the
 // filtered-phone registry, and when the text was a voice send of type 2 it is followed, once, by a call speaking
 // the same text (charged per started minute as the send's acceptance priced calls; not placed without the credit).
-import { estimatedCallSeconds, callCredits } from '../domain/voice.ts';
+import { callCredits, estimatedCallSeconds, paidCallSeconds } from '../domain/voice.ts';
 import type { Dialect, Queryable } from './db.ts';
 import { addFilteredPhones } from './filtered-phones.ts';
 import { applyLedgerChange } from './ledger.ts';
@@ -47,7 +47,9 @@ export async function followFilteredHandsets(
       .executeTakeFirst();
     if (already) continue;
     const { voice, rate, repeat } = options.tts;
-    const credits = callCredits(estimatedCallSeconds(row.text, rate, repeat), options.call_credits_per_minute ?? 0);
+    // Priced on the estimate (a receipt cannot wait for speech to render); it plays at most the minutes paid.
+    const seconds = estimatedCallSeconds(row.text, rate, repeat);
+    const credits = callCredits(seconds, options.call_credits_per_minute ?? 0);
     const paid = await applyLedgerChange(db, {
       accountId: change.accountId,
       currency: 'credits',
@@ -73,7 +75,7 @@ export async function followFilteredHandsets(
           costAgorot: 0,
           unsubscribeCode: null,
           channel: 'call',
-          spoken: JSON.stringify({ voice, rate, repeat }),
+          spoken: JSON.stringify({ voice, rate, repeat, paidSeconds: paidCallSeconds(seconds) }),
         },
       ],
     );

@@ -117,7 +117,7 @@ export async function applyReceipts(
       await refundMessage(
         db,
         { id: part.message_id },
-        'refund: the call was never placed (the trunk did not answer)',
+        'refund: the trunk did not carry the call (never placed, refused, or no codec in common)',
         now,
       );
     if (r.durationMs !== undefined) {

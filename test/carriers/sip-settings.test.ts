@@ -41,8 +41,16 @@ it('reads a SIP trunk beside an SMPP carrier, with its defaults', () => {
   );
   const voice = setup.carriers[1];
   assert.deepEqual(
-    [voice.port, voice.callerId, voice.localIp, voice.maxCalls, voice.callsPerSecond, voice.ringTimeoutMs],
-    [5060, '97235550000', '127.0.0.1', 10, 0, 30_000],
+    [
+      voice.port,
+      voice.callerId,
+      voice.localIp,
+      voice.maxCalls,
+      voice.callsPerSecond,
+      voice.ringTimeoutMs,
+      voice.optionsIntervalMs,
+    ],
+    [5060, '97235550000', '127.0.0.1', 10, 0, 30_000, 30_000],
   );
 });
 

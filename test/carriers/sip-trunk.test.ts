@@ -3,9 +3,13 @@
 // 108); the simulator records the RTP each answered call got; the trunk's concurrent-call limit holds.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { createSocket } from 'node:dgram';
 import { CallSimulator } from '../../src/carriers/simulator/index.ts';
+import { formatResponse, parseSip } from '../../src/carriers/sip/message.ts';
+import { checkTrunk } from '../../src/carriers/sip/options.ts';
 import { SipCarrier, type SipTrunkConfig } from '../../src/carriers/sip/connector.ts';
-import { playbackFrames } from '../../src/carriers/sip/rtp.ts';
+import { PACKET_MS, playbackFrames, TRAILING_SILENCE_MS } from '../../src/carriers/sip/rtp.ts';
+import { encodeG711 } from '../../src/carriers/sip/g711.ts';
 import { CachedSpeech, EspeakEngine } from '../../src/carriers/sip/speech.ts';
 import type { Receipt } from '../../src/carriers/types.ts';
 import { voiceToolsAvailable } from '../helpers/sipp.ts';
@@ -72,13 +76,13 @@ describe('a voice trunk against the bundled call simulator', { skip: !available 
     }
     await until(() => (receipts.length === 5 ? true : undefined), 15_000, 'five outcomes');
     const statuses = Object.fromEntries(receipts.map((r) => [ids.get(r.carrierMessageId), r.status]));
-    assert.deepEqual(statuses, { answered: 102, busy: 110, declined: 108, silent: 111, unknown: 108 });
+    assert.deepEqual(statuses, { answered: 102, busy: 110, declined: 112, silent: 111, unknown: 108 });
     const [answered] = sim.calls({ to: numbers.answered });
-    const audio = await speech.render({ text: TEXT, voice: 'ymFemale', rate: 0, law: 'pcma' });
+    const audio = encodeG711(await speech.render({ text: TEXT, voice: 'ymFemale', rate: 0 }), 'pcma');
     const expected = playbackFrames(audio, 'pcma', 1).length;
     assert.equal(answered.law, 'pcma', 'the simulator takes the first law offered');
     assert.ok(
-      Math.abs(answered.packets - expected) <= 2,
+      Math.abs(answered.packets - expected - TRAILING_SILENCE_MS / PACKET_MS) <= 2,
       `${answered.packets} RTP packets received for ${expected} sent`,
     );
     assert.ok(answered.endedAt !== undefined, 'the call was hung up with BYE');
@@ -116,6 +120,26 @@ describe('a voice trunk against the bundled call simulator', { skip: !available 
     );
     assert.ok(overlapping <= 2, `the simulator saw ${overlapping} calls at once`);
     await carrier.stop();
+  });
+});
+
+describe('a trunk health check (OPTIONS)', () => {
+  it('shows the bundled simulator up, and a trunk answering 503 down', async () => {
+    const sim = new CallSimulator();
+    const port = await sim.start();
+    const trunk = { host: '127.0.0.1', port, callerId: '035550000', localIp: '127.0.0.1' };
+    const up = await checkTrunk(trunk);
+    assert.deepEqual([up.up, up.sipStatus], [true, 200]);
+    await sim.stop();
+    const overloaded = createSocket('udp4');
+    overloaded.on('message', (raw, from) => {
+      const request = parseSip(raw)!;
+      overloaded.send(formatResponse(request, 503, 'Service Unavailable'), from.port, from.address);
+    });
+    await new Promise<void>((r) => overloaded.bind(0, '127.0.0.1', () => r()));
+    const down = await checkTrunk({ ...trunk, port: overloaded.address().port });
+    assert.deepEqual([down.up, down.sipStatus, down.error], [false, 503, '503 Service Unavailable']);
+    overloaded.close();
   });
 });
 

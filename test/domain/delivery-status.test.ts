@@ -37,6 +37,9 @@ const SPEC_ROWS: Array<{ codes: number[]; he: string; meaning: string }> = [
 const YONA_OWN: Record<number, { he: RegExp; en: RegExp }> = {
   110: { he: /^לא נענה - תפוס$/, en: /not answered: busy/i },
   111: { he: /^לא נענה - אין מענה$/, en: /not answered: no answer/i },
+  112: { he: /ספק השיחות/, en: /refused by the trunk/i },
+  113: { he: /נותק לפני סוף ההודעה/, en: /hung up before the message ended/i },
+  114: { he: /אין קודק משותף/, en: /without a usable codec/i },
   715: { he: /temp_bl/, en: /temp_bl/ },
 };
 

@@ -26,11 +26,31 @@ export interface SippPeer {
   stop(): void;
 }
 
-/** Starts sipp as a UAS on loopback: its built-in `uas` scenario (answers, echoes RTP) or one of test/fixtures/sipp. */
+/** The scenarios of test/fixtures/sipp (each file says what its callee does). */
+export type SippScenario =
+  | 'busy'
+  | 'decline'
+  | 'ring'
+  | 'auth'
+  | 'auth-twice'
+  | 'ack-retransmit'
+  | 'pcmu-only'
+  | 'no-codec'
+  | 'not-found'
+  | 'unavailable'
+  | 'cancel-no-487'
+  | 'hangup'
+  | 'malformed';
+
+/**
+ * Starts sipp as a UAS on loopback: its built-in `uas` scenario (answers, echoes RTP) or one of test/fixtures/sipp;
+ * `timeoutS` bounds its run (60 s).
+ */
 export async function startSipp(
-  scenario: 'uas' | 'busy' | 'decline' | 'ring' | 'auth',
+  scenario: 'uas' | SippScenario,
   calls = 1,
   transport: 'udp' | 'tcp' = 'udp',
+  options: { timeoutS?: number } = {},
 ): Promise<SippPeer> {
   const port = 20000 + Math.floor(Math.random() * 20000);
   const mediaPort = port + 2;
@@ -55,7 +75,7 @@ export async function startSipp(
       String(calls),
       '-nostdin',
       '-timeout',
-      '60s',
+      `${options.timeoutS ?? 60}s`,
       '-timeout_error',
     ],
     { stdio: ['ignore', 'ignore', 'pipe'] },

@@ -1,10 +1,11 @@
 // A standalone `yona smsc-sim` as its own process for end-to-end tests, driven through its HTTP control
 // channel (GET /stats, /messages; POST /throttle, /fail-next, /disconnect, /receipt-delay, /mo).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ReceivedMessage, SimulatorStats } from '../../src/carriers/simulator/index.ts';
+import { RECEIVED_FILE } from '../../src/carriers/smpp/simulator-command.ts';
 
 const bin = join(import.meta.dirname, '../../bin/yona.js');
 
@@ -17,6 +18,8 @@ export interface SmscSimProcess {
   messages(to?: string): Promise<ReceivedMessage[]>;
   /** SIGTERM; resolves with the exit code. */
   stop(): Promise<number | null>;
+  /** After stop: every message it received, as it wrote them when it stopped (empty when it wrote none). */
+  receivedAtExit: ReceivedMessage[];
 }
 
 async function call(url: string, method: string, body?: unknown): Promise<unknown> {
@@ -65,9 +68,10 @@ export async function startSmscSimProcess(extra: string[] = []): Promise<SmscSim
     await new Promise((r) => setTimeout(r, 50));
   }
   const controlUrl = match[2];
-  return {
+  const sim: SmscSimProcess = {
     smppPort: Number(match[1]),
     controlUrl,
+    receivedAtExit: [],
     post: (path, body = {}) => call(`${controlUrl}${path}`, 'POST', body),
     stats: () => call(`${controlUrl}/stats`, 'GET') as Promise<SimulatorStats>,
     messages: async (to) =>
@@ -78,8 +82,18 @@ export async function startSmscSimProcess(extra: string[] = []): Promise<SmscSim
       const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
       const code = await exited;
       clearTimeout(timer);
+      try {
+        sim.receivedAtExit = (
+          JSON.parse(readFileSync(join(dataDir, RECEIVED_FILE), 'utf8')) as {
+            messages: ReceivedMessage[];
+          }
+        ).messages;
+      } catch {
+        sim.receivedAtExit = [];
+      }
       rmSync(dataDir, { recursive: true, force: true });
       return code;
     },
   };
+  return sim;
 }

@@ -2,7 +2,17 @@
 // SMSC answers texts, by the dialled number's last four digits, and records the RTP each answered call received
 // (packets and duration), for `yona sim calls` and the tests.
 import { createSocket, type Socket } from 'node:dgram';
-import { formatResponse, header, parseSdp, parseSip, sipToken, tagOf, uriOf, type SipMessage } from '../sip/message.ts';
+import {
+  formatResponse,
+  header,
+  parseSdp,
+  parseSip,
+  requestProblem,
+  sipToken,
+  tagOf,
+  uriOf,
+  type SipMessage,
+} from '../sip/message.ts';
 import { PACKET_MS, PAYLOAD_TYPE } from '../sip/rtp.ts';
 
 /** What the simulated callee does. */
@@ -32,6 +42,8 @@ export interface ReceivedCall {
   /** RTP packets received while the call was up, and what they add up to (20 ms each). */
   packets: number;
   durationMs: number;
+  /** Milliseconds between consecutive RTP packets as they arrived (the pacing the callee heard). */
+  gaps: number[];
   startedAt: number;
   endedAt?: number;
 }
@@ -77,6 +89,15 @@ export class CallSimulator {
     const m = parseSip(raw);
     if (!m || m.method === undefined) return;
     const peer = { address, port };
+    const problem = requestProblem(m);
+    if (problem) {
+      if (m.method !== 'ACK' && header(m, 'via')) this.reply(peer, formatResponse(m, 400, problem));
+      return;
+    }
+    if (m.method === 'OPTIONS') {
+      this.reply(peer, formatResponse(m, 200, 'OK', [['Allow', 'INVITE, ACK, CANCEL, BYE, OPTIONS']]));
+      return;
+    }
     const callId = header(m, 'call-id') ?? '';
     const dialog = this.dialogs.get(callId);
     if (m.method === 'INVITE') {
@@ -114,6 +135,7 @@ export class CallSimulator {
       behaviour,
       packets: 0,
       durationMs: 0,
+      gaps: [],
       startedAt: Date.now(),
     };
     this.log.push(call);
@@ -138,7 +160,11 @@ export class CallSimulator {
         : 'pcma';
     const media = createSocket('udp4');
     await new Promise<void>((resolve) => media.bind(0, '127.0.0.1', () => resolve()));
+    let last: number | undefined;
     media.on('message', () => {
+      const now = performance.now();
+      if (last !== undefined) call.gaps.push(now - last);
+      last = now;
       call.packets++;
       call.durationMs = call.packets * PACKET_MS;
     });

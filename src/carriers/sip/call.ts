@@ -1,12 +1,13 @@
-// One outbound call over SIP (UDP or TCP) to a trunk: INVITE with an SDP offer of PCMA and PCMU (over UDP
-// retransmitted on RFC 3261's timer A until a response), digest authentication on 401/407, provisional responses, a ring timeout
-// that CANCELs, ACK for every final response, the message played over RTP in the law the answer chose, then BYE.
-// The outcome says what a delivery report needs: answered (with the audio's duration), busy, no answer,
-// rejected or failed, with the SIP status that decided it.
-import { createSocket, type Socket } from 'node:dgram';
+// One outbound call over SIP (UDP or TCP) to a trunk, as a user agent client on RFC 3261's transactions
+// (transaction.ts): INVITE with an SDP offer of PCMA and PCMU, digest authentication answering each 401/407
+// challenge once, provisional responses, a ring timeout that CANCELs, the ACK of a 2xx sent for each copy of
+// it, the message played over RTP on the media thread in the law the answer chose, then BYE. Requests from the
+// trunk inside the call are answered (BYE ends the playback; one that cannot be parsed gets 400).
+// The outcome says what a delivery report needs, with the SIP status that decided it.
 import { randomInt } from 'node:crypto';
-import { digestAuthorization } from './digest.ts';
-import { openTransport, type SipTransport, type SipTransportKind } from './transport.ts';
+import { digestAuthorization, parseChallenge } from './digest.ts';
+import { encodeG711, type G711Law } from './g711.ts';
+import { openMedia, type MediaSession } from './media.ts';
 import {
   formatRequest,
   formatResponse,
@@ -14,13 +15,15 @@ import {
   newBranch,
   parseSdp,
   parseSip,
+  requestProblem,
   sdpOffer,
   sipToken,
   uriOf,
   type SipMessage,
 } from './message.ts';
-import { PAYLOAD_TYPE, playbackFrames, streamRtp, type StreamStats } from './rtp.ts';
-import type { G711Law } from './speech.ts';
+import { PAYLOAD_TYPE, playback, type StreamStats } from './rtp.ts';
+import { ClientTransactions, RFC_TIMERS, type OutgoingRequest, type SipTimers } from './transaction.ts';
+import { openTransport, type SipTransport, type SipTransportKind } from './transport.ts';
 
 /** Where calls go and who they come from. */
 export interface Trunk {
@@ -42,49 +45,57 @@ export interface Trunk {
 export interface CallRequest {
   /** The number dialled (the user part of the request URI). */
   to: string;
-  /** The audio in the law the answer chose (8 kHz G.711). */
-  audio(law: G711Law): Promise<Buffer>;
+  /** The speech as 8 kHz 16-bit linear PCM (encoded in the answer's law when the call is answered). */
+  audio(): Promise<Buffer>;
   /** Times the audio plays (a second of silence between). */
   repeat: number;
   /** How long it may ring before the call is cancelled. */
   ringTimeoutMs: number;
+  /** The most of the message that is played (what was paid for), in ms; all of it when absent. */
+  maxPlayMs?: number;
 }
 
-export type CallResult = 'answered' | 'busy' | 'no_answer' | 'rejected' | 'failed';
+/**
+ * How a call ended: answered and played in full, answered and hung up before the end, answered with no codec
+ * in common, busy, no answer, rejected by the callee's side (4xx), refused by the trunk (3xx, 5xx, 6xx), or
+ * failed before the trunk answered at all (never placed).
+ */
+export type CallResult = 'answered' | 'hung_up' | 'no_codec' | 'busy' | 'no_answer' | 'rejected' | 'refused' | 'failed';
 
 export interface CallOutcome {
   result: CallResult;
   /** The final response to the INVITE, when there was one. */
   sipStatus?: number;
   reason: string;
-  /** For an answered call: how long audio was sent, packets, the law, the pacing lateness, and RTP packets heard back. */
-  media?: StreamStats & { law: G711Law; received: number };
+  /** For an answered call: how the audio went, the law, RTP packets heard back, ms from the 200 OK to the first packet. */
+  media?: StreamStats & { law: G711Law; received: number; firstPacketMs?: number };
   callId: string;
 }
-
-const T1 = 500;
-const TIMER_B = 32 * T1;
-/** How long after the ring timeout a trunk that never answered at all is waited for. */
-const SILENT_TRUNK_GRACE_MS = 2000;
 
 /** What a final non-2xx status means for the message. */
 export function outcomeOf(status: number): CallResult {
   if (status === 486 || status === 600) return 'busy';
   if (status === 408 || status === 480 || status === 487) return 'no_answer';
-  if (status >= 300 && status < 400) return 'failed';
-  if (status >= 500 && status < 600) return 'failed';
-  return 'rejected';
+  if (status >= 400 && status < 500) return 'rejected';
+  return 'refused';
 }
 
 /** Places one call and resolves with its outcome; never rejects. */
-export async function placeCall(trunk: Trunk, request: CallRequest): Promise<CallOutcome> {
+export async function placeCall(trunk: Trunk, request: CallRequest, timers = RFC_TIMERS): Promise<CallOutcome> {
   let transport: SipTransport;
   try {
     transport = await openTransport(trunk.transport ?? 'udp', trunk.host, trunk.port, trunk.localIp);
   } catch (err) {
     return { result: 'failed', reason: `cannot reach the trunk: ${(err as Error).message}`, callId: '' };
   }
-  const call = new Call(trunk, request, transport);
+  let media: MediaSession;
+  try {
+    media = await openMedia(trunk.localIp);
+  } catch (err) {
+    await transport.close();
+    return { result: 'failed', reason: (err as Error).message, callId: '' };
+  }
+  const call = new Call(trunk, request, transport, media, timers);
   try {
     return await call.run();
   } finally {
@@ -92,40 +103,44 @@ export async function placeCall(trunk: Trunk, request: CallRequest): Promise<Cal
   }
 }
 
+/** The INVITE's end: its final response, the ring timeout's CANCEL, or nothing at all (timer B). */
+type Ringing = { final: SipMessage } | { cancelled: true; final?: SipMessage } | { silent: true };
+
 class Call {
-  private readonly rtp: Socket = createSocket('udp4');
   private readonly callId = `${sipToken(12)}@yona`;
   private readonly fromTag = sipToken();
   private readonly domain: string;
+  private readonly transactions: ClientTransactions;
   private cseq = 1;
-  private branch = newBranch();
-  private toHeader: string | undefined;
-  private remoteTarget: string | undefined;
-  private authTried = false;
-  private responses: Array<(m: SipMessage) => void> = [];
-  private byeFromPeer = new AbortController();
-  private heard = 0;
+  /** What the 2xx gave: the To with its tag, where in-dialog requests go, and the route set. */
+  private dialog: { to: string; target: string; routes: string[] } | undefined;
+  private ack2xx: string | undefined;
+  private readonly byeFromPeer = new AbortController();
 
   constructor(
     private readonly trunk: Trunk,
     private readonly request: CallRequest,
     private readonly sip: SipTransport,
+    private readonly media: MediaSession,
+    timers: SipTimers,
   ) {
     this.domain = trunk.domain ?? trunk.host;
+    this.transactions = new ClientTransactions(sip, timers);
   }
 
-  /** Closes the SIP transport once the last message (an ACK, a BYE) has left, and the RTP socket. */
-  async close(): Promise<void> {
+  /** Ends the transactions, then closes the SIP transport once the last message has left, and the RTP socket. */
+  async close(): Promise<number> {
+    this.transactions.close();
     await this.sip.close();
-    this.rtp.close();
+    return this.media.close();
   }
 
   private get requestUri(): string {
     return `sip:${this.request.to}@${this.domain}:${this.trunk.port}`;
   }
 
-  private send(text: string): void {
-    this.sip.send(text);
+  private get calleeTo(): string {
+    return `<sip:${this.request.to}@${this.domain}>`;
   }
 
   private via(branch: string): string {
@@ -144,207 +159,209 @@ class Call {
     ];
   }
 
-  private invite(sdp: string, authorization?: [string, string]): string {
-    const headers = this.common(this.branch, 'INVITE', this.cseq, `<sip:${this.request.to}@${this.domain}>`);
+  private invite(sdp: string, authorization?: [string, string]): OutgoingRequest {
+    const branch = newBranch();
+    const headers = this.common(branch, 'INVITE', this.cseq, this.calleeTo);
     const transport = this.sip.kind === 'tcp' ? ';transport=tcp' : '';
     headers.push(
       ['Contact', `<sip:${this.trunk.callerId}@${this.trunk.localIp}:${this.sip.localPort()}${transport}>`],
       ['Content-Type', 'application/sdp'],
     );
     if (authorization) headers.push(authorization);
-    return formatRequest('INVITE', this.requestUri, headers, sdp);
+    return { method: 'INVITE', branch, seq: this.cseq, text: formatRequest('INVITE', this.requestUri, headers, sdp) };
   }
 
-  // ACK of a non-2xx final response: same branch and CSeq number as the INVITE, To as the response gave it.
-  private ackError(response: SipMessage): void {
-    const headers = this.common(this.branch, 'ACK', this.cseq, header(response, 'to') ?? '');
-    this.send(formatRequest('ACK', this.requestUri, headers));
+  // An in-dialog request (BYE): to the remote target, through the route set, a transaction of its own.
+  private inDialog(method: string): OutgoingRequest {
+    const dialog = this.dialog!;
+    const branch = newBranch();
+    const headers = this.common(branch, method, ++this.cseq, dialog.to);
+    for (const route of dialog.routes) headers.push(['Route', route]);
+    return { method, branch, seq: this.cseq, text: formatRequest(method, dialog.target, headers) };
   }
 
-  // ACK of a 2xx: a transaction of its own, to the remote target.
-  private ack2xx(): void {
-    this.send(
-      formatRequest(
-        'ACK',
-        this.remoteTarget ?? this.requestUri,
-        this.common(newBranch(), 'ACK', this.cseq, this.toHeader!),
-      ),
-    );
-  }
-
+  // Requests the trunk sends inside the call; responses go to their transactions.
   private onMessage(raw: Buffer): void {
     const message = parseSip(raw);
     if (!message) return;
+    if (message.method === undefined) {
+      this.transactions.receive(message);
+      return;
+    }
+    const problem = requestProblem(message);
+    if (problem) {
+      if (message.method !== 'ACK' && header(message, 'via')) this.sip.send(formatResponse(message, 400, problem));
+      return;
+    }
+    if (message.method === 'ACK') return;
+    if (header(message, 'call-id') !== this.callId) {
+      this.sip.send(formatResponse(message, 481, 'Call/Transaction Does Not Exist'));
+      return;
+    }
     if (message.method === 'BYE') {
-      this.send(formatResponse(message, 200, 'OK'));
+      this.sip.send(formatResponse(message, 200, 'OK'));
       this.byeFromPeer.abort();
+      this.media.stop();
       return;
     }
-    if (message.method !== undefined) {
-      if (message.method !== 'ACK') this.send(formatResponse(message, 501, 'Not Implemented'));
+    if (message.method === 'OPTIONS' || message.method === 'INFO' || message.method === 'UPDATE') {
+      this.sip.send(formatResponse(message, 200, 'OK'));
       return;
     }
-    if (header(message, 'call-id') !== this.callId) return;
-    for (const handler of [...this.responses]) handler(message);
-  }
-
-  /**
-   * Waits for a response to `method` that `onResponse` accepts; sends `text` first and retransmits it on timer A
-   * until any response (with no text, it only waits).
-   */
-  private transaction(
-    method: string,
-    text: string | undefined,
-    onResponse: (m: SipMessage) => boolean,
-    timeoutMs = TIMER_B,
-    extend?: () => boolean,
-  ): Promise<SipMessage | undefined> {
-    return new Promise((resolve) => {
-      let interval = T1;
-      let answered = false;
-      let retransmit: NodeJS.Timeout | undefined;
-      const schedule = () => {
-        if (text === undefined || this.sip.reliable) return;
-        retransmit = setTimeout(() => {
-          if (answered) return;
-          this.send(text);
-          interval = Math.min(interval * 2, 4000);
-          schedule();
-        }, interval);
-      };
-      const done = (m: SipMessage | undefined) => {
-        clearTimeout(retransmit);
-        clearTimeout(giveUp);
-        this.responses = this.responses.filter((h) => h !== handler);
-        resolve(m);
-      };
-      const handler = (m: SipMessage) => {
-        if (!header(m, 'cseq')?.endsWith(method)) return;
-        answered = true;
-        clearTimeout(retransmit);
-        if (onResponse(m)) done(m);
-      };
-      // `extend`: once the peer has answered at all, wait up to timer B instead of `timeoutMs`.
-      let giveUp = setTimeout(function expire() {
-        if (extend?.() && timeoutMs < TIMER_B) {
-          giveUp = setTimeout(() => done(undefined), TIMER_B - timeoutMs);
-          return;
-        }
-        done(undefined);
-      }, timeoutMs);
-      this.responses.push(handler);
-      if (text !== undefined) this.send(text);
-      schedule();
-    });
+    this.sip.send(formatResponse(message, 501, 'Not Implemented'));
   }
 
   async run(): Promise<CallOutcome> {
-    await new Promise<void>((r) => this.rtp.bind(0, this.trunk.localIp, () => r()));
     this.sip.onMessage((raw) => this.onMessage(raw));
-    this.rtp.on('message', () => void this.heard++); // the callee's audio is counted, not kept
-    const sdp = sdpOffer(this.trunk.localIp, this.rtp.address().port, randomInt(1, 2 ** 31));
+    const sdp = sdpOffer(this.trunk.localIp, this.media.port, randomInt(1, 2 ** 31));
     const outcome = (result: CallResult, reason: string, sipStatus?: number): CallOutcome => ({
       result,
       reason,
       sipStatus,
       callId: this.callId,
     });
-
+    const answered = new Set<string>();
     let authorization: [string, string] | undefined;
     for (;;) {
-      const final = await this.ring(sdp, authorization);
-      if (!final) return outcome('failed', 'no response from the trunk');
-      if (final === 'timeout')
-        return outcome('no_answer', `no answer within ${Math.round(this.request.ringTimeoutMs / 1000)} s`, 487);
+      const ringing = await this.ring(this.invite(sdp, authorization));
+      if ('silent' in ringing) return outcome('failed', 'no response from the trunk');
+      if ('cancelled' in ringing) {
+        const status = ringing.final?.status;
+        const seconds = Math.round(this.request.ringTimeoutMs / 1000);
+        if (status !== undefined && status >= 300 && status !== 487)
+          return outcome(outcomeOf(status), `${status} ${ringing.final!.reason ?? ''}`.trim(), status);
+        return outcome(
+          'no_answer',
+          status === 487 ? `no answer within ${seconds} s` : `no answer within ${seconds} s (the CANCEL got no 487)`,
+          487,
+        );
+      }
+      const final = ringing.final;
       const status = final.status!;
-      if ((status === 401 || status === 407) && !this.authTried && this.trunk.username !== undefined) {
-        this.ackError(final);
-        this.authTried = true;
+      if (status < 300) return this.answered(final, outcome);
+      if (status === 401 || status === 407) {
         const challenge = header(final, status === 401 ? 'www-authenticate' : 'proxy-authenticate') ?? '';
-        const value = digestAuthorization({
-          challenge,
-          method: 'INVITE',
-          uri: this.requestUri,
-          username: this.trunk.username,
-          password: this.trunk.password ?? '',
-        });
-        authorization = [status === 401 ? 'Authorization' : 'Proxy-Authorization', value];
-        this.cseq++;
-        this.branch = newBranch();
-        continue;
+        const { realm = '', nonce = '' } = parseChallenge(challenge);
+        // Each challenge is answered once: the same one again means the credentials were refused.
+        if (this.trunk.username !== undefined && !answered.has(`${realm}\u0000${nonce}`) && answered.size < 3) {
+          answered.add(`${realm}\u0000${nonce}`);
+          try {
+            const value = digestAuthorization({
+              challenge,
+              method: 'INVITE',
+              uri: this.requestUri,
+              username: this.trunk.username,
+              password: this.trunk.password ?? '',
+            });
+            authorization = [status === 401 ? 'Authorization' : 'Proxy-Authorization', value];
+            this.cseq++;
+            continue;
+          } catch (err) {
+            return outcome('rejected', `${status}: ${(err as Error).message}`, status);
+          }
+        }
       }
-      if (status >= 300) {
-        this.ackError(final);
-        const where =
-          status < 400 ? `: redirected to ${uriOf(header(final, 'contact')) ?? 'elsewhere'} (not followed)` : '';
-        return outcome(outcomeOf(status), `${status} ${final.reason ?? ''}`.trim() + where, status);
-      }
-      return this.answered(final, outcome);
+      const where =
+        status < 400 ? `: redirected to ${uriOf(header(final, 'contact')) ?? 'elsewhere'} (not followed)` : '';
+      return outcome(outcomeOf(status), `${status} ${final.reason ?? ''}`.trim() + where, status);
     }
   }
 
-  // Sends the INVITE and waits for its final response; 'timeout' when the ring timeout CANCELled it.
-  private async ring(sdp: string, authorization?: [string, string]): Promise<SipMessage | 'timeout' | undefined> {
-    let provisional = false;
-    let cancelled = false;
-    const text = this.invite(sdp, authorization);
-    const ringTimer = setTimeout(() => {
-      cancelled = true;
-      if (provisional) {
-        const cancel = formatRequest(
-          'CANCEL',
-          this.requestUri,
-          this.common(this.branch, 'CANCEL', this.cseq, `<sip:${this.request.to}@${this.domain}>`),
-        );
-        void this.transaction('CANCEL', cancel, () => true, 4000);
-      }
-    }, this.request.ringTimeoutMs);
-    const final = await this.transaction(
-      'INVITE',
-      text,
-      (m) => {
-        if (m.status! < 200) {
-          provisional = true;
-          if (cancelled) return true; // CANCEL only after a provisional: send it now
-          return false;
-        }
-        return true;
-      },
-      this.request.ringTimeoutMs + SILENT_TRUNK_GRACE_MS,
-      () => provisional,
-    );
-    clearTimeout(ringTimer);
-    if (final && final.status! < 200) {
-      // The ring timeout came before any provisional response; cancel now and wait for the 487.
-      const cancel = formatRequest(
-        'CANCEL',
-        this.requestUri,
-        this.common(this.branch, 'CANCEL', this.cseq, `<sip:${this.request.to}@${this.domain}>`),
+  // Runs the INVITE's client transaction until its final response; at the ring timeout it CANCELs (once a
+  // provisional response came, as 9.1 asks) and waits up to 64 x T1 for the 487.
+  private ring(invite: OutgoingRequest): Promise<Ringing> {
+    return new Promise((resolve) => {
+      let provisional = false;
+      let cancelWanted = false;
+      let cancelled = false;
+      let settled = false;
+      const timers: NodeJS.Timeout[] = [];
+      const settle = (r: Ringing) => {
+        if (settled) return;
+        settled = true;
+        for (const t of timers) clearTimeout(t);
+        resolve(r);
+      };
+      const cancel = () => {
+        if (cancelled) return;
+        cancelled = true;
+        const headers = this.common(invite.branch, 'CANCEL', invite.seq, this.calleeTo);
+        const text = formatRequest('CANCEL', this.requestUri, headers);
+        this.transactions.start({ method: 'CANCEL', branch: invite.branch, seq: invite.seq, text }, noUser);
+        timers.push(setTimeout(() => settle({ cancelled: true }), 64 * this.transactions.timers.T1));
+      };
+      const transaction = this.transactions.start(
+        invite,
+        {
+          response: (m) => {
+            const status = m.status!;
+            if (status < 200) {
+              provisional = true;
+              if (cancelWanted) cancel();
+              return;
+            }
+            if (status < 300) {
+              this.acknowledge(m);
+              // Answered after our CANCEL: the call is not wanted any more.
+              if (cancelled && !settled) {
+                void this.bye();
+                settle({ cancelled: true, final: m });
+                return;
+              }
+            }
+            if (cancelled) settle({ cancelled: true, final: m });
+            else settle({ final: m });
+          },
+          timeout: () => settle(cancelled ? { cancelled: true } : { silent: true }),
+        },
+        (response) =>
+          formatRequest(
+            'ACK',
+            this.requestUri,
+            this.common(invite.branch, 'ACK', invite.seq, header(response, 'to') ?? this.calleeTo),
+          ),
       );
-      void this.transaction('CANCEL', cancel, () => true, 4000);
-      const after = await this.transaction('INVITE', undefined, (m) => m.status! >= 200, 4000);
-      if (after && after.status! >= 300) this.ackError(after);
-      return 'timeout';
+      timers.push(
+        setTimeout(() => {
+          if (transaction.final) return;
+          cancelWanted = true;
+          if (provisional) cancel();
+        }, this.request.ringTimeoutMs),
+      );
+    });
+  }
+
+  // The ACK of a 2xx: built once on the first 2xx, with a branch of its own, and sent again, the same, for each
+  // retransmission of the 2xx (13.2.2.4).
+  private acknowledge(ok: SipMessage): void {
+    if (!this.ack2xx) {
+      const target = uriOf(header(ok, 'contact')) ?? this.requestUri;
+      const routes = (ok.headers.get('record-route') ?? []).flatMap((v) => v.split(/,(?=\s*<)/)).map((v) => v.trim());
+      this.dialog = { to: header(ok, 'to') ?? this.calleeTo, target, routes: routes.reverse() };
+      const headers = this.common(newBranch(), 'ACK', this.cseq, this.dialog.to);
+      for (const route of this.dialog.routes) headers.push(['Route', route]);
+      this.ack2xx = formatRequest('ACK', target, headers);
     }
-    if (cancelled && final && final.status === 487) {
-      this.ackError(final);
-      return 'timeout';
-    }
-    return final;
+    this.sip.send(this.ack2xx);
+  }
+
+  // BYE in a non-INVITE transaction; resolves with its final response (undefined on timer F).
+  private bye(): Promise<SipMessage | undefined> {
+    return new Promise((resolve) => {
+      this.transactions.start(this.inDialog('BYE'), {
+        response: (m) => {
+          if (m.status! >= 200) resolve(m);
+        },
+        timeout: () => resolve(undefined),
+      });
+    });
   }
 
   private async answered(
     ok: SipMessage,
     outcome: (r: CallResult, reason: string, s?: number) => CallOutcome,
   ): Promise<CallOutcome> {
-    this.toHeader = header(ok, 'to');
-    this.remoteTarget = uriOf(header(ok, 'contact'));
-    this.ack2xx();
-    // A retransmitted 200 (our ACK was lost) is acknowledged again.
-    const reAck = (m: SipMessage) => {
-      if (m.status === 200 && header(m, 'cseq')?.endsWith('INVITE')) this.ack2xx();
-    };
-    this.responses.push(reAck);
+    const okAt = performance.timeOrigin + performance.now();
     const answer = parseSdp(ok.body);
     const law: G711Law | undefined =
       answer?.payloadTypes.find((pt) => pt === PAYLOAD_TYPE.pcma || pt === PAYLOAD_TYPE.pcmu) === PAYLOAD_TYPE.pcmu
@@ -352,29 +369,32 @@ class Call {
         : answer?.payloadTypes.includes(PAYLOAD_TYPE.pcma)
           ? 'pcma'
           : undefined;
-    let media: CallOutcome['media'];
-    let reason = '200 OK';
     if (!answer || !law) {
-      reason = 'answered without a usable SDP answer (no PCMA or PCMU)';
-    } else {
-      const audio = await this.request.audio(law);
-      const frames = playbackFrames(audio, law, this.request.repeat);
-      const stats = await streamRtp(this.rtp, answer.ip, answer.port, frames, law, this.byeFromPeer.signal);
-      media = { ...stats, law, received: 0 };
+      await this.bye();
+      return outcome('no_codec', 'answered without a usable SDP answer (no PCMA or PCMU)', 200);
     }
-    if (!this.byeFromPeer.signal.aborted) {
-      this.cseq++;
-      const bye = formatRequest(
-        'BYE',
-        this.remoteTarget ?? this.requestUri,
-        this.common(newBranch(), 'BYE', this.cseq, this.toHeader!),
+    let stats: StreamStats;
+    try {
+      const { payload, messageFrames } = playback(
+        encodeG711(await this.request.audio(), law),
+        law,
+        this.request.repeat,
+        {
+          maxMs: this.request.maxPlayMs,
+        },
       );
-      await this.transaction('BYE', bye, (m) => m.status! >= 200, 4000);
-    } else {
-      reason = `${reason}; the callee hung up`;
+      stats = await this.media.play(answer.ip, answer.port, PAYLOAD_TYPE[law], payload, messageFrames);
+    } catch (err) {
+      await this.bye();
+      return outcome('failed', `answered, but the audio could not be played: ${(err as Error).message}`, 200);
     }
-    this.responses = this.responses.filter((h) => h !== reAck);
-    if (media) media.received = this.heard;
-    return { ...outcome(media ? 'answered' : 'failed', reason, 200), media };
+    const firstPacketMs = stats.firstPacketAt === undefined ? undefined : Math.max(0, stats.firstPacketAt - okAt);
+    const media = { ...stats, law, received: await this.media.close(), firstPacketMs };
+    if (this.byeFromPeer.signal.aborted)
+      return { ...outcome(stats.complete ? 'answered' : 'hung_up', '200 OK; the callee hung up', 200), media };
+    const byeAnswer = await this.bye();
+    return { ...outcome('answered', byeAnswer ? '200 OK' : '200 OK; the BYE got no answer', 200), media };
   }
 }
+
+const noUser = { response() {}, timeout() {} };

@@ -13,8 +13,9 @@ import type {
   SubmitResult,
 } from '../types.ts';
 import { placeCall, type CallOutcome, type CallResult, type Trunk } from './call.ts';
-import { CachedSpeech, EspeakEngine, type SpeechEngine } from './speech.ts';
-import { DELIVERY, type DeliveryStatus } from '../../domain/status.ts';
+import { TrunkMonitor, type TrunkHealth } from './options.ts';
+import { CALL_REFUNDED, CALL_STATUS } from './outcomes.ts';
+import { sharedSpeech, type SpeechEngine } from './speech.ts';
 
 /** Settings of one voice trunk. */
 export interface SipTrunkConfig extends CarrierConfigBase, Trunk {
@@ -24,19 +25,17 @@ export interface SipTrunkConfig extends CarrierConfigBase, Trunk {
   /** New calls a second (0: no cap). */
   callsPerSecond: number;
   ringTimeoutMs: number;
+  /** How often an OPTIONS request checks the trunk (0 or absent: never). */
+  optionsIntervalMs?: number;
 }
 
 /** How a call message is spoken: the tts block of its send. */
 export type SpokenMessage = NonNullable<OutboundSms['spoken']>;
 
-/** Delivery statuses of call outcomes (compatibility.md's catalogue where it has one; 110 and 111 are Yona's). */
-export const CALL_STATUS: Record<CallResult, DeliveryStatus> = {
-  answered: DELIVERY.DELIVERED,
-  busy: DELIVERY.CALL_BUSY,
-  no_answer: DELIVERY.CALL_NO_ANSWER,
-  rejected: DELIVERY.REJECTED,
-  failed: DELIVERY.FAILED,
-};
+export { CALL_REFUNDED, CALL_STATUS };
+
+/** Calls of a trunk by how they ended (result and SIP status), for metrics. */
+export type CallCounts = Map<string, { result: CallResult; sipStatus: string; count: number }>;
 
 const MAX_SHARES = 10;
 
@@ -57,22 +56,38 @@ export class SipCarrier implements Carrier {
   private lastStart = 0;
   private stopped = false;
   private readonly calls = new Set<Promise<void>>();
-  /** Outcomes of the calls placed so far (for metrics and tests). */
+  /** Outcomes of the calls placed so far (for tests and benchmarks; the last 10,000). */
   readonly outcomes: Array<CallOutcome & { messageId: number }> = [];
+  /** Calls by result and SIP status (for metrics). */
+  readonly counts: CallCounts = new Map();
+  private readonly monitor: TrunkMonitor;
 
   constructor(
     private readonly config: SipTrunkConfig,
-    private readonly speech: SpeechEngine = new CachedSpeech(new EspeakEngine()),
+    private readonly speech: SpeechEngine = sharedSpeech(),
     private readonly log: CarrierLogger = silent,
   ) {
     this.name = config.name;
     this.inFlightLimit = Math.max(1, config.maxCalls);
     this.capacity = this.inFlightLimit;
     this.shares = Math.min(this.inFlightLimit, MAX_SHARES);
+    this.monitor = new TrunkMonitor(config, config.optionsIntervalMs ?? 0, (now) =>
+      (now.up ? this.log.info : this.log.warn).call(
+        this.log,
+        { up: now.up, sipStatus: now.sipStatus, error: now.error },
+        now.up ? 'trunk answers OPTIONS' : 'trunk does not answer OPTIONS',
+      ),
+    );
   }
 
   async start(): Promise<void> {
     this.stopped = false;
+    this.monitor.start();
+  }
+
+  /** The last OPTIONS check of the trunk (empty when checks are off or none ended yet). */
+  health(): TrunkHealth {
+    return this.monitor.health;
   }
 
   /** Places at most the calls of the shares numbered `indexes` at once (the ones this node holds). */
@@ -81,7 +96,10 @@ export class SipCarrier implements Carrier {
     this.capacity = [...new Set(indexes)]
       .filter((i) => i >= 0 && i < this.shares)
       .reduce((n, i) => n + this.shareSize(i), 0);
-    while (this.active < this.capacity && this.waiting.length > 0) this.waiting.shift()!();
+    while (this.active < this.capacity && this.waiting.length > 0) {
+      this.active++;
+      this.waiting.shift()!();
+    }
   }
 
   // Calls of share i: the limit spread as evenly as it goes.
@@ -102,10 +120,11 @@ export class SipCarrier implements Carrier {
       return { ok: false, transient: true, error: 'trunk stopped' };
     }
     const spoken = sms.spoken ?? { voice: 'ymMale', rate: 0, repeat: 2 };
-    // The speech is rendered before the call is placed: a message that cannot be spoken fails (and is refunded)
-    // without ringing anyone.
+    // The speech is rendered before the call is placed (usually it already was, to price the send): a message
+    // that cannot be spoken fails (and is refunded) without ringing anyone.
+    const speech = { text: sms.text, voice: spoken.voice, rate: spoken.rate };
     try {
-      await this.speech.render({ text: sms.text, voice: spoken.voice, rate: spoken.rate, law: 'pcma' });
+      await this.speech.render(speech);
     } catch (err) {
       this.release();
       return { ok: false, transient: false, error: `the message could not be spoken: ${(err as Error).message}` };
@@ -115,21 +134,21 @@ export class SipCarrier implements Carrier {
       to: sms.destination,
       repeat: spoken.repeat,
       ringTimeoutMs: this.config.ringTimeoutMs,
-      audio: (law) => this.speech.render({ text: sms.text, voice: spoken.voice, rate: spoken.rate, law }),
+      audio: () => this.speech.render(speech),
+      ...(spoken.paidSeconds !== undefined ? { maxPlayMs: spoken.paidSeconds * 1000 } : {}),
     })
       .then(async (outcome) => {
-        this.outcomes.push({ ...outcome, messageId: sms.messageId });
-        this.log.info(
-          { carrier: this.name, result: outcome.result, sipStatus: outcome.sipStatus, ms: outcome.media?.durationMs },
-          'call ended',
-        );
-        const notPlaced =
-          outcome.result === 'failed' && outcome.sipStatus === undefined ? { notPlaced: true as const } : {};
-        const played = outcome.result === 'answered' && outcome.media ? { durationMs: outcome.media.durationMs } : {};
+        this.record(outcome, sms.messageId);
+        const status = CALL_STATUS[outcome.result];
+        const refund = CALL_REFUNDED.has(outcome.result) ? { notPlaced: true as const } : {};
+        const played =
+          (outcome.result === 'answered' || outcome.result === 'hung_up') && outcome.media
+            ? { durationMs: outcome.media.durationMs }
+            : {};
         for (const handler of this.receiptHandlers)
-          await handler({ carrierMessageId: callId, status: CALL_STATUS[outcome.result], ...notPlaced, ...played });
+          await handler({ carrierMessageId: callId, status, ...refund, ...played });
       })
-      .catch((err) => this.log.error({ carrier: this.name, err }, 'reporting a call outcome failed'))
+      .catch((err) => this.log.error({ err }, 'reporting a call outcome failed'))
       .finally(() => {
         this.release();
         this.calls.delete(call);
@@ -138,10 +157,37 @@ export class SipCarrier implements Carrier {
     return { ok: true, carrierMessageIds: [callId] };
   }
 
+  // One log line and one count per call outcome (the logger names the trunk as the carrier).
+  private record(outcome: CallOutcome, messageId: number): void {
+    if (this.outcomes.length >= 10_000) this.outcomes.shift();
+    this.outcomes.push({ ...outcome, messageId });
+    const sipStatus = outcome.sipStatus === undefined ? 'none' : String(outcome.sipStatus);
+    const key = `${outcome.result}\u0000${sipStatus}`;
+    const count = this.counts.get(key) ?? { result: outcome.result, sipStatus, count: 0 };
+    count.count++;
+    this.counts.set(key, count);
+    this.log.info(
+      {
+        messageId,
+        callId: outcome.callId,
+        result: outcome.result,
+        status: CALL_STATUS[outcome.result],
+        sipStatus: outcome.sipStatus ?? null,
+        reason: outcome.reason,
+        ...(outcome.media
+          ? { law: outcome.media.law, playedMs: outcome.media.durationMs, firstPacketMs: outcome.media.firstPacketMs }
+          : {}),
+      },
+      'call ended',
+    );
+  }
+
   // Waits for a free call slot and for the calls-per-second spacing.
+  // A freed slot passes straight to the first waiter (counted for it), so no submit arriving in between takes it.
   private async slot(): Promise<void> {
-    if (this.active >= this.capacity) await new Promise<void>((resolve) => this.waiting.push(resolve));
-    this.active++;
+    if (this.active >= this.capacity || this.waiting.length > 0)
+      await new Promise<void>((resolve) => this.waiting.push(resolve));
+    else this.active++;
     if (this.config.callsPerSecond > 0) {
       const gap = 1000 / this.config.callsPerSecond;
       const wait = this.lastStart + gap - Date.now();
@@ -151,8 +197,9 @@ export class SipCarrier implements Carrier {
   }
 
   private release(): void {
-    this.active--;
-    if (this.active < this.capacity) this.waiting.shift()?.();
+    const next = this.active <= this.capacity ? this.waiting.shift() : undefined;
+    if (next) next();
+    else this.active--;
   }
 
   onReceipt(handler: (receipt: Receipt) => void | Promise<void>): void {
@@ -175,7 +222,11 @@ export class SipCarrier implements Carrier {
   /** Stops taking calls and lets the calls in progress end. */
   async stop(): Promise<void> {
     this.stopped = true;
-    for (const w of this.waiting.splice(0)) w();
+    this.monitor.stop();
+    for (const w of this.waiting.splice(0)) {
+      this.active++; // each waiter wakes to find the trunk stopped and releases its slot
+      w();
+    }
     await Promise.all([...this.calls]);
   }
 }

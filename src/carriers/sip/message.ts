@@ -76,6 +76,22 @@ export function parseSip(raw: Buffer | string): SipMessage | undefined {
   return message;
 }
 
+/**
+ * Why a parsed request cannot be handled (RFC 3261 8.2 and 16.3: the mandatory headers Via, From, To, Call-ID
+ * and CSeq, a CSeq of a number and the request's own method, a Content-Length the body has), or undefined when
+ * it can. Such a request is answered 400 with the reason.
+ */
+export function requestProblem(message: SipMessage): string | undefined {
+  for (const name of ['via', 'from', 'to', 'call-id', 'cseq'])
+    if (!message.headers.get(name)?.[0]) return `Missing ${name.replace(/(^|-)\w/g, (c) => c.toUpperCase())} header`;
+  const cseq = /^\s*(\d{1,10})\s+([A-Za-z]+)\s*$/.exec(header(message, 'cseq')!);
+  if (!cseq) return 'Malformed CSeq header';
+  if (cseq[2].toUpperCase() !== message.method) return 'CSeq method does not match the request';
+  const length = header(message, 'content-length');
+  if (length !== undefined && !/^\s*\d+\s*$/.test(length)) return 'Malformed Content-Length header';
+  return undefined;
+}
+
 /** The first value of a header, if any. */
 export function header(message: SipMessage, name: string): string | undefined {
   return message.headers.get(name.toLowerCase())?.[0];

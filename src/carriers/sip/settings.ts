@@ -22,6 +22,8 @@ export const sipFileTrunk = z
     maxCalls: positive.default(10),
     callsPerSecond: z.number().min(0).default(0),
     ringTimeoutMs: positive.default(30_000),
+    /** How often an OPTIONS request checks the trunk (0: never). */
+    optionsIntervalMs: z.number().int().min(0).default(30_000),
   })
   .strict();
 

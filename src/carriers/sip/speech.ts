@@ -1,30 +1,28 @@
 // Text to speech for voice calls: one interface (SpeechEngine), and the engine that ships with Yona, espeak-ng
-// (Debian's `espeak-ng`, Hebrew and English) piped through sox into 8 kHz G.711, the audio of a SIP call.
-// An operator plugs in a better engine by implementing SpeechEngine: text and voice in, G.711 frames out.
+// (Debian's `espeak-ng`, Hebrew and English) piped through sox into 8 kHz 16-bit linear PCM. Speech is rendered
+// once per text, voice and rate (CachedSpeech) whatever law the callee picks: the call encodes it to PCMA or PCMU
+// when it is answered (g711.ts), and its length prices the call before it is accepted.
+// An operator plugs in a better engine by implementing SpeechEngine: text and voice in, linear PCM out.
 import { spawn } from 'node:child_process';
 import { speakableText } from '../../domain/speakable.ts';
+import { G711_RATE } from './g711.ts';
 
 /** The two voices of the API's `tts.voice`. */
 export type VoiceName = 'ymMale' | 'ymFemale';
 
-/** G.711 in its two laws: PCMU (mu-law, RTP payload type 0) and PCMA (A-law, 8). */
-export type G711Law = 'pcmu' | 'pcma';
+export type { G711Law } from './g711.ts';
 
 export interface SpeechRequest {
   text: string;
   voice: VoiceName;
   /** -10 (slowest) to 10 (fastest); 0 is normal speed. */
   rate: number;
-  law: G711Law;
 }
 
-/** Renders text to 8 kHz mono G.711 samples (one byte per sample, 8,000 a second). */
+/** Renders text to 8 kHz mono 16-bit little-endian linear PCM (two bytes a sample, 8,000 samples a second). */
 export interface SpeechEngine {
   render(request: SpeechRequest): Promise<Buffer>;
 }
-
-/** Samples per second of G.711. */
-export const G711_RATE = 8000;
 
 /** espeak-ng words a minute for a `tts.rate` of -10..10 (175 is its normal speed; each step 5%). */
 export function espeakSpeed(rate: number): number {
@@ -63,7 +61,7 @@ function run(command: string, args: string[], input: Buffer | null): Promise<Buf
   });
 }
 
-/** espeak-ng renders a WAV; sox resamples it to 8 kHz mono G.711 of the asked law. */
+/** espeak-ng renders a WAV; sox resamples it to 8 kHz mono 16-bit linear PCM. */
 export class EspeakEngine implements SpeechEngine {
   async render(request: SpeechRequest): Promise<Buffer> {
     const wav = await run(
@@ -78,18 +76,41 @@ export class EspeakEngine implements SpeechEngine {
       ],
       null,
     );
-    const encoding = request.law === 'pcmu' ? 'u-law' : 'a-law';
     return run(
       'sox',
-      ['-t', 'wav', '-', '-t', 'raw', '-r', String(G711_RATE), '-c', '1', '-e', encoding, '-b', '8', '-'],
+      [
+        '-t',
+        'wav',
+        '-',
+        '-t',
+        'raw',
+        '-r',
+        String(G711_RATE),
+        '-c',
+        '1',
+        '-e',
+        'signed-integer',
+        '-b',
+        '16',
+        '-L',
+        '-',
+      ],
       wav,
     );
   }
 }
 
+/** How long renderings took (for metrics): each one that ran, and the requests the cache answered. */
+export interface RenderStats {
+  rendered: number;
+  renderSeconds: number;
+  cached: number;
+}
+
 /** Renders each distinct request once (a campaign's text is spoken to every recipient from one rendering). */
 export class CachedSpeech implements SpeechEngine {
   private readonly cache = new Map<string, Promise<Buffer>>();
+  readonly stats: RenderStats = { rendered: 0, renderSeconds: 0, cached: 0 };
 
   constructor(
     private readonly engine: SpeechEngine,
@@ -97,14 +118,32 @@ export class CachedSpeech implements SpeechEngine {
   ) {}
 
   render(request: SpeechRequest): Promise<Buffer> {
-    const key = JSON.stringify([request.text, request.voice, request.rate, request.law]);
+    const key = JSON.stringify([request.text, request.voice, request.rate]);
     let found = this.cache.get(key);
-    if (!found) {
-      found = this.engine.render(request);
-      found.catch(() => this.cache.delete(key));
-      if (this.cache.size >= this.max) this.cache.delete(this.cache.keys().next().value!);
+    if (found) {
+      this.stats.cached++;
+      // Most recently used last, so the oldest unused rendering is the one dropped.
+      this.cache.delete(key);
       this.cache.set(key, found);
+      return found;
     }
+    const started = performance.now();
+    found = this.engine.render(request).then((pcm) => {
+      this.stats.rendered++;
+      this.stats.renderSeconds += (performance.now() - started) / 1000;
+      return pcm;
+    });
+    found.catch(() => this.cache.delete(key));
+    if (this.cache.size >= this.max) this.cache.delete(this.cache.keys().next().value!);
+    this.cache.set(key, found);
     return found;
   }
+}
+
+let shared: CachedSpeech | undefined;
+
+/** The process's speech (espeak-ng, cached): what prices a call at acceptance is what its trunk plays. */
+export function sharedSpeech(): CachedSpeech {
+  shared ??= new CachedSpeech(new EspeakEngine());
+  return shared;
 }

@@ -36,6 +36,11 @@ export interface SmppCarrierConfig extends CarrierConfigBase {
   reconnectMaxMs: number;
   /** How long a submit may wait for a bound session with a free slot before failing transiently (30 s). */
   queueTimeoutMs?: number;
+  /**
+   * How long the carrier may have no bind able to submit before its queued submits, and those that come after,
+   * fail at once so that the next carrier on their route takes them (5 s).
+   */
+  downGraceMs?: number;
   /** Retries of one PDU answered ESME_RTHROTTLED / ESME_RMSGQFUL before giving up transiently (10). */
   throttleRetries?: number;
   /** First pause after a throttle answer, doubled per retry up to 5 s (100 ms). */

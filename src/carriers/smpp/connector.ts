@@ -21,7 +21,9 @@ import { DELIVERY } from '../../domain/status.ts';
 
 export type { SmppCarrierConfig } from './carrier-config.ts';
 
-type PartOutcome = { ok: true; id: string } | { ok: false; transient: boolean; error: string; commandStatus?: number };
+type PartOutcome =
+  | { ok: true; id: string }
+  | { ok: false; transient: boolean; error: string; commandStatus?: number; elsewhere?: boolean };
 
 /** A submit's outcome, with the SMPP command_status of a refusal beside our delivery status. */
 export type SmppSubmitResult =
@@ -36,6 +38,9 @@ interface SlotWaiter {
   resolve(session: SmppSession | null): void;
   timer: NodeJS.Timeout;
 }
+
+/** How long a carrier may have no bind able to submit before its queued submits go elsewhere. */
+export const DOWN_GRACE_MS = 5_000;
 
 const silent: SmppLogger = { debug() {}, info() {}, warn() {}, error() {} };
 const RECEIPT_BITS = 0x04 | 0x20; // esm_class: SMSC delivery receipt, intermediate delivery notification
@@ -61,6 +66,11 @@ export class SmppCarrier implements Carrier {
   /** Its binds: the units several nodes share through leases. */
   readonly shares: number;
   private boundWaiters: Array<() => void> = [];
+  /** Since when no bind can submit (undefined while one can). */
+  private downSince: number | undefined = Date.now();
+  /** Set once the carrier has been down for longer than its grace time: submits fail at once, for elsewhere. */
+  private downTooLong = false;
+  private graceTimer: NodeJS.Timeout | undefined;
 
   /** Reads the carrier's CA bundle (tlsCa) now; throws when it cannot be read. */
   constructor(private readonly config: SmppCarrierConfig) {
@@ -77,6 +87,7 @@ export class SmppCarrier implements Carrier {
    */
   async start(): Promise<void> {
     if (!this.sharesChosen) await this.useShares([...Array(this.shares).keys()]);
+    if (!this.sessions.some((s) => s.canSubmit)) this.wentDown();
     if (this.sessions.length > 0) await this.ready(this.config.responseTimeoutMs * 2);
   }
 
@@ -94,6 +105,7 @@ export class SmppCarrier implements Carrier {
     const hooks = {
       bound: () => this.sessionBound(),
       slotFreed: () => this.pump(),
+      lost: () => this.sessionLost(),
       deliver: (pdu: smpp.PDU) => this.deliver(pdu),
     };
     const closing: SmppSession[] = [];
@@ -188,7 +200,12 @@ export class SmppCarrier implements Carrier {
     // One permanent part failure makes the message permanent; otherwise the dispatcher retries all parts.
     const failure = failures.find((f) => !f.transient) ?? failures[0];
     const partNote = payload.bodies.length > 1 ? ` (${failures.length}/${payload.bodies.length} parts failed)` : '';
-    if (failure.transient) return { ...failure, error: failure.error + partNote };
+    // Another carrier may take it only when this one holds no part of it.
+    const elsewhere = failures.length === outcomes.length && failures.every((f) => f.elsewhere);
+    if (failure.transient) {
+      const { elsewhere: _part, ...rest } = failure;
+      return { ...rest, error: failure.error + partNote, ...(elsewhere ? { elsewhere } : {}) };
+    }
     const malformed = failure.commandStatus !== undefined && MALFORMED_MESSAGE_STATUSES.has(failure.commandStatus);
     return {
       ...failure,
@@ -205,9 +222,15 @@ export class SmppCarrier implements Carrier {
     const retries = this.config.throttleRetries ?? 10;
     for (let attempt = 0; ; attempt++) {
       if (!this.stopped) await this.bucket.take();
-      if (this.stopped) return { ok: false, transient: true, error: 'carrier stopped' };
+      if (this.stopped) return { ok: false, transient: true, error: 'carrier stopped', elsewhere: true };
       const session = await this.acquire();
-      if (!session) return { ok: false, transient: true, error: 'no bound SMPP session with a free window slot' };
+      if (!session)
+        return {
+          ok: false,
+          transient: true,
+          error: 'no bound SMPP session with a free window slot',
+          elsewhere: true,
+        };
       const sentAt = performance.now();
       const result = await session.submit(fields, (pdu) => {
         if (pdu.command_status === 0) acceptedLate(this.submitId(pdu));
@@ -233,7 +256,12 @@ export class SmppCarrier implements Carrier {
         pause = Math.min(pause * 2, 5000);
         continue;
       }
-      return { ok: false, transient: isTransientStatus(status), error: statusName(status), commandStatus: status };
+      // The carrier answered with a refusal of its own: it holds no copy, another carrier may take the part.
+      const transient = isTransientStatus(status);
+      const error = statusName(status);
+      return transient
+        ? { ok: false, transient, error, commandStatus: status, elsewhere: true }
+        : { ok: false, transient, error, commandStatus: status };
     }
   }
 
@@ -244,6 +272,7 @@ export class SmppCarrier implements Carrier {
 
   // Grants a window slot on the least-loaded bound session, waiting (FIFO) while every window is full.
   private acquire(): Promise<SmppSession | null> {
+    if (this.downTooLong) return Promise.resolve(null);
     const free = this.waiters.length === 0 ? this.pick() : undefined;
     if (free) {
       free.used++;
@@ -281,8 +310,45 @@ export class SmppCarrier implements Carrier {
   }
 
   private sessionBound(): void {
+    if (this.downSince !== undefined && this.downTooLong)
+      this.log.info({ downMs: Date.now() - this.downSince }, 'carrier bound again');
+    clearTimeout(this.graceTimer);
+    this.downSince = undefined;
+    this.downTooLong = false;
     for (const done of this.boundWaiters.splice(0)) done();
     this.pump();
+  }
+
+  private sessionLost(): void {
+    if (!this.stopped && !this.sessions.some((s) => s.canSubmit)) this.wentDown();
+  }
+
+  // No bind can submit: after the grace time (unless one binds again first) the queued submits fail for
+  // elsewhere, and so does every submit until a bind is back, so the next carrier on their route takes them.
+  private wentDown(): void {
+    this.downSince ??= Date.now();
+    clearTimeout(this.graceTimer);
+    const grace = this.config.downGraceMs ?? DOWN_GRACE_MS;
+    const left = Math.max(0, this.downSince + grace - Date.now());
+    this.graceTimer = setTimeout(() => {
+      if (this.stopped || this.sessions.some((s) => s.canSubmit)) return;
+      this.downTooLong = true;
+      const queued = this.waiters.splice(0);
+      for (const waiter of queued) {
+        clearTimeout(waiter.timer);
+        waiter.resolve(null);
+      }
+      this.log.warn(
+        {
+          carrier: this.name,
+          downMs: Date.now() - (this.downSince ?? Date.now()),
+          graceMs: grace,
+          queued: queued.length,
+        },
+        'carrier down for longer than its grace time: its messages go to the next carrier on their routes',
+      );
+    }, left);
+    this.graceTimer.unref?.();
   }
 
   /** Registers a receipt handler; a handler that throws makes us answer ESME_RX_T_APPN so the SMSC redelivers. */
@@ -372,6 +438,7 @@ export class SmppCarrier implements Carrier {
   /** Fails queued submits transiently, lets in-window ones finish, unbinds every session and closes. */
   async stop(): Promise<void> {
     this.stopped = true;
+    clearTimeout(this.graceTimer);
     for (const waiter of this.waiters.splice(0)) {
       clearTimeout(waiter.timer);
       waiter.resolve(null);

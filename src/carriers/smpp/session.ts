@@ -38,6 +38,8 @@ export interface SessionHooks {
   bound(session: SmppSession): void;
   /** A window slot was released. */
   slotFreed(session: SmppSession): void;
+  /** The session was bound and its connection closed (it reconnects unless stopped). */
+  lost?(session: SmppSession): void;
   /** A deliver_sm arrived; resolves to the command_status for its deliver_sm_resp. */
   deliver(pdu: smpp.PDU): Promise<number>;
 }
@@ -258,6 +260,7 @@ export class SmppSession {
       return;
     }
     this.state = 'idle';
+    if (wasBound) this.hooks.lost?.(this);
     const delay = backoffDelay(this.attempts++, this.config.reconnectBaseMs, this.config.reconnectMaxMs);
     this.log[wasBound ? 'warn' : 'debug']({ session: this.label, delay }, 'smpp connection closed; reconnecting');
     this.reconnectTimer = setTimeout(() => this.connect(), delay);

@@ -41,6 +41,7 @@ export const smppFileCarrier = z
     reconnectBaseMs: positive.optional(),
     reconnectMaxMs: positive.optional(),
     queueTimeoutMs: positive.optional(),
+    downGraceMs: positive.optional(),
   })
   .strict();
 

@@ -1,5 +1,6 @@
 // `yona smsc-sim`: the SMSC simulator on its own, as a carrier for tests and trials. Its options, checked (a
 // ConfigError names the option at fault), the simulator started, and the lines that say where it listens.
+import { writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import { ConfigError } from '../../domain/errors.ts';
@@ -29,6 +30,9 @@ async function tlsFromArgs(values: CliValues, dataDir: string): Promise<Simulato
   }
   return values.tls ? selfSignedSimulatorTls(join(dataDir, 'tls')) : undefined;
 }
+
+/** The file in its data dir where `yona smsc-sim` leaves the messages it received when it stops. */
+export const RECEIVED_FILE = 'smsc-sim-received.json';
 
 async function start(values: CliValues, dataDir: string): Promise<StartedCommand> {
   const text = (key: string) => values[key] as string | undefined;
@@ -66,7 +70,11 @@ async function start(values: CliValues, dataDir: string): Promise<StartedCommand
           ]
         : []),
     ],
-    stop: () => simulator.stop(),
+    // What it took stays countable after it is gone: its message log, written once every bind is closed.
+    stop: async () => {
+      await simulator.stop();
+      writeFileSync(join(dataDir, RECEIVED_FILE), `${JSON.stringify({ messages: simulator.messages() })}\n`);
+    },
   };
 }
 

@@ -145,6 +145,7 @@ export const LOG_HEADERS = (t: Messages): string[] => [
   t.parts,
   t.logCredits,
   t.logStatus,
+  t.logCarrier,
   t.logError,
 ];
 
@@ -159,6 +160,7 @@ export function logCells(t: Messages, lang: Lang, timeZone: string, row: LogRow)
     `<span class="num">${esc(num(row.parts))}</span>`,
     `<span class="num">${esc(num(row.cost_credits))}</span>`,
     `<span class="status-${outcomeOf(row)}">${esc(statusWords(t, lang, row))}</span>`,
+    esc(row.carrier ?? ''),
     esc(row.error ?? ''),
   ];
 }
@@ -180,6 +182,7 @@ export const CSV_HEADERS = [
   'status',
   'status_text',
   'status_time',
+  'carrier',
   'carrier_error',
 ];
 
@@ -200,6 +203,7 @@ export function csvValues(timeZone: string, row: LogRow): Array<string | number 
     row.status,
     row.status === null ? '' : deliveryStatusText(row.status).en,
     when(row.status_at, timeZone),
+    row.carrier,
     row.error,
   ];
 }

@@ -3,7 +3,13 @@
 // all in the handler's transaction (not enough credit -> 4, not enough money -> 12, nothing created).
 import { PUBLIC_CODE_LENGTH, newPublicCodes } from '../../domain/codes.ts';
 import { countParts, detectEncoding, type Encoding } from '../../domain/encoding.ts';
-import { callCredits, estimatedCallSeconds } from '../../domain/voice.ts';
+import {
+  callCredits,
+  callSeconds,
+  estimatedCallSeconds,
+  paidCallSeconds,
+  type SpokenLengths,
+} from '../../domain/voice.ts';
 import { ApiError } from '../../domain/errors.ts';
 import { UNSUBSCRIBE_LINK_PREFIX, unsubscribeUrl, type UnsubscribeMode } from '../../domain/sending.ts';
 import { insertCampaign, setCampaignCharges, type NewCampaign } from '../../store/campaigns.ts';
@@ -62,6 +68,8 @@ export interface CampaignDraft {
 export interface CallPlan {
   type: 2 | 3 | 4;
   spoken: { voice: 'ymMale' | 'ymFemale'; rate: number; repeat: number };
+  /** The rendered speech's seconds by text (the send's message), measured before the transaction. */
+  lengths?: SpokenLengths;
 }
 
 /** What was accepted, for the reply. */
@@ -75,6 +83,8 @@ export interface Acceptance {
   agorot: number;
   /** Voice calls among the messages. */
   calls: number;
+  /** Seconds the longest call plays (its speech times repeat, with the pauses). */
+  callSeconds: number;
 }
 
 /** Parts and alphabet of a text. */
@@ -118,6 +128,7 @@ interface Totals {
   maxParts: number;
   encoding: Encoding;
   calls: number;
+  callSeconds: number;
 }
 
 /** Prices, debits and writes a campaign with its messages, a batch at a time; throws 4 or 12 when the balance is short. */
@@ -126,7 +137,15 @@ export async function acceptCampaign(ctx: OperationContext, draft: CampaignDraft
   const scheduled = draft.scheduledAt !== null;
   const pricing = newPricing(ctx, draft);
   const tally = newTally();
-  const total: Totals = { recipients: 0, credits: 0, agorot: 0, maxParts: 0, encoding: 'gsm7', calls: 0 };
+  const total: Totals = {
+    recipients: 0,
+    credits: 0,
+    agorot: 0,
+    maxParts: 0,
+    encoding: 'gsm7',
+    calls: 0,
+    callSeconds: 0,
+  };
   // The campaign row is written with the first batch that keeps anyone, so a send that keeps no one writes nothing.
   let campaignId: number | undefined;
   let batchesWritten = 0;
@@ -195,6 +214,7 @@ export async function acceptCampaign(ctx: OperationContext, draft: CampaignDraft
     credits: total.credits,
     agorot: total.agorot,
     calls: total.calls,
+    callSeconds: total.callSeconds,
   };
 }
 
@@ -222,30 +242,40 @@ interface Pricing {
   linkSuffix: string;
   publicUrl: string;
   withLinks: boolean;
-  /** Credits of a call speaking a text (memoised per text), and how calls are spoken (JSON). */
-  callPrice: (text: string) => number;
-  spoken: string | null;
+  /** A call speaking a text (memoised per text): its seconds, credits, and how it is spoken (JSON, with the
+   * seconds paid for, which the trunk plays at most). */
+  callPrice: (text: string) => CallPrice;
+}
+
+interface CallPrice {
+  seconds: number;
+  credits: number;
+  spoken: string;
 }
 
 function newPricing(ctx: OperationContext, draft: CampaignDraft): Pricing {
   const withLinks = draft.unsubscribe === 'link';
   const publicUrl = ctx.config.publicUrl;
-  const prices = new Map<string, number>();
-  const spoken = draft.calls?.spoken;
+  const prices = new Map<string, CallPrice>();
+  const spoken = draft.calls?.spoken ?? { voice: 'ymMale', rate: 0, repeat: 1 };
+  const rendered = draft.calls?.lengths;
   const callPrice = (text: string) => {
     let price = prices.get(text);
     if (price === undefined) {
-      price = callCredits(
-        estimatedCallSeconds(text, spoken?.rate ?? 0, spoken?.repeat ?? 1),
-        ctx.config.callCreditsPerMinute,
-      );
+      const once = rendered?.get(text);
+      const seconds =
+        once !== undefined ? callSeconds(once, spoken.repeat) : estimatedCallSeconds(text, spoken.rate, spoken.repeat);
+      price = {
+        seconds,
+        credits: callCredits(seconds, ctx.config.callCreditsPerMinute),
+        spoken: JSON.stringify({ ...spoken, paidSeconds: paidCallSeconds(seconds) }),
+      };
       if (prices.size < 10_000) prices.set(text, price);
     }
     return price;
   };
   return {
     callPrice,
-    spoken: spoken ? JSON.stringify(spoken) : null,
     parts: new PartsCache(),
     priceAgorot: ctx.config.sending.intlPriceAgorot,
     free: draft.free === true,
@@ -262,9 +292,11 @@ function priceRows(kept: Recipient[], p: Pricing, total: Totals): NewMessage[] {
   for (let i = 0; i < kept.length; i++) {
     const r = kept[i];
     if (r.channel === 'call') {
-      const costCredits = p.free ? 0 : p.callPrice(r.text);
+      const price = p.callPrice(r.text);
+      const costCredits = p.free ? 0 : price.credits;
       total.credits += costCredits;
       total.calls++;
+      total.callSeconds = Math.max(total.callSeconds, price.seconds);
       // The text of a call is reported in the encoding it would have as an SMS (Hebrew: ucs2), like a text's.
       if (total.encoding !== 'ucs2' && detectEncoding(r.text) === 'ucs2') total.encoding = 'ucs2';
       rows[i] = {
@@ -277,7 +309,7 @@ function priceRows(kept: Recipient[], p: Pricing, total: Totals): NewMessage[] {
         costAgorot: 0,
         unsubscribeCode: null,
         channel: 'call',
-        spoken: p.spoken,
+        spoken: price.spoken,
       };
       continue;
     }

@@ -19,6 +19,9 @@ export const SEND_REPLY = z.object({
   credits: int('credits taken'),
   international_cost: str(SHEKELS).optional(),
   calls: int('voice calls to place').optional(),
+  call_seconds: int(
+    'seconds the longest call plays (its rendered speech times repeat, with the pauses): what calls are priced on',
+  ).optional(),
   timing: str(`when a scheduled send leaves, ${DATE}`).optional(),
   rejected: z
     .array(z.object({ phone: str(), reason: str() }))
@@ -51,7 +54,10 @@ export function acceptedReply(
     credits: a.credits,
   };
   if (a.agorot > 0) reply.international_cost = formatShekels(a.agorot);
-  if (a.calls > 0) reply.calls = a.calls;
+  if (a.calls > 0) {
+    reply.calls = a.calls;
+    reply.call_seconds = Math.ceil(a.callSeconds);
+  }
   if (scheduledAt !== null) reply.timing = formatShort(scheduledAt, timeZone);
   return { ...reply, ...rejected.replyFields() };
 }

@@ -21,6 +21,7 @@ import * as m0017 from './0017_retention.ts';
 import * as m0018 from './0018_pending_receipt_call_outcome.ts';
 import * as m0019 from './0019_time_partitions.ts';
 import * as m0020 from './0020_carrier_settings.ts';
+import * as m0021 from './0021_route_filters.ts';
 import * as m0022 from './0022_usernames_unique_any_case.ts';
 import * as m0023 from './0023_idempotency_keys.ts';
 import * as m0024 from './0024_message_log_indexes.ts';
@@ -50,6 +51,7 @@ const MIGRATIONS: Record<string, VersionedMigration> = {
   '0018_pending_receipt_call_outcome': m0018,
   '0019_time_partitions': m0019,
   '0020_carrier_settings': m0020,
+  '0021_route_filters': m0021,
   '0022_usernames_unique_any_case': m0022,
   '0023_idempotency_keys': m0023,
   '0024_message_log_indexes': m0024,

@@ -17,11 +17,18 @@ export interface CarrierTable {
   created_at: number;
 }
 
-/** A destination prefix and the carrier it goes to. */
+/** A route: the messages it matches (destination prefix and optional filters) and the carriers they go to. */
 export interface CarrierRouteTable {
   id: Generated<number>;
   /** Destination prefix in international digits ('97250'); '' is the default route. */
   prefix: string;
+  /** Username of the account (or reseller, for its sub-accounts) it is for; '' for every account. */
+  account: Generated<string>;
+  /** Sender it is for; '' for every sender. */
+  source: Generated<string>;
+  /** 'sms' or 'voice'; '' for both. */
+  channel: Generated<string>;
+  /** Carriers in failover order, each with an optional weight: 'a', 'a,b', 'a:3,b:1'. */
   carrier: string;
   created_at: number;
 }

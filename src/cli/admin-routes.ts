@@ -1,0 +1,120 @@
+// `yona admin add-route | remove-route | route-test`: routes in the store, and a dry run of which carriers a
+// message would take. A running `yona serve` picks a change up within seconds (delivery/carriers.ts).
+import { parseArgs } from 'node:util';
+import type { Config } from '../config.ts';
+import { loadCarrierSetup } from '../delivery/carrier-setup.ts';
+import { carrierList, routePrefix, Router, type Route } from '../delivery/routing.ts';
+import { ConfigError } from '../domain/errors.ts';
+import { normalizePhone } from '../domain/phone.ts';
+import { findAccountByUsername } from '../store/accounts.ts';
+import { accountRouteNames, deleteRoute, setRoute } from '../store/carriers.ts';
+import type { Store } from '../store/db.ts';
+import { UsageError } from './usage-error.ts';
+
+type Out = (line: string) => void;
+
+function fail(message: string): never {
+  throw new UsageError(message);
+}
+
+const FILTERS = {
+  account: { type: 'string' },
+  source: { type: 'string' },
+  channel: { type: 'string' },
+} as const;
+
+const ROUTE_USAGE =
+  'usage: yona admin add-route PREFIX|default CARRIER[:WEIGHT]... [--account USERNAME] [--source SENDER] ' +
+  '[--channel sms|voice] (PREFIX in international digits, e.g. 97250; carriers in failover order)';
+
+// The filters of a route as given on the command line, checked ('' when not given).
+async function filtersOf(
+  store: Store,
+  rawPrefix: string,
+  values: { account?: string; source?: string; channel?: string },
+): Promise<{ prefix: string; account: string; source: string; channel: string }> {
+  const prefix = routePrefix(rawPrefix);
+  if (!/^\d*$/.test(prefix)) fail(`PREFIX must be international digits like 97250 (or "default"), got "${rawPrefix}"`);
+  const channel = values.channel ?? '';
+  if (channel !== '' && channel !== 'sms' && channel !== 'voice')
+    fail(`--channel must be sms or voice, got "${channel}"`);
+  const account = values.account ?? '';
+  if (account !== '' && !(await findAccountByUsername(store.db, account))) fail(`no account named "${account}"`);
+  return { prefix, account, source: values.source ?? '', channel };
+}
+
+function describeRoute(r: { prefix: string; account?: string; source?: string; channel?: string }): string {
+  const filters = [
+    r.account ? `account ${r.account}` : '',
+    r.source ? `sender ${r.source}` : '',
+    r.channel ? `${r.channel} only` : '',
+  ].filter(Boolean);
+  const where = r.prefix === '' ? 'default route' : `destinations starting ${r.prefix}`;
+  return filters.length ? `${where} (${filters.join(', ')})` : where;
+}
+
+/** Routes destinations starting with PREFIX (and matching the filters) to a list of configured carriers. */
+export async function addRoute(store: Store, config: Config, args: string[], out: Out): Promise<void> {
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: FILTERS });
+  const [rawPrefix, ...carriers] = positionals;
+  if (rawPrefix === undefined || carriers.length === 0) fail(ROUTE_USAGE);
+  const filters = await filtersOf(store, rawPrefix, values);
+  const spec = carriers.join(',');
+  let list: ReturnType<typeof carrierList>;
+  try {
+    list = carrierList(spec);
+  } catch (err) {
+    if (err instanceof ConfigError) fail(err.message);
+    throw err;
+  }
+  const setup = await loadCarrierSetup(store.db, config.carriersFile);
+  for (const c of list) {
+    if (!setup.carriers.some((known) => known.name === c.name))
+      fail(`no carrier named "${c.name}" (add it with yona admin add-carrier)`);
+  }
+  if (new Set(list.map((c) => c.name)).size !== list.length) fail('a carrier may appear once in a route');
+  await setRoute(store.db, { ...filters, carrier: spec }, Date.now());
+  out(`${describeRoute(filters)} -> ${list.map((c) => c.name).join(', then ')}; running nodes apply it within 5 s`);
+}
+
+/** Removes the route with exactly these prefix and filters. */
+export async function removeRoute(store: Store, _config: Config, args: string[], out: Out): Promise<void> {
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: FILTERS });
+  const [rawPrefix] = positionals;
+  if (rawPrefix === undefined)
+    fail('usage: yona admin remove-route PREFIX|default [--account USERNAME] [--source SENDER] [--channel sms|voice]');
+  const filters = await filtersOf(store, rawPrefix, values);
+  if (!(await deleteRoute(store.db, filters))) fail(`no route for ${describeRoute(filters)}`);
+  out(`removed the route for ${describeRoute(filters)}; running nodes apply it within 5 s`);
+}
+
+/** Which route and carriers a message would take (a dry run: nothing is sent). */
+export async function routeTest(store: Store, config: Config, args: string[], out: Out): Promise<void> {
+  const { values } = parseArgs({ args, options: { ...FILTERS, to: { type: 'string' } } });
+  if (!values.to)
+    fail('usage: yona admin route-test --to PHONE [--account USERNAME] [--source SENDER] [--channel sms|voice]');
+  const phone = normalizePhone(values.to, { allowInternational: true });
+  if (!phone.ok) fail(`--to must be a phone number, got "${values.to}"`);
+  const channel = values.channel ?? 'sms';
+  if (channel !== 'sms' && channel !== 'voice') fail(`--channel must be sms or voice, got "${channel}"`);
+  let reseller: string | null = null;
+  if (values.account) {
+    const account =
+      (await findAccountByUsername(store.db, values.account)) ?? fail(`no account named "${values.account}"`);
+    reseller = (await accountRouteNames(store.db, account.id))?.reseller ?? null;
+  }
+  const setup = await loadCarrierSetup(store.db, config.carriersFile);
+  const router = new Router(
+    setup.routes as Route[],
+    setup.carriers.map((c) => c.name),
+  );
+  const target = { phone: phone.e164, source: values.source, account: values.account, reseller, channel } as const;
+  const route = router.route(target);
+  const carriers = router.candidates({ ...target, key: 0 });
+  if (carriers.length === 0) {
+    out('no carrier configured: yona serve starts the bundled simulator');
+    return;
+  }
+  out(`route: ${route ? `${describeRoute(route)} -> ${route.carrier}` : 'none matches; the first carrier configured'}`);
+  out(`carriers, in the order tried: ${carriers.join(', ')}`);
+}

@@ -1,0 +1,109 @@
+// The carriers a node runs, kept in step with the configuration while it runs: a carrier added starts (its binds
+// leased like any other), one removed leaves the routes at once and unbinds once its submits in flight are
+// answered (queued ones go to the next carrier on their route), one whose settings changed is replaced so.
+import { carrierChannel, carrierRole, createCarrier } from '../carriers/index.ts';
+import type { Carrier, CarrierConfigBase } from '../carriers/types.ts';
+import { isShared, keepShares } from '../cluster/shares.ts';
+import type { ComponentHost } from '../component.ts';
+import { recordLateCarrierId } from '../store/dispatch.ts';
+import type { CarrierSetup } from './carrier-setup.ts';
+import type { InboundHandler } from './inbound.ts';
+import type { ReceiptWorker } from './receipts.ts';
+import { carrierList, Router } from './routing.ts';
+
+/** The routers of a setup: texts and calls are routed apart, a route belonging to the side of its carriers. */
+export function routersOf(setup: CarrierSetup): { router: Router; voiceRouter: Router } {
+  const voice = new Set(setup.carriers.filter((c) => carrierChannel(c.protocol) === 'voice').map((c) => c.name));
+  const onVoice = (carrier: string) => voice.has(carrierList(carrier)[0].name);
+  const names = setup.carriers.map((c) => c.name);
+  return {
+    router: new Router(
+      setup.routes.filter((r) => !onVoice(r.carrier)),
+      names.filter((n) => !voice.has(n)),
+    ),
+    voiceRouter: new Router(
+      setup.routes.filter((r) => onVoice(r.carrier)),
+      names.filter((n) => voice.has(n)),
+    ),
+  };
+}
+
+interface Running {
+  carrier: Carrier;
+  /** Its settings as started, to tell a change. */
+  settings: string;
+  stopShares?: () => Promise<void>;
+}
+
+export class CarrierSet {
+  /** The carriers submits go to, by name (the dispatcher reads this map). */
+  readonly carriers = new Map<string, Carrier>();
+  private readonly running = new Map<string, Running>();
+
+  constructor(
+    private readonly service: ComponentHost,
+    private readonly receipts: ReceiptWorker,
+    private readonly inbound: InboundHandler,
+  ) {}
+
+  /** Starts, replaces and stops carriers so this node runs those of `setup` its roles take. */
+  async apply(setup: CarrierSetup): Promise<void> {
+    const { node } = this.service;
+    const wanted = new Map(setup.carriers.filter((c) => node.has(carrierRole(c.protocol))).map((c) => [c.name, c]));
+    const leaving: Running[] = [];
+    for (const [name, run] of this.running) {
+      const next = wanted.get(name);
+      if (next && JSON.stringify(next) === run.settings) continue;
+      // Out of the routes first: nothing new is submitted to it while it drains.
+      this.carriers.delete(name);
+      this.running.delete(name);
+      leaving.push(run);
+    }
+    await Promise.all(leaving.map((run) => this.stopOne(run)));
+    const starting = [...wanted.values()].filter((c) => !this.running.has(c.name));
+    await Promise.all(starting.map((c) => this.startOne(c)));
+  }
+
+  /** Stops every carrier (the service stops). */
+  async stop(): Promise<void> {
+    const all = [...this.running.values()];
+    this.running.clear();
+    this.carriers.clear();
+    await Promise.all(all.map((run) => this.stopOne(run)));
+  }
+
+  private async stopOne(run: Running): Promise<void> {
+    await run.stopShares?.();
+    await run.carrier.stop();
+    this.service.logger.info({ carrier: run.carrier.name }, 'carrier removed or changed: unbound');
+  }
+
+  private async startOne(config: CarrierConfigBase): Promise<void> {
+    const { service, receipts, inbound } = this;
+    const logger = service.logger.child({ carrier: config.name });
+    const carrier = createCarrier(config, logger);
+    carrier.onReceipt((r) => receipts.add(config.name, r));
+    carrier.onInbound(async (m) => void (await inbound.handle(config.name, m)));
+    carrier.onLateAccept(async (late) => {
+      await recordLateCarrierId(
+        service.store.db,
+        service.store.dialect,
+        config.name,
+        late.messageId,
+        late.partIndex,
+        late.carrierMessageId,
+        service.clock(),
+      );
+      receipts.rematchSoon(); // its receipt may already wait among the pending ones
+    });
+    const run: Running = { carrier, settings: JSON.stringify(config) };
+    this.running.set(config.name, run);
+    this.carriers.set(config.name, carrier);
+    // Binds and call shares are leased: a carrier's binds are the total over every node.
+    if (isShared(carrier))
+      run.stopShares = await keepShares(service.node, carrier, carrierRole(config.protocol), logger);
+    await carrier.start();
+    if (!carrier.canSubmit())
+      logger.warn({ carrier: config.name }, 'carrier not bound yet; it keeps retrying and messages wait');
+  }
+}

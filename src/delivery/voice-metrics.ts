@@ -1,0 +1,80 @@
+// Metrics and health of this node's voice calls: read at scrape time: calls in progress per trunk, call outcomes by
+// result and SIP status, speech rendering (renders, cache hits, seconds spent), and RTP packets the media
+// thread sent late (their successors rescheduled, never bunched).
+import client from 'prom-client';
+import { SipCarrier } from '../carriers/sip/connector.ts';
+import { mediaStats } from '../carriers/sip/media.ts';
+import type { TrunkHealth } from '../carriers/sip/options.ts';
+import { sharedSpeech } from '../carriers/sip/speech.ts';
+import type { Carrier } from '../carriers/types.ts';
+
+/** The last OPTIONS check of each trunk this node runs, by name (for /healthz). */
+export function trunkHealth(carriers: Map<string, Carrier> | undefined): Record<string, TrunkHealth> {
+  return Object.fromEntries(
+    [...(carriers?.values() ?? [])].filter((c) => c instanceof SipCarrier).map((c) => [c.name, c.health()]),
+  );
+}
+
+/** Registers the voice metrics once on `registry`; `carriers` gives this node's carriers when it runs them. */
+export function registerVoiceMetrics(
+  registry: client.Registry,
+  node: string,
+  carriers: () => Map<string, Carrier> | undefined,
+): void {
+  if (registry.getSingleMetric('yona_calls_in_progress')) return;
+  const trunks = () => [...(carriers()?.values() ?? [])].filter((c): c is SipCarrier => c instanceof SipCarrier);
+  new client.Gauge({
+    name: 'yona_calls_in_progress',
+    help: 'Voice calls up now on this node, per trunk',
+    labelNames: ['node', 'trunk'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const t of trunks()) this.set({ node, trunk: t.name }, t.activeCalls());
+    },
+  });
+  new client.Counter({
+    name: 'yona_call_outcomes_total',
+    help: 'Voice calls ended on this node, per trunk, by result and the SIP status of the INVITE (none: no answer at all)',
+    labelNames: ['node', 'trunk', 'result', 'sip_status'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const t of trunks())
+        for (const c of t.counts.values())
+          this.inc({ node, trunk: t.name, result: c.result, sip_status: c.sipStatus }, c.count);
+    },
+  });
+  new client.Counter({
+    name: 'yona_speech_renders_total',
+    help: 'Speech requests by where the audio came from: rendered (espeak-ng and sox) or the cache',
+    labelNames: ['node', 'source'],
+    registers: [registry],
+    collect() {
+      const { stats } = sharedSpeech();
+      this.reset();
+      this.inc({ node, source: 'rendered' }, stats.rendered);
+      this.inc({ node, source: 'cache' }, stats.cached);
+    },
+  });
+  new client.Counter({
+    name: 'yona_speech_render_seconds_total',
+    help: 'Seconds spent rendering speech (divide by yona_speech_renders_total{source="rendered"} for the mean)',
+    labelNames: ['node'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc({ node }, sharedSpeech().stats.renderSeconds);
+    },
+  });
+  new client.Counter({
+    name: 'yona_rtp_late_ticks_total',
+    help: 'RTP packets the media thread sent over 5 ms late (the next packet of the stream moved, not bunched)',
+    labelNames: ['node'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc({ node }, mediaStats.lateTicks);
+    },
+  });
+}
