@@ -132,7 +132,7 @@ export function registerLogin(r: ConsoleRouter): void {
     const result = await r.auth.secondStep(pending, form.get('code') ?? '', b.request.ip, b.now);
     if (result.ok === true) return signedIn(b, result.sessionId, back);
     if (result.ok === 'second-step') return redirect(b.reply, '/console/login');
-    const { error, code } = refusal(r, b, '', result);
+    const { error, code } = refusal(r, b, result.username ?? '', result);
     if (result.reason === 'code') return codePage(b, { back, error, code });
     // Locked, expired or refused: back to the password.
     clearCookie(b.reply, SECOND_STEP_COOKIE);

@@ -78,6 +78,8 @@ export type LoginResult =
       retryMinutes?: number;
       /** This failure locked the name. */
       lockedNow?: true;
+      /** The username the second step was for (the first step's is the one typed). */
+      username?: string;
     };
 
 let dummyHash: Promise<string> | undefined;
@@ -145,7 +147,7 @@ export class ConsoleAuth {
       code,
       now,
     );
-    if (!passes) return this.failed(who.name, address, now, 'code');
+    if (!passes) return { ...(await this.failed(who.name, address, now, 'code')), username: who.name } as LoginResult;
     return this.startSession(who.name, account.id, now);
   }
 
