@@ -223,7 +223,7 @@ async function runHandler(
     const { who, input, extras } = await authorize(store.db, op, req, now, signedIn);
     return withExtras(app, req, who, extras, await op.handler(context(store.db, who), input));
   }
-  if (op.prepare) {
+  if (op.prepare && (op.preparesFor?.(req.doc) ?? true)) {
     // Authorized first (outside the transaction, which authorizes again), so nobody unknown makes it work.
     const { input } = await authorize(store.db, op, req, now, signedIn);
     prepared = await op.prepare(input);

@@ -65,6 +65,7 @@ export const sms = defineOperation({
   sharesCommits: true,
   // A voice send's speech is rendered first, outside the transaction: its calls are priced on its length.
   prepare: (input) => spokenLengths(input.message, input.tts),
+  preparesFor: (doc) => ttsOf(doc.tts) !== undefined,
   async handler(ctx, input) {
     const source = checkSource(input.source);
     const message = checkMessage(input.message);

@@ -59,6 +59,11 @@ export interface Operation<S extends z.ZodType = z.ZodType, R extends z.ZodType 
    * password): a transaction held open through it would make other writes wait. Its result is `ctx.prepared`.
    */
   prepare?(input: z.output<S>): Promise<unknown>;
+  /**
+   * Whether this request has work for `prepare`, read from its document before anything else (default: always). A
+   * request without any skips the authorization that `prepare` needs first: an ordinary `sms` is authorized once.
+   */
+  preparesFor?(doc: Record<string, unknown>): boolean;
   handler(ctx: OperationContext, input: z.output<S>): Promise<ReplyTo<R>>;
 }
 
