@@ -43,7 +43,10 @@ for (const target of targets) {
         let logs = '';
         child.stdout!.on('data', (d) => (logs += d));
         child.stderr!.on('data', (d) => (logs += d));
-        await eventually(() => logs.includes('yona is serving'), 20_000, 'yona serve to start');
+        // A minute: a loaded machine running the whole suite can take long to start a process.
+        await eventually(() => logs.includes('yona is serving'), 60_000, 'yona serve to start').catch((err: Error) => {
+          throw new Error(`${err.message}; its output so far:\n${logs.slice(-2000)}`);
+        });
         assert.match(logs, /bundled SMSC simulator started/);
         const info = JSON.parse(readFileSync(join(config.dataDir, 'simulator.json'), 'utf8')) as {
           controlUrl: string;
