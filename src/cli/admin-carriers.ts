@@ -9,6 +9,7 @@ import { normalizeNumber } from '../delivery/routing.ts';
 import { findAccountByUsername } from '../store/accounts.ts';
 import { addAccountNumber, deleteCarrier, upsertCarrier } from '../store/carriers.ts';
 import type { Store } from '../store/db.ts';
+import { trunkHealthLines } from './trunk-health.ts';
 import { UsageError } from './usage-error.ts';
 
 type Out = (line: string) => void;
@@ -114,6 +115,8 @@ export async function listCarriersCommand(store: Store, config: Config, _args: s
       `route ${r.prefix === '' ? 'default' : r.prefix}${filters.length ? ` [${filters.join(', ')}]` : ''} -> ${r.carrier}`,
     );
   }
+  // How the running nodes find their voice trunks now (each trunk's last OPTIONS check).
+  for (const line of await trunkHealthLines(config)) out(line);
 }
 
 /** Removes a carrier from the store; running nodes unbind it once its submits in flight are answered. */

@@ -80,6 +80,20 @@ for (const target of targets) {
         assert.equal(report.message, '1 delivery report');
         assert.equal(report.transactions[0].operator, 'simulator');
 
+        // `yona admin carriers` asks the running server how its voice trunks answer OPTIONS (the bundled UAS).
+        const trunks = await eventually(
+          async () => {
+            lines.length = 0;
+            await admin('carriers');
+            return lines.some((l) => /^trunk \S+ on node \S+: up, OPTIONS answered 200 in \d+ ms at /.test(l))
+              ? [...lines]
+              : undefined;
+          },
+          10_000,
+          'the trunk health from the running server',
+        );
+        assert.ok(trunks[0].startsWith('no carrier configured'), trunks.join('\n'));
+
         const sim = (...args: string[]) =>
           spawnSync(process.execPath, [bin, 'sim', ...args], { env, encoding: 'utf8' });
         const listed = sim('messages', '--to', '0501234569', '--json');

@@ -17,6 +17,8 @@ export const sipSimulator: ProtocolSimulator = {
       maxCalls: 100,
       callsPerSecond: 0,
       ringTimeoutMs: 30_000,
+      // As a configured trunk's default: its health shows in /healthz and `yona admin carriers`.
+      optionsIntervalMs: 30_000,
     };
     return {
       carrier,
