@@ -13,8 +13,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
+import { argValue } from './lib/nodes.ts';
 
-const runs = Number(process.argv[process.argv.indexOf('--runs') + 1] || 5);
+const runs = Number(argValue('runs', '5'));
 const root = join(import.meta.dirname, '..');
 const scratch = mkdtempSync(join(tmpdir(), 'yona-bench-cli-'));
 const cpuFile = join(scratch, 'cpu');
