@@ -14,6 +14,11 @@ import type { MediaReply, MediaRequest } from './media.ts';
 const LATE_MS = PACKET_MS / 4;
 /** The least gap after a late packet. */
 const MIN_GAP_MS = PACKET_MS - 2;
+/**
+ * How early a packet may leave: timers wake in whole milliseconds, so the streams due within the next one go out in
+ * the same tick (fewer wake-ups with 100 calls, each one later less often).
+ */
+const EARLY_MS = 1;
 
 interface Session {
   socket: Socket;
@@ -93,7 +98,7 @@ function tick(): void {
   const now = performance.now();
   let next = Number.POSITIVE_INFINITY;
   for (const stream of streams) {
-    if (stream.due <= now + 0.25) sendDue(stream, now);
+    if (stream.due <= now + EARLY_MS) sendDue(stream, now);
     if (stream.n >= stream.frames) finish(stream);
     else next = Math.min(next, stream.due);
   }
