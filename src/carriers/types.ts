@@ -114,3 +114,17 @@ export interface CarrierLogger {
   warn(obj: object, msg?: string): void;
   error(obj: object, msg?: string): void;
 }
+
+/** The last health check of a voice trunk (SIP: an OPTIONS request), as /healthz reports it. */
+export interface TrunkHealth {
+  /** Whether the trunk answered (below 500); undefined before the first check ends. */
+  up?: boolean;
+  /** Its answer's status, when it answered. */
+  sipStatus?: number;
+  /** Round trip of the answer, ms. */
+  rttMs?: number;
+  /** When the check ended (ms since the epoch). */
+  checkedAt?: number;
+  /** Why it is down. */
+  error?: string;
+}

@@ -2,18 +2,10 @@
 // last OPTIONS check, read from their loopback `/healthz?role=voice` (the store keeps no such state: it is each
 // node's own view of its trunks). `yona admin carriers` prints it under the configured carriers.
 import { resolve } from 'node:path';
+import type { TrunkHealth } from '../carriers/types.ts';
 import type { Config } from '../config.ts';
 import { formatIso } from '../domain/dates.ts';
 import { runningServers, withoutPassword, type RunningServer } from './serve-registry.ts';
-
-/** One trunk's OPTIONS health as `/healthz` reports it (carriers/sip/options.ts). */
-interface TrunkHealth {
-  up?: boolean;
-  sipStatus?: number;
-  rttMs?: number;
-  checkedAt?: number;
-  error?: string;
-}
 
 const ASK_TIMEOUT_MS = 1500;
 

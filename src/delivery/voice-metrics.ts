@@ -4,7 +4,7 @@
 import client from 'prom-client';
 import { SipCarrier } from '../carriers/sip/connector.ts';
 import { mediaStats } from '../carriers/sip/media.ts';
-import type { TrunkHealth } from '../carriers/sip/options.ts';
+import type { TrunkHealth } from '../carriers/types.ts';
 import { sharedSpeech } from '../carriers/sip/speech.ts';
 import type { Carrier } from '../carriers/types.ts';
 

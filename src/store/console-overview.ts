@@ -2,6 +2,7 @@
 // the index on their account and time), the delivery rate of the messages whose outcome came since an instant
 // (by the index on status time), and the push URLs failing now. Every query names the account.
 import { sql } from 'kysely';
+import { DELIVERY } from '../domain/status.ts';
 import type { Queryable } from './db.ts';
 
 /** Messages accepted and credits charged by the account's sends since `since` (cancelled sends left out). */
@@ -32,7 +33,7 @@ export async function outcomesSince(
   const row = await db
     .selectFrom('messages')
     .select([
-      sql<number>`coalesce(sum(case when status = 102 then 1 else 0 end), 0)`.as('ok'),
+      sql<number>`coalesce(sum(case when status = ${sql.lit(DELIVERY.DELIVERED)} then 1 else 0 end), 0)`.as('ok'),
       sql<number>`count(*)`.as('n'),
     ])
     .where('account_id', '=', accountId)

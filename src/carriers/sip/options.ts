@@ -6,20 +6,9 @@ import type { Trunk } from './call.ts';
 import { formatRequest, newBranch, parseSip, sipToken, type SipMessage } from './message.ts';
 import { ClientTransactions } from './transaction.ts';
 import { openTransport } from './transport.ts';
+import type { TrunkHealth } from '../types.ts';
 
-/** The last OPTIONS check of a trunk. */
-export interface TrunkHealth {
-  /** Whether the trunk answered (below 500); undefined before the first check ends. */
-  up?: boolean;
-  /** Its answer's status, when it answered. */
-  sipStatus?: number;
-  /** Round trip of the answer, ms. */
-  rttMs?: number;
-  /** When the check ended (ms since the epoch). */
-  checkedAt?: number;
-  /** Why it is down. */
-  error?: string;
-}
+export type { TrunkHealth } from '../types.ts';
 
 /** Sends one OPTIONS to the trunk; resolves with what it showed. */
 export async function checkTrunk(trunk: Trunk): Promise<TrunkHealth> {
