@@ -1,5 +1,6 @@
 // What `yona --help`, `yona admin --help` and `--help` on every command print: each command's usage, what it
 // does and an example; and the nearest valid name for a mistyped command or option.
+import { editDistance } from '../domain/edit-distance.ts';
 
 export interface CommandHelp {
   usage: string;
@@ -171,26 +172,12 @@ export function wantsHelp(args: string[]): boolean {
   return args.includes('--help') || args.includes('-h');
 }
 
-function distance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let previous = row[0];
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const kept = row[j];
-      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1));
-      previous = kept;
-    }
-  }
-  return row[b.length];
-}
-
 /** The candidate nearest to a mistyped name, when it is near enough to be what was meant. */
 export function nearest(name: string, candidates: string[]): string | undefined {
   let best: string | undefined;
   let bestDistance = Infinity;
   for (const c of candidates) {
-    const d = distance(name.toLowerCase(), c.toLowerCase());
+    const d = editDistance(name.toLowerCase(), c.toLowerCase());
     if (d < bestDistance) [best, bestDistance] = [c, d];
   }
   return best !== undefined && bestDistance <= Math.max(2, Math.floor(name.length / 3)) ? best : undefined;

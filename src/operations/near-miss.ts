@@ -9,6 +9,7 @@
 import type { z } from 'zod';
 import { ApiError } from '../domain/errors.ts';
 import type { Operation } from './types.ts';
+import { editDistance } from '../domain/edit-distance.ts';
 
 /** Known fields of an object: each with its own shape, or undefined for a value whose inside is not checked. */
 export type Shape = { readonly [field: string]: Shape | undefined };
@@ -97,28 +98,11 @@ export function nearMiss(key: string, field: string): boolean {
   if (a.replace(/[_-]/g, '') === b.replace(/[_-]/g, '')) return true;
   const shorter = Math.min(a.length, b.length);
   const allowed = shorter >= 5 ? 2 : shorter >= 3 ? 1 : 0;
-  return allowed > 0 && Math.abs(a.length - b.length) <= allowed && editDistance(a, b, allowed) <= allowed;
-}
-
-/** Optimal string alignment distance (a swap of two neighbours counts one), stopping early past `limit`. */
-function editDistance(a: string, b: string, limit: number): number {
-  let before: number[] = [];
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    let best = i;
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let d = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, before[j - 2] + 1);
-      current.push(d);
-      best = Math.min(best, d);
-    }
-    if (best > limit) return best;
-    before = previous;
-    previous = current;
-  }
-  return previous[b.length];
+  return (
+    allowed > 0 &&
+    Math.abs(a.length - b.length) <= allowed &&
+    editDistance(a, b, { swaps: true, limit: allowed }) <= allowed
+  );
 }
 
 /** Fields of a shape below its own level, with their paths (`destinations.destination.phone`). */
