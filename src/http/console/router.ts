@@ -83,6 +83,7 @@ export class ConsoleRouter {
     this.auth = new ConsoleAuth(
       () => app.store.db,
       () => sealingKey(app.config),
+      app.allowLoginAttempt,
     );
   }
 
