@@ -6,6 +6,7 @@ import { publicPagesComponent } from '../http/public-pages.ts';
 import { createLogger } from '../logger.ts';
 import { startService } from '../service.ts';
 import { LocalSignals, type Topic } from '../signals.ts';
+import { peerReleasedWriteLock, peerWaitsForWriteLock, writeLockPeers } from '../store/group-commit.ts';
 import { receiveStart, type ApiProcessMessage } from './api-processes.ts';
 
 function send(message: ApiProcessMessage): void {
@@ -43,6 +44,8 @@ export async function runApiProcess(): Promise<void> {
     node: { ...named, name: `${named.name}-api${start.index}`, roles: ['api' as const] },
   };
   const logger = createLogger(config.logLevel, undefined, { timeZone: config.defaultTimeZone });
+  writeLockPeers.waiting = () => send({ type: 'lock-waiting' });
+  writeLockPeers.released = () => send({ type: 'lock-released' });
   const pending = new Map<number, (allowed: boolean) => void>();
   const scrapes = new Map<number, (text: string) => void>();
   let nextId = 1;
@@ -79,7 +82,9 @@ export async function runApiProcess(): Promise<void> {
     process.exit(0);
   };
   process.on('message', (m: ApiProcessMessage) => {
-    if (m.type === 'stop') void stop();
+    if (m.type === 'lock-waiting') peerWaitsForWriteLock();
+    else if (m.type === 'lock-released') peerReleasedWriteLock();
+    else if (m.type === 'stop') void stop();
     else if (m.type === 'metrics' && !m.json)
       void service.metrics.registry.getMetricsAsJSON().then((json) => send({ type: 'metrics', id: m.id, json }));
     else if (m.type === 'scrape' && m.text !== undefined) {

@@ -13,6 +13,7 @@ import client from 'prom-client';
 import type { Config } from '../config.ts';
 import type { Service } from '../service.ts';
 import type { Topic } from '../signals.ts';
+import { peerReleasedWriteLock, peerWaitsForWriteLock, writeLockPeers } from '../store/group-commit.ts';
 
 /** Messages between the first process and an API process. */
 export type ApiProcessMessage =
@@ -24,6 +25,8 @@ export type ApiProcessMessage =
   | { type: 'metrics'; id: number; json?: client.MetricObjectWithValues<client.MetricValue<string>>[] }
   | { type: 'scrape'; id: number; text?: string }
   | { type: 'attempt'; id: number; key: string; allowed?: boolean }
+  | { type: 'lock-waiting' }
+  | { type: 'lock-released' }
   | { type: 'stop' };
 
 /** The API processes forked by the first one. */
@@ -54,6 +57,11 @@ export async function startApiProcesses(service: Service, count: number): Promis
   const pendingMetrics = new Map<number, (json: client.MetricObjectWithValues<client.MetricValue<string>>[]) => void>();
   let nextId = 1;
   const started: Promise<void>[] = [];
+  const broadcast = (m: ApiProcessMessage, except?: ChildProcess) => {
+    for (const c of children) if (c !== except && c.connected) c.send(m);
+  };
+  writeLockPeers.waiting = () => broadcast({ type: 'lock-waiting' });
+  writeLockPeers.released = () => broadcast({ type: 'lock-released' });
   for (let index = 2; index <= count; index++) {
     const child = fork(yonaBin(), ['serve', '--api-worker'], {
       serialization: 'advanced',
@@ -61,7 +69,13 @@ export async function startApiProcesses(service: Service, count: number): Promis
     });
     children.push(child);
     child.on('message', (m: ApiProcessMessage) => {
-      if (m.type === 'notify') for (const topic of m.topics) service.signals.notify(topic);
+      if (m.type === 'lock-waiting') {
+        peerWaitsForWriteLock();
+        broadcast(m, child);
+      } else if (m.type === 'lock-released') {
+        peerReleasedWriteLock();
+        broadcast(m, child);
+      } else if (m.type === 'notify') for (const topic of m.topics) service.signals.notify(topic);
       else if (m.type === 'metrics' && m.json) pendingMetrics.get(m.id)?.(m.json);
       else if (m.type === 'attempt' && m.allowed === undefined) {
         const allowed = service.allowLoginAttempt(m.key, service.clock());
@@ -92,6 +106,8 @@ export async function startApiProcesses(service: Service, count: number): Promis
     child.send({ type: 'start', config: service.config, index } satisfies ApiProcessMessage);
   }
   const stop = async () => {
+    writeLockPeers.waiting = undefined;
+    writeLockPeers.released = undefined;
     await Promise.all(
       children.map(
         (child) =>

@@ -29,7 +29,30 @@ const BEGIN_WRITE = 'begin immediate';
 /** How long a write group waits for another process's write lock before its transaction fails SQLITE_BUSY. */
 const WRITE_LOCK_WAIT_MS = 5000;
 /** Retries of a busy BEGIN on the next turn before they go to a 1 ms timer. */
-const IMMEDIATE_RETRIES = Number(process.env.XRETRY ?? 3);
+const IMMEDIATE_RETRIES = 3;
+/** How long a process told of a peer's write lock waits for its `released` before it tries again anyway. */
+const PEER_WAIT_MS = 5;
+
+/**
+ * Write-lock hand-over between processes on one SQLite file (the API processes of `yona serve`): a process that
+ * finds the lock taken says so (`waiting`), and the holder says `released` after its commit, so the waiter
+ * retries then instead of on a timer. Unset (one process), waits are timed only.
+ */
+export const writeLockPeers: { waiting?: () => void; released?: () => void } = {};
+let peerWaits = false;
+let wakeWaiter: (() => void) | undefined;
+
+/** Another process waits for the write lock: tell it when this one lets go. */
+export function peerWaitsForWriteLock(): void {
+  peerWaits = true;
+}
+
+/** Another process let go of the write lock: the waiting write group, if any, tries now. */
+export function peerReleasedWriteLock(): void {
+  const wake = wakeWaiter;
+  wakeWaiter = undefined;
+  wake?.();
+}
 
 /** Counters for tuning and metrics: transactions run, the commits they shared, and statements run in them. */
 export const groupCommitStats = { transactions: 0, commits: 0, statements: 0, busyRetries: 0 };
@@ -228,7 +251,17 @@ export class GroupCommitSqliteDriver implements Driver {
         if (attempt === 0) deadline = Date.now() + WRITE_LOCK_WAIT_MS;
         else if (Date.now() > deadline) throw err;
       }
-      await new Promise((resolve) => (attempt < IMMEDIATE_RETRIES ? setImmediate(resolve) : setTimeout(resolve, 1)));
+      if (writeLockPeers.waiting) {
+        writeLockPeers.waiting();
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, PEER_WAIT_MS);
+          wakeWaiter = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+      } else
+        await new Promise((resolve) => (attempt < IMMEDIATE_RETRIES ? setImmediate(resolve) : setTimeout(resolve, 1)));
     }
   }
 
@@ -257,6 +290,10 @@ export class GroupCommitSqliteDriver implements Driver {
       .then(() => {
         try {
           this.commitGroup.run();
+          if (peerWaits) {
+            peerWaits = false;
+            writeLockPeers.released?.();
+          }
           groupCommitStats.commits++;
           groupCommitStats.statements += 2; // the group's BEGIN and COMMIT
         } catch (err) {
