@@ -85,7 +85,7 @@ try {
   const kannelBefore = kannel ? await kannelRate(kannel, { connections, durationSeconds: seconds }) : undefined;
   const campaignsBefore = await count('campaigns');
   const loadBefore = loadavg()[0];
-  const cpuBefore = bench.cpuUs();
+  const cpuBefore = process.cpuUsage();
   const groupBefore = { ...groupCommitStats };
   const sendGroups = bench.service.store.sendGroups?.stats;
   const pgGroupsBefore = sendGroups ? { ...sendGroups } : undefined;
@@ -97,7 +97,7 @@ try {
     connections,
     durationSeconds: seconds,
   });
-  const cpuUs = bench.cpuUs() - cpuBefore;
+  const cpu = process.cpuUsage(cpuBefore);
   const profileFile = join(tmpdir(), `yona-accept-${store}-${process.pid}.cpuprofile`);
   const profile = profiler ? await profiler.stop(profileFile) : undefined;
   const commits = groupCommitStats.commits - groupBefore.commits;
@@ -125,7 +125,7 @@ try {
   // Requests the load generator left in flight when it stopped still finish here: count once they have.
   const accepted = (await settledCount('campaigns')) - campaignsBefore;
   const budget = profile
-    ? budgetTable(profileByCategory(profile), cpuUs / Math.max(accepted, 1))
+    ? budgetTable(profileByCategory(profile), (cpu.user + cpu.system) / Math.max(accepted, 1))
     : undefined;
   if (budget) {
     process.stderr.write(`CPU profile of the service during the load: ${profileFile}\n`);
@@ -174,10 +174,9 @@ try {
       errors: load.errors,
       ...beside,
       // The service's own CPU per accepted send (load generator excluded), and what else the machine was doing.
-      server_cpu_us_per_accept: Math.round(cpuUs / Math.max(accepted, 1)),
+      server_cpu_us_per_accept: Math.round((cpu.user + cpu.system) / Math.max(accepted, 1)),
       client_cpu_us_per_request: load.client_cpu_us_per_request,
       load_avg_1m_before: Math.round(loadBefore * 100) / 100,
-      api_processes: 1 + (bench.apiProcesses?.pids.length ?? 0),
       ...(budget
         ? {
             profile_file: profileFile,
@@ -185,11 +184,7 @@ try {
           }
         : {}),
       ...(store === 'sqlite'
-        ? {
-            transactions_per_commit: transactionsPerCommit,
-            sqlite_statements_per_send: statementsPerSend,
-            busy_retries_per_commit: commits > 0 ? Math.round(((groupCommitStats.busyRetries - groupBefore.busyRetries) / commits) * 10) / 10 : null,
-          }
+        ? { transactions_per_commit: transactionsPerCommit, sqlite_statements_per_send: statementsPerSend }
         : pgGroups),
       bulk_100k_s: Math.round(bulkSeconds * 1000) / 1000,
       bulk_status: bigReply.status,

@@ -25,8 +25,6 @@ export interface Config {
   retentionDays: number;
   /** YONA_PG_GROUP_LANES (2): connections that commit concurrent API sends together on PostgreSQL; 0 commits each alone. */
   pgGroupLanes: number;
-  /** YONA_API_PROCESSES (1): processes of `yona serve` serving the API on the embedded store (cli/api-processes.ts). */
-  apiProcesses: number;
   httpsPort: number;
   httpsHost: string;
   httpPort: number;
@@ -203,11 +201,6 @@ export const SETTINGS = {
     integer(2, 0, 64),
     '2',
     'connections that commit concurrent API sends together on PostgreSQL (0: each alone)',
-  ),
-  YONA_API_PROCESSES: setting(
-    integer(1, 1, 16),
-    '1',
-    'processes of `yona serve` on the embedded store that serve the API on its listeners, each with its own SQLite connection',
   ),
   // Listeners
   YONA_HTTPS_PORT: setting(integer(8443), '8443', 'port of the public TLS listener'),
@@ -397,7 +390,6 @@ export function loadConfig(env: Env = process.env): Config {
     pgPool: v.YONA_PG_POOL,
     sqliteGroupCommit: v.YONA_SQLITE_GROUP_COMMIT,
     pgGroupLanes: v.YONA_PG_GROUP_LANES,
-    apiProcesses: v.YONA_API_PROCESSES,
     retentionDays: v.YONA_RETENTION_DAYS,
     httpsPort: v.YONA_HTTPS_PORT,
     httpsHost: v.YONA_HTTPS_HOST,

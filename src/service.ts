@@ -6,8 +6,7 @@ import type { Component, ComponentHost } from './component.ts';
 import type { Config } from './config.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createMetrics, type Metrics } from './http/metrics.ts';
-import { AddressLimiter } from './http/console/session.ts';
-import { startHttp, type RunningHttp, type SharedListeners } from './http/server.ts';
+import { startHttp, type RunningHttp } from './http/server.ts';
 import { loadTls } from './http/tls.ts';
 import type { AppContext } from './operations/execute.ts';
 import { UnknownFieldLog } from './operations/near-miss.ts';
@@ -17,14 +16,6 @@ import { openStore } from './store/db.ts';
 export interface ServiceOptions {
   logger?: Logger;
   clock?: () => number;
-  /** Serve connections of another process's listening sockets (an API process of `yona serve`). */
-  listenOn?: SharedListeners;
-  /** Where committed writes signal the workers (by default this process's own). */
-  signals?: LocalSignals;
-  /** Answers /metrics with these figures instead of this process's alone. */
-  metricsText?: () => Promise<string>;
-  /** Counts a console sign-in attempt from an address (by default in this process; see AddressLimiter). */
-  allowLoginAttempt?: (address: string, now: number) => boolean | Promise<boolean>;
 }
 
 export type { Component, RoleHealth } from './component.ts';
@@ -33,8 +24,6 @@ export type { Component, RoleHealth } from './component.ts';
 export interface Service extends ComponentHost {
   metrics: Metrics;
   http: RunningHttp;
-  /** This process's count of console sign-in attempts per address (the one other API processes ask). */
-  allowLoginAttempt(address: string, now: number): boolean;
   close(): Promise<void>;
 }
 
@@ -54,16 +43,13 @@ export async function startService(
     pgGroupLanes: config.pgGroupLanes,
   });
   const metrics = createMetrics();
-  const signals = options.signals ?? new LocalSignals();
+  const signals = new LocalSignals();
   const unknownFieldLog = new UnknownFieldLog();
-  const loginAttempts = new AddressLimiter();
-  const allowLoginAttempt = (address: string, now: number) => loginAttempts.allow(address, now);
   const ctx: AppContext = {
     store,
     config,
     signals,
     clock,
-    allowLoginAttempt: options.allowLoginAttempt ?? allowLoginAttempt,
     onUnexpectedError: (err, root) => logger.error({ err, operation: root }, 'operation failed unexpectedly'),
     onLegacyAuth: (username, result) => {
       metrics.legacyAuth.inc({ result });
@@ -82,18 +68,7 @@ export async function startService(
   const tls = await loadTls(config);
   const routes = components.flatMap((c) => (c.routes ? [c.routes] : []));
   const health = () => components.flatMap((c) => c.health?.() ?? []);
-  const http = await startHttp({
-    ctx,
-    metrics,
-    logger,
-    tls,
-    routes,
-    node,
-    health,
-    api: node.has('api'),
-    listenOn: options.listenOn,
-    metricsText: options.metricsText,
-  });
+  const http = await startHttp({ ctx, metrics, logger, tls, routes, node, health, api: node.has('api') });
   const service: Service = {
     config,
     store,
@@ -103,7 +78,6 @@ export async function startService(
     clock,
     http,
     node,
-    allowLoginAttempt,
     async close() {
       // Listeners first: no new work arrives while the workers finish theirs.
       await http.close();

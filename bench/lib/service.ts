@@ -1,10 +1,9 @@
 // Starts a Yona service in-process for a benchmark, on SQLite in a scratch dir or on a scratch PostgreSQL database.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { runAdminCommand } from '../../src/cli/admin.ts';
-import { startApiProcesses, type ApiProcesses } from '../../src/cli/api-processes.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { startService, type Component, type Service } from '../../src/service.ts';
@@ -14,23 +13,7 @@ export interface BenchService {
   httpUrl: string;
   httpsUrl: string;
   admin(...args: string[]): Promise<string[]>;
-  /** The API processes beside the service (YONA_API_PROCESSES above 1 on SQLite), if any. */
-  apiProcesses?: ApiProcesses;
-  /** CPU time (user + system, microseconds) of the service: this process and its API processes. */
-  cpuUs(): number;
   close(): Promise<void>;
-}
-
-/** User + system CPU of another process so far, in microseconds (from /proc; 0 once it is gone). */
-function processCpuUs(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // utime and stime are fields 14 and 15 of the line (11 and 12 after the name), in clock ticks (100 per second).
-    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100;
-  } catch {
-    return 0;
-  }
 }
 
 const PG_ADMIN = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -72,20 +55,9 @@ export async function startBenchService(
     YONA_LOG_LEVEL: 'warn',
     ...env,
   });
-  let apiProcesses: ApiProcesses | undefined;
-  const service = await startService(config, components, {
-    logger: createLogger(config.logLevel),
-    metricsText: () => (apiProcesses ? apiProcesses.metricsText() : service.metrics.registry.metrics()),
-  });
-  if (store === 'sqlite' && config.apiProcesses > 1)
-    apiProcesses = await startApiProcesses(service, config.apiProcesses);
+  const service = await startService(config, components, { logger: createLogger(config.logLevel) });
   return {
     service,
-    apiProcesses,
-    cpuUs() {
-      const own = process.cpuUsage();
-      return own.user + own.system + (apiProcesses?.pids ?? []).reduce((sum, pid) => sum + processCpuUs(pid), 0);
-    },
     httpUrl: `http://127.0.0.1:${service.http.httpPort}`,
     httpsUrl: `https://127.0.0.1:${service.http.httpsPort}`,
     async admin(...args) {
@@ -94,7 +66,6 @@ export async function startBenchService(
       return lines;
     },
     async close() {
-      await apiProcesses?.close();
       await service.close();
       rmSync(dir, { recursive: true, force: true });
       if (dbName) {

@@ -13,7 +13,6 @@ import { schedulerComponent } from '../delivery/scheduler.ts';
 import { retentionComponent } from '../delivery/retention.ts';
 import { publicPagesComponent } from '../http/public-pages.ts';
 import { lockDataDir } from './serve-lock.ts';
-import { startApiProcesses, type ApiProcesses } from './api-processes.ts';
 import { registerServer, withoutPassword } from './serve-registry.ts';
 import { carriersComponent } from '../delivery/carriers.ts';
 import { createPusher } from '../delivery/pusher.ts';
@@ -60,24 +59,13 @@ export function birthdaysComponent(intervalMs?: number): Component {
 
 /** Starts the service and waits for a signal. */
 export async function runServe(args: string[] = []): Promise<void> {
-  const { values } = parseArgs({ args, options: { roles: { type: 'string' }, 'api-worker': { type: 'boolean' } } });
-  if (values['api-worker']) {
-    const { runApiProcess } = await import('./api-process-main.ts');
-    return runApiProcess();
-  }
+  const { values } = parseArgs({ args, options: { roles: { type: 'string' } } });
   const loaded = loadConfig();
   const roles = values.roles === undefined ? loaded.node.roles : parseRoles(values.roles);
   const config = { ...loaded, node: { ...loaded.node, roles } };
   const unlock = config.databaseUrl ? () => {} : lockDataDir(config.dataDir);
   const logger = createLogger(config.logLevel, undefined, { timeZone: config.defaultTimeZone });
-  let apiProcesses: ApiProcesses | undefined;
-  const service = await startService(config, defaultComponents(roles, logger), {
-    logger,
-    metricsText: () => (apiProcesses ? apiProcesses.metricsText() : service.metrics.registry.metrics()),
-  });
-  // Further API processes on the embedded store (PostgreSQL scales out over nodes instead).
-  if (!config.databaseUrl && roles.includes('api') && config.apiProcesses > 1)
-    apiProcesses = await startApiProcesses(service, config.apiProcesses);
+  const service = await startService(config, defaultComponents(roles, logger), { logger });
   const unregister = registerServer({
     dataDir: config.dataDir,
     database: config.databaseUrl ? withoutPassword(config.databaseUrl) : undefined,
@@ -91,7 +79,6 @@ export async function runServe(args: string[] = []): Promise<void> {
     service.logger.info({ signal }, 'shutting down');
     const force = setTimeout(() => process.exit(1), 15_000);
     force.unref();
-    await apiProcesses?.close();
     await service.close();
     unregister();
     unlock();

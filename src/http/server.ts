@@ -1,7 +1,7 @@
 // The HTTP side: one fastify app served over HTTPS (TLS >= 1.2) and over plain HTTP (loopback by default).
 import http from 'node:http';
 import https from 'node:https';
-import type { AddressInfo, Server, Socket } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Logger } from '../logger.ts';
 import type { AppContext } from '../operations/execute.ts';
@@ -24,27 +24,12 @@ export interface HttpDeps {
   health: HealthSource['health'];
   /** Serve the API, the console and the public pages (the api role); otherwise only /healthz and /metrics. */
   api: boolean;
-  /**
-   * Listening sockets another process opened (an API process of `yona serve`, api-processes.ts): connections
-   * the kernel gives this process on them are served here, instead of listening on the configured ports.
-   */
-  listenOn?: SharedListeners;
-  /** Answers /metrics instead of this process's own registry (the figures of all API processes). */
-  metricsText?: () => Promise<string>;
-}
-
-/** The two listening sockets, as handed to another process. */
-export interface SharedListeners {
-  http: Server;
-  https: Server;
 }
 
 export interface RunningHttp {
   app: FastifyInstance;
   httpsPort: number;
   httpPort: number;
-  /** The listening sockets, to hand to another process. */
-  listeners: SharedListeners;
   close(): Promise<void>;
 }
 
@@ -112,8 +97,7 @@ export async function startHttp(deps: HttpDeps): Promise<RunningHttp> {
     if (encrypted || !isLoopback(request.raw.socket.remoteAddress) || isProxied(request.headers)) {
       return reply.code(404).send({ error: 'Not Found' });
     }
-    const text = deps.metricsText ? await deps.metricsText() : await deps.metrics.registry.metrics();
-    return reply.header('content-type', deps.metrics.registry.contentType).send(text);
+    return reply.header('content-type', deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
   });
   if (deps.api) {
     registerConsole(app, deps.ctx, deps.logger);
@@ -125,33 +109,21 @@ export async function startHttp(deps: HttpDeps): Promise<RunningHttp> {
   httpsServer.keepAliveTimeout = 65_000;
   drain.track(httpServer, 'connection');
   drain.track(httpsServer, 'secureConnection');
-  const shared = deps.listenOn;
-  if (shared) {
-    await app.ready();
-    shared.http.on('connection', (socket: Socket) => httpServer.emit('connection', socket));
-    shared.https.on('connection', (socket: Socket) => httpsServer.emit('connection', socket));
-  } else {
-    await app.listen({ port: config.httpsPort, host: config.httpsHost });
-    await new Promise<void>((resolve, reject) => {
-      httpServer.once('error', reject);
-      httpServer.listen(config.httpPort, config.httpHost, () => resolve());
-    });
-  }
-  const listeners = shared ?? { http: httpServer, https: httpsServer };
+  await app.listen({ port: config.httpsPort, host: config.httpsHost });
+  await new Promise<void>((resolve, reject) => {
+    httpServer.once('error', reject);
+    httpServer.listen(config.httpPort, config.httpHost, () => resolve());
+  });
   return {
     app,
-    httpsPort: (listeners.https.address() as AddressInfo).port,
-    httpPort: (listeners.http.address() as AddressInfo).port,
-    listeners,
+    httpsPort: (httpsServer.address() as AddressInfo).port,
+    httpPort: (httpServer.address() as AddressInfo).port,
     /** Stops accepting, lets requests in flight on both listeners finish, closes keep-alive connections. */
     async close() {
       drain.start();
-      const closed = (server: Server) => new Promise<void>((resolve) => server.close(() => resolve()));
-      // A shared socket stops giving connections to this process; the servers then end the ones they have.
-      const sharedClosed = shared ? [closed(shared.http), closed(shared.https)] : [];
-      const httpClosed = shared ? drain.allClosed() : closed(httpServer);
+      const httpClosed = new Promise<void>((resolve) => httpServer.close(() => resolve()));
       try {
-        await Promise.all([...sharedClosed, httpClosed, app.close()]);
+        await Promise.all([httpClosed, app.close()]);
       } finally {
         drain.stop();
       }
@@ -192,14 +164,6 @@ class Drain {
     closeIdle();
     this.sweep = setInterval(closeIdle, IDLE_SWEEP_MS);
     this.sweep.unref();
-  }
-
-  /** Resolves once every tracked connection closed (for servers fed by a shared socket, whose close() cannot tell). */
-  allClosed(): Promise<void> {
-    return new Promise((resolve) => {
-      const check = () => (this.sockets.size === 0 ? resolve() : setTimeout(check, IDLE_SWEEP_MS));
-      check();
-    });
   }
 
   /** Ends the sweep once both servers closed. */

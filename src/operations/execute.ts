@@ -22,8 +22,6 @@ export interface AppContext {
   config: Config;
   signals: Signals;
   clock: () => number;
-  /** Counts a console sign-in attempt from an address; false past the limit (shared by the API processes). */
-  allowLoginAttempt?(address: string, now: number): boolean | Promise<boolean>;
   onUnexpectedError(err: unknown, root: string): void;
   /** Told of every password-authenticated call (never the password): for the metric and the log. */
   onLegacyAuth?(username: string, result: LegacyResult): void;

@@ -26,36 +26,9 @@ import { FifoPermits } from '../support/permits.ts';
 const TX_SAVEPOINT = 'yona_group_tx';
 /** How every SQLite transaction begins: holding the write lock, waiting up to busy_timeout for it. */
 const BEGIN_WRITE = 'begin immediate';
-/** How long a write group waits for another process's write lock before its transaction fails SQLITE_BUSY. */
-const WRITE_LOCK_WAIT_MS = 5000;
-/** Retries of a busy BEGIN on the next turn before they go to a 1 ms timer. */
-const IMMEDIATE_RETRIES = 3;
-/** How long a process told of a peer's write lock waits for its `released` before it tries again anyway. */
-const PEER_WAIT_MS = 5;
-
-/**
- * Write-lock hand-over between processes on one SQLite file (the API processes of `yona serve`): a process that
- * finds the lock taken says so (`waiting`), and the holder says `released` after its commit, so the waiter
- * retries then instead of on a timer. Unset (one process), waits are timed only.
- */
-export const writeLockPeers: { waiting?: () => void; released?: () => void } = {};
-let peerWaits = false;
-let wakeWaiter: (() => void) | undefined;
-
-/** Another process waits for the write lock: tell it when this one lets go. */
-export function peerWaitsForWriteLock(): void {
-  peerWaits = true;
-}
-
-/** Another process let go of the write lock: the waiting write group, if any, tries now. */
-export function peerReleasedWriteLock(): void {
-  const wake = wakeWaiter;
-  wakeWaiter = undefined;
-  wake?.();
-}
 
 /** Counters for tuning and metrics: transactions run, the commits they shared, and statements run in them. */
-export const groupCommitStats = { transactions: 0, commits: 0, statements: 0, busyRetries: 0 };
+export const groupCommitStats = { transactions: 0, commits: 0, statements: 0 };
 
 /** One acquisition of the single connection; remembers whether its work must wait for the group commit. */
 class GroupConnection implements DatabaseConnection {
@@ -115,14 +88,10 @@ export class GroupCommitSqliteDriver implements Driver {
   private readonly releaseTx: SqliteDatabase.Statement;
   private readonly rollbackTx: SqliteDatabase.Statement;
   private readonly beginGroup: SqliteDatabase.Statement;
-  private readonly busyTimeoutOff: SqliteDatabase.Statement;
-  private readonly busyTimeoutOn: SqliteDatabase.Statement;
   private readonly commitGroup: SqliteDatabase.Statement;
 
   constructor(private readonly db: SqliteDatabase.Database) {
     this.beginGroup = db.prepare(BEGIN_WRITE);
-    this.busyTimeoutOff = db.prepare('pragma busy_timeout = 0');
-    this.busyTimeoutOn = db.prepare(`pragma busy_timeout = ${WRITE_LOCK_WAIT_MS}`);
     this.beginRead = db.prepare('begin');
     this.commitGroup = db.prepare('commit');
     this.savepointTx = db.prepare(`savepoint ${TX_SAVEPOINT}`);
@@ -158,7 +127,7 @@ export class GroupCommitSqliteDriver implements Driver {
 
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
     const c = connection as GroupConnection;
-    if (this.group !== 'write') await this.openWriteGroup();
+    if (this.group !== 'write') this.openWriteGroup();
     this.savepointTx.run();
     groupCommitStats.transactions++;
     groupCommitStats.statements += 2; // its SAVEPOINT and RELEASE
@@ -235,54 +204,15 @@ export class GroupCommitSqliteDriver implements Driver {
     setImmediate(end);
   }
 
-  // BEGIN IMMEDIATE without SQLite's busy handler, which sleeps the whole thread (1, 2, 5, 10 ms ...) while
-  // another process (an API process beside this one, the CLI) holds the write lock: here the wait is a timer,
-  // during which this process reads more requests, and the transactions queued behind this one join its group.
-  // After busy_timeout (5 s) the BUSY error goes to the transaction, as SQLite's own wait would have.
-  private async takeWriteLock(): Promise<void> {
-    let deadline = 0;
-    for (let attempt = 0; ; attempt++) {
-      try {
-        this.beginWithoutWaiting();
-        return;
-      } catch (err) {
-        if (!isBusy(err)) throw err;
-        groupCommitStats.busyRetries++;
-        if (attempt === 0) deadline = Date.now() + WRITE_LOCK_WAIT_MS;
-        else if (Date.now() > deadline) throw err;
-      }
-      if (writeLockPeers.waiting) {
-        writeLockPeers.waiting();
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, PEER_WAIT_MS);
-          wakeWaiter = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-      } else
-        await new Promise((resolve) => (attempt < IMMEDIATE_RETRIES ? setImmediate(resolve) : setTimeout(resolve, 1)));
-    }
-  }
-
-  private beginWithoutWaiting(): void {
-    this.busyTimeoutOff.get();
-    try {
-      this.beginGroup.run();
-    } finally {
-      this.busyTimeoutOn.get();
-    }
-  }
-
   // Opens the outer write transaction (ending a read group first). Its COMMIT waits until the callback that
   // opened it has run all the work it set going (a tick comes after the promise jobs it queued), then queues
   // behind every transaction waiting then. The API runs the requests of a turn of the event loop in one such
   // callback (http/api-route.ts), so they share a commit, and its replies leave before the next poll for
   // I/O instead of after it (waiting for the next turn's check phase: bench accept 146-155 against 159-178 us
   // per send, and 1.3-1.5x larger groups, since replies sent sooner bring the next requests sooner).
-  private async openWriteGroup(): Promise<void> {
+  private openWriteGroup(): void {
     this.endReadGroup();
-    await this.takeWriteLock();
+    this.beginGroup.run();
     this.group = 'write';
     const turn = new Promise<void>((resolve) => process.nextTick(resolve));
     const committed = turn
@@ -290,10 +220,6 @@ export class GroupCommitSqliteDriver implements Driver {
       .then(() => {
         try {
           this.commitGroup.run();
-          if (peerWaits) {
-            peerWaits = false;
-            writeLockPeers.released?.();
-          }
           groupCommitStats.commits++;
           groupCommitStats.statements += 2; // the group's BEGIN and COMMIT
         } catch (err) {
@@ -309,10 +235,6 @@ export class GroupCommitSqliteDriver implements Driver {
     committed.catch(() => {});
     this.commit = committed;
   }
-}
-
-function isBusy(err: unknown): boolean {
-  return (err as { code?: string }).code === 'SQLITE_BUSY';
 }
 
 function quoteName(name: string): string {

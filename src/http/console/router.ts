@@ -83,7 +83,6 @@ export class ConsoleRouter {
     this.auth = new ConsoleAuth(
       () => app.store.db,
       () => sealingKey(app.config),
-      app.allowLoginAttempt,
     );
   }
 

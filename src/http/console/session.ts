@@ -53,7 +53,7 @@ export function sameSecret(a: string | null | undefined, b: string | null | unde
 }
 
 /** Attempts per address in the current minute (in memory: a restart forgets them; the lockout is stored). */
-export class AddressLimiter {
+class AddressLimiter {
   private minute = 0;
   private counts = new Map<string, number>();
   allow(address: string, now: number): boolean {
@@ -90,8 +90,6 @@ export class ConsoleAuth {
   constructor(
     private readonly db: () => Queryable,
     private readonly sealingKey: () => Buffer,
-    private readonly allowAttempt: (address: string, now: number) => boolean | Promise<boolean> = (address, now) =>
-      this.limiter.allow(address, now),
   ) {}
 
   /**
@@ -99,7 +97,7 @@ export class ConsoleAuth {
    * the account turned two-factor on, returns the sealed state of the second step (see secondStep).
    */
   async login(username: string, password: string, address: string, now: number): Promise<LoginResult> {
-    if (!(await this.allowAttempt(address, now))) return { ok: false, reason: 'rate', retryMinutes: 1 };
+    if (!this.limiter.allow(address, now)) return { ok: false, reason: 'rate', retryMinutes: 1 };
     const db = this.db();
     const name = username.trim().slice(0, 200);
     const locked = await this.lockedOut(name, address, now);
@@ -128,7 +126,7 @@ export class ConsoleAuth {
    * same lockout as wrong passwords.
    */
   async secondStep(pending: string | undefined, code: string, address: string, now: number): Promise<LoginResult> {
-    if (!(await this.allowAttempt(address, now))) return { ok: false, reason: 'rate', retryMinutes: 1 };
+    if (!this.limiter.allow(address, now)) return { ok: false, reason: 'rate', retryMinutes: 1 };
     let who: { id: number; name: string; until: number };
     try {
       who = JSON.parse(unseal(this.sealingKey(), pending ?? ''));
