@@ -8,7 +8,7 @@ import { ApiError, missingField } from '../domain/errors.ts';
 import { statusMessage, type RequestStatus } from '../domain/status.ts';
 import { authenticateToken, checkIpAllowed, refuseSuspended, resolveActingAccount } from './auth.ts';
 import { authenticatePassword, type LegacyResult } from './legacy-auth.ts';
-import type { Queryable, Store, Tx } from '../store/db.ts';
+import { inTransaction, type Queryable, type Store, type Tx } from '../store/db.ts';
 import { shareWriteGroupReads } from '../store/pg-group-commit.ts';
 import { findAccountById, type Account } from '../store/accounts.ts';
 import { firstIssue, textOf, userField } from './fields.ts';
@@ -245,7 +245,7 @@ async function runHandler(
     };
     // A keyed send runs in a transaction of its own: a retry waits at its claim for the first to end.
     const grouped = op.sharesCommits && !req.dryRun && !guard ? store.sendGroups : undefined;
-    const reply = await (grouped ? grouped.run(work) : store.db.transaction().execute(work));
+    const reply = await (grouped ? grouped.run(work) : inTransaction(store.db, work));
     for (const topic of pending) app.signals.notify(topic);
     return reply;
   } catch (err) {

@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import SqliteDatabase from 'better-sqlite3';
 import { CompiledQuery, Kysely, sql, type Generated } from 'kysely';
 import { runCompiled, type Queryable } from '../../src/store/db.ts';
-import { groupCommitSqliteDialect, groupCommitStats } from '../../src/store/group-commit.ts';
+import { groupCommitSqliteDialect, groupCommitStats, inTransaction } from '../../src/store/group-commit.ts';
 
 interface Schema {
   items: { id: Generated<number>; name: string };
@@ -80,6 +80,34 @@ describe('SQLite group commit', () => {
     const names = committed();
     assert.ok(names.includes('ok1') && names.includes('ok2'));
     assert.ok(!names.includes('doomed'));
+  });
+
+  it("inTransaction (the API's path) shares commits, resolves after them, rolls back alone and refuses an ended transaction", async () => {
+    const before = { ...groupCommitStats };
+    const kept: Array<Kysely<Schema>> = [];
+    const results = await Promise.allSettled(
+      Array.from({ length: 12 }, (_, i) =>
+        inTransaction(db, async (trx) => {
+          kept.push(trx);
+          await trx
+            .insertInto('items')
+            .values({ name: `it${i}` })
+            .execute();
+          if (i === 5) await trx.insertInto('items').values({ name: 'a0' }).execute(); // unique violation
+        }).then(() => assert.ok(committed().includes(`it${i}`), `it${i} is committed when its transaction resolves`)),
+      ),
+    );
+    assert.deepEqual(
+      results.map((r, i) => (i === 5 ? r.status === 'rejected' : r.status === 'fulfilled')),
+      Array(12).fill(true),
+    );
+    const names = committed();
+    assert.ok(!names.includes('it5'));
+    assert.equal(names.filter((n) => n.startsWith('it')).length, 11);
+    assert.equal(groupCommitStats.transactions - before.transactions, 12);
+    assert.ok(groupCommitStats.commits - before.commits < 4);
+    await assert.rejects(kept[0].selectFrom('items').select('id').execute(), /Transaction is already committed/);
+    await assert.rejects(kept[5].selectFrom('items').select('id').execute(), /Transaction is already rolled back/);
   });
 
   it('a plain write made while a group is open resolves only once committed; reads see the group', async () => {
