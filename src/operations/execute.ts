@@ -162,6 +162,8 @@ async function authorize(
 }
 
 function parseInput(op: Operation, doc: Record<string, unknown>): unknown {
+  const common = op.commonInput?.(doc);
+  if (common !== undefined) return common;
   // reportInput: zod 4 leaves the offending value out of issues otherwise, and it tells missing from invalid.
   const parsed = op.input.safeParse(doc, { reportInput: true });
   if (parsed.success) return parsed.data;

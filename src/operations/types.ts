@@ -43,6 +43,11 @@ export interface Operation<S extends z.ZodType = z.ZodType, R extends z.ZodType 
    * reply schema of the API document.
    */
   reply: R;
+  /**
+   * The input read without the schema for the operation's most common shape, exactly as `input` reads it;
+   * undefined for any other document, which `input` reads (and words any error). The schema stays the rule.
+   */
+  commonInput?(doc: Record<string, unknown>): z.output<S> | undefined;
   /** The statuses of a call that worked, when not just 0 (addNumBL answers 946). */
   successStatuses?: readonly RequestStatus[];
   /** Only reseller accounts may call it (else 511). */
