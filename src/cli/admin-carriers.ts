@@ -14,7 +14,8 @@ import type { CarrierConfigBase } from '../carriers/types.ts';
 import { calendarDay } from '../domain/dates.ts';
 import { carrierUsageOn } from '../store/carrier-usage.ts';
 import { trunkHealthLines } from './trunk-health.ts';
-import { UsageError } from './usage-error.ts';
+import { didYouMean } from './help.ts';
+import { parseArgsProblem, UsageError } from './usage-error.ts';
 
 type Out = (line: string) => void;
 
@@ -72,6 +73,18 @@ function describeLimits(c: CarrierConfigBase): string {
   return `${cap}${cost}`;
 }
 
+// The options of add-carrier; an unknown one names the nearest (a mistyped --daily-cap, say).
+function parseCarrierArgs(args: string[], options: NonNullable<ParseArgsConfig['options']>) {
+  try {
+    return parseArgs({ args, allowPositionals: true, options });
+  } catch (err) {
+    const problem = parseArgsProblem(err);
+    const unknown = /^unknown option (--[^\s;]+)$/.exec(problem?.message ?? '')?.[1];
+    if (unknown) fail(`unknown option ${unknown}${didYouMean(unknown, Object.keys(options).map((o) => `--${o}`))}`);
+    throw problem ?? err;
+  }
+}
+
 /** Adds (or updates) a carrier of any protocol; `yona serve` binds it on its next start. */
 export async function addCarrier(store: Store, _config: Config, args: string[], out: Out): Promise<void> {
   const name = protocolName(protocolArg(args));
@@ -82,7 +95,7 @@ export async function addCarrier(store: Store, _config: Config, args: string[], 
     ...(cli ? cli.options : { settings: { type: 'string' } }),
     ...LIMIT_OPTIONS,
   };
-  const parsed = parseArgs({ args, allowPositionals: true, options });
+  const parsed = parseCarrierArgs(args, options);
   const values = parsed.values as Record<string, string | boolean | undefined>;
   const { positionals } = parsed;
   const [carrierName] = positionals;
