@@ -80,7 +80,13 @@ function parseCarrierArgs(args: string[], options: NonNullable<ParseArgsConfig['
   } catch (err) {
     const problem = parseArgsProblem(err);
     const unknown = /^unknown option (--[^\s;]+)$/.exec(problem?.message ?? '')?.[1];
-    if (unknown) fail(`unknown option ${unknown}${didYouMean(unknown, Object.keys(options).map((o) => `--${o}`))}`);
+    if (unknown)
+      fail(
+        `unknown option ${unknown}${didYouMean(
+          unknown,
+          Object.keys(options).map((o) => `--${o}`),
+        )}`,
+      );
     throw problem ?? err;
   }
 }
@@ -138,7 +144,10 @@ export async function listCarriersCommand(store: Store, config: Config, _args: s
   for (const c of setup.carriers) {
     const { cli } = carrierProtocol(c.protocol, `carrier "${c.name}"`);
     const used = usage.get(c.name) ?? 0;
-    const day = c.dailyCap === undefined ? `; today ${used} parts` : `; today ${used} of ${c.dailyCap} parts${used >= c.dailyCap ? ' (capped)' : ''}`;
+    const day =
+      c.dailyCap === undefined
+        ? `; today ${used} parts`
+        : `; today ${used} of ${c.dailyCap} parts${used >= c.dailyCap ? ' (capped)' : ''}`;
     out(`carrier ${c.name}: ${cli ? cli.describe(c) : `protocol ${c.protocol}`}${describeLimits(c)}${day} (${today})`);
   }
   for (const r of setup.routes) {

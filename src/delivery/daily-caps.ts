@@ -12,7 +12,6 @@ import { carrierUsageOn } from '../store/carrier-usage.ts';
 /** How often the day's counts are read from the store. */
 export const REFRESH_MS = 250;
 
-
 export class DailyCaps {
   private caps = new Map<string, CarrierLimits>();
   /** The day the counts are of, in the service's time zone. */

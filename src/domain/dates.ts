@@ -124,7 +124,8 @@ export function monthSpan(month: string, timeZone: string): { start: number; end
   const m = /^(\d{4})-(\d{2})$/.exec(month);
   if (!m || Number(m[2]) < 1 || Number(m[2]) > 12) return null;
   const [year, mon] = [Number(m[1]), Number(m[2])];
-  const at = (y: number, mo: number) => fromZoned({ year: y, month: mo, day: 1, hour: 0, minute: 0, second: 0 }, timeZone);
+  const at = (y: number, mo: number) =>
+    fromZoned({ year: y, month: mo, day: 1, hour: 0, minute: 0, second: 0 }, timeZone);
   return { start: at(year, mon), end: mon === 12 ? at(year + 1, 1) : at(year, mon + 1) };
 }
 

@@ -11,7 +11,9 @@ export async function addCarrierUsage(db: Queryable, day: string, partsByCarrier
     await db
       .insertInto('carrier_daily_usage')
       .values({ carrier, day, parts })
-      .onConflict((oc) => oc.columns(['carrier', 'day']).doUpdateSet({ parts: sql`carrier_daily_usage.parts + ${parts}` }))
+      .onConflict((oc) =>
+        oc.columns(['carrier', 'day']).doUpdateSet({ parts: sql`carrier_daily_usage.parts + ${parts}` }),
+      )
       .execute();
   }
 }

@@ -77,7 +77,15 @@ describe('routing and numbers', () => {
       ]);
       writeFileSync(file, JSON.stringify({ carriers: [{ name: 'a', host: 'h', port: 'x' }] }));
       assert.throws(() => readCarriersFile(file), /carriers\.0\.port/);
-      const capped = { name: 'a', host: 'h', port: 2775, systemId: 's', password: 'p', dailyCap: 5000, costPerPart: 2.75 };
+      const capped = {
+        name: 'a',
+        host: 'h',
+        port: 2775,
+        systemId: 's',
+        password: 'p',
+        dailyCap: 5000,
+        costPerPart: 2.75,
+      };
       writeFileSync(file, JSON.stringify({ carriers: [capped] }));
       assert.deepEqual(
         [readCarriersFile(file).carriers[0].dailyCap, readCarriersFile(file).carriers[0].costPerPart],
@@ -155,12 +163,24 @@ for (const target of targets) {
       );
       await assert.rejects(t.admin('add-carrier', 'x', '--host', 'h'), /usage/);
       const sim = ['--host', 'h', '--port', '2775', '--system-id', 's', '--password', 'p'];
-      await assert.rejects(t.admin('add-carrier', 'x', ...sim, '--daily-cap', '0'), /--daily-cap must be a whole number/);
-      await assert.rejects(t.admin('add-carrier', 'x', ...sim, '--cost-per-part', '2,5'), /--cost-per-part must be agorot/);
-      await assert.rejects(t.admin('add-carrier', 'x', ...sim, '--daily-cpa', '5'), /unknown option --daily-cpa; did you mean "--daily-cap"/);
+      await assert.rejects(
+        t.admin('add-carrier', 'x', ...sim, '--daily-cap', '0'),
+        /--daily-cap must be a whole number/,
+      );
+      await assert.rejects(
+        t.admin('add-carrier', 'x', ...sim, '--cost-per-part', '2,5'),
+        /--cost-per-part must be agorot/,
+      );
+      await assert.rejects(
+        t.admin('add-carrier', 'x', ...sim, '--daily-cpa', '5'),
+        /unknown option --daily-cpa; did you mean "--daily-cap"/,
+      );
       const capped = await t.admin('add-carrier', 'capped', ...sim, '--daily-cap', '5000', '--cost-per-part', '2.75');
       assert.match(capped.join('\n'), /added carrier capped: h:2775, .*, daily cap 5000 parts, 2\.75 agorot per part/);
-      assert.match((await t.admin('carriers')).join('\n'), /carrier capped: .*daily cap 5000 parts, 2\.75 agorot per part; today 0 of 5000 parts \(\d{4}-\d\d-\d\d\)/);
+      assert.match(
+        (await t.admin('carriers')).join('\n'),
+        /carrier capped: .*daily cap 5000 parts, 2\.75 agorot per part; today 0 of 5000 parts \(\d{4}-\d\d-\d\d\)/,
+      );
       await t.admin('remove-carrier', 'capped');
     });
 

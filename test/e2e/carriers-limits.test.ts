@@ -106,7 +106,12 @@ for (const [index, target] of targets.entries()) {
       assert.equal(onA.size, CAP, 'the first carrier took exactly its cap of single-part messages');
       assert.equal(onB.size, phones.length - CAP, 'the second took the rest');
       const listed = (await t.admin('carriers')).join('\n');
-      assert.match(listed, new RegExp(`carrier a: .*daily cap ${CAP} parts, 2\\.5 agorot per part; today ${CAP} of ${CAP} parts \\(capped\\)`));
+      assert.match(
+        listed,
+        new RegExp(
+          `carrier a: .*daily cap ${CAP} parts, 2\\.5 agorot per part; today ${CAP} of ${CAP} parts \\(capped\\)`,
+        ),
+      );
       assert.match(listed, /carrier b: .*1\.75 agorot per part; today 30 parts/);
     });
 
@@ -191,8 +196,14 @@ for (const [index, target] of targets.entries()) {
       assert.equal(report.total.margin_agorot, 431.5);
       const text = await t.admin('report', 'margins', '--credit-price', '8');
       assert.match(text[0], new RegExp(`^margins ${month} \\(.+\\).*one credit at 8 agorot`));
-      assert.match(text.find((l) => l.startsWith('total'))!, /^total\s+68\s+73\s+73\s+0\.00\s+5\.84\s+1\.525\s+4\.315$/);
-      assert.ok(text.some((l) => /^ {2}resl-sub\s+5\s+10\s+10\s/.test(l)), text.join('\n'));
+      assert.match(
+        text.find((l) => l.startsWith('total'))!,
+        /^total\s+68\s+73\s+73\s+0\.00\s+5\.84\s+1\.525\s+4\.315$/,
+      );
+      assert.ok(
+        text.some((l) => /^ {2}resl-sub\s+5\s+10\s+10\s/.test(l)),
+        text.join('\n'),
+      );
       await assert.rejects(t.admin('report', 'margin'), /unknown report "margin"; did you mean "margins"\?/);
       await assert.rejects(t.admin('report', 'margins', '--month', '2026-13'), /--month must be YYYY-MM/);
       await assert.rejects(t.admin('repotr', 'margins'), /did you mean "report"/);
@@ -204,7 +215,8 @@ for (const [index, target] of targets.entries()) {
 async function newSenderFor(t: TestService, username: string): Promise<Sender> {
   const token = (await t.admin('create-token', username)).at(-1)!;
   await t.admin('verify-sender', username, 'Yona');
-  const call: Sender['call'] = (root, doc, options = {}) => t.api(root, { user: { username }, ...doc }, { token, ...options });
+  const call: Sender['call'] = (root, doc, options = {}) =>
+    t.api(root, { user: { username }, ...doc }, { token, ...options });
   return {
     username,
     token,
