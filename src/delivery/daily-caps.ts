@@ -4,7 +4,7 @@
 // dispatcher passes it to the next carrier on its route. What other nodes submit between two reads is seen at the
 // next read, so the cap is overshot by at most what they submit in that time (docs/carriers.md).
 import { type CarrierLimits, costPerPartMilli } from '../carriers/limits.ts';
-import { calendarDay } from '../domain/dates.ts';
+import { calendarDay, fromZoned, zonedParts } from '../domain/dates.ts';
 import type { Logger } from '../logger.ts';
 import type { Queryable } from '../store/db.ts';
 import { carrierUsageOn } from '../store/carrier-usage.ts';
@@ -14,8 +14,10 @@ export const REFRESH_MS = 250;
 
 export class DailyCaps {
   private caps = new Map<string, CarrierLimits>();
-  /** The day the counts are of, in the service's time zone. */
+  /** The day the counts are of, in the service's time zone, and the instants it starts and ends at. */
   private day = '';
+  private dayStart = 0;
+  private dayEnd = 0;
   /** The store's counts at the last read. */
   private stored = new Map<string, number>();
   /** Parts this node reserved: being submitted, or taken and not yet recorded. */
@@ -31,7 +33,7 @@ export class DailyCaps {
     private readonly clock: () => number,
     private readonly logger?: Logger,
   ) {
-    this.day = calendarDay(clock(), timeZone);
+    this.today();
   }
 
   /** The carriers' caps and prices (a live change of settings). */
@@ -54,7 +56,7 @@ export class DailyCaps {
   /** Reads the day's counts of every node from the store. */
   refresh(): Promise<void> {
     this.reading ??= (async () => {
-      const day = calendarDay(this.clock(), this.timeZone);
+      const day = this.today();
       const before = this.recordedSinceRead;
       const since = new Map<string, number>();
       this.recordedSinceRead = since;
@@ -73,7 +75,13 @@ export class DailyCaps {
 
   /** The day counted now. */
   today(): string {
-    const day = calendarDay(this.clock(), this.timeZone);
+    const now = this.clock();
+    // The calendar is consulted only when the day may have changed (it costs more than the rest of a check).
+    if (now >= this.dayStart && now < this.dayEnd) return this.day;
+    const day = calendarDay(now, this.timeZone);
+    const p = zonedParts(now, this.timeZone);
+    this.dayStart = fromZoned({ ...p, hour: 0, minute: 0, second: 0 }, this.timeZone);
+    this.dayEnd = fromZoned({ ...p, day: p.day + 1, hour: 0, minute: 0, second: 0 }, this.timeZone);
     if (day !== this.day) {
       // A new day: nothing counted on it yet but what this node holds.
       this.day = day;
