@@ -420,7 +420,7 @@ export async function recordOutcomes(
   }
   await recordStatusEvents(db, changes, now);
   // Last: the count rows are shared by every recorder of the carrier, so they are held for the shortest time.
-  for (const [day, parts] of usage) await addCarrierUsage(db, day, parts);
+  for (const day of [...usage.keys()].sort()) await addCarrierUsage(db, day, usage.get(day)!);
 }
 
 /**
