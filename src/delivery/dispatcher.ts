@@ -64,6 +64,9 @@ export interface DispatcherStats {
   failedOver: number;
 }
 
+/** What a submit that waited for its carrier's permit across a change of routes returns: route it again. */
+const ROUTES_CHANGED = Symbol('routes changed');
+
 /** Messages the priority lane claims at a time. */
 const PRIORITY_BATCH = 100;
 /** Calls the voice lane claims at a time when no trunk says how many it can start. */
@@ -88,6 +91,8 @@ export class Dispatcher {
   private wakers: Array<() => void> = [];
   private unsubscribe: (() => void) | undefined;
   private lastLease = 0;
+  /** Counts changes of routes (setRouters), so a message that waited across one is routed again. */
+  private routesVersion = 0;
   /** Per carrier: messages submitted and not yet recorded, at most its inFlightLimit. */
   private readonly unrecorded = new Map<string, FifoPermits>();
   /** Account names by id, for routes that filter by account. */
@@ -297,6 +302,7 @@ export class Dispatcher {
   setRouters(router: Router, voiceRouter: Router | undefined): void {
     this.deps.router = router;
     this.deps.voiceRouter = voiceRouter;
+    this.routesVersion++;
   }
 
   // Who sent it, for routes that filter by account: the account's username and its reseller's (cached).
@@ -328,7 +334,20 @@ export class Dispatcher {
   }
 
   // Undefined when the batch no longer holds the message (its lease lapsed): it is left to its next claimer.
+  // A message routed before a change of routes and still waiting for its carrier's permit when the change comes is
+  // routed again under the new routes (a change moves the messages already claimed too, not only the next batch).
   private async submit(message: ClaimedMessage, recorder: BatchRecorder): Promise<DispatchOutcome | undefined> {
+    for (;;) {
+      const outcome = await this.submitOnRoutes(message, recorder, this.routesVersion);
+      if (outcome !== ROUTES_CHANGED) return outcome;
+    }
+  }
+
+  private async submitOnRoutes(
+    message: ClaimedMessage,
+    recorder: BatchRecorder,
+    routesVersion: number,
+  ): Promise<DispatchOutcome | undefined | typeof ROUTES_CHANGED> {
     const call = message.channel === 'call';
     const carriers = await this.carriersFor(message, call);
     if (carriers.length === 0) {
@@ -356,9 +375,9 @@ export class Dispatcher {
     let tried: Array<{ carrier: Carrier; error: string }> = [];
     for (const [i, carrier] of carriers.entries()) {
       if (caps && !caps.reserve(carrier.name, message.parts)) continue;
-      const outcome = await this.submitTo(carrier, message, text, call, recorder);
-      if (!outcome?.ok) caps?.release(carrier.name, message.parts);
-      if (!outcome) return undefined;
+      const outcome = await this.submitTo(carrier, message, text, call, recorder, routesVersion);
+      if (outcome === ROUTES_CHANGED || !outcome?.ok) caps?.release(carrier.name, message.parts);
+      if (outcome === ROUTES_CHANGED || !outcome) return outcome;
       const last = !carriers.slice(i + 1).some(fits);
       if (outcome.ok || !outcome.transient || !outcome.elsewhere || last)
         return this.outcomeOf(message, carrier, outcome, tried);
@@ -392,11 +411,16 @@ export class Dispatcher {
     text: string,
     call: boolean,
     recorder: BatchRecorder,
-  ): Promise<SubmitResult | undefined> {
+    routesVersion: number,
+  ): Promise<SubmitResult | undefined | typeof ROUTES_CHANGED> {
     await this.permits(carrier).acquire(message.priority > 0); // released when the outcome is written
     if (!recorder.holds(message.id)) {
       this.permits(carrier).release();
       return undefined;
+    }
+    if (routesVersion !== this.routesVersion) {
+      this.permits(carrier).release();
+      return ROUTES_CHANGED;
     }
     try {
       const spoken = call && message.spoken ? { spoken: JSON.parse(message.spoken) } : {};

@@ -81,8 +81,7 @@ describe('a route changed live over two nodes (postgres)', { skip: !postgres && 
     }
     await run('add-route', 'default', 'a');
     nodes = await Promise.all(
-      // Small batches: a message is routed when its turn to be submitted comes, and what a batch already queued
-      // on a carrier's window and rate waits for it.
+      // Small batches, so that both nodes take part in the campaign (with batches of 1,000 one node can claim it all).
       ['node-1', 'node-2'].map((name) =>
         startServeProcess(created.env, { YONA_NODE_NAME: name, YONA_DISPATCH_BATCH: '10' }),
       ),
