@@ -190,7 +190,8 @@ export async function insertCampaignWithMessages(
 
 // A PostgreSQL send group's campaigns (pg-group-batch.ts), for sends of up to this many messages: one statement
 // writes the campaigns of all its sends and their messages. Ids are drawn from the campaigns' sequence first, so
-// each message row finds its campaign's id by the send's place in the batch.
+// each message row finds its campaign's id by the send's place in the batch; messages get their ids in the
+// order given, as a send of its own writes them.
 const GROUP_BATCH_ROWS = 100;
 const CAMPAIGN_TYPES = [
   'bigint',
@@ -216,7 +217,7 @@ const CAMPAIGNS_IN_GROUP_SQL =
   `c as (insert into campaigns (id, ${CAMPAIGN_COLUMNS.join(', ')}) select id, ${names('c', CAMPAIGN_TYPES.length)} from src), ` +
   `m as (insert into messages (${COLUMN_LIST}) select src.id, ${names('u.m', MESSAGE_TYPES.length)} ` +
   `from unnest($${CAMPAIGN_TYPES.length + 1}::bigint[], ${arrayParams(MESSAGE_TYPES, CAMPAIGN_TYPES.length + 2)}) ` +
-  `as u(o, ${names('m', MESSAGE_TYPES.length)}) join src on src.o = u.o) ` +
+  `with ordinality as u(o, ${names('m', MESSAGE_TYPES.length)}, n) join src on src.o = u.o order by u.n) ` +
   'select id from src order by o';
 
 interface CampaignWithMessages {
