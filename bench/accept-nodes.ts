@@ -8,6 +8,7 @@ import { runLoad, type LoadResult } from './lib/load.ts';
 import {
   argValue,
   openWithBenchAccount,
+  postgresCpuBetween,
   postgresCpuSeconds,
   scratchDatabase,
   startNode,
@@ -102,7 +103,7 @@ async function runWith(count: number, lanes: number): Promise<Record<string, unk
     const t0 = performance.now();
     const loads: LoadResult[] = await loadOn(seconds);
     const elapsed = (performance.now() - t0) / 1000;
-    const pgCpu = postgresCpuSeconds(db.name) - pgCpu0;
+    const pgCpu = postgresCpuBetween(pgCpu0, postgresCpuSeconds(db.name));
     const nodeCpu = nodes.map((n, i) => n.cpuSeconds() - cpu0[i]);
     // The load generators stop without waiting for their last requests: the sends in flight still commit. The
     // campaigns and the balance are read together (one snapshot) once two reads in a row agree.

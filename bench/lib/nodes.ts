@@ -111,12 +111,12 @@ function cpuSecondsOf(pid: number): number {
 }
 
 /**
- * CPU seconds used so far by the PostgreSQL server's processes (live ones): its background processes (WAL
- * writer, checkpointer, ...) and, given `database`, only the backends connected to that database, so other
- * databases' work on a shared machine does not count.
+ * CPU seconds used so far by each of the PostgreSQL server's processes (live ones), by pid: its background
+ * processes (WAL writer, checkpointer, ...) and, given `database`, only the backends connected to that database,
+ * so other databases' work on a shared machine does not count.
  */
-export function postgresCpuSeconds(database?: string): number {
-  let total = 0;
+export function postgresCpuSeconds(database?: string): Map<number, number> {
+  const byPid = new Map<number, number>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
@@ -127,11 +127,22 @@ export function postgresCpuSeconds(database?: string): number {
         const title = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
         if (/\(\d+\)|\[local\]/.test(title) && !title.includes(` ${database} `)) continue;
       }
-      total += cpuSecondsOf(Number(entry));
+      byPid.set(Number(entry), cpuSecondsOf(Number(entry)));
     } catch {
       // gone meanwhile
     }
   }
+  return byPid;
+}
+
+/**
+ * CPU seconds PostgreSQL's processes used between two readings of postgresCpuSeconds: those alive at the second,
+ * from the first (or from their start), so a backend that ended meanwhile (a pool closing an idle connection)
+ * takes nothing away.
+ */
+export function postgresCpuBetween(from: Map<number, number>, to: Map<number, number>): number {
+  let total = 0;
+  for (const [pid, seconds] of to) total += seconds - (from.get(pid) ?? 0);
   return total;
 }
 

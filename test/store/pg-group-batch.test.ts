@@ -10,7 +10,9 @@ import { startTestService, type TestService } from '../helpers/service.ts';
 
 const postgres = (await storeTargets()).find((t) => t.name === 'postgres');
 
-describe('batched statements of PostgreSQL send groups', { skip: postgres ? false : 'PostgreSQL not reachable' }, () => {
+describe('batched statements of PostgreSQL send groups', {
+  skip: postgres ? false : 'PostgreSQL not reachable',
+}, () => {
   let t: TestService;
 
   before(async () => {
@@ -87,7 +89,10 @@ describe('batched statements of PostgreSQL send groups', { skip: postgres ? fals
       .execute();
     for (const c of campaigns) {
       const i = ids.indexOf(Number(c.id));
-      assert.deepEqual([Number(c.recipients), Number(c.credits_charged)], [sends[i].phones.length, sends[i].phones.length]);
+      assert.deepEqual(
+        [Number(c.recipients), Number(c.credits_charged)],
+        [sends[i].phones.length, sends[i].phones.length],
+      );
     }
     const charged = sends.reduce((n, s) => n + s.phones.length, 0);
     assert.equal(await balanceOf('batched'), 1000 - charged);
@@ -206,7 +211,9 @@ describe('batched statements of PostgreSQL send groups', { skip: postgres ? fals
       two: 0,
       'bad-phone': 9,
     };
-    plan.forEach((kind, i) => assert.equal(replies[i].status, expected[kind], `${kind}: ${JSON.stringify(replies[i])}`));
+    plan.forEach((kind, i) =>
+      assert.equal(replies[i].status, expected[kind], `${kind}: ${JSON.stringify(replies[i])}`),
+    );
     // Six of each kind: plain 1, scheduled 1, long 2 (200 GSM characters), two 2 credits; the dry runs nothing.
     const cost = 6 * (1 + 1 + 2 + 2);
     assert.equal(await balanceOf('mixedburst'), 1000 - cost);
