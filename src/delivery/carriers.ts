@@ -5,6 +5,7 @@ import client from 'prom-client';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type BundledSimulator, protocols, sharePrefixes } from '../carriers/index.ts';
+import type { CarrierLimits } from '../carriers/limits.ts';
 import type { Carrier } from '../carriers/types.ts';
 import type { Config } from '../config.ts';
 import { sealingKey } from '../secret-key.ts';
@@ -16,6 +17,7 @@ import { Dispatcher } from './dispatcher.ts';
 import { InboundHandler } from './inbound.ts';
 import { ReceiptWorker } from './receipts.ts';
 import { CarrierSet, routersOf } from './carrier-set.ts';
+import { DailyCaps } from './daily-caps.ts';
 import { registerVoiceMetrics, trunkHealth } from './voice-metrics.ts';
 
 /** Options of the carriers component (tests and benchmarks pass their own carriers and settings). */
@@ -41,6 +43,13 @@ export interface CarriersRuntime {
   inbound: InboundHandler;
   /** The bundled simulators when this process started them (one per protocol that has one). */
   simulators?: BundledSimulator[];
+  /** This node's view of the carriers' daily caps. */
+  caps?: DailyCaps;
+}
+
+// Each carrier's daily cap and price, as its settings give them.
+function capsOf(setup: CarrierSetup): Map<string, CarrierLimits> {
+  return new Map(setup.carriers.map((c) => [c.name, { dailyCap: c.dailyCap, costPerPart: c.costPerPart }]));
 }
 
 // Counters of this node's dispatcher and the binds of its carriers, read at scrape time (registered once).
@@ -154,6 +163,10 @@ export function carriersComponent(
       const inbound = new InboundHandler(deps);
       const set = new CarrierSet(service, receipts, inbound);
       const { carriers } = set;
+      // Daily caps count in the service's time zone (YONA_TIME_ZONE), on every node alike.
+      const caps = new DailyCaps(service.store.db, config.defaultTimeZone, service.clock, service.logger);
+      caps.setCaps(capsOf(setup));
+      await caps.start();
       const dispatcher = new Dispatcher({
         ...deps,
         carriers,
@@ -162,8 +175,9 @@ export function carriersComponent(
         recorded: () => receipts.rematchSoon(),
         reclaimOnStart: service.store.dialect === 'sqlite',
         sealingKey: sealingKey(service.config),
+        caps,
       });
-      runtime = { ...runtime, carriers, dispatcher, receipts, inbound };
+      runtime = { ...runtime, carriers, dispatcher, receipts, inbound, caps };
       registerDispatchMetrics(
         service,
         () => runtime?.dispatcher?.stats,
@@ -184,6 +198,7 @@ export function carriersComponent(
               if (text === last) return;
               const routers = routersOf(next);
               await set.apply(next);
+              caps.setCaps(capsOf(next));
               dispatcher.setRouters(routers.router, routers.voiceRouter);
               last = text;
               service.logger.info(
@@ -213,6 +228,7 @@ export function carriersComponent(
       const r = runtime;
       await stopReloading?.();
       await r.dispatcher?.stop();
+      r.caps?.stop();
       await carrierSet?.stop();
       await r.receipts?.stop();
       for (const simulator of r.simulators ?? []) await simulator.stop();
