@@ -4,14 +4,15 @@
 // connection) takes every send queued, runs them side by side in one transaction (their blocklist look-ups and
 // campaign inserts batched into one statement each: pg-group-batch.ts), records the balance changes instead of
 // applying them (ledger.ts), then writes the group's ledger rows and applies its net change per account and
-// currency in one guarded UPDATE each (accounts in id order; with one account, one statement) and commits once. The account row is locked only over those
-// UPDATEs and the COMMIT, once per group, so lanes on one node and on other nodes run their sends' inserts in
-// parallel.
+// currency in one guarded UPDATE each (accounts in id order; with one account, one statement) and commits once.
+// The account row is locked only over those UPDATEs and the COMMIT, once per group, so lanes on one node and on
+// other nodes run their sends' inserts in parallel.
 //
 // A send refused before it wrote anything (most refusals: a bad phone, an unverified sender, a balance that is
 // short already at authentication) leaves the transaction as it was, and the group goes on without it. A send
 // that fails after writing, or with an error from the database (which aborts the transaction), ends the group:
-// it is rolled back and every send in it runs again in a transaction of its own, where its answer is its own.
+// once every send of it has settled, it is rolled back and every send in it runs again in a transaction of its
+// own, where its answer is its own.
 // No savepoints, so no round trip and no subtransaction per send.
 //
 // Recovery is PostgreSQL's own: a group is one transaction, committed or not; no reply leaves before the COMMIT
