@@ -24,6 +24,7 @@ import {
   type DispatchOutcome,
 } from '../store/dispatch.ts';
 import { BatchRecorder } from './batch-recorder.ts';
+import type { CarrierHealthBook } from './carrier-health.ts';
 import type { DeliverySettings } from './delivery-settings.ts';
 import { DELIVERY, deliveryStatusText } from '../domain/status.ts';
 import { campaignOutcomeCounts } from '../store/campaigns.ts';
@@ -45,6 +46,8 @@ export interface DispatcherDeps {
   sealingKey?: Buffer;
   /** Where calls go (voice trunks); calls fail when absent. */
   voiceRouter?: Router;
+  /** Told of each submit, for the carriers' health (carrier-health.ts). */
+  health?: CarrierHealthBook;
 }
 
 /** Counters since start. */
@@ -356,10 +359,14 @@ export class Dispatcher {
     text: string,
     call: boolean,
   ): Promise<SubmitResult> {
+    const { health } = this.deps;
+    health?.holding(carrier.name, message.id, message.created_at);
     await this.permits(carrier).acquire(message.priority > 0); // released when the outcome is written
+    health?.handedOver(carrier.name, message.id);
+    let result: SubmitResult;
     try {
       const spoken = call && message.spoken ? { spoken: JSON.parse(message.spoken) } : {};
-      return await carrier.submit({
+      result = await carrier.submit({
         messageId: message.id,
         source: message.source,
         destination: message.phone,
@@ -367,8 +374,10 @@ export class Dispatcher {
         ...spoken,
       });
     } catch (err) {
-      return { ok: false, transient: true, error: `carrier error: ${(err as Error).message}` };
+      result = { ok: false, transient: true, error: `carrier error: ${(err as Error).message}` };
     }
+    health?.answered(carrier.name, result);
+    return result;
   }
 
   private outcomeOf(

@@ -302,7 +302,7 @@ export async function recordOutcomes(
 ): Promise<void> {
   const submittedBy = new Map<string, number[]>();
   const idRows: CarrierIdRow[] = [];
-  const retries = new Map<string, { at: number; error: string; ids: number[] }>();
+  const retries = new Map<string, { at: number; carrier: string | null; error: string; ids: number[] }>();
   const failures: Array<Extract<DispatchOutcome, { kind: 'failed' }>> = [];
   for (const o of outcomes) {
     if (o.kind === 'submitted') {
@@ -320,8 +320,8 @@ export async function recordOutcomes(
         }),
       );
     } else if (o.kind === 'retry') {
-      const key = `${o.at}|${o.error}`;
-      const group = retries.get(key) ?? { at: o.at, error: o.error, ids: [] };
+      const key = `${o.at}|${o.carrier}|${o.error}`;
+      const group = retries.get(key) ?? { at: o.at, carrier: o.carrier, error: o.error, ids: [] };
       group.ids.push(o.message.id);
       retries.set(key, group);
     } else {
@@ -360,7 +360,13 @@ export async function recordOutcomes(
   for (const group of retries.values()) {
     for (const part of chunks(group.ids)) {
       await held(part)
-        .set({ state: 'queued', next_attempt_at: group.at, lease_until: null, error: group.error })
+        .set({
+          state: 'queued',
+          next_attempt_at: group.at,
+          lease_until: null,
+          error: group.error,
+          carrier: group.carrier,
+        })
         .execute();
     }
   }

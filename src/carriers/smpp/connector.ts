@@ -1,6 +1,14 @@
 // The SMPP carrier: N binds to one SMSC, windowed and rate-limited submit_sm, receipts and inbound SMS.
 import type smpp from 'smpp';
-import type { Carrier, InboundSms, LateAccept, OutboundSms, Receipt, SubmitResult } from '../types.ts';
+import type {
+  Carrier,
+  CarrierCondition,
+  InboundSms,
+  LateAccept,
+  OutboundSms,
+  Receipt,
+  SubmitResult,
+} from '../types.ts';
 import { decodeFromSmpp } from './encoding.ts';
 import type { SmppCarrierConfig } from './carrier-config.ts';
 import { canonicalMessageId } from './ids.ts';
@@ -71,6 +79,10 @@ export class SmppCarrier implements Carrier {
   /** Set once the carrier has been down for longer than its grace time: submits fail at once, for elsewhere. */
   private downTooLong = false;
   private graceTimer: NodeJS.Timeout | undefined;
+  /** Since when the SMSC has been pushing back (until the rate is back at its maximum). */
+  private throttledSince: number | undefined;
+  private lastPushBackAt = 0;
+  private lastError: { text: string; at: number } | undefined;
 
   /** Reads the carrier's CA bundle (tlsCa) now; throws when it cannot be read. */
   constructor(private readonly config: SmppCarrierConfig) {
@@ -107,6 +119,7 @@ export class SmppCarrier implements Carrier {
       slotFreed: () => this.pump(),
       lost: () => this.sessionLost(),
       deliver: (pdu: smpp.PDU) => this.deliver(pdu),
+      failed: (why: string) => this.noteError(why),
     };
     const closing: SmppSession[] = [];
     for (const [index, sessions] of this.byShare) {
@@ -237,13 +250,20 @@ export class SmppCarrier implements Carrier {
       });
       if ('error' in result) {
         const error = `submit_sm ${result.error}${result.detail ? `: ${result.detail}` : ''}`;
+        this.noteError(error);
         return { ok: false, transient: result.error !== 'encode failed', error };
       }
       const status = result.pdu.command_status;
       if (status === 0) {
         this.bucket.succeeded();
+        if (this.throttledSince !== undefined && this.bucket.recovered) this.throttledSince = undefined;
         return { ok: true, id: this.submitId(result.pdu) };
       }
+      if (isBackpressureStatus(status)) {
+        this.lastPushBackAt = Date.now();
+        this.throttledSince ??= this.lastPushBackAt;
+        this.noteError(`submit_sm answered ${statusName(status)}`);
+      } else this.noteError(`submit_sm refused: ${statusName(status)}`);
       if (isBackpressureStatus(status) && attempt < retries && !this.stopped) {
         this.log.debug({ carrier: this.name, status: statusName(status), pause }, 'smsc pushed back; retrying part');
         if (this.bucket.throttled(pause, sentAt)) {
@@ -432,6 +452,32 @@ export class SmppCarrier implements Carrier {
       inWindow: this.sessions.reduce((n, s) => n + s.used, 0),
       waiting: this.waiters.length,
       rate: this.bucket.currentRate,
+    };
+  }
+
+  private noteError(text: string): void {
+    this.lastError = { text, at: Date.now() };
+  }
+
+  /** Binds up, held and configured, the windows, throttling and the last error (see CarrierCondition). */
+  condition(): CarrierCondition {
+    const graceMs = this.config.downGraceMs ?? DOWN_GRACE_MS;
+    // An episode also ends when the SMSC has not pushed back for a grace time (no traffic to tell otherwise).
+    if (this.throttledSince !== undefined && Date.now() - this.lastPushBackAt > graceMs)
+      this.throttledSince = undefined;
+    let bindsUp = 0;
+    for (const sessions of this.byShare.values()) if (sessions.some((s) => s.canSubmit)) bindsUp++;
+    return {
+      bindsUp,
+      bindsHeld: this.byShare.size,
+      bindsWanted: this.shares,
+      windowInUse: this.sessions.reduce((n, s) => n + s.used, 0),
+      windowSize: this.config.windowSize * this.byShare.size,
+      ...(this.throttledSince !== undefined ? { throttledSince: this.throttledSince } : {}),
+      paced: this.bucket.holding,
+      ...(this.downSince !== undefined && !this.stopped ? { downSince: this.downSince } : {}),
+      graceMs,
+      ...(this.lastError ? { lastError: this.lastError } : {}),
     };
   }
 
