@@ -243,7 +243,9 @@ for (const [index, target] of targets.entries()) {
       const m = await metrics();
       assert.equal(sample(m, 'yona_carrier_binds_up', `node="${NODE}",carrier="b"`), 0);
       assert.equal(sample(m, 'yona_carrier_down', `node="${NODE}",carrier="b"`), 1);
-      assert.ok((sample(m, 'yona_carrier_last_error_timestamp_seconds', `node="${NODE}",carrier="b"`) ?? 0) >= killedAt / 1000);
+      assert.ok(
+        (sample(m, 'yona_carrier_last_error_timestamp_seconds', `node="${NODE}",carrier="b"`) ?? 0) >= killedAt / 1000,
+      );
 
       const s = await until(async () => {
         const s = await status();
@@ -255,8 +257,27 @@ for (const [index, target] of targets.entries()) {
       const table = await cli('--status');
       const line = table.split('\n').find((l) => l.startsWith('b '));
       assert.match(line ?? '', new RegExp(`^b +${NODE} +0/1 .*ago\\)$`), table);
-      await new Promise((r) => setTimeout(r, 1500));
       assert.equal(logEvents('carrier.down', 'b').length, 1, 'once per episode');
+    });
+
+    it("a message that failed on its last carrier counts in that carrier's queue until its retry", async () => {
+      // a refuses for its own reasons (ESME_RSYSERR: the next carrier may take it), b is down: the message is
+      // queued for a retry after its try on b, and again each time.
+      await a.post('/fail-next', { n: 1000, status: 0x08 });
+      await send(1, 3000);
+      const s = await until(async () => {
+        const s = await status();
+        return (carrierOf(s, 'b')?.queue_length ?? 0) >= 1 && s;
+      }, "the message in b's queue");
+      const cb = carrierOf(s, 'b') as StatusCarrier & { queue_retry: number; oldest_message_age_ms: number | null };
+      assert.equal(cb.queue_retry, cb.queue_length);
+      assert.ok((cb.oldest_message_age_ms ?? -1) >= 0);
+      assert.match(carrierOf(s, 'a')?.last_error?.text ?? '', /ESME_RSYSERR|0x8/i);
+      await until(async () => {
+        const m = await metrics();
+        return (sample(m, 'yona_carrier_queue_length', `node="${NODE}",carrier="b",queue="retry"`) ?? 0) >= 1;
+      }, "yona_carrier_queue_length of b's retries");
+      assert.equal(logEvents('carrier.down', 'b').length, 1, 'still one line for the one episode');
     });
 
     it('with every text carrier down the dispatcher role is unhealthy and new messages wait in the due queue', async () => {
