@@ -71,6 +71,9 @@ export async function migrateToLatest(db: Kysely<any>, dialect: Dialect, upTo?: 
     provider: { getMigrations: async () => migrations },
     migrationTableName: 'yona_migrations',
     migrationLockTableName: 'yona_migrations_lock',
+    // Numbers are handed out ahead of time, so one may ship after a higher one did: a store that already has
+    // the higher one applies the lower one late (each migration stands on its own).
+    allowUnorderedMigrations: true,
   });
   const { error, results } = await (upTo ? migrator.migrateTo(upTo) : migrator.migrateToLatest());
   if (error) {
