@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { runAdminCommand } from '../../src/cli/admin.ts';
 import { loadConfig } from '../../src/config.ts';
 import { openStore, type Store } from '../../src/store/db.ts';
-import { startServeProcess, type ServeProcess } from '../helpers/serve-process.ts';
+import { runCli, startServeProcess, type CliRun, type ServeProcess } from '../helpers/serve-process.ts';
 import { startSmscSimProcess, type SmscSimProcess } from '../helpers/smsc-sim-process.ts';
 import { storeTargets } from '../helpers/stores.ts';
 import { mobiles } from '../delivery/delivery-helpers.ts';
@@ -79,6 +79,7 @@ for (const [index, target] of targets.entries()) {
     let store: Store;
     let cleanup: () => Promise<void>;
     let token: string;
+    let beforeServe: CliRun;
     const base = 548_000_000 + index * 100_000;
 
     const cli = async (...args: string[]) => {
@@ -149,6 +150,10 @@ for (const [index, target] of targets.entries()) {
       await admin('create-token', 'health');
       token = lines.at(-1)!;
       await admin('verify-sender', 'health', 'Yona');
+      beforeServe = await runCli(
+        { ...process.env, DATABASE_URL: '', ...created.env, YONA_CARRIERS_FILE: carriersFile },
+        ['admin', 'carriers', '--status'],
+      );
       serve = await startServeProcess(created.env, {
         YONA_CARRIERS_FILE: carriersFile,
         YONA_NODE_NAME: NODE,
@@ -161,6 +166,15 @@ for (const [index, target] of targets.entries()) {
       await a?.stop();
       await b?.stop();
       await cleanup?.();
+    });
+
+    it('says so when no running node has reported, and takes --json only with --status', async () => {
+      assert.equal(beforeServe.status, 0, beforeServe.stderr);
+      assert.match(beforeServe.stdout, /^no running node: .*no carrier health is known/m);
+      assert.match(beforeServe.stdout, /^a +- +\? .*not run by any live node$/m);
+      const wrong = await serve.cli('admin', 'carriers', '--json');
+      assert.notEqual(wrong.status, 0);
+      assert.match(wrong.stderr, /--json goes with --status/);
     });
 
     it('shows binds up and the submits counted in the CLI, /healthz and /metrics', async () => {
