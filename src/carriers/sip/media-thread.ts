@@ -43,6 +43,9 @@ interface Stream {
   lateness: number[];
   lateTicks: number;
   firstPacketAt?: number;
+  /** The monotonic times the message's first and last packets left (its trailing silence not counted). */
+  firstSentAt?: number;
+  lastSentAt?: number;
 }
 
 const port = parentPort!;
@@ -63,6 +66,10 @@ function finish(stream: Stream): void {
     lateness: stream.lateness,
     lateTicks: stream.lateTicks,
     firstPacketAt: stream.firstPacketAt,
+    sentOverMs:
+      stream.firstSentAt === undefined || stream.lastSentAt === undefined
+        ? 0
+        : stream.lastSentAt - stream.firstSentAt + PACKET_MS,
   };
   reply({ op: 'played', id: stream.id, stats });
 }
@@ -86,7 +93,11 @@ function sendDue(stream: Stream, now: number): void {
     stream.port,
     stream.host,
   );
-  if (stream.n === 0) stream.firstPacketAt = epochNow();
+  if (stream.n === 0) {
+    stream.firstPacketAt = epochNow();
+    stream.firstSentAt = now;
+  }
+  if (stream.n < stream.messageFrames) stream.lastSentAt = now;
   stream.sequence = (stream.sequence + 1) & 0xffff;
   stream.timestamp = (stream.timestamp + SAMPLES_PER_PACKET) >>> 0;
   stream.n++;

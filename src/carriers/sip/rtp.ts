@@ -98,4 +98,9 @@ export interface StreamStats {
   lateTicks: number;
   /** When the first packet left (ms since the epoch, on the same clock as the main thread's performance). */
   firstPacketAt?: number;
+  /**
+   * Wall time the message's packets took to leave, from the first to the last plus its 20 ms (monotonic clock):
+   * the pacing as sent, where `durationMs` counts packets.
+   */
+  sentOverMs: number;
 }
