@@ -83,6 +83,10 @@ export class SmppCarrier implements Carrier {
   private throttledSince: number | undefined;
   private lastPushBackAt = 0;
   private lastError: { text: string; at: number } | undefined;
+  /** Since when this node has held binds of the carrier (undefined while it holds none). */
+  private heldSince: number | undefined;
+  /** For health: since when this node holds binds and none can submit (a node holding none stands by). */
+  private noBindSince: number | undefined;
 
   /** Reads the carrier's CA bundle (tlsCa) now; throws when it cannot be read. */
   constructor(private readonly config: SmppCarrierConfig) {
@@ -139,6 +143,8 @@ export class SmppCarrier implements Carrier {
       this.sessions.push(...opened);
       for (const session of opened) session.start();
     }
+    if (this.byShare.size === 0) this.heldSince = undefined;
+    else this.heldSince ??= Date.now();
     await Promise.all(closing.map((s) => s.stop()));
   }
 
@@ -467,6 +473,8 @@ export class SmppCarrier implements Carrier {
       this.throttledSince = undefined;
     let bindsUp = 0;
     for (const sessions of this.byShare.values()) if (sessions.some((s) => s.canSubmit)) bindsUp++;
+    if (this.heldSince === undefined || bindsUp > 0 || this.stopped) this.noBindSince = undefined;
+    else this.noBindSince ??= Math.max(this.downSince ?? 0, this.heldSince);
     return {
       bindsUp,
       bindsHeld: this.byShare.size,
@@ -475,7 +483,7 @@ export class SmppCarrier implements Carrier {
       windowSize: this.config.windowSize * this.byShare.size,
       ...(this.throttledSince !== undefined ? { throttledSince: this.throttledSince } : {}),
       paced: this.bucket.holding,
-      ...(this.downSince !== undefined && !this.stopped ? { downSince: this.downSince } : {}),
+      ...(this.noBindSince !== undefined ? { downSince: this.noBindSince } : {}),
       graceMs,
       ...(this.lastError ? { lastError: this.lastError } : {}),
     };
@@ -493,6 +501,7 @@ export class SmppCarrier implements Carrier {
     await Promise.all(this.sessions.map((s) => s.stop()));
     this.sessions.length = 0;
     this.byShare.clear();
+    this.heldSince = undefined;
     this.sharesChosen = false;
   }
 }
