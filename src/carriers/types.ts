@@ -130,6 +130,10 @@ export interface CarrierConfigBase {
   name: string;
   /** Which protocol's factory builds it (carriers/index.ts); absent means 'smpp'. */
   protocol?: string;
+  /** SMS parts it takes per day at most (carriers/limits.ts; read by delivery, never by the protocol). */
+  dailyCap?: number;
+  /** What one SMS part costs, in agorot (carriers/limits.ts). */
+  costPerPart?: number;
   readonly [setting: string]: unknown;
 }
 

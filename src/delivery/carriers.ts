@@ -5,6 +5,7 @@ import client from 'prom-client';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type BundledSimulator, protocols, sharePrefixes } from '../carriers/index.ts';
+import type { CarrierLimits } from '../carriers/limits.ts';
 import type { Carrier } from '../carriers/types.ts';
 import type { Config } from '../config.ts';
 import { sealingKey } from '../secret-key.ts';
@@ -16,6 +17,7 @@ import { Dispatcher } from './dispatcher.ts';
 import { InboundHandler } from './inbound.ts';
 import { ReceiptWorker } from './receipts.ts';
 import { CarrierSet, routersOf } from './carrier-set.ts';
+import { DailyCaps } from './daily-caps.ts';
 import { registerVoiceMetrics, trunkHealth } from './voice-metrics.ts';
 import { CarrierHealthBook, type CarrierHealth } from './carrier-health.ts';
 import { CarrierIncidents } from './carrier-incidents.ts';
@@ -46,8 +48,15 @@ export interface CarriersRuntime {
   inbound: InboundHandler;
   /** The bundled simulators when this process started them (one per protocol that has one). */
   simulators?: BundledSimulator[];
+  /** This node's view of the carriers' daily caps. */
+  caps?: DailyCaps;
   /** What the dispatcher counts per carrier, for the carriers' health. */
   health?: CarrierHealthBook;
+}
+
+// Each carrier's daily cap and price, as its settings give them.
+function capsOf(setup: CarrierSetup): Map<string, CarrierLimits> {
+  return new Map(setup.carriers.map((c) => [c.name, { dailyCap: c.dailyCap, costPerPart: c.costPerPart }]));
 }
 
 /** The health of every carrier this node runs now (empty before the carriers start). */
@@ -188,6 +197,10 @@ export function carriersComponent(
       const set = new CarrierSet(service, receipts, inbound);
       const { carriers } = set;
       const healthBook = new CarrierHealthBook(service.clock);
+      // Daily caps count in the service's time zone (YONA_TIME_ZONE), on every node alike.
+      const caps = new DailyCaps(service.store.db, config.defaultTimeZone, service.clock, service.logger);
+      caps.setCaps(capsOf(setup));
+      await caps.start();
       const dispatcher = new Dispatcher({
         health: healthBook,
         ...deps,
@@ -197,8 +210,9 @@ export function carriersComponent(
         recorded: () => receipts.rematchSoon(),
         reclaimOnStart: service.store.dialect === 'sqlite',
         sealingKey: sealingKey(service.config),
+        caps,
       });
-      runtime = { ...runtime, carriers, dispatcher, receipts, inbound, health: healthBook };
+      runtime = { ...runtime, carriers, dispatcher, receipts, inbound, caps, health: healthBook };
       registerDispatchMetrics(
         service,
         () => runtime?.dispatcher?.stats,
@@ -231,6 +245,7 @@ export function carriersComponent(
               if (text === last) return;
               const routers = routersOf(next);
               await set.apply(next);
+              caps.setCaps(capsOf(next));
               dispatcher.setRouters(routers.router, routers.voiceRouter);
               last = text;
               service.logger.info(
@@ -262,6 +277,7 @@ export function carriersComponent(
       started?.node.reportCarrierHealth(() => null);
       await stopReloading?.();
       await r.dispatcher?.stop();
+      r.caps?.stop();
       await carrierSet?.stop();
       await r.receipts?.stop();
       for (const simulator of r.simulators ?? []) await simulator.stop();

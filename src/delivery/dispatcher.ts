@@ -26,6 +26,7 @@ import {
 import { BatchRecorder } from './batch-recorder.ts';
 import type { CarrierHealthBook } from './carrier-health.ts';
 import type { DeliverySettings } from './delivery-settings.ts';
+import type { DailyCaps } from './daily-caps.ts';
 import { DELIVERY, deliveryStatusText } from '../domain/status.ts';
 import { campaignOutcomeCounts } from '../store/campaigns.ts';
 
@@ -46,6 +47,8 @@ export interface DispatcherDeps {
   sealingKey?: Buffer;
   /** Where calls go (voice trunks); calls fail when absent. */
   voiceRouter?: Router;
+  /** The carriers' daily caps and prices; none apply when absent. */
+  caps?: DailyCaps;
   /** Told of each submit, for the carriers' health (carrier-health.ts). */
   health?: CarrierHealthBook;
 }
@@ -68,6 +71,8 @@ export interface DispatcherStats {
 const PRIORITY_BATCH = 100;
 /** Calls the voice lane claims at a time when no trunk says how many it can start. */
 const CALL_BATCH = 50;
+/** How long a message waits when every carrier of its route has reached its daily cap (at most the backoff). */
+const CAPPED_WAIT_MS = 60_000;
 
 /** Runs `settings.lanes` claim-submit-record loops until stopped. */
 export class Dispatcher {
@@ -230,6 +235,7 @@ export class Dispatcher {
   // counters, pushes for failures, and early receipts may now match.
   private written(outcomes: DispatchOutcome[], ok: boolean): void {
     for (const o of outcomes) if (o.carrier !== null) this.unrecorded.get(o.carrier)?.release();
+    for (const o of outcomes) if (o.kind === 'submitted') this.deps.caps?.recorded(o.carrier, o.message.parts, ok);
     if (!ok) return;
     for (const o of outcomes) {
       if (o.kind === 'submitted') this.stats.submitted++;
@@ -263,7 +269,7 @@ export class Dispatcher {
     for (const carrier of this.deps.carriers.values()) {
       if (carrier.freeSlots !== undefined) continue;
       texting++;
-      if (carrier.canSubmit()) return true;
+      if (carrier.canSubmit() && !this.deps.caps?.full(carrier.name)) return true;
     }
     return texting === 0;
   }
@@ -336,10 +342,15 @@ export class Dispatcher {
         error: 'its code was sealed under another key (YONA_SECRET_KEY differs between nodes)',
       };
     // One carrier at a time: the next is tried only once this one refused the message with nothing of it taken.
+    // A carrier whose daily cap the message's parts do not fit under is passed over as if it had refused.
+    const { caps } = this.deps;
+    const fits = (c: Carrier) => !caps?.full(c.name, message.parts);
     let tried: Array<{ carrier: Carrier; error: string }> = [];
     for (const [i, carrier] of carriers.entries()) {
+      if (caps && !caps.reserve(carrier.name, message.parts)) continue;
       const outcome = await this.submitTo(carrier, message, text, call);
-      const last = i === carriers.length - 1;
+      if (!outcome.ok) caps?.release(carrier.name, message.parts);
+      const last = !carriers.slice(i + 1).some(fits);
       if (outcome.ok || !outcome.transient || !outcome.elsewhere || last)
         return this.outcomeOf(message, carrier, outcome, tried);
       this.unrecorded.get(carrier.name)?.release(); // its permit: the message moves on
@@ -350,7 +361,20 @@ export class Dispatcher {
         'dispatcher: carrier refused the message; trying the next on its route',
       );
     }
-    throw new Error('unreachable: the last carrier returns its outcome');
+    return this.cappedOutcome(message, tried);
+  }
+
+  // Every carrier of the message's route has reached its daily cap: it waits, and the wait is not an attempt.
+  private cappedOutcome(message: ClaimedMessage, tried: Array<{ carrier: Carrier; error: string }>): DispatchOutcome {
+    const before = tried.map((t) => `${t.carrier.name}: ${t.error}`).join('; ');
+    return {
+      kind: 'retry',
+      message,
+      carrier: null,
+      at: this.deps.clock() + Math.min(CAPPED_WAIT_MS, this.deps.settings.retryMaxMs),
+      error: `every carrier of its route has reached its daily cap${before ? ` (before: ${before})` : ''}`,
+      uncounted: tried.length === 0,
+    };
   }
 
   private async submitTo(
@@ -388,7 +412,16 @@ export class Dispatcher {
   ): DispatchOutcome {
     if (result.ok) {
       this.stats.accepted++;
-      return { kind: 'submitted', message, carrier: carrier.name, carrierMessageIds: result.carrierMessageIds };
+      const { caps } = this.deps;
+      const perPart = caps?.costPerPartMilli(carrier.name);
+      return {
+        kind: 'submitted',
+        message,
+        carrier: carrier.name,
+        carrierMessageIds: result.carrierMessageIds,
+        ...(caps ? { day: caps.today() } : {}),
+        ...(perPart === undefined ? {} : { carrierCost: perPart * message.parts }),
+      };
     }
     const { settings } = this.deps;
     const error = tried.length
