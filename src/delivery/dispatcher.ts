@@ -197,11 +197,21 @@ export class Dispatcher {
             { err, what },
             'dispatcher: writing a batch failed; its messages are claimed again when their lease ends',
           ),
+        lost: (ids) =>
+          logger.warn(
+            { messages: ids.length },
+            'dispatcher: a batch lost the lease of messages another claimer took; it does not submit them',
+          ),
       },
       toSend.map((m) => m.id),
       lease,
     );
-    await Promise.all(toSend.map(async (m) => recorder.add(await this.submit(m))));
+    await Promise.all(
+      toSend.map(async (m) => {
+        const outcome = await this.submit(m, recorder);
+        if (outcome) recorder.add(outcome);
+      }),
+    );
     await recorder.finish();
     const finished = await store.db
       .transaction()
@@ -320,7 +330,8 @@ export class Dispatcher {
     return [...carriers.filter((c) => c.canSubmit()), ...carriers.filter((c) => !c.canSubmit())];
   }
 
-  private async submit(message: ClaimedMessage): Promise<DispatchOutcome> {
+  // Undefined when the batch no longer holds the message (its lease lapsed): it is left to its next claimer.
+  private async submit(message: ClaimedMessage, recorder: BatchRecorder): Promise<DispatchOutcome | undefined> {
     const call = message.channel === 'call';
     const carriers = await this.carriersFor(message, call);
     if (carriers.length === 0) {
@@ -348,8 +359,9 @@ export class Dispatcher {
     let tried: Array<{ carrier: Carrier; error: string }> = [];
     for (const [i, carrier] of carriers.entries()) {
       if (caps && !caps.reserve(carrier.name, message.parts)) continue;
-      const outcome = await this.submitTo(carrier, message, text, call);
-      if (!outcome.ok) caps?.release(carrier.name, message.parts);
+      const outcome = await this.submitTo(carrier, message, text, call, recorder);
+      if (!outcome?.ok) caps?.release(carrier.name, message.parts);
+      if (!outcome) return undefined;
       const last = !carriers.slice(i + 1).some(fits);
       if (outcome.ok || !outcome.transient || !outcome.elsewhere || last)
         return this.outcomeOf(message, carrier, outcome, tried);
@@ -382,11 +394,16 @@ export class Dispatcher {
     message: ClaimedMessage,
     text: string,
     call: boolean,
-  ): Promise<SubmitResult> {
+    recorder: BatchRecorder,
+  ): Promise<SubmitResult | undefined> {
     const { health } = this.deps;
     health?.holding(carrier.name, message.id, message.created_at);
     await this.permits(carrier).acquire(message.priority > 0); // released when the outcome is written
     health?.handedOver(carrier.name, message.id);
+    if (!recorder.holds(message.id)) {
+      this.permits(carrier).release();
+      return undefined;
+    }
     let result: SubmitResult;
     try {
       const spoken = call && message.spoken ? { spoken: JSON.parse(message.spoken) } : {};

@@ -201,22 +201,30 @@ export async function reclaimAbandonedClaims(db: Queryable): Promise<number> {
   return Number(res.numUpdatedRows);
 }
 
-/** Moves the lease of claimed messages still held under `leaseUntil` to `renewedUntil` (a batch still submitting). */
+/**
+ * Moves the lease of claimed messages still held under `leaseUntil` to `renewedUntil` (a batch still submitting);
+ * returns the ids it moved. A message missing from the answer is no longer the caller's: another claimer took it
+ * after the lease lapsed, or it left 'submitting'.
+ */
 export async function renewLease(
   db: Queryable,
   ids: number[],
   leaseUntil: number,
   renewedUntil: number,
-): Promise<void> {
+): Promise<number[]> {
+  const renewed: number[] = [];
   for (const part of chunks(ids)) {
-    await db
+    const rows = await db
       .updateTable('messages')
       .set({ lease_until: renewedUntil, next_attempt_at: renewedUntil })
       .where('id', 'in', part)
       .where('state', '=', 'submitting')
       .where('lease_until', '=', leaseUntil)
+      .returning('id')
       .execute();
+    for (const r of rows) renewed.push(Number(r.id));
   }
+  return renewed;
 }
 
 type CarrierIdRow = {

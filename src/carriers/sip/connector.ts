@@ -15,7 +15,7 @@ import type {
 } from '../types.ts';
 import { placeCall, type CallOutcome, type CallResult, type Trunk } from './call.ts';
 import { TrunkMonitor, type TrunkHealth } from './options.ts';
-import { CALL_REFUNDED, CALL_STATUS } from './outcomes.ts';
+import { CALL_REFUNDED, CALL_STATUS, triesAnotherTrunk } from './outcomes.ts';
 import { sharedSpeech, type SpeechEngine } from './speech.ts';
 
 /** Settings of one voice trunk. */
@@ -135,13 +135,18 @@ export class SipCarrier implements Carrier {
     return !this.stopped;
   }
 
-  /** Starts a call for the message (`sms.spoken` says how to speak it); resolves once the call is placed. */
+  /**
+   * Starts a call for the message (`sms.spoken` says how to speak it). Resolves once the trunk carried it towards
+   * the callee (a provisional response beyond 100 Trying, an answer, or the callee's side's refusal), its outcome
+   * coming later as a receipt; or, when the trunk failed or refused the call itself before that
+   * (`triesAnotherTrunk`), with a transient refusal for the next trunk of the route, and no receipt.
+   */
   async submit(sms: OutboundSms): Promise<SubmitResult> {
-    if (this.stopped) return { ok: false, transient: true, error: 'trunk stopped' };
+    if (this.stopped) return { ok: false, transient: true, error: 'trunk stopped', elsewhere: true };
     await this.slot();
     if (this.stopped) {
       this.release();
-      return { ok: false, transient: true, error: 'trunk stopped' };
+      return { ok: false, transient: true, error: 'trunk stopped', elsewhere: true };
     }
     const spoken = sms.spoken ?? { voice: 'ymMale', rate: 0, repeat: 2 };
     // The speech is rendered before the call is placed (usually it already was, to price the send): a message
@@ -154,15 +159,24 @@ export class SipCarrier implements Carrier {
       return { ok: false, transient: false, error: `the message could not be spoken: ${(err as Error).message}` };
     }
     const callId = `call-${sms.messageId}-${Date.now().toString(36)}`;
+    let carried = false;
+    let settleTaken: (refusedBy?: CallOutcome) => void = () => {};
+    const taken = new Promise<CallOutcome | undefined>((resolve) => (settleTaken = resolve));
     const call = placeCall(this.config, {
       to: sms.destination,
       repeat: spoken.repeat,
       ringTimeoutMs: this.config.ringTimeoutMs,
       audio: () => this.speech.render(speech),
       ...(spoken.paidSeconds !== undefined ? { maxPlayMs: spoken.paidSeconds * 1000 } : {}),
+      onProgress: () => {
+        carried = true;
+        settleTaken();
+      },
     })
       .then(async (outcome) => {
         this.record(outcome, sms.messageId);
+        if (!carried && triesAnotherTrunk(outcome)) return settleTaken(outcome);
+        settleTaken();
         const status = CALL_STATUS[outcome.result];
         const refund = CALL_REFUNDED.has(outcome.result) ? { notPlaced: true as const } : {};
         const played =
@@ -174,10 +188,13 @@ export class SipCarrier implements Carrier {
       })
       .catch((err) => this.log.error({ err }, 'reporting a call outcome failed'))
       .finally(() => {
+        settleTaken();
         this.release();
         this.calls.delete(call);
       });
     this.calls.add(call);
+    const refusedBy = await taken;
+    if (refusedBy) return { ok: false, transient: true, elsewhere: true, error: `trunk: ${refusedBy.reason}` };
     return { ok: true, carrierMessageIds: [callId] };
   }
 
