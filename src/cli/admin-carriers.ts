@@ -135,8 +135,21 @@ export async function addNumber(store: Store, _config: Config, args: string[], o
   out(`inbound SMS to ${number} go to ${account.username}`);
 }
 
-/** Lists carriers (passwords never shown) and routes, as the next `yona serve` would use them. */
-export async function listCarriersCommand(store: Store, config: Config, _args: string[], out: Out): Promise<void> {
+const CARRIERS_USAGE = 'yona admin carriers [--status [--json]]';
+
+/**
+ * Lists carriers (passwords never shown) and routes, as the next `yona serve` would use them; with `--status`,
+ * how each is doing on the running nodes (admin-carrier-status.ts).
+ */
+export async function listCarriersCommand(store: Store, config: Config, args: string[], out: Out): Promise<void> {
+  const unknown = args.find((a) => a !== '--status' && a !== '--json');
+  if (unknown) fail(`unknown ${unknown.startsWith('--') ? 'option' : 'argument'} ${unknown}; usage: ${CARRIERS_USAGE}`);
+  if (args.includes('--json') && !args.includes('--status'))
+    fail(`--json goes with --status; usage: ${CARRIERS_USAGE}`);
+  if (args.includes('--status')) {
+    const { carrierStatusCommand } = await import('./admin-carrier-status.ts');
+    return carrierStatusCommand(store, config, args.includes('--json'), out);
+  }
   const setup = await loadCarrierSetup(store.db, config.carriersFile);
   if (setup.carriers.length === 0) out('no carrier configured: yona serve starts the bundled SMSC simulator');
   const today = calendarDay(Date.now(), config.defaultTimeZone);

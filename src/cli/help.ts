@@ -143,10 +143,10 @@ export const ADMIN_HELP: Record<string, CommandHelp> = {
     example: 'yona admin add-number alice 0559990000',
   },
   carriers: {
-    usage: 'yona admin carriers',
+    usage: 'yona admin carriers [--status [--json]]',
     summary:
-      "Lists the carriers (passwords never shown), each with today's parts against its daily cap, and the routes; running nodes apply them within seconds.",
-    example: 'yona admin carriers',
+      "Lists the carriers (passwords never shown), each with today's parts against its daily cap, and the routes; running nodes apply them within seconds. With --status: binds up, submits per second, window, throttling, queue and last error of each carrier over the running nodes.",
+    example: 'yona admin carriers --status',
   },
   report: {
     usage: 'yona admin report margins [--month YYYY-MM] [--credit-price AGOROT] [--json]',

@@ -24,6 +24,7 @@ import {
   type DispatchOutcome,
 } from '../store/dispatch.ts';
 import { BatchRecorder } from './batch-recorder.ts';
+import type { CarrierHealthBook } from './carrier-health.ts';
 import type { DeliverySettings } from './delivery-settings.ts';
 import type { DailyCaps } from './daily-caps.ts';
 import { DELIVERY, deliveryStatusText } from '../domain/status.ts';
@@ -48,6 +49,8 @@ export interface DispatcherDeps {
   voiceRouter?: Router;
   /** The carriers' daily caps and prices; none apply when absent. */
   caps?: DailyCaps;
+  /** Told of each submit, for the carriers' health (carrier-health.ts). */
+  health?: CarrierHealthBook;
 }
 
 /** Counters since start. */
@@ -413,7 +416,10 @@ export class Dispatcher {
     recorder: BatchRecorder,
     routesVersion: number,
   ): Promise<SubmitResult | undefined | typeof ROUTES_CHANGED> {
+    const { health } = this.deps;
+    health?.holding(carrier.name, message.id, message.created_at);
     await this.permits(carrier).acquire(message.priority > 0); // released when the outcome is written
+    health?.handedOver(carrier.name, message.id);
     if (!recorder.holds(message.id)) {
       this.permits(carrier).release();
       return undefined;
@@ -422,9 +428,10 @@ export class Dispatcher {
       this.permits(carrier).release();
       return ROUTES_CHANGED;
     }
+    let result: SubmitResult;
     try {
       const spoken = call && message.spoken ? { spoken: JSON.parse(message.spoken) } : {};
-      return await carrier.submit({
+      result = await carrier.submit({
         messageId: message.id,
         source: message.source,
         destination: message.phone,
@@ -432,8 +439,10 @@ export class Dispatcher {
         ...spoken,
       });
     } catch (err) {
-      return { ok: false, transient: true, error: `carrier error: ${(err as Error).message}` };
+      result = { ok: false, transient: true, error: `carrier error: ${(err as Error).message}` };
     }
+    health?.answered(carrier.name, result);
+    return result;
   }
 
   private outcomeOf(

@@ -333,7 +333,10 @@ export async function recordOutcomes(
   const submittedBy = new Map<string, { carrier: string; cost: number | null; ids: number[] }>();
   const usage = new Map<string, Map<string, number>>();
   const idRows: CarrierIdRow[] = [];
-  const retries = new Map<string, { at: number; error: string; uncounted: boolean; ids: number[] }>();
+  const retries = new Map<
+    string,
+    { at: number; carrier: string | null; error: string; uncounted: boolean; ids: number[] }
+  >();
   const failures: Array<Extract<DispatchOutcome, { kind: 'failed' }>> = [];
   for (const o of outcomes) {
     if (o.kind === 'submitted') {
@@ -358,8 +361,14 @@ export async function recordOutcomes(
         }),
       );
     } else if (o.kind === 'retry') {
-      const key = `${o.at}|${o.error}|${o.uncounted === true}`;
-      const group = retries.get(key) ?? { at: o.at, error: o.error, uncounted: o.uncounted === true, ids: [] };
+      const key = `${o.at}|${o.carrier}|${o.error}|${o.uncounted === true}`;
+      const group = retries.get(key) ?? {
+        at: o.at,
+        carrier: o.carrier,
+        error: o.error,
+        uncounted: o.uncounted === true,
+        ids: [],
+      };
       group.ids.push(o.message.id);
       retries.set(key, group);
     } else {
@@ -404,6 +413,7 @@ export async function recordOutcomes(
           next_attempt_at: group.at,
           lease_until: null,
           error: group.error,
+          carrier: group.carrier,
           ...(group.uncounted ? { attempts: sql`attempts - 1` } : {}),
         })
         .execute();

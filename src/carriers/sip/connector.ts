@@ -4,6 +4,7 @@
 // delivery status, like an SMS's delivery receipt.
 import type {
   Carrier,
+  CarrierCondition,
   CarrierConfigBase,
   CarrierLogger,
   InboundSms,
@@ -38,6 +39,8 @@ export { CALL_REFUNDED, CALL_STATUS };
 export type CallCounts = Map<string, { result: CallResult; sipStatus: string; count: number }>;
 
 const MAX_SHARES = 10;
+/** How long a trunk may fail its OPTIONS checks before that is an incident (as an SMPP carrier's downGraceMs). */
+const DOWN_GRACE_MS = 5_000;
 
 const silent: CarrierLogger = { debug() {}, info() {}, warn() {}, error() {} };
 
@@ -61,6 +64,8 @@ export class SipCarrier implements Carrier {
   /** Calls by result and SIP status (for metrics). */
   readonly counts: CallCounts = new Map();
   private readonly monitor: TrunkMonitor;
+  /** Since when the trunk has not answered OPTIONS (its health checks). */
+  private downSince: number | undefined;
 
   constructor(
     private readonly config: SipTrunkConfig,
@@ -71,13 +76,14 @@ export class SipCarrier implements Carrier {
     this.inFlightLimit = Math.max(1, config.maxCalls);
     this.capacity = this.inFlightLimit;
     this.shares = Math.min(this.inFlightLimit, MAX_SHARES);
-    this.monitor = new TrunkMonitor(config, config.optionsIntervalMs ?? 0, (now) =>
+    this.monitor = new TrunkMonitor(config, config.optionsIntervalMs ?? 0, (now) => {
+      this.downSince = now.up ? undefined : (this.downSince ?? now.checkedAt ?? Date.now());
       (now.up ? this.log.info : this.log.warn).call(
         this.log,
         { up: now.up, sipStatus: now.sipStatus, error: now.error },
         now.up ? 'trunk answers OPTIONS' : 'trunk does not answer OPTIONS',
-      ),
-    );
+      );
+    });
   }
 
   async start(): Promise<void> {
@@ -88,6 +94,24 @@ export class SipCarrier implements Carrier {
   /** The last OPTIONS check of the trunk (empty when checks are off or none ended yet). */
   health(): TrunkHealth {
     return this.monitor.health;
+  }
+
+  /** The trunk as a carrier's health sees it: one 'bind' while it answers OPTIONS, its calls as the window. */
+  condition(): CarrierCondition {
+    const h = this.monitor.health;
+    const up = !this.stopped && h.up !== false;
+    const failed =
+      h.up === false ? (h.sipStatus !== undefined ? `OPTIONS answered ${h.sipStatus}` : h.error) : undefined;
+    return {
+      bindsUp: up ? 1 : 0,
+      bindsHeld: 1,
+      bindsWanted: 1,
+      windowInUse: this.active,
+      windowSize: this.capacity,
+      ...(this.downSince !== undefined && !this.stopped ? { downSince: this.downSince } : {}),
+      graceMs: DOWN_GRACE_MS,
+      ...(failed ? { lastError: { text: failed, at: h.checkedAt ?? Date.now() } } : {}),
+    };
   }
 
   /** Places at most the calls of the shares numbered `indexes` at once (the ones this node holds). */
