@@ -3,10 +3,12 @@
 // For each setting of YONA_PG_GROUP_LANES (0: each send commits alone) and each node count, on a fresh database:
 // the load (autocannon, one child process per node, the connections split between them) for N seconds after a
 // warm-up, then the accepted sends counted in the database. Target: >= 3,000/s over 2 nodes. One JSON line.
+import { sql } from 'kysely';
 import { runLoad, type LoadResult } from './lib/load.ts';
 import {
   argValue,
   openWithBenchAccount,
+  postgresCpuBetween,
   postgresCpuSeconds,
   scratchDatabase,
   startNode,
@@ -22,6 +24,9 @@ const counts = arg('nodes', '1,2')
 const seconds = Number(arg('seconds', '10'));
 const connections = Number(arg('connections', '128'));
 const laneSettings = arg('group-lanes', '0,1,2').split(',').map(Number);
+// `--profile-dir DIR`: each node writes a V8 CPU profile (.cpuprofile) of its whole life there when it stops.
+const profileDir = arg('profile-dir', '');
+const nodeArgs = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
 const TARGET = 3_000;
 
 async function runWith(count: number, lanes: number): Promise<Record<string, unknown>> {
@@ -31,7 +36,7 @@ async function runWith(count: number, lanes: number): Promise<Record<string, unk
   const nodes: BenchNode[] = [];
   try {
     // API nodes only: the dispatcher's work would compete for the same cores and is measured by bench dispatch.
-    for (let i = 1; i <= count; i++) nodes.push(await startNode(`node-${i}`, 'api', env));
+    for (let i = 1; i <= count; i++) nodes.push(await startNode(`node-${i}`, 'api', env, nodeArgs));
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
     const body = JSON.stringify({
       sms: {
@@ -54,6 +59,22 @@ async function runWith(count: number, lanes: number): Promise<Record<string, unk
         ),
       );
     await loadOn(2); // warm-up: JIT, prepared statements, pools
+    const settledCounts = async () => {
+      const read = async () => {
+        const { rows } = await sql<{ campaigns: number; credits: number }>`
+          select (select count(id) from campaigns) as campaigns,
+                 (select credits from accounts where username = 'bench') as credits`.execute(store.db);
+        return { campaigns: Number(rows[0].campaigns), credits: Number(rows[0].credits) };
+      };
+      let last = await read();
+      for (let i = 0; i < 100; i++) {
+        await new Promise((r) => setTimeout(r, 200));
+        const next = await read();
+        if (next.campaigns === last.campaigns && next.credits === last.credits) return next;
+        last = next;
+      }
+      return last;
+    };
     const campaigns = async () =>
       Number(
         (
@@ -63,24 +84,32 @@ async function runWith(count: number, lanes: number): Promise<Record<string, unk
             .executeTakeFirstOrThrow()
         ).n,
       );
+    // Groups committed and sends in them over all nodes (their /metrics), for sends per group.
+    const groupCounts = async () => {
+      let groups = 0;
+      let sends = 0;
+      for (const n of nodes) {
+        const text = await (await fetch(`http://127.0.0.1:${n.httpPort}/metrics`)).text();
+        const value = (name: string) => Number(new RegExp(`^${name}\\{[^}]*\\} (\\d+)`, 'm').exec(text)?.[1] ?? 0);
+        groups += value('yona_pg_send_groups_total');
+        sends += value('yona_pg_grouped_sends_total');
+      }
+      return { groups, sends };
+    };
+    const groups0 = await groupCounts();
     const before = await campaigns();
     const cpu0 = nodes.map((n) => n.cpuSeconds());
-    const pgCpu0 = postgresCpuSeconds();
+    const pgCpu0 = postgresCpuSeconds(db.name);
     const t0 = performance.now();
     const loads: LoadResult[] = await loadOn(seconds);
     const elapsed = (performance.now() - t0) / 1000;
-    const pgCpu = postgresCpuSeconds() - pgCpu0;
-    await new Promise((r) => setTimeout(r, 300)); // requests left in flight finish
-    const accepted = (await campaigns()) - before;
-    const balance = Number(
-      (
-        await store.db
-          .selectFrom('accounts')
-          .select('credits')
-          .where('username', '=', 'bench')
-          .executeTakeFirstOrThrow()
-      ).credits,
-    );
+    const pgCpu = postgresCpuBetween(pgCpu0, postgresCpuSeconds(db.name));
+    const nodeCpu = nodes.map((n, i) => n.cpuSeconds() - cpu0[i]);
+    // The load generators stop without waiting for their last requests: the sends in flight still commit. The
+    // campaigns and the balance are read together (one snapshot) once two reads in a row agree.
+    const settled = await settledCounts();
+    const groups1 = await groupCounts();
+    const accepted = settled.campaigns - before;
     return {
       group_lanes: lanes,
       nodes: count,
@@ -91,11 +120,10 @@ async function runWith(count: number, lanes: number): Promise<Record<string, unk
       p99_ms: Math.max(...loads.map((l) => l.p99_ms)),
       non_2xx: loads.reduce((s, l) => s + l.non_2xx, 0),
       errors: loads.reduce((s, l) => s + l.errors, 0),
-      node_cpu_us_per_accept: nodes.map((n, i) =>
-        Math.round(((n.cpuSeconds() - cpu0[i]) * 1e6) / Math.max(accepted / count, 1)),
-      ),
+      node_cpu_us_per_accept: nodeCpu.map((s) => Math.round((s * 1e6) / Math.max(accepted / count, 1))),
+      sends_per_group: +((groups1.sends - groups0.sends) / Math.max(groups1.groups - groups0.groups, 1)).toFixed(1),
       postgres_cpu_us_per_accept: Math.round((pgCpu * 1e6) / Math.max(accepted, 1)),
-      balance_matches: balance === 100_000_000 - (await campaigns()),
+      balance_matches: settled.credits === 100_000_000 - settled.campaigns,
     };
   } finally {
     await stopNodes(nodes);

@@ -1,4 +1,5 @@
-// `npm run bench -- dispatch [--store postgres] [--nodes 1,2 (dispatch-nodes.ts)] [--recipients N] [--binds N] [--window N] [--lanes N] [--batch N] [--sink kannel]`:
+// `npm run bench -- dispatch [--store postgres] [--nodes 1,2 (dispatch-nodes.ts)] [--carriers 2 --kill-one
+// (dispatch-failover.ts)] [--recipients N] [--binds N] [--window N] [--lanes N] [--batch N] [--sink kannel]`:
 // one HTTP sms to N recipients (100,000), dispatched over SMPP to an SMSC in a second process (`yona smsc-sim`,
 // receipts after 200 ms; or the Kannel comparison's smsc-sink.js with --sink kannel), until the last receipt
 // is stored. Prints one JSON line: submit_sm/s (first to last submit; target >= 10,000/s), end to end from the
@@ -6,6 +7,10 @@
 import { readFileSync } from 'node:fs';
 if (process.argv.includes('--nodes')) {
   await import('./dispatch-nodes.ts');
+  process.exit(0);
+}
+if (process.argv.includes('--carriers')) {
+  await import('./dispatch-failover.ts');
   process.exit(0);
 }
 import { cpus } from 'node:os';

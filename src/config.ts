@@ -23,7 +23,7 @@ export interface Config {
   sqliteGroupCommit: boolean;
   /** YONA_RETENTION_DAYS (0: keep everything): finished campaigns with their messages, and inbound messages, older than this go. */
   retentionDays: number;
-  /** YONA_PG_GROUP_LANES (2): connections that commit concurrent API sends together on PostgreSQL; 0 commits each alone. */
+  /** YONA_PG_GROUP_LANES (1): connections that commit concurrent API sends together on PostgreSQL; 0 commits each alone. */
   pgGroupLanes: number;
   httpsPort: number;
   httpsHost: string;
@@ -198,8 +198,8 @@ export const SETTINGS = {
     'days finished campaigns, their messages and inbound messages are kept (0: for ever)',
   ),
   YONA_PG_GROUP_LANES: setting(
-    integer(2, 0, 64),
-    '2',
+    integer(1, 0, 64),
+    '1',
     'connections that commit concurrent API sends together on PostgreSQL (0: each alone)',
   ),
   // Listeners

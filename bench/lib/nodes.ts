@@ -22,7 +22,7 @@ export interface BenchNode {
 }
 
 /** A fresh database; `drop()` removes it. */
-export async function scratchDatabase(tag: string): Promise<{ url: string; drop(): Promise<void> }> {
+export async function scratchDatabase(tag: string): Promise<{ name: string; url: string; drop(): Promise<void> }> {
   const name = `yona_bench_${tag}_${process.pid}`;
   const run = async (sql: string) => {
     const c = new pg.Client({ connectionString: PG_ADMIN });
@@ -37,13 +37,18 @@ export async function scratchDatabase(tag: string): Promise<{ url: string; drop(
   await run(`CREATE DATABASE ${name}`);
   const url = new URL(PG_ADMIN);
   url.pathname = `/${name}`;
-  return { url: url.toString(), drop: () => run(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+  return { name, url: url.toString(), drop: () => run(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }
 
-/** Starts a node; resolves once it logs that it serves (fails after 30 s). */
-export async function startNode(name: string, roles: string, env: Record<string, string>): Promise<BenchNode> {
+/** Starts a node (`nodeArgs` go to Node itself, e.g. --cpu-prof); resolves once it logs that it serves (fails after 30 s). */
+export async function startNode(
+  name: string,
+  roles: string,
+  env: Record<string, string>,
+  nodeArgs: string[] = [],
+): Promise<BenchNode> {
   const dir = mkdtempSync(join(tmpdir(), `yona-bench-${name}-`));
-  const child = spawn(process.execPath, [bin, 'serve', '--roles', roles], {
+  const child = spawn(process.execPath, [...nodeArgs, bin, 'serve', '--roles', roles], {
     env: {
       ...process.env,
       YONA_DATA_DIR: dir,
@@ -105,18 +110,39 @@ function cpuSecondsOf(pid: number): number {
   }
 }
 
-/** CPU seconds used so far by every process named postgres on this machine (the server and its backends, live ones). */
-export function postgresCpuSeconds(): number {
-  let total = 0;
+/**
+ * CPU seconds used so far by each of the PostgreSQL server's processes (live ones), by pid: its background
+ * processes (WAL writer, checkpointer, ...) and, given `database`, only the backends connected to that database,
+ * so other databases' work on a shared machine does not count.
+ */
+export function postgresCpuSeconds(database?: string): Map<number, number> {
+  const byPid = new Map<number, number>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      if (stat.includes('(postgres)')) total += cpuSecondsOf(Number(entry));
+      if (!stat.includes('(postgres)')) continue;
+      if (database) {
+        // A backend's title: "postgres: 15/main: USER DATABASE HOST(PORT) STATE".
+        const title = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+        if (/\(\d+\)|\[local\]/.test(title) && !title.includes(` ${database} `)) continue;
+      }
+      byPid.set(Number(entry), cpuSecondsOf(Number(entry)));
     } catch {
       // gone meanwhile
     }
   }
+  return byPid;
+}
+
+/**
+ * CPU seconds PostgreSQL's processes used between two readings of postgresCpuSeconds: those alive at the second,
+ * from the first (or from their start), so a backend that ended meanwhile (a pool closing an idle connection)
+ * takes nothing away.
+ */
+export function postgresCpuBetween(from: Map<number, number>, to: Map<number, number>): number {
+  let total = 0;
+  for (const [pid, seconds] of to) total += seconds - (from.get(pid) ?? 0);
   return total;
 }
 

@@ -4,6 +4,7 @@
 // options on `yona admin add-carrier`, and its bundled simulator. Nothing outside carriers/ names a protocol.
 import type { z } from 'zod';
 import { ConfigError } from '../domain/errors.ts';
+import { readCarrierLimits, takeCarrierLimits } from './limits.ts';
 import type { Role } from '../domain/roles.ts';
 import type { ProtocolCli } from './protocol-cli.ts';
 import type { ProtocolSimulator } from './protocol-simulator.ts';
@@ -115,13 +116,16 @@ export function readCarrierSettings(
   where: string,
 ): CarrierConfigBase {
   const { settings } = carrierProtocol(entry.protocol, where);
-  if (!settings) return entry;
-  const parsed = settings.schema.safeParse(entry);
+  // The settings common to every protocol (daily cap, cost per part) are read apart from the protocol's own.
+  const { limits, rest } = takeCarrierLimits(entry);
+  const common = readCarrierLimits(limits, where);
+  if (!settings) return { ...rest, ...common };
+  const parsed = settings.schema.safeParse(rest);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new ConfigError(`${where}: ${issue.path.join('.') || 'settings'}: ${issue.message}`);
   }
-  return settings.toConfig(parsed.data, where);
+  return { ...settings.toConfig(parsed.data, where), ...common };
 }
 
 /** A carrier as the store keeps it: its protocol and the protocol's settings as a JSON document. */

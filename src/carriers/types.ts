@@ -95,8 +95,34 @@ export interface Carrier {
   readonly shares?: number;
   /** Uses only the shares numbered `indexes` (those this node holds); `start()` uses them all. */
   useShares?(indexes: number[]): Promise<void>;
+  /** How it is doing on this node now (binds, window, throttling, last error), for health reports. */
+  condition?(): CarrierCondition;
   /** Graceful: unbind and close. */
   stop(): Promise<void>;
+}
+
+/** A carrier's own view of itself on this node, read for /healthz, /metrics and the node's health snapshot. */
+export interface CarrierCondition {
+  /** Binds able to submit now on this node (an SMPP bind; a voice trunk: 1 while it answers). */
+  bindsUp: number;
+  /** Binds this node keeps open (the shares it holds). */
+  bindsHeld: number;
+  /** Binds the carrier is configured with, over every node. */
+  bindsWanted: number;
+  /** Submits sent and not yet answered (SMPP: submit_sm parts in the windows; a trunk: calls up). */
+  windowInUse: number;
+  /** The most that may be unanswered at once on this node. */
+  windowSize: number;
+  /** Since when the carrier has been pushing back (SMPP ESME_RTHROTTLED, ESME_RMSGQFUL); absent when it is not. */
+  throttledSince?: number;
+  /** Submits wait now for the carrier's own pace (SMPP maxSubmitsPerSecond, or its rate cut after a push-back). */
+  paced?: boolean;
+  /** Since when no bind can submit; absent while one can. */
+  downSince?: number;
+  /** How long it may be down or throttled before that is an incident (SMPP downGraceMs). */
+  graceMs: number;
+  /** The last failure it saw (a connection error, a refused bind, a refused submit), ms since the epoch. */
+  lastError?: { text: string; at: number };
 }
 
 /** What every carrier's settings hold; each protocol adds its own (read by that protocol only). */
@@ -104,6 +130,10 @@ export interface CarrierConfigBase {
   name: string;
   /** Which protocol's factory builds it (carriers/index.ts); absent means 'smpp'. */
   protocol?: string;
+  /** SMS parts it takes per day at most (carriers/limits.ts; read by delivery, never by the protocol). */
+  dailyCap?: number;
+  /** What one SMS part costs, in agorot (carriers/limits.ts). */
+  costPerPart?: number;
   readonly [setting: string]: unknown;
 }
 

@@ -9,8 +9,13 @@ import { normalizeNumber } from '../delivery/routing.ts';
 import { findAccountByUsername } from '../store/accounts.ts';
 import { addAccountNumber, deleteCarrier, upsertCarrier } from '../store/carriers.ts';
 import type { Store } from '../store/db.ts';
+import { LIMIT_OPTIONS, LIMIT_USAGE, limitSettings } from '../carriers/limits.ts';
+import type { CarrierConfigBase } from '../carriers/types.ts';
+import { calendarDay } from '../domain/dates.ts';
+import { carrierUsageOn } from '../store/carrier-usage.ts';
 import { trunkHealthLines } from './trunk-health.ts';
-import { UsageError } from './usage-error.ts';
+import { didYouMean } from './help.ts';
+import { parseArgsProblem, UsageError } from './usage-error.ts';
 
 type Out = (line: string) => void;
 
@@ -34,7 +39,7 @@ function addCarrierUsage(only?: string): string {
     .filter(([name]) => only === undefined || name === only)
     .map(([name, p]) => {
       const protocol = name === protocolName(undefined) ? `[--protocol ${name}]` : `--protocol ${name}`;
-      return `usage: yona admin add-carrier NAME ${protocol} ${p.cli?.usage ?? '--settings JSON'}`;
+      return `usage: yona admin add-carrier NAME ${protocol} ${p.cli?.usage ?? '--settings JSON'} ${LIMIT_USAGE}`;
     });
   return lines.join('\n');
 }
@@ -61,6 +66,31 @@ function settingsDocument(text: string | undefined): Record<string, unknown> {
   return document as Record<string, unknown>;
 }
 
+// A carrier's daily cap and price, as `yona admin carriers` and add-carrier print them.
+function describeLimits(c: CarrierConfigBase): string {
+  const cap = c.dailyCap === undefined ? '' : `, daily cap ${c.dailyCap} parts`;
+  const cost = c.costPerPart === undefined ? '' : `, ${c.costPerPart} agorot per part`;
+  return `${cap}${cost}`;
+}
+
+// The options of add-carrier; an unknown one names the nearest (a mistyped --daily-cap, say).
+function parseCarrierArgs(args: string[], options: NonNullable<ParseArgsConfig['options']>) {
+  try {
+    return parseArgs({ args, allowPositionals: true, options });
+  } catch (err) {
+    const problem = parseArgsProblem(err);
+    const unknown = /^unknown option (--[^\s;]+)$/.exec(problem?.message ?? '')?.[1];
+    if (unknown)
+      fail(
+        `unknown option ${unknown}${didYouMean(
+          unknown,
+          Object.keys(options).map((o) => `--${o}`),
+        )}`,
+      );
+    throw problem ?? err;
+  }
+}
+
 /** Adds (or updates) a carrier of any protocol; `yona serve` binds it on its next start. */
 export async function addCarrier(store: Store, _config: Config, args: string[], out: Out): Promise<void> {
   const name = protocolName(protocolArg(args));
@@ -69,23 +99,27 @@ export async function addCarrier(store: Store, _config: Config, args: string[], 
   const options: NonNullable<ParseArgsConfig['options']> = {
     protocol: { type: 'string' },
     ...(cli ? cli.options : { settings: { type: 'string' } }),
+    ...LIMIT_OPTIONS,
   };
-  const parsed = parseArgs({ args, allowPositionals: true, options });
+  const parsed = parseCarrierArgs(args, options);
   const values = parsed.values as Record<string, string | boolean | undefined>;
   const { positionals } = parsed;
   const [carrierName] = positionals;
   if (!carrierName || cli?.required.some((option) => values[option] === undefined)) fail(addCarrierUsage(name));
   if (!/^[\w.-]{1,40}$/.test(carrierName))
     fail(`carrier NAME may hold letters, digits, '.', '-' and '_' (at most 40), got "${carrierName}"`);
-  const settings = cli
-    ? usageOnConfigError(() => cli.settings(values, out))
-    : settingsDocument(values.settings as string | undefined);
+  const settings = {
+    ...(cli
+      ? usageOnConfigError(() => cli.settings(values, out))
+      : settingsDocument(values.settings as string | undefined)),
+    ...usageOnConfigError(() => limitSettings(values)),
+  };
   // Read back as `yona serve` will read it: a setting its protocol refuses is refused now.
   const config = usageOnConfigError(() =>
     readCarrierSettings({ ...settings, name: carrierName, protocol: name }, `carrier "${carrierName}"`),
   );
   const created = await upsertCarrier(store.db, { name: carrierName, protocol: name, settings }, Date.now());
-  const described = cli ? cli.describe(config) : `protocol ${name}`;
+  const described = `${cli ? cli.describe(config) : `protocol ${name}`}${describeLimits(config)}`;
   out(`${created ? 'added' : 'updated'} carrier ${carrierName}: ${described}; running nodes bind it within 5 s`);
 }
 
@@ -101,13 +135,33 @@ export async function addNumber(store: Store, _config: Config, args: string[], o
   out(`inbound SMS to ${number} go to ${account.username}`);
 }
 
-/** Lists carriers (passwords never shown) and routes, as the next `yona serve` would use them. */
-export async function listCarriersCommand(store: Store, config: Config, _args: string[], out: Out): Promise<void> {
+const CARRIERS_USAGE = 'yona admin carriers [--status [--json]]';
+
+/**
+ * Lists carriers (passwords never shown) and routes, as the next `yona serve` would use them; with `--status`,
+ * how each is doing on the running nodes (admin-carrier-status.ts).
+ */
+export async function listCarriersCommand(store: Store, config: Config, args: string[], out: Out): Promise<void> {
+  const unknown = args.find((a) => a !== '--status' && a !== '--json');
+  if (unknown) fail(`unknown ${unknown.startsWith('--') ? 'option' : 'argument'} ${unknown}; usage: ${CARRIERS_USAGE}`);
+  if (args.includes('--json') && !args.includes('--status'))
+    fail(`--json goes with --status; usage: ${CARRIERS_USAGE}`);
+  if (args.includes('--status')) {
+    const { carrierStatusCommand } = await import('./admin-carrier-status.ts');
+    return carrierStatusCommand(store, config, args.includes('--json'), out);
+  }
   const setup = await loadCarrierSetup(store.db, config.carriersFile);
   if (setup.carriers.length === 0) out('no carrier configured: yona serve starts the bundled SMSC simulator');
+  const today = calendarDay(Date.now(), config.defaultTimeZone);
+  const usage = setup.carriers.length ? await carrierUsageOn(store.db, today) : new Map<string, number>();
   for (const c of setup.carriers) {
     const { cli } = carrierProtocol(c.protocol, `carrier "${c.name}"`);
-    out(`carrier ${c.name}: ${cli ? cli.describe(c) : `protocol ${c.protocol}`}`);
+    const used = usage.get(c.name) ?? 0;
+    const day =
+      c.dailyCap === undefined
+        ? `; today ${used} parts`
+        : `; today ${used} of ${c.dailyCap} parts${used >= c.dailyCap ? ' (capped)' : ''}`;
+    out(`carrier ${c.name}: ${cli ? cli.describe(c) : `protocol ${c.protocol}`}${describeLimits(c)}${day} (${today})`);
   }
   for (const r of setup.routes) {
     const filters = [r.account && `account ${r.account}`, r.source && `sender ${r.source}`, r.channel].filter(Boolean);

@@ -286,6 +286,7 @@ export const ADMIN_COMMANDS: Record<string, Command> = {
   carriers: (...a) => import('./admin-carriers.ts').then((m) => m.listCarriersCommand(...a)),
   push: (...a) => import('./admin-push.ts').then((m) => m.pushAdminCommand(...a)),
   ledger: (...a) => import('./admin-ledger.ts').then((m) => m.ledgerCommand(...a)),
+  report: (...a) => import('./admin-report-margins.ts').then((m) => m.reportCommand(...a)),
   nodes: (...a) => import('./admin-nodes.ts').then((m) => m.nodesCommand(...a)),
   'otp-international': otpInternational,
   'add-filtered': addFiltered,

@@ -109,9 +109,9 @@ export const ADMIN_HELP: Record<string, CommandHelp> = {
   },
   'add-carrier': {
     usage:
-      'yona admin add-carrier NAME [--protocol smpp] --host H --port P --system-id S --password PW [--system-type T] [--bind transceiver|tx+rx] [--binds N] [--window N] [--max-tps N] [--tls [--tls-ca CA.pem] [--tls-servername NAME]] [--long-messages udh|payload] [--receipt-ids as-is|submit-hex|receipt-hex|both-hex] | yona admin add-carrier NAME --protocol P --settings JSON',
+      'yona admin add-carrier NAME [--protocol smpp] --host H --port P --system-id S --password PW [--system-type T] [--bind transceiver|tx+rx] [--binds N] [--window N] [--max-tps N] [--tls [--tls-ca CA.pem] [--tls-servername NAME]] [--long-messages udh|payload] [--receipt-ids as-is|submit-hex|receipt-hex|both-hex] [--daily-cap PARTS] [--cost-per-part AGOROT] | yona admin add-carrier NAME --protocol P --settings JSON [--daily-cap PARTS] [--cost-per-part AGOROT]',
     summary:
-      'Adds or updates a carrier of any protocol (SMPP by default, with its own options; another protocol takes its settings as one JSON document); running nodes bind it within seconds, no restart.',
+      'Adds or updates a carrier of any protocol (SMPP by default, with its own options; another protocol takes its settings as one JSON document), with an optional daily cap in SMS parts and price per part in agorot; running nodes bind it within seconds, no restart.',
     example:
       'yona admin add-carrier partner --host smsc.example.com --port 2775 --system-id yona --password pw --binds 2',
   },
@@ -143,9 +143,16 @@ export const ADMIN_HELP: Record<string, CommandHelp> = {
     example: 'yona admin add-number alice 0559990000',
   },
   carriers: {
-    usage: 'yona admin carriers',
-    summary: 'Lists the carriers (passwords never shown) and routes; running nodes apply them within seconds.',
-    example: 'yona admin carriers',
+    usage: 'yona admin carriers [--status [--json]]',
+    summary:
+      "Lists the carriers (passwords never shown), each with today's parts against its daily cap, and the routes; running nodes apply them within seconds. With --status: binds up, submits per second, window, throttling, queue and last error of each carrier over the running nodes.",
+    example: 'yona admin carriers --status',
+  },
+  report: {
+    usage: 'yona admin report margins [--month YYYY-MM] [--credit-price AGOROT] [--json]',
+    summary:
+      "Per account (sub-accounts under their reseller): messages and parts carriers took in the month, what the account was charged, the carriers' cost and the margin, with totals.",
+    example: 'yona admin report margins --month 2026-11 --credit-price 8',
   },
   push: {
     usage:

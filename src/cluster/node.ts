@@ -45,6 +45,8 @@ export class ClusterNode {
   private stopped = true;
   /** When the last heartbeat was written (0: none yet). */
   lastBeatAt = 0;
+  /** Reads the snapshot of this node's carriers' health each heartbeat writes (JSON); none before it is set. */
+  private carrierHealth: (() => string | null) | undefined;
 
   constructor(
     private readonly store: Store,
@@ -57,6 +59,11 @@ export class ClusterNode {
     this.roles = settings.roles;
     this.leaseMs = settings.leaseMs;
     this.startedAt = clock();
+  }
+
+  /** Makes every heartbeat write `read()` as this node's carriers' health (undefined: stop writing it). */
+  reportCarrierHealth(read: (() => string | null) | undefined): void {
+    this.carrierHealth = read;
   }
 
   has(role: Role): boolean {
@@ -121,9 +128,17 @@ export class ClusterNode {
   private async beat(): Promise<void> {
     const now = this.clock();
     const db = this.store.control;
+    const carrierHealth = this.carrierHealth?.();
     await beat(
       db,
-      { name: this.name, roles: this.roles, host: this.host, pid: process.pid, startedAt: this.startedAt },
+      {
+        name: this.name,
+        roles: this.roles,
+        host: this.host,
+        pid: process.pid,
+        startedAt: this.startedAt,
+        ...(carrierHealth !== undefined ? { carrierHealth } : {}),
+      },
       now,
       now + this.leaseMs,
     );

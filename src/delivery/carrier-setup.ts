@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { carrierFromStore, carrierProtocol } from '../carriers/index.ts';
+import { carrierLimitsSchema, takeCarrierLimits } from '../carriers/limits.ts';
 import type { CarrierConfigBase } from '../carriers/types.ts';
 import { ConfigError } from '../domain/errors.ts';
 import type { Queryable } from '../store/db.ts';
@@ -45,16 +46,20 @@ export function readCarriersFile(path: string): CarrierSetup {
   const carriers = parsed.data.carriers.map((entry, i) => {
     const where = `YONA_CARRIERS_FILE ${path}: carrier "${String((entry as { name?: unknown }).name ?? i)}"`;
     const protocol = carrierProtocol(entry.protocol, where);
+    // The settings every protocol shares (daily cap, cost per part) are read apart from the protocol's own.
+    const { limits, rest } = takeCarrierLimits(entry);
+    const common = carrierLimitsSchema.safeParse(limits);
+    if (!common.success) throw fileProblem(path, common.error.issues[0], ['carriers', i]);
     // A protocol without a settings schema takes its entry as it is.
-    if (!protocol.settings) return entry as CarrierConfigBase;
-    const one = protocol.settings.schema.safeParse(entry);
+    if (!protocol.settings) return { ...rest, ...common.data } as CarrierConfigBase;
+    const one = protocol.settings.schema.safeParse(rest);
     if (!one.success) throw fileProblem(path, one.error.issues[0], ['carriers', i]);
     // A relative tlsCa is relative to the carriers file.
     const data = one.data as { tlsCa?: string };
-    return protocol.settings.toConfig(
-      data.tlsCa ? { ...data, tlsCa: resolve(dirname(path), data.tlsCa) } : data,
-      where,
-    );
+    return {
+      ...protocol.settings.toConfig(data.tlsCa ? { ...data, tlsCa: resolve(dirname(path), data.tlsCa) } : data, where),
+      ...common.data,
+    };
   });
   const routes = Object.entries(parsed.data.routes).map(([prefix, carrier]) => ({
     prefix: routePrefix(prefix),

@@ -5,6 +5,7 @@ import client from 'prom-client';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type BundledSimulator, protocols, sharePrefixes } from '../carriers/index.ts';
+import type { CarrierLimits } from '../carriers/limits.ts';
 import type { Carrier } from '../carriers/types.ts';
 import type { Config } from '../config.ts';
 import { sealingKey } from '../secret-key.ts';
@@ -16,7 +17,11 @@ import { Dispatcher } from './dispatcher.ts';
 import { InboundHandler } from './inbound.ts';
 import { ReceiptWorker } from './receipts.ts';
 import { CarrierSet, routersOf } from './carrier-set.ts';
+import { DailyCaps } from './daily-caps.ts';
 import { registerVoiceMetrics, trunkHealth } from './voice-metrics.ts';
+import { CarrierHealthBook, type CarrierHealth } from './carrier-health.ts';
+import { CarrierIncidents } from './carrier-incidents.ts';
+import { registerCarrierMetrics, StoreQueueFigures } from './carrier-metrics.ts';
 
 /** Options of the carriers component (tests and benchmarks pass their own carriers and settings). */
 export interface CarriersOptions {
@@ -32,6 +37,8 @@ export interface CarriersOptions {
 
 /** Carriers and routes changed in the store or the carriers file apply within this (and at once on SIGHUP). */
 const RELOAD_MS = 2000;
+/** How often the carriers' health is looked at for incidents to log (carrier-incidents.ts). */
+const INCIDENT_CHECK_MS = 1000;
 
 /** The running parts, for tests and benchmarks. */
 export interface CarriersRuntime {
@@ -41,6 +48,27 @@ export interface CarriersRuntime {
   inbound: InboundHandler;
   /** The bundled simulators when this process started them (one per protocol that has one). */
   simulators?: BundledSimulator[];
+  /** This node's view of the carriers' daily caps. */
+  caps?: DailyCaps;
+  /** What the dispatcher counts per carrier, for the carriers' health. */
+  health?: CarrierHealthBook;
+}
+
+// Each carrier's daily cap and price, as its settings give them.
+function capsOf(setup: CarrierSetup): Map<string, CarrierLimits> {
+  return new Map(setup.carriers.map((c) => [c.name, { dailyCap: c.dailyCap, costPerPart: c.costPerPart }]));
+}
+
+/** The health of every carrier this node runs now (empty before the carriers start). */
+function carrierReports(runtime: CarriersRuntime | undefined): CarrierHealth[] {
+  return runtime?.health && runtime.carriers ? runtime.health.reports(runtime.carriers.values()) : [];
+}
+
+// A dispatcher node is well while one of its text carriers can submit, or while it holds none of their binds
+// because other dispatcher nodes hold them all (it stands by).
+function dispatcherWell(service: ComponentHost, texts: CarrierHealth[]): boolean {
+  if (texts.length === 0 || texts.some((r) => r.canSubmit)) return true;
+  return texts.every((r) => r.bindsHeld === 0) && service.node.nodesWith('dispatcher') > 1;
 }
 
 // Counters of this node's dispatcher and the binds of its carriers, read at scrape time (registered once).
@@ -111,17 +139,30 @@ export function carriersComponent(
     return { carriers: simulators.map((s) => s.carrier), routes: [] };
   }
 
-  // What each delivery role of this node holds: binds per SMS carrier, call shares per trunk.
+  // What each delivery role of this node holds (binds per SMS carrier, call shares per trunk) and how each of
+  // its carriers is doing; the dispatcher role is not well while none of its text carriers can submit.
   function health(service: ComponentHost | undefined): RoleHealth[] {
     if (!service) return [];
     const held = service.node.leases();
-    const report = (role: Role): RoleHealth => ({
-      role,
-      ok: runtime?.dispatcher !== undefined,
-      holds: held.filter((l) => sharePrefixes(role).some((prefix) => l.startsWith(prefix))),
-    });
+    const reports = carrierReports(runtime);
+    const report = (role: Role): RoleHealth => {
+      const own = reports.filter((r) => (r.channel === 'voice' ? 'voice' : 'dispatcher') === role);
+      return {
+        role,
+        ok: runtime?.dispatcher !== undefined,
+        holds: held.filter((l) => sharePrefixes(role).some((prefix) => l.startsWith(prefix))),
+        carriers: Object.fromEntries(own.map(({ carrier, ...rest }) => [carrier, rest])),
+      };
+    };
+    const dispatcher = report('dispatcher');
+    const texts = reports.filter((r) => r.channel === 'sms');
+    const submitting = dispatcherWell(service, texts);
     return [
-      report('dispatcher'),
+      {
+        ...dispatcher,
+        ok: dispatcher.ok && submitting,
+        ...(submitting ? {} : { problem: 'no carrier that routes texts can submit' }),
+      },
       { ...report('voice'), trunks: trunkHealth(runtime?.carriers) },
       { role: 'receipts', ok: runtime?.receipts !== undefined },
     ];
@@ -129,6 +170,7 @@ export function carriersComponent(
   let started: ComponentHost | undefined;
   let carrierSet: CarrierSet | undefined;
   let stopReloading: (() => Promise<void>) | undefined;
+  let incidentTimer: NodeJS.Timeout | undefined;
 
   return {
     name: 'carriers',
@@ -154,7 +196,13 @@ export function carriersComponent(
       const inbound = new InboundHandler(deps);
       const set = new CarrierSet(service, receipts, inbound);
       const { carriers } = set;
+      const healthBook = new CarrierHealthBook(service.clock);
+      // Daily caps count in the service's time zone (YONA_TIME_ZONE), on every node alike.
+      const caps = new DailyCaps(service.store.db, config.defaultTimeZone, service.clock, service.logger);
+      caps.setCaps(capsOf(setup));
+      await caps.start();
       const dispatcher = new Dispatcher({
+        health: healthBook,
         ...deps,
         carriers,
         router,
@@ -162,13 +210,26 @@ export function carriersComponent(
         recorded: () => receipts.rematchSoon(),
         reclaimOnStart: service.store.dialect === 'sqlite',
         sealingKey: sealingKey(service.config),
+        caps,
       });
-      runtime = { ...runtime, carriers, dispatcher, receipts, inbound };
+      runtime = { ...runtime, carriers, dispatcher, receipts, inbound, caps, health: healthBook };
       registerDispatchMetrics(
         service,
         () => runtime?.dispatcher?.stats,
         () => runtime?.carriers,
       );
+      registerCarrierMetrics(
+        service.metrics.registry,
+        node.name,
+        () => carrierReports(runtime),
+        new StoreQueueFigures(service.store, service.clock),
+        service.clock,
+      );
+      // Each heartbeat writes this node's view of its carriers for `yona admin carriers --status`.
+      node.reportCarrierHealth(() => JSON.stringify({ at: service.clock(), carriers: carrierReports(runtime) }));
+      const incidents = new CarrierIncidents(service.logger, service.clock);
+      incidentTimer = setInterval(() => incidents.check(carrierReports(runtime)), INCIDENT_CHECK_MS);
+      incidentTimer.unref();
       receipts.start({ sweeps: node.has('receipts') });
       await set.apply(setup);
       carrierSet = set;
@@ -184,6 +245,7 @@ export function carriersComponent(
               if (text === last) return;
               const routers = routersOf(next);
               await set.apply(next);
+              caps.setCaps(capsOf(next));
               dispatcher.setRouters(routers.router, routers.voiceRouter);
               last = text;
               service.logger.info(
@@ -211,8 +273,11 @@ export function carriersComponent(
     async stop() {
       if (!runtime) return;
       const r = runtime;
+      clearInterval(incidentTimer);
+      started?.node.reportCarrierHealth(() => null);
       await stopReloading?.();
       await r.dispatcher?.stop();
+      r.caps?.stop();
       await carrierSet?.stop();
       await r.receipts?.stop();
       for (const simulator of r.simulators ?? []) await simulator.stop();

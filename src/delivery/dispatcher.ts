@@ -24,7 +24,9 @@ import {
   type DispatchOutcome,
 } from '../store/dispatch.ts';
 import { BatchRecorder } from './batch-recorder.ts';
+import type { CarrierHealthBook } from './carrier-health.ts';
 import type { DeliverySettings } from './delivery-settings.ts';
+import type { DailyCaps } from './daily-caps.ts';
 import { DELIVERY, deliveryStatusText } from '../domain/status.ts';
 import { campaignOutcomeCounts } from '../store/campaigns.ts';
 
@@ -45,6 +47,10 @@ export interface DispatcherDeps {
   sealingKey?: Buffer;
   /** Where calls go (voice trunks); calls fail when absent. */
   voiceRouter?: Router;
+  /** The carriers' daily caps and prices; none apply when absent. */
+  caps?: DailyCaps;
+  /** Told of each submit, for the carriers' health (carrier-health.ts). */
+  health?: CarrierHealthBook;
 }
 
 /** Counters since start. */
@@ -61,10 +67,15 @@ export interface DispatcherStats {
   failedOver: number;
 }
 
+/** What a submit that waited for its carrier's permit across a change of routes returns: route it again. */
+const ROUTES_CHANGED = Symbol('routes changed');
+
 /** Messages the priority lane claims at a time. */
 const PRIORITY_BATCH = 100;
 /** Calls the voice lane claims at a time when no trunk says how many it can start. */
 const CALL_BATCH = 50;
+/** How long a message waits when every carrier of its route has reached its daily cap (at most the backoff). */
+const CAPPED_WAIT_MS = 60_000;
 
 /** Runs `settings.lanes` claim-submit-record loops until stopped. */
 export class Dispatcher {
@@ -83,6 +94,8 @@ export class Dispatcher {
   private wakers: Array<() => void> = [];
   private unsubscribe: (() => void) | undefined;
   private lastLease = 0;
+  /** Counts changes of routes (setRouters), so a message that waited across one is routed again. */
+  private routesVersion = 0;
   /** Per carrier: messages submitted and not yet recorded, at most its inFlightLimit. */
   private readonly unrecorded = new Map<string, FifoPermits>();
   /** Account names by id, for routes that filter by account. */
@@ -189,11 +202,21 @@ export class Dispatcher {
             { err, what },
             'dispatcher: writing a batch failed; its messages are claimed again when their lease ends',
           ),
+        lost: (ids) =>
+          logger.warn(
+            { messages: ids.length },
+            'dispatcher: a batch lost the lease of messages another claimer took; it does not submit them',
+          ),
       },
       toSend.map((m) => m.id),
       lease,
     );
-    await Promise.all(toSend.map(async (m) => recorder.add(await this.submit(m))));
+    await Promise.all(
+      toSend.map(async (m) => {
+        const outcome = await this.submit(m, recorder);
+        if (outcome) recorder.add(outcome);
+      }),
+    );
     await recorder.finish();
     const finished = await store.db
       .transaction()
@@ -227,6 +250,7 @@ export class Dispatcher {
   // counters, pushes for failures, and early receipts may now match.
   private written(outcomes: DispatchOutcome[], ok: boolean): void {
     for (const o of outcomes) if (o.carrier !== null) this.unrecorded.get(o.carrier)?.release();
+    for (const o of outcomes) if (o.kind === 'submitted') this.deps.caps?.recorded(o.carrier, o.message.parts, ok);
     if (!ok) return;
     for (const o of outcomes) {
       if (o.kind === 'submitted') this.stats.submitted++;
@@ -260,7 +284,7 @@ export class Dispatcher {
     for (const carrier of this.deps.carriers.values()) {
       if (carrier.freeSlots !== undefined) continue;
       texting++;
-      if (carrier.canSubmit()) return true;
+      if (carrier.canSubmit() && !this.deps.caps?.full(carrier.name)) return true;
     }
     return texting === 0;
   }
@@ -281,6 +305,7 @@ export class Dispatcher {
   setRouters(router: Router, voiceRouter: Router | undefined): void {
     this.deps.router = router;
     this.deps.voiceRouter = voiceRouter;
+    this.routesVersion++;
   }
 
   // Who sent it, for routes that filter by account: the account's username and its reseller's (cached).
@@ -311,7 +336,21 @@ export class Dispatcher {
     return [...carriers.filter((c) => c.canSubmit()), ...carriers.filter((c) => !c.canSubmit())];
   }
 
-  private async submit(message: ClaimedMessage): Promise<DispatchOutcome> {
+  // Undefined when the batch no longer holds the message (its lease lapsed): it is left to its next claimer.
+  // A message routed before a change of routes and still waiting for its carrier's permit when the change comes is
+  // routed again under the new routes (a change moves the messages already claimed too, not only the next batch).
+  private async submit(message: ClaimedMessage, recorder: BatchRecorder): Promise<DispatchOutcome | undefined> {
+    for (;;) {
+      const outcome = await this.submitOnRoutes(message, recorder, this.routesVersion);
+      if (outcome !== ROUTES_CHANGED) return outcome;
+    }
+  }
+
+  private async submitOnRoutes(
+    message: ClaimedMessage,
+    recorder: BatchRecorder,
+    routesVersion: number,
+  ): Promise<DispatchOutcome | undefined | typeof ROUTES_CHANGED> {
     const call = message.channel === 'call';
     const carriers = await this.carriersFor(message, call);
     if (carriers.length === 0) {
@@ -333,10 +372,16 @@ export class Dispatcher {
         error: 'its code was sealed under another key (YONA_SECRET_KEY differs between nodes)',
       };
     // One carrier at a time: the next is tried only once this one refused the message with nothing of it taken.
+    // A carrier whose daily cap the message's parts do not fit under is passed over as if it had refused.
+    const { caps } = this.deps;
+    const fits = (c: Carrier) => !caps?.full(c.name, message.parts);
     let tried: Array<{ carrier: Carrier; error: string }> = [];
     for (const [i, carrier] of carriers.entries()) {
-      const outcome = await this.submitTo(carrier, message, text, call);
-      const last = i === carriers.length - 1;
+      if (caps && !caps.reserve(carrier.name, message.parts)) continue;
+      const outcome = await this.submitTo(carrier, message, text, call, recorder, routesVersion);
+      if (outcome === ROUTES_CHANGED || !outcome?.ok) caps?.release(carrier.name, message.parts);
+      if (outcome === ROUTES_CHANGED || !outcome) return outcome;
+      const last = !carriers.slice(i + 1).some(fits);
       if (outcome.ok || !outcome.transient || !outcome.elsewhere || last)
         return this.outcomeOf(message, carrier, outcome, tried);
       this.unrecorded.get(carrier.name)?.release(); // its permit: the message moves on
@@ -347,7 +392,20 @@ export class Dispatcher {
         'dispatcher: carrier refused the message; trying the next on its route',
       );
     }
-    throw new Error('unreachable: the last carrier returns its outcome');
+    return this.cappedOutcome(message, tried);
+  }
+
+  // Every carrier of the message's route has reached its daily cap: it waits, and the wait is not an attempt.
+  private cappedOutcome(message: ClaimedMessage, tried: Array<{ carrier: Carrier; error: string }>): DispatchOutcome {
+    const before = tried.map((t) => `${t.carrier.name}: ${t.error}`).join('; ');
+    return {
+      kind: 'retry',
+      message,
+      carrier: null,
+      at: this.deps.clock() + Math.min(CAPPED_WAIT_MS, this.deps.settings.retryMaxMs),
+      error: `every carrier of its route has reached its daily cap${before ? ` (before: ${before})` : ''}`,
+      uncounted: tried.length === 0,
+    };
   }
 
   private async submitTo(
@@ -355,11 +413,25 @@ export class Dispatcher {
     message: ClaimedMessage,
     text: string,
     call: boolean,
-  ): Promise<SubmitResult> {
+    recorder: BatchRecorder,
+    routesVersion: number,
+  ): Promise<SubmitResult | undefined | typeof ROUTES_CHANGED> {
+    const { health } = this.deps;
+    health?.holding(carrier.name, message.id, message.created_at);
     await this.permits(carrier).acquire(message.priority > 0); // released when the outcome is written
+    health?.handedOver(carrier.name, message.id);
+    if (!recorder.holds(message.id)) {
+      this.permits(carrier).release();
+      return undefined;
+    }
+    if (routesVersion !== this.routesVersion) {
+      this.permits(carrier).release();
+      return ROUTES_CHANGED;
+    }
+    let result: SubmitResult;
     try {
       const spoken = call && message.spoken ? { spoken: JSON.parse(message.spoken) } : {};
-      return await carrier.submit({
+      result = await carrier.submit({
         messageId: message.id,
         source: message.source,
         destination: message.phone,
@@ -367,8 +439,10 @@ export class Dispatcher {
         ...spoken,
       });
     } catch (err) {
-      return { ok: false, transient: true, error: `carrier error: ${(err as Error).message}` };
+      result = { ok: false, transient: true, error: `carrier error: ${(err as Error).message}` };
     }
+    health?.answered(carrier.name, result);
+    return result;
   }
 
   private outcomeOf(
@@ -379,7 +453,16 @@ export class Dispatcher {
   ): DispatchOutcome {
     if (result.ok) {
       this.stats.accepted++;
-      return { kind: 'submitted', message, carrier: carrier.name, carrierMessageIds: result.carrierMessageIds };
+      const { caps } = this.deps;
+      const perPart = caps?.costPerPartMilli(carrier.name);
+      return {
+        kind: 'submitted',
+        message,
+        carrier: carrier.name,
+        carrierMessageIds: result.carrierMessageIds,
+        ...(caps ? { day: caps.today() } : {}),
+        ...(perPart === undefined ? {} : { carrierCost: perPart * message.parts }),
+      };
     }
     const { settings } = this.deps;
     const error = tried.length

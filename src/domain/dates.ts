@@ -112,3 +112,24 @@ export function parseShort(text: string, timeZone: string): number | null {
   if (day > daysInMonth) return null;
   return fromZoned({ year, month, day, hour, minute, second }, timeZone);
 }
+
+/** The calendar day of an instant in a zone, `YYYY-MM-DD` (a carrier's daily cap counts per such day). */
+export function calendarDay(epochMs: number, timeZone: string): string {
+  const p = zonedParts(epochMs, timeZone);
+  return `${p.year}-${two(p.month)}-${two(p.day)}`;
+}
+
+/** The instants a calendar month (`YYYY-MM`) starts and ends at in a zone; null when malformed. */
+export function monthSpan(month: string, timeZone: string): { start: number; end: number } | null {
+  const m = /^(\d{4})-(\d{2})$/.exec(month);
+  if (!m || Number(m[2]) < 1 || Number(m[2]) > 12) return null;
+  const [year, mon] = [Number(m[1]), Number(m[2])];
+  const at = (y: number, mo: number) =>
+    fromZoned({ year: y, month: mo, day: 1, hour: 0, minute: 0, second: 0 }, timeZone);
+  return { start: at(year, mon), end: mon === 12 ? at(year + 1, 1) : at(year, mon + 1) };
+}
+
+/** The month (`YYYY-MM`) of an instant in a zone. */
+export function calendarMonth(epochMs: number, timeZone: string): string {
+  return calendarDay(epochMs, timeZone).slice(0, 7);
+}

@@ -13,3 +13,14 @@ export function parseShekels(text: string): number | null {
   if (!m) return null;
   return Number(m[1]) * 100 + Number((m[2] ?? '').padEnd(2, '0'));
 }
+
+/** Thousandths of an agora to shekels: two decimals, and the third to fifth only when not zero (1234567 -> "12.34567"). */
+export function formatMilliShekels(milli: number): string {
+  const sign = milli < 0 ? '-' : '';
+  const abs = Math.abs(Math.round(milli));
+  const shekels = Math.floor(abs / 100_000);
+  const fraction = String(abs % 100_000)
+    .padStart(5, '0')
+    .replace(/0{1,3}$/, '');
+  return `${sign}${shekels}.${fraction}`;
+}

@@ -1,8 +1,9 @@
 // The per-account blocklist. Every entry point that blocks a number (addNumBL, the console, the removal link,
 // a removal keyword reply) calls blockNumbers, which owns what a block does: the row (with its `source` and
 // `created_at`), a `blacklist` push event per new number in the same transaction, and the pusher's wake-up.
-import type { Selectable } from 'kysely';
+import { CompiledQuery, type Selectable } from 'kysely';
 import { runPrepared, type Queryable } from './db.ts';
+import { inGroupBatch, type GroupBatchKind } from './pg-group-batch.ts';
 import type { BlocklistTable } from './schema/audience.ts';
 import { recordBlocklistPushes } from './push.ts';
 
@@ -114,6 +115,10 @@ export async function removeFromBlocklist(
 
 /** The subset of these numbers the account has blocked (IN lists of 500 per query). */
 export async function blockedAmong(db: Queryable, accountId: number, phonesE164: string[]): Promise<Set<string>> {
+  if (phonesE164.length <= GROUP_BATCH_PHONES) {
+    const batched = inGroupBatch(db, BLOCKED_IN_GROUP, { accountId, phones: phonesE164 });
+    if (batched) return batched;
+  }
   const blocked = new Set<string>();
   // One number (a send to one phone, the common case) is a prepared lookup; building the query cost more.
   if (phonesE164.length === 1) {
@@ -131,6 +136,33 @@ export async function blockedAmong(db: Queryable, accountId: number, phonesE164:
   }
   return blocked;
 }
+
+// A PostgreSQL send group's look-ups (pg-group-batch.ts), for sends of up to this many phones: one statement
+// for the phones of all its sends.
+const GROUP_BATCH_PHONES = 100;
+const BLOCKED_IN_GROUP_SQL =
+  'select q.r, q.p from unnest($1::int[], $2::bigint[], $3::text[]) as q(r, a, p) ' +
+  'join blocklist b on b.account_id = q.a and b.phone = q.p';
+
+const BLOCKED_IN_GROUP: GroupBatchKind<{ accountId: number; phones: string[] }, Set<string>> = {
+  writes: false,
+  async run(db, requests) {
+    const r: number[] = [];
+    const a: number[] = [];
+    const p: string[] = [];
+    requests.forEach((request, i) => {
+      for (const phone of request.phones) {
+        r.push(i);
+        a.push(request.accountId);
+        p.push(phone);
+      }
+    });
+    const found = await db.executeQuery<{ r: number; p: string }>(CompiledQuery.raw(BLOCKED_IN_GROUP_SQL, [r, a, p]));
+    const sets = requests.map(() => new Set<string>());
+    for (const row of found.rows) sets[row.r].add(row.p);
+    return sets;
+  },
+};
 
 function blockedPhoneQuery(db: Queryable) {
   return db.selectFrom('blocklist').select('phone').where('account_id', '=', 0).where('phone', '=', '');

@@ -58,7 +58,7 @@ export async function setTwoFactor(
 /** Removes one recovery code (its hash) once used; false when it is not (or no longer) one of the account's. */
 export async function useRecoveryCode(db: Queryable, accountId: number, codeHash: string): Promise<boolean> {
   const state = await securityState(db, accountId);
-  if (!state || !state.recovery.includes(codeHash)) return false;
+  if (!state?.recovery.includes(codeHash)) return false;
   const rest = state.recovery.filter((h) => h !== codeHash);
   const result = await db
     .updateTable('accounts')

@@ -37,7 +37,7 @@ export interface StoreOptions {
   pgPool?: number;
   /** Group commit on SQLite (YONA_SQLITE_GROUP_COMMIT, default on). */
   groupCommit?: boolean;
-  /** Lanes of the PostgreSQL group commit for sends (YONA_PG_GROUP_LANES, default 2; 0: none). */
+  /** Lanes of the PostgreSQL group commit for sends (YONA_PG_GROUP_LANES, default 1; 0: none). */
   pgGroupLanes?: number;
 }
 
@@ -53,7 +53,7 @@ async function loadPg(): Promise<typeof pg> {
 /** Opens the configured store and brings its schema up to date. */
 export async function openStore(options: StoreOptions): Promise<Store> {
   const store = options.databaseUrl
-    ? openPostgres(await loadPg(), options.databaseUrl, options.pgPool ?? 10, options.pgGroupLanes ?? 2)
+    ? openPostgres(await loadPg(), options.databaseUrl, options.pgPool ?? 10, options.pgGroupLanes ?? 1)
     : openSqlite(options.dataDir, options.groupCommit ?? true);
   if (options.migrate !== false) await migrateToLatest(store.db, store.dialect);
   return store;

@@ -7,6 +7,7 @@ import { blockedAmong } from './blocklist.ts';
 import type { Dialect, Queryable } from './db.ts';
 import { refundMessage, skipMessages } from './messages.ts';
 import { recordStatusEvents, type StatusChange } from './status-events.ts';
+import { addCarrierUsage } from './carrier-usage.ts';
 import type { MessageState } from './schema/sending.ts';
 import { DELIVERY, type DeliveryStatus } from '../domain/status.ts';
 
@@ -29,6 +30,8 @@ export interface ClaimedMessage {
   spoken: string | null;
   /** When it was accepted: with the id, the row's key on PostgreSQL's monthly partitions. */
   created_at: number;
+  /** Its SMS parts (what a carrier's daily cap and price count). */
+  parts: number;
 }
 
 const CLAIM_COLUMNS = [
@@ -45,6 +48,7 @@ const CLAIM_COLUMNS = [
   'sealed',
   'channel',
   'spoken',
+  'parts',
 ] as const;
 const CHUNK = 500;
 
@@ -102,6 +106,7 @@ async function claimInState(
     campaign_id: Number(r.campaign_id),
     attempts: Number(r.attempts),
     priority: Number(r.priority),
+    parts: Number(r.parts),
   }));
 }
 
@@ -196,22 +201,30 @@ export async function reclaimAbandonedClaims(db: Queryable): Promise<number> {
   return Number(res.numUpdatedRows);
 }
 
-/** Moves the lease of claimed messages still held under `leaseUntil` to `renewedUntil` (a batch still submitting). */
+/**
+ * Moves the lease of claimed messages still held under `leaseUntil` to `renewedUntil` (a batch still submitting);
+ * returns the ids it moved. A message missing from the answer is no longer the caller's: another claimer took it
+ * after the lease lapsed, or it left 'submitting'.
+ */
 export async function renewLease(
   db: Queryable,
   ids: number[],
   leaseUntil: number,
   renewedUntil: number,
-): Promise<void> {
+): Promise<number[]> {
+  const renewed: number[] = [];
   for (const part of chunks(ids)) {
-    await db
+    const rows = await db
       .updateTable('messages')
       .set({ lease_until: renewedUntil, next_attempt_at: renewedUntil })
       .where('id', 'in', part)
       .where('state', '=', 'submitting')
       .where('lease_until', '=', leaseUntil)
+      .returning('id')
       .execute();
+    for (const r of rows) renewed.push(Number(r.id));
   }
+  return renewed;
 }
 
 type CarrierIdRow = {
@@ -283,8 +296,25 @@ export async function recordLateCarrierId(
 
 /** What became of one claimed message. */
 export type DispatchOutcome =
-  | { kind: 'submitted'; message: ClaimedMessage; carrier: string; carrierMessageIds: string[] }
-  | { kind: 'retry'; message: ClaimedMessage; carrier: string | null; at: number; error: string }
+  | {
+      kind: 'submitted';
+      message: ClaimedMessage;
+      carrier: string;
+      carrierMessageIds: string[];
+      /** The carrier's day its parts count in (carrier_daily_usage); not counted when absent. */
+      day?: string;
+      /** What the carrier charges for it, thousandths of an agora (messages.carrier_cost). */
+      carrierCost?: number;
+    }
+  | {
+      kind: 'retry';
+      message: ClaimedMessage;
+      carrier: string | null;
+      at: number;
+      error: string;
+      /** The attempt is given back (the message only waited, e.g. for a carrier's daily cap). */
+      uncounted?: boolean;
+    }
   | { kind: 'failed'; message: ClaimedMessage; carrier: string | null; status: DeliveryStatus; error: string };
 
 /**
@@ -300,15 +330,26 @@ export async function recordOutcomes(
   now: number,
   receiptWindowMs: number,
 ): Promise<void> {
-  const submittedBy = new Map<string, number[]>();
+  const submittedBy = new Map<string, { carrier: string; cost: number | null; ids: number[] }>();
+  const usage = new Map<string, Map<string, number>>();
   const idRows: CarrierIdRow[] = [];
-  const retries = new Map<string, { at: number; error: string; ids: number[] }>();
+  const retries = new Map<
+    string,
+    { at: number; carrier: string | null; error: string; uncounted: boolean; ids: number[] }
+  >();
   const failures: Array<Extract<DispatchOutcome, { kind: 'failed' }>> = [];
   for (const o of outcomes) {
     if (o.kind === 'submitted') {
-      const ids = submittedBy.get(o.carrier) ?? [];
-      ids.push(o.message.id);
-      submittedBy.set(o.carrier, ids);
+      const cost = o.carrierCost ?? null;
+      const key = `${o.carrier}\u0000${cost}`;
+      const group = submittedBy.get(key) ?? { carrier: o.carrier, cost, ids: [] };
+      group.ids.push(o.message.id);
+      submittedBy.set(key, group);
+      if (o.day !== undefined) {
+        const day = usage.get(o.day) ?? new Map<string, number>();
+        day.set(o.carrier, (day.get(o.carrier) ?? 0) + o.message.parts);
+        usage.set(o.day, day);
+      }
       o.carrierMessageIds.forEach((cid, part) =>
         idRows.push({
           carrier: o.carrier,
@@ -320,8 +361,14 @@ export async function recordOutcomes(
         }),
       );
     } else if (o.kind === 'retry') {
-      const key = `${o.at}|${o.error}`;
-      const group = retries.get(key) ?? { at: o.at, error: o.error, ids: [] };
+      const key = `${o.at}|${o.carrier}|${o.error}|${o.uncounted === true}`;
+      const group = retries.get(key) ?? {
+        at: o.at,
+        carrier: o.carrier,
+        error: o.error,
+        uncounted: o.uncounted === true,
+        ids: [],
+      };
       group.ids.push(o.message.id);
       retries.set(key, group);
     } else {
@@ -339,7 +386,7 @@ export async function recordOutcomes(
       .where('created_at', '<=', until)
       .where('state', '=', 'submitting')
       .where('lease_until', '=', leaseUntil);
-  for (const [carrier, ids] of submittedBy) {
+  for (const { carrier, cost, ids } of submittedBy.values()) {
     for (const part of chunks(ids)) {
       await held(part)
         .set({
@@ -352,6 +399,7 @@ export async function recordOutcomes(
           error: null,
           next_attempt_at: now + receiptWindowMs,
           sealed: null,
+          carrier_cost: cost,
         })
         .execute();
     }
@@ -360,7 +408,14 @@ export async function recordOutcomes(
   for (const group of retries.values()) {
     for (const part of chunks(group.ids)) {
       await held(part)
-        .set({ state: 'queued', next_attempt_at: group.at, lease_until: null, error: group.error })
+        .set({
+          state: 'queued',
+          next_attempt_at: group.at,
+          lease_until: null,
+          error: group.error,
+          carrier: group.carrier,
+          ...(group.uncounted ? { attempts: sql`attempts - 1` } : {}),
+        })
         .execute();
     }
   }
@@ -382,6 +437,8 @@ export async function recordOutcomes(
     changes.push(statusChange(f.message, f.status, f.carrier, now));
   }
   await recordStatusEvents(db, changes, now);
+  // Last: the count rows are shared by every recorder of the carrier, so they are held for the shortest time.
+  for (const day of [...usage.keys()].sort()) await addCarrierUsage(db, day, usage.get(day)!);
 }
 
 /**

@@ -1,5 +1,5 @@
 // The credit ledger: every balance change is a row in the same transaction as its cause.
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import { runPrepared, runPreparedWrite } from './hot-queries.ts';
 import type { Dialect, Queryable } from './types.ts';
 
@@ -94,23 +94,25 @@ export function deferBalanceChanges(db: Queryable, changes: BalanceChanges): voi
  */
 export async function applyDeferredBalanceChanges(db: Queryable, changes: BalanceChanges): Promise<boolean> {
   const rows = changes.rows();
-  if (rows.length > 0) {
-    await db
-      .insertInto('ledger_entries')
-      .values(
-        rows.map((c) => ({
-          account_id: c.accountId,
-          currency: c.currency,
-          amount: c.amount,
-          reason: c.reason,
-          ref_type: c.refType ?? null,
-          ref_id: c.refId ?? null,
-          created_at: c.now,
-        })),
-      )
-      .execute();
+  const net = changes.changes();
+  const entries = [
+    rows.map((c) => c.accountId),
+    rows.map((c) => c.currency),
+    rows.map((c) => c.amount),
+    rows.map((c) => c.reason),
+    rows.map((c) => c.refType ?? null),
+    rows.map((c) => c.refId ?? null),
+    rows.map((c) => c.now),
+  ];
+  // One account's change (a group of one account's sends): its rows and its guarded UPDATE in one statement.
+  if (net.length === 1) {
+    const [c] = net;
+    const params = [...entries, c.amount, c.accountId, c.amount < 0 ? -c.amount : 0];
+    const updated = await db.executeQuery(CompiledQuery.raw(ENTRIES_WITH_BALANCE_SQL[c.currency], params));
+    return updated.rows.length > 0;
   }
-  for (const c of changes.changes()) {
+  if (rows.length > 0) await db.executeQuery(CompiledQuery.raw(INSERT_ENTRIES_SQL, entries));
+  for (const c of net) {
     const updated = await runPreparedWrite(db, UPDATE_BALANCE[c.currency], [
       c.amount,
       c.accountId,
@@ -119,6 +121,25 @@ export async function applyDeferredBalanceChanges(db: Queryable, changes: Balanc
     if (updated.changes === 0) return false;
   }
   return true;
+}
+
+// Ledger rows from arrays (one statement text whatever their number, so it is prepared once).
+const INSERT_ENTRIES_SQL =
+  'insert into ledger_entries (account_id, currency, amount, reason, ref_type, ref_id, created_at) ' +
+  'select e1, e2, e3, e4, e5, e6, e7 from unnest($1::bigint[], $2::text[], $3::bigint[], $4::text[], $5::text[], ' +
+  '$6::bigint[], $7::bigint[]) as u(e1, e2, e3, e4, e5, e6, e7)';
+
+// The rows, then one account's guarded change; a row comes back when the balance covered it.
+const ENTRIES_WITH_BALANCE_SQL: Record<Currency, string> = {
+  credits: entriesWithBalance(COLUMN.credits),
+  international: entriesWithBalance(COLUMN.international),
+};
+
+function entriesWithBalance(column: 'credits' | 'intl_agorot'): string {
+  return (
+    `with e as (${INSERT_ENTRIES_SQL}) ` +
+    `update accounts set ${column} = ${column} + $8 where id = $9 and ${column} >= $10 returning id`
+  );
 }
 
 // UPDATE accounts SET column = column + $amount WHERE id = $id AND column >= $guard.

@@ -4,6 +4,7 @@ import { CompiledQuery, sql } from 'kysely';
 import { runCompiled, type Dialect, type Queryable } from './db.ts';
 import { CAMPAIGN_COLUMNS, campaignValues, type NewCampaign } from './campaigns.ts';
 import { applyLedgerChange } from './ledger.ts';
+import { inGroupBatch, type GroupBatchKind } from './pg-group-batch.ts';
 import type { MessageState } from './schema/sending.ts';
 import type { DeliveryStatus } from '../domain/status.ts';
 
@@ -173,6 +174,10 @@ export async function insertCampaignWithMessages(
   common: Omit<MessageBatchCommon, 'campaignId'>,
   rows: NewMessage[],
 ): Promise<number> {
+  if (rows.length <= GROUP_BATCH_ROWS) {
+    const batched = inGroupBatch(db, CAMPAIGNS_IN_GROUP, { campaign, common, rows });
+    if (batched) return batched;
+  }
   const head = campaignValues(campaign);
   const shared = sharedValues(common);
   const { exprs, from, params } = postgresRows(rows, head.length + shared.length);
@@ -182,6 +187,65 @@ export async function insertCampaignWithMessages(
   const result = await db.executeQuery<{ id: number }>(CompiledQuery.raw(text, [...head, ...shared, ...params]));
   return Number(result.rows[0].id);
 }
+
+// A PostgreSQL send group's campaigns (pg-group-batch.ts), for sends of up to this many messages: one statement
+// writes the campaigns of all its sends and their messages. Ids are drawn from the campaigns' sequence first, so
+// each message row finds its campaign's id by the send's place in the batch; messages get their ids in the
+// order given, as a send of its own writes them.
+const GROUP_BATCH_ROWS = 100;
+const CAMPAIGN_TYPES = [
+  'bigint',
+  'text',
+  'text',
+  'text',
+  'text',
+  'bigint',
+  'int',
+  'bigint',
+  'bigint',
+  'text',
+  'bigint',
+  'bigint',
+];
+const MESSAGE_TYPES = ['bigint', 'text', 'bigint', 'bigint', 'int', ...PG_ROW_COLUMNS.map((c) => c.type)];
+const arrayParams = (types: string[], from: number) => types.map((t, i) => `$${from + i}::${t}[]`).join(', ');
+const names = (prefix: string, count: number) =>
+  Array.from({ length: count }, (_, i) => `${prefix}${i + 1}`).join(', ');
+const CAMPAIGNS_IN_GROUP_SQL =
+  `with src as (select nextval('campaigns_id_seq') as id, s.o, ${names('s.c', CAMPAIGN_TYPES.length)} ` +
+  `from unnest(${arrayParams(CAMPAIGN_TYPES, 1)}) with ordinality as s(${names('c', CAMPAIGN_TYPES.length)}, o)), ` +
+  `c as (insert into campaigns (id, ${CAMPAIGN_COLUMNS.join(', ')}) select id, ${names('c', CAMPAIGN_TYPES.length)} from src), ` +
+  `m as (insert into messages (${COLUMN_LIST}) select src.id, ${names('u.m', MESSAGE_TYPES.length)} ` +
+  `from unnest($${CAMPAIGN_TYPES.length + 1}::bigint[], ${arrayParams(MESSAGE_TYPES, CAMPAIGN_TYPES.length + 2)}) ` +
+  `with ordinality as u(o, ${names('m', MESSAGE_TYPES.length)}, n) join src on src.o = u.o order by u.n) ` +
+  'select id from src order by o';
+
+interface CampaignWithMessages {
+  campaign: NewCampaign;
+  common: Omit<MessageBatchCommon, 'campaignId'>;
+  rows: NewMessage[];
+}
+
+const CAMPAIGNS_IN_GROUP: GroupBatchKind<CampaignWithMessages, number> = {
+  writes: true,
+  async run(db, requests) {
+    const campaignColumns: unknown[][] = CAMPAIGN_TYPES.map(() => []);
+    const messageColumns: unknown[][] = [[], ...MESSAGE_TYPES.map(() => [])];
+    requests.forEach((request, i) => {
+      campaignValues(request.campaign).forEach((v, c) => campaignColumns[c].push(v));
+      const shared = sharedValues(request.common);
+      for (const row of request.rows) {
+        messageColumns[0].push(i + 1);
+        shared.forEach((v, c) => messageColumns[c + 1].push(v));
+        PG_ROW_COLUMNS.forEach((column, c) => messageColumns[c + 1 + shared.length].push(column.value(row)));
+      }
+    });
+    const result = await db.executeQuery<{ id: number }>(
+      CompiledQuery.raw(CAMPAIGNS_IN_GROUP_SQL, [...campaignColumns, ...messageColumns]),
+    );
+    return result.rows.map((r) => Number(r.id));
+  },
+};
 
 // A message counts as received for temp_bl once it is on its way (scheduled or cancelled ones do not).
 const RECEIVED_STATES: MessageState[] = ['queued', 'submitting', 'submitted', 'done'];

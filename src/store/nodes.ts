@@ -10,6 +10,8 @@ export interface NodeRecord {
   startedAt: number;
   heartbeatAt: number;
   expiresAt: number;
+  /** Its latest health snapshot of its carriers (JSON), written with its heartbeat; null before one. */
+  carrierHealth?: string | null;
 }
 
 export interface LeaseRecord {
@@ -19,13 +21,14 @@ export interface LeaseRecord {
   expiresAt: number;
 }
 
-/** Records that a node is alive until `expiresAt` (inserted at its first beat). */
+/** Records that a node is alive until `expiresAt` (inserted at its first beat), with its carriers' health if given. */
 export async function beat(
   db: Queryable,
   node: Omit<NodeRecord, 'heartbeatAt' | 'expiresAt'>,
   now: number,
   expiresAt: number,
 ): Promise<void> {
+  const health = node.carrierHealth === undefined ? {} : { carrier_health: node.carrierHealth };
   await db
     .insertInto('nodes')
     .values({
@@ -36,6 +39,7 @@ export async function beat(
       started_at: node.startedAt,
       heartbeat_at: now,
       expires_at: expiresAt,
+      ...health,
     })
     .onConflict((oc) =>
       oc.column('name').doUpdateSet({
@@ -45,6 +49,7 @@ export async function beat(
         started_at: node.startedAt,
         heartbeat_at: now,
         expires_at: expiresAt,
+        ...health,
       }),
     )
     .execute();
@@ -67,6 +72,7 @@ export async function liveNodes(db: Queryable, now: number): Promise<NodeRecord[
     startedAt: Number(r.started_at),
     heartbeatAt: Number(r.heartbeat_at),
     expiresAt: Number(r.expires_at),
+    carrierHealth: r.carrier_health,
   }));
 }
 

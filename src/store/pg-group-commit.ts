@@ -1,16 +1,18 @@
 // Group commit for API sends on PostgreSQL. A send's only write to a shared row is its account's balance, and
 // PostgreSQL holds that row's lock from the UPDATE through the COMMIT's WAL flush: one account's sends, one at
 // a time, got about 485 a second. Here concurrent sends share a transaction instead: a lane (one pooled
-// connection) takes every send queued, runs them one after another in one transaction, records the balance
-// changes instead of applying them (ledger.ts), then applies the group's net change per account and currency in
-// one guarded UPDATE each (accounts in id order) and commits once. The account row is locked only over those
-// UPDATEs and the COMMIT, once per group, so lanes on one node and on other nodes run their sends' inserts in
-// parallel.
+// connection) takes every send queued, runs them side by side in one transaction (their blocklist look-ups and
+// campaign inserts batched into one statement each: pg-group-batch.ts), records the balance changes instead of
+// applying them (ledger.ts), then writes the group's ledger rows and applies its net change per account and
+// currency in one guarded UPDATE each (accounts in id order; with one account, one statement) and commits once.
+// The account row is locked only over those UPDATEs and the COMMIT, once per group, so lanes on one node and on
+// other nodes run their sends' inserts in parallel.
 //
 // A send refused before it wrote anything (most refusals: a bad phone, an unverified sender, a balance that is
 // short already at authentication) leaves the transaction as it was, and the group goes on without it. A send
 // that fails after writing, or with an error from the database (which aborts the transaction), ends the group:
-// it is rolled back and every send in it runs again in a transaction of its own, where its answer is its own.
+// once every send of it has settled, it is rolled back and every send in it runs again in a transaction of its
+// own, where its answer is its own.
 // No savepoints, so no round trip and no subtransaction per send.
 //
 // Recovery is PostgreSQL's own: a group is one transaction, committed or not; no reply leaves before the COMMIT
@@ -29,22 +31,29 @@ import type { Database } from './schema/index.ts';
 import type { Db, Tx } from './types.ts';
 import { sqliteWriteGroupReads } from './group-commit.ts';
 import { applyDeferredBalanceChanges, BalanceChanges, deferBalanceChanges } from './ledger.ts';
+import { GroupBatches, joinGroupBatches } from './pg-group-batch.ts';
 
 /** Sends per group at most: a group's replies wait for its last send. */
 const MAX_GROUP = 100;
 
 // Notes whether any statement run through it changed rows (INSERT, UPDATE, DELETE: PostgreSQL reports a count
-// for those and not for reads), raw statements included.
+// for those and not for reads), raw statements included; a raw statement that writes inside a WITH (reported as
+// the SELECT that ends it) counts by its text.
 class WriteWatch implements KyselyPlugin {
   wrote = false;
+  private readonly rawWrites = new WeakSet<object>();
   transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
+    const node = args.node as RootOperationNode & { sqlFragments?: readonly string[] };
+    if (node.kind === 'RawNode' && node.sqlFragments?.some((f) => WRITES.test(f))) this.rawWrites.add(args.queryId);
     return args.node;
   }
   async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
-    if (args.result.numAffectedRows !== undefined) this.wrote = true;
+    if (args.result.numAffectedRows !== undefined || this.rawWrites.has(args.queryId)) this.wrote = true;
     return args.result;
   }
 }
+
+const WRITES = /\b(insert|update|delete)\b/i;
 
 // An error PostgreSQL (or the connection to it) raised: the transaction can no longer be trusted. The
 // operations' own refusals carry no `code`.
@@ -91,11 +100,23 @@ interface Done {
   value: unknown;
 }
 
-/** Counters for tests and metrics: groups committed, sends in them, groups that ran their sends alone. */
+/** How a send of a group ended: with a value, refused (already answered), or spoiling the group. */
+interface Outcome extends Done {
+  changes: BalanceChanges;
+  refused: boolean;
+  spoilt: boolean;
+}
+
+/**
+ * Counters for tests and metrics: groups committed, sends in them, groups that ran their sends alone; batched
+ * statements run (pg-group-batch.ts) and the store calls they answered.
+ */
 export interface PgGroupStats {
   groups: number;
   sends: number;
   fallbacks: number;
+  batchStatements: number;
+  batchedCalls: number;
 }
 
 export class PgGroupCommit {
@@ -103,7 +124,7 @@ export class PgGroupCommit {
   private running = 0;
   private closed = false;
   private idle: (() => void) | undefined;
-  readonly stats: PgGroupStats = { groups: 0, sends: 0, fallbacks: 0 };
+  readonly stats: PgGroupStats = { groups: 0, sends: 0, fallbacks: 0, batchStatements: 0, batchedCalls: 0 };
 
   constructor(
     private readonly db: Db,
@@ -145,28 +166,26 @@ export class PgGroupCommit {
       for (const item of items) item.reject(err);
       return;
     }
-    const watch = new WriteWatch();
-    const group = trx.withPlugin(watch);
-    groupReads.set(group, new Map());
-    const changes = new BalanceChanges();
+    // The sends run side by side, each through a view of the transaction of its own that notes its writes and
+    // records its balance changes; their look-ups and inserts with a batched form share statements.
+    const reads = new Map<string, Promise<unknown>>();
+    const batches = new GroupBatches(trx);
+    const outcomes = await Promise.all(items.map((item) => this.runInGroup(trx, item, reads, batches)));
+    this.stats.batchStatements += batches.statements;
+    this.stats.batchedCalls += batches.requests;
+    if (outcomes.some((o) => o.spoilt)) {
+      await this.runAlone(
+        trx,
+        outcomes.filter((o) => !o.refused).map((o) => o.item),
+      );
+      return;
+    }
     const done: Done[] = [];
-    for (let i = 0; i < items.length; i++) {
-      const item = items[i];
-      const mine = new BalanceChanges();
-      deferBalanceChanges(group, mine);
-      watch.wrote = false;
-      try {
-        const value = await item.work(group);
-        changes.add(mine);
-        done.push({ item, value });
-      } catch (err) {
-        if (!watch.wrote && !fromDatabase(err)) {
-          item.reject(err);
-          continue;
-        }
-        await this.runAlone(trx, [...done.map((d) => d.item), ...items.slice(i)]);
-        return;
-      }
+    const changes = new BalanceChanges();
+    for (const o of outcomes) {
+      if (o.refused) continue;
+      changes.add(o.changes);
+      done.push({ item: o.item, value: o.value });
     }
     if (done.length === 0) {
       await trx
@@ -177,7 +196,7 @@ export class PgGroupCommit {
     }
     let applied: boolean;
     try {
-      applied = await applyDeferredBalanceChanges(group, changes);
+      applied = await applyDeferredBalanceChanges(trx, changes);
     } catch {
       applied = false; // a broken connection or a deadlock: the sends run again alone, where the error is theirs
     }
@@ -197,6 +216,29 @@ export class PgGroupCommit {
     this.stats.groups++;
     this.stats.sends += done.length;
     for (const { item, value } of done) item.resolve(value);
+  }
+
+  // One send of a group. A send refused before it wrote anything is answered at once and the group goes on
+  // without it; one that failed after writing, or with the database's error, spoils the group.
+  private async runInGroup(
+    trx: ControlledTransaction<Database>,
+    item: Item,
+    reads: Map<string, Promise<unknown>>,
+    batches: GroupBatches,
+  ): Promise<Outcome> {
+    const watch = new WriteWatch();
+    const view = trx.withPlugin(watch);
+    groupReads.set(view, reads);
+    const changes = new BalanceChanges();
+    deferBalanceChanges(view, changes);
+    joinGroupBatches(view, batches, () => (watch.wrote = true));
+    try {
+      return { item, value: await item.work(view), changes, refused: false, spoilt: false };
+    } catch (err) {
+      if (watch.wrote || fromDatabase(err)) return { item, value: undefined, changes, refused: false, spoilt: true };
+      item.reject(err);
+      return { item, value: undefined, changes, refused: true, spoilt: false };
+    }
   }
 
   // Rolls the group back and runs these sends again, each in a transaction of its own.

@@ -29,6 +29,19 @@ describe('routing and numbers', () => {
     assert.equal(new Router([{ prefix: '97254', carrier: 'b' }], ['a', 'b']).pick('972521234567'), 'a');
     assert.throws(() => new Router([{ prefix: '972', carrier: 'ghost' }], ['a']), /not configured/);
   });
+  it('splits a weighted route within half a point of its weights, whatever the spacing of the message ids', () => {
+    const router = new Router([{ prefix: '', carrier: 'a:70,b:30' }], ['a', 'b']);
+    for (const stride of [1, 2, 3, 7, 10, 55, 89, 144, 1000]) {
+      for (const start of [1, 12_345, 9_999_999]) {
+        let onA = 0;
+        for (let i = 0; i < 10_000; i++)
+          if (router.candidates({ phone: '972501234567', key: start + i * stride })[0] === 'a') onA++;
+        assert.ok(Math.abs(onA / 10_000 - 0.7) <= 0.005, `ids ${start}+${stride}k: ${onA} of 10000 on a`);
+      }
+    }
+    const again = router.candidates({ phone: '972501234567', key: 42 });
+    assert.deepEqual(router.candidates({ phone: '972501234567', key: 42 }), again, 'a message always draws the same');
+  });
   it('keeps inbound numbers in one form', () => {
     assert.deepEqual(['0559990000', '972559990000', '+972-55-999-0000', '4545'].map(normalizeNumber), [
       '972559990000',
@@ -64,6 +77,24 @@ describe('routing and numbers', () => {
       ]);
       writeFileSync(file, JSON.stringify({ carriers: [{ name: 'a', host: 'h', port: 'x' }] }));
       assert.throws(() => readCarriersFile(file), /carriers\.0\.port/);
+      const capped = {
+        name: 'a',
+        host: 'h',
+        port: 2775,
+        systemId: 's',
+        password: 'p',
+        dailyCap: 5000,
+        costPerPart: 2.75,
+      };
+      writeFileSync(file, JSON.stringify({ carriers: [capped] }));
+      assert.deepEqual(
+        [readCarriersFile(file).carriers[0].dailyCap, readCarriersFile(file).carriers[0].costPerPart],
+        [5000, 2.75],
+      );
+      writeFileSync(file, JSON.stringify({ carriers: [{ ...capped, dailyCap: 0 }] }));
+      assert.throws(() => readCarriersFile(file), /carriers\.0\.dailyCap/);
+      writeFileSync(file, JSON.stringify({ carriers: [{ ...capped, costPerPart: 1.2345 }] }));
+      assert.throws(() => readCarriersFile(file), /carriers\.0\.costPerPart: at most three decimals/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -131,6 +162,26 @@ for (const target of targets) {
         /--port/,
       );
       await assert.rejects(t.admin('add-carrier', 'x', '--host', 'h'), /usage/);
+      const sim = ['--host', 'h', '--port', '2775', '--system-id', 's', '--password', 'p'];
+      await assert.rejects(
+        t.admin('add-carrier', 'x', ...sim, '--daily-cap', '0'),
+        /--daily-cap must be a whole number/,
+      );
+      await assert.rejects(
+        t.admin('add-carrier', 'x', ...sim, '--cost-per-part', '2,5'),
+        /--cost-per-part must be agorot/,
+      );
+      await assert.rejects(
+        t.admin('add-carrier', 'x', ...sim, '--daily-cpa', '5'),
+        /unknown option --daily-cpa; did you mean "--daily-cap"/,
+      );
+      const capped = await t.admin('add-carrier', 'capped', ...sim, '--daily-cap', '5000', '--cost-per-part', '2.75');
+      assert.match(capped.join('\n'), /added carrier capped: h:2775, .*, daily cap 5000 parts, 2\.75 agorot per part/);
+      assert.match(
+        (await t.admin('carriers')).join('\n'),
+        /carrier capped: .*daily cap 5000 parts, 2\.75 agorot per part; today 0 of 5000 parts \(\d{4}-\d\d-\d\d\)/,
+      );
+      await t.admin('remove-carrier', 'capped');
     });
 
     it('add-route routes a prefix (or default) to a known carrier only', async () => {

@@ -1,8 +1,8 @@
 // Voice sends to sipp trunks, end to end over HTTP on every store: one trunk per way a real trunk answers, each
 // call's outcome read back from `dlr` and its charge from the balance and the ledger. A 401 sent twice, then 200:
 // played in full (102, paid); a 200 sent twice: the same ACK for both; a PCMU-only callee: played in PCMU, its
-// first packet soon after the 200; 486 busy (110, paid); 404 rejected (108, paid); 503 refused by the trunk
-// (112, refunded); ringing past the ring timeout, CANCEL answered with 487 or not: no answer (111, paid); an
+// first packet soon after the 200; 486 busy (110, paid); 404 rejected (108, paid) (a 503 from the trunk goes
+// to the next trunk of the route: voice-failover.test.ts); ringing past the ring timeout, CANCEL answered with 487 or not: no answer (111, paid); an
 // answer with no usable codec (114, refunded); a callee hanging up early (113, paid, its call_seconds); a request
 // that cannot be parsed answered 400 while the call plays on (102). A dry run shows the length the calls are
 // priced on: the rendered speech times repeat, with the pause.
@@ -35,7 +35,6 @@ const CASES: Array<{ id: string; scenario: SippScenario; status: string; paid: b
   { id: 'pcmu', scenario: 'pcmu-only', status: '102', paid: true },
   { id: 'busy', scenario: 'busy', status: '110', paid: true },
   { id: 'not-found', scenario: 'not-found', status: '108', paid: true },
-  { id: 'unavailable', scenario: 'unavailable', status: '112', paid: false },
   { id: 'no-answer', scenario: 'ring', status: '111', paid: true },
   { id: 'no-487', scenario: 'cancel-no-487', status: '111', paid: true },
   { id: 'no-codec', scenario: 'no-codec', status: '114', paid: false },

@@ -232,12 +232,15 @@ describe('a voice send to a trunk that never answers', { skip: !available }, () 
     const [target] = await storeTargets();
     h = await startDelivery(target, {
       setup: (port) => ({ carriers: [simCarrier(port), trunkTo('deaf', 9, { ringTimeoutMs: 300 })], routes: [] }),
+      // No answer at all is the trunk's failure: tried on the next trunk of the route, on the last one retried
+      // with backoff; one attempt here, so it ends at once.
+      settings: { maxAttempts: 1 },
     });
     s = await newSender(h.t, 'unheard', 100);
   });
   after(() => h.close());
 
-  it('reports the call failed (1) and refunds it: no call was placed', async () => {
+  it('reports the call failed (1) once its attempts are spent and refunds it: no call was placed', async () => {
     const reply = await s.sms({
       destinations: { phone: [{ $: { id: 'deaf-1' }, _: '0521330001' }] },
       message: TEXT,

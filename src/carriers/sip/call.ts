@@ -53,6 +53,11 @@ export interface CallRequest {
   ringTimeoutMs: number;
   /** The most of the message that is played (what was paid for), in ms; all of it when absent. */
   maxPlayMs?: number;
+  /**
+   * Called at the first provisional response beyond 100 Trying (180 Ringing, 183 Session Progress, ...): the
+   * trunk carried the call towards the callee, so whatever follows is the callee's side's answer.
+   */
+  onProgress?: () => void;
 }
 
 /**
@@ -297,6 +302,7 @@ class Call {
             const status = m.status!;
             if (status < 200) {
               provisional = true;
+              if (status > 100) this.request.onProgress?.();
               if (cancelWanted) cancel();
               return;
             }

@@ -4,6 +4,7 @@
 // delivery status, like an SMS's delivery receipt.
 import type {
   Carrier,
+  CarrierCondition,
   CarrierConfigBase,
   CarrierLogger,
   InboundSms,
@@ -14,7 +15,7 @@ import type {
 } from '../types.ts';
 import { placeCall, type CallOutcome, type CallResult, type Trunk } from './call.ts';
 import { TrunkMonitor, type TrunkHealth } from './options.ts';
-import { CALL_REFUNDED, CALL_STATUS } from './outcomes.ts';
+import { CALL_REFUNDED, CALL_STATUS, triesAnotherTrunk } from './outcomes.ts';
 import { sharedSpeech, type SpeechEngine } from './speech.ts';
 
 /** Settings of one voice trunk. */
@@ -38,6 +39,8 @@ export { CALL_REFUNDED, CALL_STATUS };
 export type CallCounts = Map<string, { result: CallResult; sipStatus: string; count: number }>;
 
 const MAX_SHARES = 10;
+/** How long a trunk may fail its OPTIONS checks before that is an incident (as an SMPP carrier's downGraceMs). */
+const DOWN_GRACE_MS = 5_000;
 
 const silent: CarrierLogger = { debug() {}, info() {}, warn() {}, error() {} };
 
@@ -61,6 +64,8 @@ export class SipCarrier implements Carrier {
   /** Calls by result and SIP status (for metrics). */
   readonly counts: CallCounts = new Map();
   private readonly monitor: TrunkMonitor;
+  /** Since when the trunk has not answered OPTIONS (its health checks). */
+  private downSince: number | undefined;
 
   constructor(
     private readonly config: SipTrunkConfig,
@@ -71,13 +76,14 @@ export class SipCarrier implements Carrier {
     this.inFlightLimit = Math.max(1, config.maxCalls);
     this.capacity = this.inFlightLimit;
     this.shares = Math.min(this.inFlightLimit, MAX_SHARES);
-    this.monitor = new TrunkMonitor(config, config.optionsIntervalMs ?? 0, (now) =>
+    this.monitor = new TrunkMonitor(config, config.optionsIntervalMs ?? 0, (now) => {
+      this.downSince = now.up ? undefined : (this.downSince ?? now.checkedAt ?? Date.now());
       (now.up ? this.log.info : this.log.warn).call(
         this.log,
         { up: now.up, sipStatus: now.sipStatus, error: now.error },
         now.up ? 'trunk answers OPTIONS' : 'trunk does not answer OPTIONS',
-      ),
-    );
+      );
+    });
   }
 
   async start(): Promise<void> {
@@ -88,6 +94,24 @@ export class SipCarrier implements Carrier {
   /** The last OPTIONS check of the trunk (empty when checks are off or none ended yet). */
   health(): TrunkHealth {
     return this.monitor.health;
+  }
+
+  /** The trunk as a carrier's health sees it: one 'bind' while it answers OPTIONS, its calls as the window. */
+  condition(): CarrierCondition {
+    const h = this.monitor.health;
+    const up = !this.stopped && h.up !== false;
+    const failed =
+      h.up === false ? (h.sipStatus !== undefined ? `OPTIONS answered ${h.sipStatus}` : h.error) : undefined;
+    return {
+      bindsUp: up ? 1 : 0,
+      bindsHeld: 1,
+      bindsWanted: 1,
+      windowInUse: this.active,
+      windowSize: this.capacity,
+      ...(this.downSince !== undefined && !this.stopped ? { downSince: this.downSince } : {}),
+      graceMs: DOWN_GRACE_MS,
+      ...(failed ? { lastError: { text: failed, at: h.checkedAt ?? Date.now() } } : {}),
+    };
   }
 
   /** Places at most the calls of the shares numbered `indexes` at once (the ones this node holds). */
@@ -111,13 +135,18 @@ export class SipCarrier implements Carrier {
     return !this.stopped;
   }
 
-  /** Starts a call for the message (`sms.spoken` says how to speak it); resolves once the call is placed. */
+  /**
+   * Starts a call for the message (`sms.spoken` says how to speak it). Resolves once the trunk carried it towards
+   * the callee (a provisional response beyond 100 Trying, an answer, or the callee's side's refusal), its outcome
+   * coming later as a receipt; or, when the trunk failed or refused the call itself before that
+   * (`triesAnotherTrunk`), with a transient refusal for the next trunk of the route, and no receipt.
+   */
   async submit(sms: OutboundSms): Promise<SubmitResult> {
-    if (this.stopped) return { ok: false, transient: true, error: 'trunk stopped' };
+    if (this.stopped) return { ok: false, transient: true, error: 'trunk stopped', elsewhere: true };
     await this.slot();
     if (this.stopped) {
       this.release();
-      return { ok: false, transient: true, error: 'trunk stopped' };
+      return { ok: false, transient: true, error: 'trunk stopped', elsewhere: true };
     }
     const spoken = sms.spoken ?? { voice: 'ymMale', rate: 0, repeat: 2 };
     // The speech is rendered before the call is placed (usually it already was, to price the send): a message
@@ -130,15 +159,24 @@ export class SipCarrier implements Carrier {
       return { ok: false, transient: false, error: `the message could not be spoken: ${(err as Error).message}` };
     }
     const callId = `call-${sms.messageId}-${Date.now().toString(36)}`;
+    let carried = false;
+    let settleTaken: (refusedBy?: CallOutcome) => void = () => {};
+    const taken = new Promise<CallOutcome | undefined>((resolve) => (settleTaken = resolve));
     const call = placeCall(this.config, {
       to: sms.destination,
       repeat: spoken.repeat,
       ringTimeoutMs: this.config.ringTimeoutMs,
       audio: () => this.speech.render(speech),
       ...(spoken.paidSeconds !== undefined ? { maxPlayMs: spoken.paidSeconds * 1000 } : {}),
+      onProgress: () => {
+        carried = true;
+        settleTaken();
+      },
     })
       .then(async (outcome) => {
         this.record(outcome, sms.messageId);
+        if (!carried && triesAnotherTrunk(outcome)) return settleTaken(outcome);
+        settleTaken();
         const status = CALL_STATUS[outcome.result];
         const refund = CALL_REFUNDED.has(outcome.result) ? { notPlaced: true as const } : {};
         const played =
@@ -150,10 +188,13 @@ export class SipCarrier implements Carrier {
       })
       .catch((err) => this.log.error({ err }, 'reporting a call outcome failed'))
       .finally(() => {
+        settleTaken();
         this.release();
         this.calls.delete(call);
       });
     this.calls.add(call);
+    const refusedBy = await taken;
+    if (refusedBy) return { ok: false, transient: true, elsewhere: true, error: `trunk: ${refusedBy.reason}` };
     return { ok: true, carrierMessageIds: [callId] };
   }
 

@@ -1,6 +1,14 @@
 // The SMPP carrier: N binds to one SMSC, windowed and rate-limited submit_sm, receipts and inbound SMS.
 import type smpp from 'smpp';
-import type { Carrier, InboundSms, LateAccept, OutboundSms, Receipt, SubmitResult } from '../types.ts';
+import type {
+  Carrier,
+  CarrierCondition,
+  InboundSms,
+  LateAccept,
+  OutboundSms,
+  Receipt,
+  SubmitResult,
+} from '../types.ts';
 import { decodeFromSmpp } from './encoding.ts';
 import type { SmppCarrierConfig } from './carrier-config.ts';
 import { canonicalMessageId } from './ids.ts';
@@ -71,6 +79,14 @@ export class SmppCarrier implements Carrier {
   /** Set once the carrier has been down for longer than its grace time: submits fail at once, for elsewhere. */
   private downTooLong = false;
   private graceTimer: NodeJS.Timeout | undefined;
+  /** Since when the SMSC has been pushing back (until the rate is back at its maximum). */
+  private throttledSince: number | undefined;
+  private lastPushBackAt = 0;
+  private lastError: { text: string; at: number } | undefined;
+  /** Since when this node has held binds of the carrier (undefined while it holds none). */
+  private heldSince: number | undefined;
+  /** For health: since when this node holds binds and none can submit (a node holding none stands by). */
+  private noBindSince: number | undefined;
 
   /** Reads the carrier's CA bundle (tlsCa) now; throws when it cannot be read. */
   constructor(private readonly config: SmppCarrierConfig) {
@@ -107,6 +123,7 @@ export class SmppCarrier implements Carrier {
       slotFreed: () => this.pump(),
       lost: () => this.sessionLost(),
       deliver: (pdu: smpp.PDU) => this.deliver(pdu),
+      failed: (why: string) => this.noteError(why),
     };
     const closing: SmppSession[] = [];
     for (const [index, sessions] of this.byShare) {
@@ -126,6 +143,8 @@ export class SmppCarrier implements Carrier {
       this.sessions.push(...opened);
       for (const session of opened) session.start();
     }
+    if (this.byShare.size === 0) this.heldSince = undefined;
+    else this.heldSince ??= Date.now();
     await Promise.all(closing.map((s) => s.stop()));
   }
 
@@ -237,13 +256,20 @@ export class SmppCarrier implements Carrier {
       });
       if ('error' in result) {
         const error = `submit_sm ${result.error}${result.detail ? `: ${result.detail}` : ''}`;
+        this.noteError(error);
         return { ok: false, transient: result.error !== 'encode failed', error };
       }
       const status = result.pdu.command_status;
       if (status === 0) {
         this.bucket.succeeded();
+        if (this.throttledSince !== undefined && this.bucket.recovered) this.throttledSince = undefined;
         return { ok: true, id: this.submitId(result.pdu) };
       }
+      if (isBackpressureStatus(status)) {
+        this.lastPushBackAt = Date.now();
+        this.throttledSince ??= this.lastPushBackAt;
+        this.noteError(`submit_sm answered ${statusName(status)}`);
+      } else this.noteError(`submit_sm refused: ${statusName(status)}`);
       if (isBackpressureStatus(status) && attempt < retries && !this.stopped) {
         this.log.debug({ carrier: this.name, status: statusName(status), pause }, 'smsc pushed back; retrying part');
         if (this.bucket.throttled(pause, sentAt)) {
@@ -435,6 +461,34 @@ export class SmppCarrier implements Carrier {
     };
   }
 
+  private noteError(text: string): void {
+    this.lastError = { text, at: Date.now() };
+  }
+
+  /** Binds up, held and configured, the windows, throttling and the last error (see CarrierCondition). */
+  condition(): CarrierCondition {
+    const graceMs = this.config.downGraceMs ?? DOWN_GRACE_MS;
+    // An episode also ends when the SMSC has not pushed back for a grace time (no traffic to tell otherwise).
+    if (this.throttledSince !== undefined && Date.now() - this.lastPushBackAt > graceMs)
+      this.throttledSince = undefined;
+    let bindsUp = 0;
+    for (const sessions of this.byShare.values()) if (sessions.some((s) => s.canSubmit)) bindsUp++;
+    if (this.heldSince === undefined || bindsUp > 0 || this.stopped) this.noBindSince = undefined;
+    else this.noBindSince ??= Math.max(this.downSince ?? 0, this.heldSince);
+    return {
+      bindsUp,
+      bindsHeld: this.byShare.size,
+      bindsWanted: this.shares,
+      windowInUse: this.sessions.reduce((n, s) => n + s.used, 0),
+      windowSize: this.config.windowSize * this.byShare.size,
+      ...(this.throttledSince !== undefined ? { throttledSince: this.throttledSince } : {}),
+      paced: this.bucket.holding,
+      ...(this.noBindSince !== undefined ? { downSince: this.noBindSince } : {}),
+      graceMs,
+      ...(this.lastError ? { lastError: this.lastError } : {}),
+    };
+  }
+
   /** Fails queued submits transiently, lets in-window ones finish, unbinds every session and closes. */
   async stop(): Promise<void> {
     this.stopped = true;
@@ -447,6 +501,7 @@ export class SmppCarrier implements Carrier {
     await Promise.all(this.sessions.map((s) => s.stop()));
     this.sessions.length = 0;
     this.byShare.clear();
+    this.heldSince = undefined;
     this.sharesChosen = false;
   }
 }

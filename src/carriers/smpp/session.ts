@@ -42,6 +42,8 @@ export interface SessionHooks {
   lost?(session: SmppSession): void;
   /** A deliver_sm arrived; resolves to the command_status for its deliver_sm_resp. */
   deliver(pdu: smpp.PDU): Promise<number>;
+  /** Something went wrong with the connection (said in a few words, for health reports). */
+  failed?(why: string): void;
 }
 
 /** A request's outcome: the response PDU, or why there is none. */
@@ -111,12 +113,14 @@ export class SmppSession {
       } else {
         this.log.warn({ session: this.label, err: err.message }, 'smpp connection error');
       }
+      this.hooks.failed?.(`connection error: ${err.message}`);
       conn.destroy();
     });
     conn.on('close', () => this.closed(conn));
     conn.on('pdu', (pdu: smpp.PDU) => this.received(pdu));
     this.bindTimer = setTimeout(() => {
       this.log.warn({ session: this.label }, 'smpp connect/bind timed out');
+      this.hooks.failed?.('connect/bind timed out');
       conn.destroy();
     }, this.config.responseTimeoutMs * 2);
     conn.once(tls ? 'secureConnect' : 'connect', () => {
@@ -134,6 +138,7 @@ export class SmppSession {
     if (!('pdu' in result) || result.pdu.command_status !== STATUS.OK) {
       const why = 'pdu' in result ? statusName(result.pdu.command_status) : result.error;
       this.log.warn({ session: this.label, why }, 'smpp bind failed');
+      this.hooks.failed?.(`bind refused: ${why}`);
       conn.destroy();
       return;
     }
@@ -152,6 +157,7 @@ export class SmppSession {
       this.enquireOutstanding = false;
       if ('error' in result && result.error === 'timeout' && conn === this.conn) {
         this.log.warn({ session: this.label }, 'enquire_link unanswered; reconnecting');
+        this.hooks.failed?.('enquire_link unanswered');
         conn.destroy();
       }
     });
@@ -260,7 +266,10 @@ export class SmppSession {
       return;
     }
     this.state = 'idle';
-    if (wasBound) this.hooks.lost?.(this);
+    if (wasBound) {
+      this.hooks.failed?.('connection closed');
+      this.hooks.lost?.(this);
+    }
     const delay = backoffDelay(this.attempts++, this.config.reconnectBaseMs, this.config.reconnectMaxMs);
     this.log[wasBound ? 'warn' : 'debug']({ session: this.label, delay }, 'smpp connection closed; reconnecting');
     this.reconnectTimer = setTimeout(() => this.connect(), delay);

@@ -51,6 +51,16 @@ export class TokenBucket {
     return this.rate;
   }
 
+  /** Whether submits wait for a token now (the pace holds them back). */
+  get holding(): boolean {
+    return this.waiters.length > 0;
+  }
+
+  /** Whether the rate is back at its configured maximum and no pause holds submits. */
+  get recovered(): boolean {
+    return (!this.limited || this.rate >= this.maxRate) && this.now() >= this.pausedUntil;
+  }
+
   /** Waits for one token. */
   take(): Promise<void> {
     const now = this.now();

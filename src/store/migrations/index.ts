@@ -26,6 +26,8 @@ import * as m0022 from './0022_usernames_unique_any_case.ts';
 import * as m0023 from './0023_idempotency_keys.ts';
 import * as m0024 from './0024_message_log_indexes.ts';
 import * as m0025 from './0025_console_account_settings.ts';
+import * as m0026 from './0026_carrier_limits.ts';
+import * as m0028 from './0028_node_carrier_health.ts';
 import * as m0029 from './0029_console_second_step.ts';
 
 type VersionedMigration = { up(db: Kysely<any>, dialect: Dialect): Promise<void> };
@@ -56,6 +58,8 @@ const MIGRATIONS: Record<string, VersionedMigration> = {
   '0023_idempotency_keys': m0023,
   '0024_message_log_indexes': m0024,
   '0025_console_account_settings': m0025,
+  '0026_carrier_limits': m0026,
+  '0028_node_carrier_health': m0028,
   '0029_console_second_step': m0029,
 };
 
@@ -69,6 +73,9 @@ export async function migrateToLatest(db: Kysely<any>, dialect: Dialect, upTo?: 
     provider: { getMigrations: async () => migrations },
     migrationTableName: 'yona_migrations',
     migrationLockTableName: 'yona_migrations_lock',
+    // Numbers are handed out ahead of time, so one may ship after a higher one did: a store that already has
+    // the higher one applies the lower one late (each migration stands on its own).
+    allowUnorderedMigrations: true,
   });
   const { error, results } = await (upTo ? migrator.migrateTo(upTo) : migrator.migrateToLatest());
   if (error) {

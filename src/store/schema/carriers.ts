@@ -3,6 +3,13 @@
 import type { Generated } from 'kysely';
 import type { DeliveryStatus } from '../../domain/status.ts';
 
+/** SMS parts a carrier took on one day (YONA_TIME_ZONE's calendar day, 'YYYY-MM-DD'). */
+export interface CarrierDailyUsageTable {
+  carrier: string;
+  day: string;
+  parts: number;
+}
+
 /** A carrier the operator added (`yona admin add-carrier`). */
 export interface CarrierTable {
   id: Generated<number>;
@@ -111,6 +118,7 @@ export interface UnroutedInboundTable {
 /** The carrier tables, merged into the Database type. */
 export interface CarriersTables {
   carriers: CarrierTable;
+  carrier_daily_usage: CarrierDailyUsageTable;
   carrier_routes: CarrierRouteTable;
   account_numbers: AccountNumberTable;
   carrier_message_ids: CarrierMessageIdTable;

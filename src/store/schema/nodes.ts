@@ -11,6 +11,8 @@ export interface NodeTable {
   heartbeat_at: number;
   /** The node counts as alive until then (heartbeat + lease time). */
   expires_at: number;
+  /** The node's latest health snapshot of its carriers (JSON, delivery/carrier-health.ts); null before one. */
+  carrier_health: string | null;
 }
 
 export interface LeaseTable {

@@ -79,6 +79,8 @@ export interface MessageTable {
   spoken: Generated<string | null>;
   /** For an answered call: the seconds its message played. */
   call_seconds: Generated<number | null>;
+  /** What the carrier that took it charges, in thousandths of an agora (null: the carrier has no costPerPart). */
+  carrier_cost: Generated<number | null>;
 }
 
 export interface ShortLinkTable {
