@@ -61,6 +61,8 @@ export interface Config {
 export interface DeliverySettings {
   /** Messages claimed per dispatcher batch (1000). */
   batchSize: number;
+  /** Messages waiting for a throttled carrier's permits beyond which the next carrier of a route comes first. */
+  throttleBacklog: number;
   /** Batches in flight at once (2): while one finishes (its last answers, its campaigns), the next submits. */
   lanes: number;
   /** How long a claim holds its messages (120 s); an expired claim is taken again. */
@@ -289,6 +291,11 @@ export const SETTINGS = {
     "how long a dispatcher claim holds its messages unless renewed (every third of it): a dead node's claims are taken again after it",
   ),
   YONA_DISPATCH_POLL_MS: setting(integer(200, 1), '200', 'idle poll interval of the dispatcher'),
+  YONA_DISPATCH_THROTTLE_BACKLOG: setting(
+    integer(200, 1),
+    '200',
+    'messages waiting for a throttled carrier beyond which new ones go to the next carrier of their route',
+  ),
   YONA_DISPATCH_MAX_ATTEMPTS: setting(
     integer(20, 1),
     '20',
@@ -442,6 +449,7 @@ export function loadConfig(env: Env = process.env): Config {
       leaseMs: v.YONA_DISPATCH_LEASE_MS,
       pollMs: v.YONA_DISPATCH_POLL_MS,
       maxAttempts: v.YONA_DISPATCH_MAX_ATTEMPTS,
+      throttleBacklog: v.YONA_DISPATCH_THROTTLE_BACKLOG,
       retryBaseMs: 1000,
       retryMaxMs: 300_000,
       receiptWindowMs,

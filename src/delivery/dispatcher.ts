@@ -1,7 +1,7 @@
 // The dispatcher: claims due messages in batches under a lease, drops blocked recipients (201, refunded),
-// routes each message (routing.ts: its route's carriers in order, those bound first; a carrier that refuses it
-// for its own reasons hands it to the next), submits them concurrently (the connector's windows
-// bound what is in flight), and records the outcomes as they arrive, in small groups (batch-recorder.ts):
+// routes each message (routing.ts: its route's carriers in order, those bound and not throttled beyond their
+// backlog first; a carrier that refuses it for its own reasons hands it to the next), submits them concurrently
+// (the connector's windows bound what is in flight), and records the outcomes as they arrive, in small groups (batch-recorder.ts):
 // submitted (-1), retried with exponential backoff, or failed (refunded). Wakes on the 'dispatch' signal and
 // polls otherwise. One more lane claims only priority messages (one-time codes): it is never behind a
 // campaign's batch, and its messages take the carrier's next free permit.
@@ -333,7 +333,15 @@ export class Dispatcher {
       key: message.id,
     });
     const carriers = names.map((n) => this.deps.carriers.get(n)).filter((c): c is Carrier => c !== undefined);
+    if (carriers.length === 1) return carriers;
     return [...carriers.filter((c) => c.canSubmit()), ...carriers.filter((c) => !c.canSubmit())];
+  }
+
+  // A carrier pushing back (throttled) with more messages waiting in line for its permits than the backlog limit.
+  private backlogged(carrier: Carrier): boolean {
+    const waiting = this.unrecorded.get(carrier.name)?.waiting ?? 0;
+    if (waiting < this.deps.settings.throttleBacklog) return false;
+    return carrier.condition?.().throttledSince !== undefined;
   }
 
   // Undefined when the batch no longer holds the message (its lease lapsed): it is left to its next claimer.
@@ -375,8 +383,12 @@ export class Dispatcher {
     // A carrier whose daily cap the message's parts do not fit under is passed over as if it had refused.
     const { caps } = this.deps;
     const fits = (c: Carrier) => !caps?.full(c.name, message.parts);
+    const ready = (c: Carrier) => c.canSubmit() && fits(c) && !this.backlogged(c);
     let tried: Array<{ carrier: Carrier; error: string }> = [];
     for (const [i, carrier] of carriers.entries()) {
+      // A backlogged carrier is passed over for a later one of the route that is bound, not backlogged and under its
+      // cap (the messages already in its line stay there); checked as the message would join its line.
+      if (this.backlogged(carrier) && carriers.slice(i + 1).some(ready)) continue;
       if (caps && !caps.reserve(carrier.name, message.parts)) continue;
       const outcome = await this.submitTo(carrier, message, text, call, recorder, routesVersion);
       if (outcome === ROUTES_CHANGED || !outcome?.ok) caps?.release(carrier.name, message.parts);

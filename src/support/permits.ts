@@ -19,6 +19,11 @@ export class FifoPermits {
     return new Promise((resolve) => (urgent ? this.waiters.unshift(resolve) : this.waiters.push(resolve)));
   }
 
+  /** Callers waiting in line now. */
+  get waiting(): number {
+    return this.waiters.length;
+  }
+
   /** Gives one permit back; the longest waiters get permits while the limit allows. */
   release(): void {
     this.out = Math.max(0, this.out - 1);
