@@ -143,8 +143,7 @@ export function registerApiRoutes(app: FastifyInstance, ctx: AppContext, metrics
       });
     }
     const label = findOperation(root) ? root : 'unknown';
-    metrics.apiRequests.inc({ operation: label, status: String(result.status) });
-    metrics.apiDuration.observe({ operation: label }, Number(process.hrtime.bigint() - started) / 1e9);
+    metrics.recordApiRequest(label, result.status, Number(process.hrtime.bigint() - started) / 1e9);
     if (result.status !== 0)
       logRefusal(logger, request, label, result.status, decoded.ok ? claimedAccount(decoded.doc) : undefined);
     return send(request, reply, root, result, encoding);

@@ -7,6 +7,8 @@ export interface Metrics {
   apiDuration: client.Histogram<'operation'>;
   /** Calls authenticated (or refused) by username and password, by outcome. */
   legacyAuth: client.Counter<'result'>;
+  /** Counts one API request and its handling time (the labelled series found once per operation and status). */
+  recordApiRequest(operation: string, status: number, seconds: number): void;
 }
 
 /** A fresh registry with process metrics and the API counters. */
@@ -32,5 +34,16 @@ export function createMetrics(): Metrics {
     labelNames: ['result'],
     registers: [registry],
   });
-  return { registry, apiRequests, apiDuration, legacyAuth };
+  const requestSeries = new Map<string, client.Counter.Internal>();
+  const durationSeries = new Map<string, client.Histogram.Internal<'operation'>>();
+  const recordApiRequest = (operation: string, status: number, seconds: number): void => {
+    const key = `${operation} ${status}`;
+    let requests = requestSeries.get(key);
+    if (!requests) requestSeries.set(key, (requests = apiRequests.labels(operation, String(status))));
+    let duration = durationSeries.get(operation);
+    if (!duration) durationSeries.set(operation, (duration = apiDuration.labels(operation)));
+    requests.inc();
+    duration.observe(seconds);
+  };
+  return { registry, apiRequests, apiDuration, legacyAuth, recordApiRequest };
 }

@@ -10,6 +10,7 @@ import { registerApiGuide } from './api-guide.ts';
 import { registerConsole } from './console/index.ts';
 import { registerHealth, type HealthSource } from './health.ts';
 import { registerOpenApiRoute } from './openapi/route.ts';
+import { lazyRequestLogger } from './request-logger.ts';
 import type { Metrics } from './metrics.ts';
 import type { TlsMaterial } from './tls.ts';
 
@@ -55,6 +56,7 @@ export async function startHttp(deps: HttpDeps): Promise<RunningHttp> {
   const app = Fastify({
     loggerInstance: deps.logger,
     logController: new LogController({ disableRequestLogging: !config.logRequests }),
+    childLoggerFactory: lazyRequestLogger as never,
     bodyLimit: config.bodyLimit,
     trustProxy: config.trustProxy.length ? config.trustProxy : false,
     // `POST /api/` and `/api/test/` are /api and /api/test (clients build URLs from a base ending in a slash).
