@@ -1,4 +1,4 @@
-// `npm run bench -- accept-instructions [--sends N] [--warmup N] [--connections N] [--dist DIR]`: machine
+// `npm run bench -- accept-instructions [--store postgres] [--sends N] [--warmup N] [--connections N] [--dist DIR]`: machine
 // instructions the service executes per single-recipient `sms` accept on SQLite, counted by valgrind (callgrind),
 // which repeat on a loaded machine where wall-clock and CPU-time rates do not. Builds dist/, starts `yona serve
 // --roles api` on a scratch store under `valgrind --tool=callgrind --instr-atstart=no`, sends the warm-up from
@@ -13,6 +13,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
+import { scratchDatabase } from './lib/nodes.ts';
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(name);
@@ -23,7 +24,12 @@ const WARMUP = arg('--warmup', 5000);
 const CONNECTIONS = arg('--connections', 8);
 const root = fileURLToPath(new URL('../', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'yona-bench-instr-'));
-const env = { ...process.env, YONA_DATA_DIR: dir, YONA_LOG_LEVEL: 'warn', DATABASE_URL: '' };
+// `--store postgres`: the service on a scratch PostgreSQL database (TEST_DATABASE_URL's server) instead of SQLite,
+// its sends in PostgreSQL send groups; the instructions counted are the node's, not the server's.
+const storeIndex = process.argv.indexOf('--store');
+const store = storeIndex >= 0 ? process.argv[storeIndex + 1] : 'sqlite';
+const scratch = store === 'postgres' ? await scratchDatabase('instr') : undefined;
+const env = { ...process.env, YONA_DATA_DIR: dir, YONA_LOG_LEVEL: 'warn', DATABASE_URL: scratch?.url ?? '' };
 
 // `--dist DIR` measures a build kept aside (a copy of dist/ inside the checkout, for A/B runs) instead of building.
 const distIndex = process.argv.indexOf('--dist');
@@ -141,7 +147,7 @@ try {
   process.stdout.write(
     `${JSON.stringify({
       bench: 'accept-instructions',
-      store: 'sqlite',
+      store,
       sends: SENDS,
       warmup: WARMUP,
       connections: CONNECTIONS,
@@ -157,4 +163,5 @@ try {
     await exited;
   }
   if (!process.env.BENCH_KEEP) rmSync(dir, { recursive: true, force: true });
+  await scratch?.drop();
 }

@@ -3,6 +3,7 @@
 // `created_at`), a `blacklist` push event per new number in the same transaction, and the pusher's wake-up.
 import { CompiledQuery, type Selectable } from 'kysely';
 import { runPrepared, type Queryable } from './db.ts';
+import { pgArray } from './pg-arrays.ts';
 import { inGroupBatch, type GroupBatchKind } from './pg-group-batch.ts';
 import type { BlocklistTable } from './schema/audience.ts';
 import { recordBlocklistPushes } from './push.ts';
@@ -157,7 +158,9 @@ const BLOCKED_IN_GROUP: GroupBatchKind<{ accountId: number; phones: string[] }, 
         p.push(phone);
       }
     });
-    const found = await db.executeQuery<{ r: number; p: string }>(CompiledQuery.raw(BLOCKED_IN_GROUP_SQL, [r, a, p]));
+    const found = await db.executeQuery<{ r: number; p: string }>(
+      CompiledQuery.raw(BLOCKED_IN_GROUP_SQL, [pgArray(r), pgArray(a), pgArray(p)]),
+    );
     const sets = requests.map(() => new Set<string>());
     for (const row of found.rows) sets[row.r].add(row.p);
     return sets;

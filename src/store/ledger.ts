@@ -1,6 +1,7 @@
 // The credit ledger: every balance change is a row in the same transaction as its cause.
 import { CompiledQuery, sql } from 'kysely';
 import { runPrepared, runPreparedWrite } from './hot-queries.ts';
+import { pgArray } from './pg-arrays.ts';
 import type { Dialect, Queryable } from './types.ts';
 
 export type Currency = 'credits' | 'international';
@@ -103,7 +104,7 @@ export async function applyDeferredBalanceChanges(db: Queryable, changes: Balanc
     rows.map((c) => c.refType ?? null),
     rows.map((c) => c.refId ?? null),
     rows.map((c) => c.now),
-  ];
+  ].map(pgArray);
   // One account's change (a group of one account's sends): its rows and its guarded UPDATE in one statement.
   if (net.length === 1) {
     const [c] = net;

@@ -4,6 +4,7 @@ import { CompiledQuery, sql } from 'kysely';
 import { runCompiled, type Dialect, type Queryable } from './db.ts';
 import { CAMPAIGN_COLUMNS, campaignValues, type NewCampaign } from './campaigns.ts';
 import { applyLedgerChange } from './ledger.ts';
+import { pgArray } from './pg-arrays.ts';
 import { inGroupBatch, type GroupBatchKind } from './pg-group-batch.ts';
 import type { MessageState } from './schema/sending.ts';
 import type { DeliveryStatus } from '../domain/status.ts';
@@ -241,7 +242,7 @@ const CAMPAIGNS_IN_GROUP: GroupBatchKind<CampaignWithMessages, number> = {
       }
     });
     const result = await db.executeQuery<{ id: number }>(
-      CompiledQuery.raw(CAMPAIGNS_IN_GROUP_SQL, [...campaignColumns, ...messageColumns]),
+      CompiledQuery.raw(CAMPAIGNS_IN_GROUP_SQL, [...campaignColumns, ...messageColumns].map(pgArray)),
     );
     return result.rows.map((r) => Number(r.id));
   },
