@@ -3,7 +3,10 @@
 // For each setting of YONA_PG_GROUP_LANES (0: each send commits alone) and each node count, on a fresh database:
 // the load (autocannon, one child process per node, the connections split between them) for N seconds after a
 // warm-up, then the accepted sends counted in the database. Target: >= 3,000/s over 2 nodes. One JSON line.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { sql } from 'kysely';
+import { budgetTable, profileByCategory, withSourcesMapped, type CpuProfile } from './lib/profile.ts';
 import { runLoad, type LoadResult } from './lib/load.ts';
 import {
   argValue,
@@ -24,7 +27,8 @@ const counts = arg('nodes', '1,2')
 const seconds = Number(arg('seconds', '10'));
 const connections = Number(arg('connections', '128'));
 const laneSettings = arg('group-lanes', '0,1,2').split(',').map(Number);
-// `--profile-dir DIR`: each node writes a V8 CPU profile (.cpuprofile) of its whole life there when it stops.
+// `--profile-dir DIR`: each node writes a V8 CPU profile (.cpuprofile) of its whole life there when it stops, and
+// the run's line gets each node's samples split by category of work (`profile_share_pct`).
 const profileDir = arg('profile-dir', '');
 const nodeArgs = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
 const TARGET = 3_000;
@@ -132,8 +136,25 @@ async function runWith(count: number, lanes: number): Promise<Record<string, unk
   }
 }
 
+// Each node's profile written since `since` (ms), split by category of work: shares of its busy samples over
+// its whole life (start-up included), with the rules of the SQLite profile (bench/lib/profile.ts).
+function profilesByCategory(since: number): Array<Record<string, number>> {
+  return readdirSync(profileDir)
+    .filter((f) => f.endsWith('.cpuprofile') && statSync(join(profileDir, f)).mtimeMs >= since)
+    .map((f) => {
+      const profile = withSourcesMapped(JSON.parse(readFileSync(join(profileDir, f), 'utf8')) as CpuProfile);
+      return Object.fromEntries(budgetTable(profileByCategory(profile), 0).map((r) => [r.category, r.share]));
+    });
+}
+
 const runs: Array<Record<string, unknown>> = [];
-for (const lanes of laneSettings) for (const count of counts) runs.push(await runWith(count, lanes));
+for (const lanes of laneSettings)
+  for (const count of counts) {
+    const started = Date.now();
+    const run = await runWith(count, lanes);
+    if (profileDir) run.profile_share_pct = profilesByCategory(started);
+    runs.push(run);
+  }
 const best = Math.max(...runs.filter((r) => r.nodes === 2).map((r) => r.accepts_per_s as number));
 console.log(
   JSON.stringify({

@@ -2,14 +2,17 @@
 // .cpuprofile (open it in Chrome DevTools or speedscope), and its time split by category of work: each sample
 // goes to the innermost frame of its stack that belongs to a known piece (our modules and the libraries the
 // hot path uses), so V8 built-ins and Node internals count for the code that called them.
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
+import { SourceMap } from 'node:module';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 interface ProfileNode {
   id: number;
   parent?: number;
   children?: number[];
-  callFrame: { functionName: string; url: string };
+  callFrame: { functionName: string; url: string; lineNumber?: number; columnNumber?: number };
 }
 
 export interface CpuProfile {
@@ -19,6 +22,8 @@ export interface CpuProfile {
 }
 
 const BENCH = 'the bench and its profiler';
+const STATEMENTS = 'send statements (SQL, group commit)';
+const HTTP = 'HTTP (node:http, fastify, sockets)';
 
 /** Categories by the first rule whose pattern matches a frame's `url#functionName`. */
 const RULES: Array<[category: string, pattern: RegExp]> = [
@@ -35,11 +40,11 @@ const RULES: Array<[category: string, pattern: RegExp]> = [
     /\/src\/operations\/send\/reply\.ts|\/src\/http\/(accept|language)\.ts|\/src\/http\/codec\.ts#(encodeReply|xmlShape|replyContentType)$|\/node_modules\/(xmlbuilder|fast-json-stringify)\//,
   ],
   ['body decoding', /\/src\/http\/codec\.ts#|\/node_modules\/(xml2js|sax|secure-json-parse)\//],
-  ['send statements (SQL, group commit)', /\/src\/store\/|\/node_modules\/(better-sqlite3|kysely|pg|pg-protocol)\//],
+  [STATEMENTS, /\/src\/store\/|\/node_modules\/(better-sqlite3|kysely|pg|pg-protocol)\//],
   ['send logic (destinations, pricing)', /\/src\/operations\/|\/src\/domain\//],
   ['API route and batching', /\/src\/http\/api-route\.ts|\/src\/http\/bearer\.ts/],
   [
-    'HTTP (node:http, fastify, sockets)',
+    HTTP,
     /\/node_modules\/(fastify|find-my-way|light-my-request|avvio|@fastify\/[^/]+|fastq|toad-cache|process-warning|abstract-logging|rfdc)\/|^node:(_http|http|net|stream|internal\/streams|internal\/http)/,
   ],
 ];
@@ -68,6 +73,10 @@ export function profileByCategory(profile: CpuProfile): Map<string, number> {
     const node = byId.get(id)!;
     const special = node.callFrame.url === '' ? SPECIAL.get(node.callFrame.functionName) : undefined;
     let category = special ?? categoryOfFrame(node.callFrame);
+    // Node's socket and stream code counts for the database driver when the driver called it (its writes).
+    if (category === HTTP && node.callFrame.url.startsWith('node:') && node.parent !== undefined) {
+      if (categoryOf(node.parent) === STATEMENTS) category = STATEMENTS;
+    }
     // Built-ins and Node internals outside the rules (node:crypto under the token's hash) count for their caller.
     if (!category) category = node.parent === undefined ? 'event loop, timers, other' : categoryOf(node.parent);
     cached.set(id, category);
@@ -79,6 +88,35 @@ export function profileByCategory(profile: CpuProfile): Map<string, number> {
     totals.set(category, (totals.get(category) ?? 0) + (profile.timeDeltas[i] ?? 0));
   }
   return totals;
+}
+
+/**
+ * The profile of a built `yona` (dist/, one bundle) with each frame named by its source file through the
+ * bundle's source map, so the categories above apply to it as to the source.
+ */
+export function withSourcesMapped(profile: CpuProfile): CpuProfile {
+  const maps = new Map<string, SourceMap | undefined>();
+  const mapOf = (url: string) => {
+    if (!maps.has(url)) {
+      const file = fileURLToPath(url);
+      maps.set(
+        url,
+        existsSync(`${file}.map`) ? new SourceMap(JSON.parse(readFileSync(`${file}.map`, 'utf8'))) : undefined,
+      );
+    }
+    return maps.get(url);
+  };
+  for (const { callFrame: frame } of profile.nodes) {
+    if (!frame.url.startsWith('file:')) continue;
+    const entry = mapOf(frame.url)?.findEntry(frame.lineNumber ?? 0, frame.columnNumber ?? 0) as
+      | { originalSource?: string }
+      | undefined;
+    if (!entry?.originalSource) continue;
+    frame.url = entry.originalSource.startsWith('file:')
+      ? fileURLToPath(entry.originalSource)
+      : resolve(dirname(fileURLToPath(frame.url)), entry.originalSource);
+  }
+  return profile;
 }
 
 /** Starts sampling this process's main thread; `stop` saves the profile to `file` and returns it. */
