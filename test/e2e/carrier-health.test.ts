@@ -279,10 +279,12 @@ for (const [index, target] of targets.entries()) {
       // queued for a retry after its try on b, and again each time.
       await a.post('/fail-next', { n: 1000, status: 0x08 });
       await send(1, 3000);
+      // The queues come from the store; a's last error from the node's snapshot, written with its heartbeat.
       const s = await until(async () => {
         const s = await status();
-        return (carrierOf(s, 'b')?.queue_length ?? 0) >= 1 && s;
-      }, "the message in b's queue");
+        const refused = /ESME_RSYSERR|0x8/i.test(carrierOf(s, 'a')?.last_error?.text ?? '');
+        return (carrierOf(s, 'b')?.queue_length ?? 0) >= 1 && refused && s;
+      }, "the message in b's queue and a's refusal as its last error");
       const cb = carrierOf(s, 'b') as StatusCarrier & { queue_retry: number; oldest_message_age_ms: number | null };
       assert.equal(cb.queue_retry, cb.queue_length);
       assert.ok((cb.oldest_message_age_ms ?? -1) >= 0);
