@@ -9,7 +9,7 @@ import { carriersComponent } from '../../src/delivery/carriers.ts';
 import { loadConfig } from '../../src/config.ts';
 import { ConsoleClient } from '../helpers/console-client.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
-import { startSmscSimProcess, type SmscSimProcess } from '../helpers/smsc-sim-process.ts';
+import { simCarrierArgs, startSmscSimProcess, type SmscSimProcess } from '../helpers/smsc-sim-process.ts';
 import { storeTargets } from '../helpers/stores.ts';
 import { dlrById, eventually, mobiles, newSender, type Sender } from '../delivery/delivery-helpers.ts';
 
@@ -29,21 +29,7 @@ for (const [index, target] of targets.entries()) {
     let s: Sender;
     const base = 546_000_000 + index * 100_000;
 
-    const addCarrier = (name: string, sim: SmscSimProcess) =>
-      t.admin(
-        'add-carrier',
-        name,
-        '--host',
-        '127.0.0.1',
-        '--port',
-        String(sim.smppPort),
-        '--system-id',
-        'yona',
-        '--password',
-        'secret',
-        '--window',
-        '10',
-      );
+    const addCarrier = (name: string, sim: SmscSimProcess) => t.admin(...simCarrierArgs(name, sim, '--window', '10'));
     const carrierOf = async (phones: string[]) => {
       const rows = await t.service.store.db
         .selectFrom('messages')

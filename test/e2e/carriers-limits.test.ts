@@ -10,7 +10,7 @@ import { loadConfig } from '../../src/config.ts';
 import { calendarMonth } from '../../src/domain/dates.ts';
 import { carriersComponent } from '../../src/delivery/carriers.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
-import { startSmscSimProcess, type SmscSimProcess } from '../helpers/smsc-sim-process.ts';
+import { simCarrierArgs, startSmscSimProcess, type SmscSimProcess } from '../helpers/smsc-sim-process.ts';
 import { storeTargets } from '../helpers/stores.ts';
 import { eventually, mobiles, newSender, type Sender } from '../delivery/delivery-helpers.ts';
 
@@ -27,21 +27,7 @@ for (const [index, target] of targets.entries()) {
     const base = 547_000_000 + index * 100_000;
 
     const addCarrier = (name: string, sim: SmscSimProcess, ...limits: string[]) =>
-      t.admin(
-        'add-carrier',
-        name,
-        '--host',
-        '127.0.0.1',
-        '--port',
-        String(sim.smppPort),
-        '--system-id',
-        'yona',
-        '--password',
-        'secret',
-        '--window',
-        '10',
-        ...limits,
-      );
+      t.admin(...simCarrierArgs(name, sim, '--window', '10', ...limits));
     const rowsOf = async (phones: string[]) =>
       t.service.store.db
         .selectFrom('messages')

@@ -11,7 +11,7 @@ import { runAdminCommand } from '../../src/cli/admin.ts';
 import { loadConfig } from '../../src/config.ts';
 import { openStore, type Store } from '../../src/store/db.ts';
 import { runCli, startServeProcess, type ServeProcess } from '../helpers/serve-process.ts';
-import { startSmscSimProcess, type SmscSimProcess } from '../helpers/smsc-sim-process.ts';
+import { simCarrierArgs, startSmscSimProcess, type SmscSimProcess } from '../helpers/smsc-sim-process.ts';
 import { storeTargets } from '../helpers/stores.ts';
 import { eventually, mobiles, waitForNoBackends } from '../delivery/delivery-helpers.ts';
 
@@ -60,24 +60,7 @@ describe('a route changed live over two nodes (postgres)', { skip: !postgres && 
     await run('create-token', 'twonoderoute');
     token = lines.at(-1)!;
     for (const [name, sim] of Object.entries(sims)) {
-      await run(
-        'add-carrier',
-        name,
-        '--host',
-        '127.0.0.1',
-        '--port',
-        String(sim.smppPort),
-        '--system-id',
-        'yona',
-        '--password',
-        'secret',
-        '--binds',
-        '2',
-        '--window',
-        '10',
-        '--max-tps',
-        '10',
-      );
+      await run(...simCarrierArgs(name, sim, '--binds', '2', '--window', '10', '--max-tps', '10'));
     }
     await run('add-route', 'default', 'a');
     nodes = await Promise.all(

@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../../src/config.ts';
 import { carriersComponent } from '../../src/delivery/carriers.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
-import { startSmscSimProcess, type SmscSimProcess } from '../helpers/smsc-sim-process.ts';
+import { simCarrierArgs, startSmscSimProcess, type SmscSimProcess } from '../helpers/smsc-sim-process.ts';
 import { storeTargets } from '../helpers/stores.ts';
 import { eventually, mobiles, newSender } from '../delivery/delivery-helpers.ts';
 
@@ -21,21 +21,7 @@ for (const [index, target] of targets.entries()) {
     let b: SmscSimProcess;
     let t: TestService;
 
-    const addCarrier = (name: string, sim: SmscSimProcess) =>
-      t.admin(
-        'add-carrier',
-        name,
-        '--host',
-        '127.0.0.1',
-        '--port',
-        String(sim.smppPort),
-        '--system-id',
-        'yona',
-        '--password',
-        'secret',
-        '--window',
-        '100',
-      );
+    const addCarrier = (name: string, sim: SmscSimProcess) => t.admin(...simCarrierArgs(name, sim, '--window', '100'));
 
     before(async () => {
       a = await startSmscSimProcess(['--receipt-delay', '20']);

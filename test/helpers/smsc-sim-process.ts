@@ -97,3 +97,9 @@ export async function startSmscSimProcess(extra: string[] = []): Promise<SmscSim
   };
   return sim;
 }
+
+/** The `yona admin add-carrier` arguments for carrier `name` on `sim` (the credentials every sim here takes), then `extra`. */
+export function simCarrierArgs(name: string, sim: SmscSimProcess, ...extra: string[]): string[] {
+  const login = ['--system-id', 'yona', '--password', 'secret'];
+  return ['add-carrier', name, '--host', '127.0.0.1', '--port', String(sim.smppPort), ...login, ...extra];
+}
