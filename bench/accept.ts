@@ -1,19 +1,27 @@
 // `npm run bench -- accept [--store postgres] [--nodes 1,2 (accept-nodes.ts)] [--seconds N] [--connections N] [--beside-kannel]
-// [--profile]`: single-recipient
-// `sms` accepted per second over keep-alive HTTP (load from a second process), then the time to accept one `sms`
-// with 100,000 phone destinations. Targets: >= 10,000/s on SQLite, set as Kannel 1.4.5's accept rate on this
-// machine (`--beside-kannel` measures Kannel just before and just after Yona's load, with the same load generator,
-// connections and duration, and prints the ratio); 100k in < 2 s (SQLite) / < 4 s (PostgreSQL). `--profile` samples
-// the service's main thread during the measured load, saves the .cpuprofile and prints its time per accept by
-// category (bench/lib/profile.ts) to stderr, the figures in the JSON line too.
+// [--profile]`: single-recipient `sms` accepted per second over keep-alive HTTP by `yona serve` (the built service,
+// in a process of its own with the api role; the load from a second process), then the time to accept one `sms`
+// with 100,000 phone destinations. Targets: at least Kannel 1.4.5's accept rate on this machine (`--beside-kannel`
+// measures Kannel just before and just after Yona's load, with the same load generator, connections and duration,
+// and prints the ratio); 100k in < 2 s (SQLite) / < 4 s (PostgreSQL). The service's CPU is read from /proc.
+// `--profile` runs the service under V8's sampling profiler, saves its .cpuprofile and prints the samples of the
+// measured load by category (bench/lib/profile.ts) to stderr, the figures in the JSON line too.
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { kannelAnchorDir, startKannel, type RunningKannel } from './lib/kannel.ts';
 import { runLoad, type LoadOptions } from './lib/load.ts';
-import { groupCommitStats } from '../src/store/group-commit.ts';
-import { benchStore, peakRssMb, startBenchService } from './lib/service.ts';
-import { budgetTable, profileByCategory, startProfile } from './lib/profile.ts';
+import { benchStore } from './lib/service.ts';
+import {
+  openWithBenchAccount,
+  peakRssMbOf,
+  scratchDatabase,
+  startNode,
+  stopNodes,
+  type BenchNode,
+} from './lib/nodes.ts';
+import { budgetTable, profileByCategory, samplesBetween, withSourcesMapped, type CpuProfile } from './lib/profile.ts';
 
 if (process.argv.includes('--nodes')) {
   await import('./accept-nodes.ts');
@@ -27,10 +35,9 @@ const arg = (name: string, fallback: number) => {
 const seconds = arg('--seconds', 10);
 const connections = arg('--connections', 50);
 const kannelDir = process.argv.includes('--beside-kannel') ? kannelAnchorDir() : undefined;
+const profileDir = process.argv.includes('--profile') ? mkdtempSync(join(tmpdir(), 'yona-accept-profile-')) : undefined;
 const BULK_RECIPIENTS = 100_000;
 const store = benchStore();
-const bench = await startBenchService(store);
-const kannel = kannelDir ? await startKannel(kannelDir) : undefined;
 
 /** Kannel's accepts per second under the load Yona gets (sendsms GETs instead of `sms` POSTs). */
 async function kannelRate(
@@ -42,8 +49,30 @@ async function kannelRate(
   return result.requests_per_s;
 }
 
+/** The node's counters of the embedded store's group commit (its /metrics). */
+async function sqliteCounters(node: BenchNode): Promise<{ transactions: number; commits: number; statements: number }> {
+  const text = await (await fetch(`http://127.0.0.1:${node.httpPort}/metrics`)).text();
+  const value = (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\d+)`, 'm').exec(text)?.[1] ?? 0);
+  return {
+    transactions: value('yona_sqlite_transactions_total'),
+    commits: value('yona_sqlite_commits_total'),
+    statements: value('yona_sqlite_statements_total'),
+  };
+}
+
+const perOne = (n: number, d: number) => (d > 0 ? Math.round((n / d) * 10) / 10 : null);
+const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
+
+const dataDir = mkdtempSync(join(tmpdir(), 'yona-bench-accept-'));
+const pgDb = store === 'postgres' ? await scratchDatabase('accept') : undefined;
+const env: Record<string, string> = { YONA_DATA_DIR: dataDir, YONA_LOG_LEVEL: 'info', DATABASE_URL: pgDb?.url ?? '' };
+const { store: db, token } = await openWithBenchAccount(pgDb?.url ?? '', env, 100_000_000, dataDir);
+const nodeArgs = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir, '--cpu-prof-interval', '250'] : [];
+let node: BenchNode | undefined;
+let kannel: RunningKannel | undefined;
+
 async function count(table: 'campaigns' | 'messages'): Promise<number> {
-  const row = await bench.service.store.db
+  const row = await db.db
     .selectFrom(table)
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .executeTakeFirstOrThrow();
@@ -62,9 +91,9 @@ async function settledCount(table: 'campaigns' | 'messages'): Promise<number> {
 }
 
 try {
-  await bench.admin('create-account', 'bench', '--password', 'bench-password', '--credits', '100000000');
-  await bench.admin('verify-sender', 'bench', 'Yona');
-  const token = (await bench.admin('create-token', 'bench')).at(-1)!;
+  node = await startNode('accept', 'api', env, nodeArgs);
+  kannel = kannelDir ? await startKannel(kannelDir) : undefined;
+  const apiUrl = `http://127.0.0.1:${node.httpPort}/api`;
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
   const single = JSON.stringify({
     sms: {
@@ -75,71 +104,44 @@ try {
     },
   });
 
-  const probe = await request(`${bench.httpUrl}/api`, { method: 'POST', headers, body: single });
+  const probe = await request(apiUrl, { method: 'POST', headers, body: single });
   const probeReply = (await probe.body.json()) as { status: number };
   if (probeReply.status !== 0) throw new Error(`probe send failed: ${JSON.stringify(probeReply)}`);
 
   // Warm-up of both (JIT, caches, connections), not counted.
-  await runLoad({ url: `${bench.httpUrl}/api`, body: single, headers, connections, durationSeconds: 2 });
+  await runLoad({ url: apiUrl, body: single, headers, connections, durationSeconds: 2 });
   if (kannel) await kannelRate(kannel, { connections, durationSeconds: 2 });
   const kannelBefore = kannel ? await kannelRate(kannel, { connections, durationSeconds: seconds }) : undefined;
   const campaignsBefore = await count('campaigns');
   const loadBefore = loadavg()[0];
-  const cpuBefore = process.cpuUsage();
-  const groupBefore = { ...groupCommitStats };
-  const sendGroups = bench.service.store.sendGroups?.stats;
-  const pgGroupsBefore = sendGroups ? { ...sendGroups } : undefined;
-  const profiler = process.argv.includes('--profile') ? await startProfile() : undefined;
-  const load = await runLoad({
-    url: `${bench.httpUrl}/api`,
-    body: single,
-    headers,
-    connections,
-    durationSeconds: seconds,
-  });
-  const cpu = process.cpuUsage(cpuBefore);
-  const profileFile = join(tmpdir(), `yona-accept-${store}-${process.pid}.cpuprofile`);
-  const profile = profiler ? await profiler.stop(profileFile) : undefined;
-  const commits = groupCommitStats.commits - groupBefore.commits;
-  const pgGroups =
-    sendGroups && pgGroupsBefore
-      ? {
-          pg_groups: sendGroups.groups - pgGroupsBefore.groups,
-          sends_per_pg_group:
-            Math.round(
-              ((sendGroups.sends - pgGroupsBefore.sends) / Math.max(sendGroups.groups - pgGroupsBefore.groups, 1)) * 10,
-            ) / 10,
-          pg_group_fallbacks: sendGroups.fallbacks - pgGroupsBefore.fallbacks,
-        }
-      : {};
-  const statementsPerSend =
-    groupCommitStats.transactions > groupBefore.transactions
-      ? Math.round(
-          ((groupCommitStats.statements - groupBefore.statements) /
-            (groupCommitStats.transactions - groupBefore.transactions)) *
-            10,
-        ) / 10
-      : null;
-  const transactionsPerCommit =
-    commits > 0 ? Math.round(((groupCommitStats.transactions - groupBefore.transactions) / commits) * 10) / 10 : null;
-  // Requests the load generator left in flight when it stopped still finish here: count once they have.
+  const countersBefore = store === 'sqlite' ? await sqliteCounters(node) : undefined;
+  const cpuBefore = node.cpuSeconds();
+  const loadFrom = monotonicUs();
+  const load = await runLoad({ url: apiUrl, body: single, headers, connections, durationSeconds: seconds });
+  const loadTo = monotonicUs();
+  // Requests the load generator left in flight when it stopped still finish: count once they have.
   const accepted = (await settledCount('campaigns')) - campaignsBefore;
-  const budget = profile
-    ? budgetTable(profileByCategory(profile), (cpu.user + cpu.system) / Math.max(accepted, 1))
-    : undefined;
-  if (budget) {
-    process.stderr.write(`CPU profile of the service during the load: ${profileFile}\n`);
-    for (const row of budget)
-      process.stderr.write(
-        `${row.category.padEnd(40)} ${String(row.us).padStart(7)} us/accept ${String(row.share).padStart(5)}%\n`,
-      );
-  }
+  const cpuUsPerAccept = ((node.cpuSeconds() - cpuBefore) * 1e6) / Math.max(accepted, 1);
+  const countersAfter = countersBefore ? await sqliteCounters(node) : undefined;
   const kannelAfter = kannel ? await kannelRate(kannel, { connections, durationSeconds: seconds }) : undefined;
   const beside =
     kannelBefore !== undefined && kannelAfter !== undefined
       ? {
           kannel_accepts_per_s: [kannelBefore, kannelAfter],
           ratio_to_kannel: Math.round((load.requests_per_s / ((kannelBefore + kannelAfter) / 2)) * 100) / 100,
+        }
+      : {};
+  const sqlite =
+    countersBefore && countersAfter
+      ? {
+          transactions_per_commit: perOne(
+            countersAfter.transactions - countersBefore.transactions,
+            countersAfter.commits - countersBefore.commits,
+          ),
+          sqlite_statements_per_send: perOne(
+            countersAfter.statements - countersBefore.statements,
+            countersAfter.transactions - countersBefore.transactions,
+          ),
         }
       : {};
 
@@ -154,10 +156,30 @@ try {
   });
   const messagesBefore = await count('messages');
   const started = process.hrtime.bigint();
-  const res = await request(`${bench.httpUrl}/api`, { method: 'POST', headers, body: big });
+  const res = await request(apiUrl, { method: 'POST', headers, body: big });
   const bigReply = (await res.body.json()) as { status: number; recipients?: number };
   const bulkSeconds = Number(process.hrtime.bigint() - started) / 1e9;
   const bulkWritten = (await count('messages')) - messagesBefore;
+  const peakRss = peakRssMbOf(node.child.pid!);
+
+  // The profile is written when the service exits: its samples of the measured load, by category.
+  await stopNodes([node]);
+  let profiled = {};
+  if (profileDir) {
+    const file = readdirSync(profileDir).find((f) => f.endsWith('.cpuprofile'));
+    if (!file) throw new Error(`the service wrote no profile in ${profileDir}`);
+    const whole = withSourcesMapped(JSON.parse(readFileSync(join(profileDir, file), 'utf8')) as CpuProfile);
+    const budget = budgetTable(profileByCategory(samplesBetween(whole, loadFrom, loadTo)), cpuUsPerAccept);
+    process.stderr.write(`CPU profile of the service: ${join(profileDir, file)}\n`);
+    for (const row of budget)
+      process.stderr.write(
+        `${row.category.padEnd(40)} ${String(row.us).padStart(7)} us/accept ${String(row.share).padStart(5)}%\n`,
+      );
+    profiled = {
+      profile_file: join(profileDir, file),
+      profile_us_per_accept: Object.fromEntries(budget.map((r) => [r.category, r.us])),
+    };
+  }
 
   console.log(
     JSON.stringify({
@@ -173,29 +195,25 @@ try {
       non_2xx: load.non_2xx,
       errors: load.errors,
       ...beside,
-      // The service's own CPU per accepted send (load generator excluded), and what else the machine was doing.
-      server_cpu_us_per_accept: Math.round((cpu.user + cpu.system) / Math.max(accepted, 1)),
+      // The service's own CPU per accepted send (all its threads; load generator excluded), and what else the
+      // machine was doing.
+      server_cpu_us_per_accept: Math.round(cpuUsPerAccept),
       client_cpu_us_per_request: load.client_cpu_us_per_request,
       load_avg_1m_before: Math.round(loadBefore * 100) / 100,
-      ...(budget
-        ? {
-            profile_file: profileFile,
-            profile_us_per_accept: Object.fromEntries(budget.map((r) => [r.category, r.us])),
-          }
-        : {}),
-      ...(store === 'sqlite'
-        ? { transactions_per_commit: transactionsPerCommit, sqlite_statements_per_send: statementsPerSend }
-        : pgGroups),
+      ...profiled,
+      ...sqlite,
       bulk_100k_s: Math.round(bulkSeconds * 1000) / 1000,
       bulk_status: bigReply.status,
       bulk_recipients: bigReply.recipients,
       bulk_rows_written: bulkWritten,
-      target_accepts_per_s: 10_000,
       target_bulk_100k_s: store === 'postgres' ? 4 : 2,
-      peak_rss_mb: await peakRssMb(),
+      peak_rss_mb: peakRss,
     }),
   );
 } finally {
   await kannel?.stop();
-  await bench.close();
+  if (node) await stopNodes([node]);
+  await db.close();
+  await pgDb?.drop();
+  rmSync(dataDir, { recursive: true, force: true });
 }

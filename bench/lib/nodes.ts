@@ -152,14 +152,18 @@ export function argValue(name: string, fallback: string): string {
   return i >= 0 ? process.argv[i + 1] : fallback;
 }
 
-/** Opens a scratch database (migrated) with the account `bench`: `credits`, a token, the verified sender Yona. */
+/**
+ * Opens a scratch store (migrated) with the account `bench`: `credits`, a token, the verified sender Yona. The
+ * store is PostgreSQL at `url`, or the embedded store in `dataDir` when `url` is empty.
+ */
 export async function openWithBenchAccount(
   url: string,
   env: Record<string, string>,
   credits: number,
+  dataDir = tmpdir(),
 ): Promise<{ store: Store; token: string }> {
-  const config = loadConfig({ ...process.env, ...env, YONA_DATA_DIR: tmpdir() });
-  const store = await openStore({ databaseUrl: url, dataDir: tmpdir() });
+  const config = loadConfig({ ...process.env, ...env, YONA_DATA_DIR: dataDir });
+  const store = await openStore({ databaseUrl: url, dataDir });
   const lines: string[] = [];
   const admin = (...a: string[]) => runAdminCommand(store, config, a, (l) => lines.push(l));
   await admin('create-account', 'bench', '--password', 'bench-password', '--credits', String(credits));
@@ -167,4 +171,10 @@ export async function openWithBenchAccount(
   const token = lines.at(-1)!;
   await admin('verify-sender', 'bench', 'Yona');
   return { store, token };
+}
+
+/** Peak resident set size of a process so far, in MB (the kernel's high-water mark). */
+export function peakRssMbOf(pid: number): number {
+  const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Math.round(Number(m[1]) / 1024) : 0;
 }

@@ -17,6 +17,8 @@ interface ProfileNode {
 
 export interface CpuProfile {
   nodes: ProfileNode[];
+  /** When sampling began, on the monotonic clock (microseconds; process.hrtime's clock). */
+  startTime?: number;
   samples: number[];
   timeDeltas: number[];
 }
@@ -117,6 +119,20 @@ export function withSourcesMapped(profile: CpuProfile): CpuProfile {
       : resolve(dirname(fileURLToPath(frame.url)), entry.originalSource);
   }
   return profile;
+}
+
+/** The profile's samples taken between two readings of the monotonic clock (process.hrtime, in microseconds). */
+export function samplesBetween(profile: CpuProfile, fromUs: number, toUs: number): CpuProfile {
+  const samples: number[] = [];
+  const timeDeltas: number[] = [];
+  let at = profile.startTime ?? 0;
+  for (let i = 0; i < profile.samples.length; i++) {
+    at += profile.timeDeltas[i] ?? 0;
+    if (at < fromUs || at > toUs) continue;
+    samples.push(profile.samples[i]);
+    timeDeltas.push(profile.timeDeltas[i] ?? 0);
+  }
+  return { nodes: profile.nodes, samples, timeDeltas };
 }
 
 /** Starts sampling this process's main thread; `stop` saves the profile to `file` and returns it. */

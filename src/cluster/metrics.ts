@@ -2,6 +2,7 @@
 // serves its own /metrics; a Prometheus scraping all of them gets one series per node (label `node`).
 import client from 'prom-client';
 import type { Store } from '../store/db.ts';
+import { groupCommitStats } from '../store/group-commit.ts';
 import { queueDepth } from '../store/nodes.ts';
 import type { ClusterNode } from './node.ts';
 
@@ -37,20 +38,37 @@ export function registerNodeMetrics(registry: client.Registry, node: ClusterNode
       this.set(labels, node.lastBeatAt === 0 ? -1 : (Date.now() - node.lastBeatAt) / 1000);
     },
   });
+  // Counters kept by the group commits (store/group-commit.ts, store/pg-group-commit.ts), read at scrape time.
+  const counter = (name: string, help: string, read: () => number) =>
+    new client.Counter({
+      name,
+      help,
+      labelNames: ['node'],
+      registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(labels, read());
+      },
+    });
+  if (store.dialect === 'sqlite') {
+    counter(
+      'yona_sqlite_transactions_total',
+      'Transactions run on the embedded store (each a savepoint of a shared commit when group commit is on)',
+      () => groupCommitStats.transactions,
+    );
+    counter(
+      'yona_sqlite_commits_total',
+      'Commits of the embedded store\'s write groups (over transactions: transactions per commit)',
+      () => groupCommitStats.commits,
+    );
+    counter(
+      'yona_sqlite_statements_total',
+      'Statements run on the embedded store, transaction and group statements included',
+      () => groupCommitStats.statements,
+    );
+  }
   const groups = store.sendGroups?.stats;
   if (groups) {
-    // Counters kept by the group commit (store/pg-group-commit.ts), read at scrape time.
-    const counter = (name: string, help: string, read: () => number) =>
-      new client.Counter({
-        name,
-        help,
-        labelNames: ['node'],
-        registers: [registry],
-        collect() {
-          this.reset();
-          this.inc(labels, read());
-        },
-      });
     counter(
       'yona_pg_send_groups_total',
       'PostgreSQL transactions committed for groups of API sends',
