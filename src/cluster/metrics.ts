@@ -58,7 +58,7 @@ export function registerNodeMetrics(registry: client.Registry, node: ClusterNode
     );
     counter(
       'yona_sqlite_commits_total',
-      'Commits of the embedded store\'s write groups (over transactions: transactions per commit)',
+      "Commits of the embedded store's write groups (over transactions: transactions per commit)",
       () => groupCommitStats.commits,
     );
     counter(
