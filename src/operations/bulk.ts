@@ -94,6 +94,7 @@ export const bulk = defineOperation({
       source: found.accepted[0]?.source ?? '',
       scheduledAt,
       recipients: inBatches(found.accepted),
+      finalWrite: true,
       suppress: { tempBlDays: tempBl },
       rejected: found.rejected,
       unsubscribe: 'none',

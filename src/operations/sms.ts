@@ -166,6 +166,7 @@ export const sms = defineOperation({
       source,
       scheduledAt,
       recipients,
+      finalWrite: true,
       suppress: { tempBlDays: tempBl },
       rejected: found.rejected,
       unsubscribe,

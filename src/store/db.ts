@@ -12,7 +12,7 @@ import { PgGroupCommit } from './pg-group-commit.ts';
 import type { Db, Dialect } from './types.ts';
 
 export type { Db, Dialect, Queryable, Tx } from './types.ts';
-export { inTransaction } from './group-commit.ts';
+export { inTransaction, writeWithoutSavepoint } from './group-commit.ts';
 export { runCompiled, runPrepared, runPreparedWrite, type WriteResult } from './hot-queries.ts';
 
 export interface Store {

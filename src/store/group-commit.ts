@@ -37,6 +37,12 @@ export const groupCommitStats = { transactions: 0, commits: 0, statements: 0 };
 class GroupConnection implements DatabaseConnection {
   inTransaction = false;
   awaitsCommit = false;
+  /** Its transaction's savepoint is open: opened before the transaction's first write, not at its start. */
+  savepointOpen = false;
+  /** Its transaction writes without a savepoint (writeWithoutSavepoint): a failure after a write spoils the group. */
+  unguarded = false;
+  /** Its transaction has written. */
+  wrote = false;
 
   constructor(
     private readonly driver: GroupCommitSqliteDriver,
@@ -51,6 +57,8 @@ class GroupConnection implements DatabaseConnection {
   run<R>(compiled: CompiledQuery): QueryResult<R> {
     groupCommitStats.statements++;
     const stmt = this.db.prepare(compiled.sql);
+    // A write in a transaction (an INSERT ... RETURNING too, which reads back) opens its savepoint first.
+    if (this.inTransaction && !stmt.readonly) this.beforeWrite();
     if (stmt.reader) return { rows: stmt.all(compiled.parameters as unknown[]) as R[] };
     // A write outside a transaction ends a read group first (it would turn its snapshot into a write).
     if (!this.inTransaction) this.driver.endReadGroup();
@@ -58,6 +66,12 @@ class GroupConnection implements DatabaseConnection {
     // A write outside a transaction while a group is open becomes part of it: it is durable at the group's commit.
     if (!this.inTransaction && this.driver.group === 'write') this.awaitsCommit = true;
     return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
+  }
+
+  /** Before a write of its transaction: its savepoint (unless it writes without one), and a note that it wrote. */
+  beforeWrite(): void {
+    if (!this.savepointOpen && !this.unguarded) this.driver.openSavepoint(this);
+    this.wrote = true;
   }
 
   async *streamQuery<R>(compiled: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
@@ -85,6 +99,8 @@ export class GroupCommitSqliteDriver implements Driver {
    * group commits, and when a transaction rolls back (a read made after its writes would outlive them).
    */
   private writeGroupReads: Map<string, Promise<unknown>> | undefined;
+  /** The open write group, which fails its transactions when it is spoilt (spoilWriteGroup). */
+  private writeGroup: { spoil(err: Error): void } | undefined;
   private readonly beginRead: SqliteDatabase.Statement;
   // Every transaction runs these: prepared once instead of parsed by exec() each time.
   private readonly savepointTx: SqliteDatabase.Statement;
@@ -177,27 +193,70 @@ export class GroupCommitSqliteDriver implements Driver {
   /** The dialect this driver belongs to (groupCommitSqliteDialect sets it), for the transactions it makes. */
   dialect: Dialect | undefined;
 
+  // A transaction's savepoint is opened before its first write: one that only reads (a refused send, a
+  // read-only operation) has nothing to undo, and each savepoint costs a copy of every page the transaction then
+  // changes (the statement journal) besides its own statements.
   private begin(c: GroupConnection): void {
     if (this.group !== 'write') this.openWriteGroup();
-    this.savepointTx.run();
     groupCommitStats.transactions++;
-    groupCommitStats.statements += 2; // its SAVEPOINT and RELEASE
     c.inTransaction = true;
     c.awaitsCommit = true;
   }
 
+  /** Opens the savepoint of the transaction holding the connection, before its first write. */
+  openSavepoint(c: GroupConnection): void {
+    this.savepointTx.run();
+    groupCommitStats.statements++;
+    c.savepointOpen = true;
+  }
+
   private release(c: GroupConnection): void {
-    this.releaseTx.run();
+    if (c.savepointOpen) {
+      this.releaseTx.run();
+      groupCommitStats.statements++;
+      c.savepointOpen = false;
+    }
     c.inTransaction = false;
   }
 
   private rollBack(c: GroupConnection): void {
     if (!c.inTransaction) return;
-    this.rollbackTx.run();
-    this.releaseTx.run();
+    if (c.savepointOpen) {
+      this.rollbackTx.run();
+      this.releaseTx.run();
+      c.savepointOpen = false;
+    } else if (c.wrote) {
+      this.spoilWriteGroup();
+    }
     c.inTransaction = false;
     c.awaitsCommit = false;
     this.writeGroupReads = undefined;
+  }
+
+  /**
+   * Marks the running transaction as writing without a savepoint (writeWithoutSavepoint); false where it cannot
+   * (it has written already, under its savepoint).
+   */
+  writeUnguarded(): boolean {
+    const c = this.holder;
+    if (!c?.inTransaction || c.savepointOpen || c.wrote) return false;
+    c.unguarded = true;
+    return true;
+  }
+
+  // A transaction without a savepoint failed after writing: its writes cannot be undone alone, so the whole
+  // write group rolls back at once, and every transaction that joined it fails with the group's error (none of
+  // them has answered: they wait for its commit). Transactions from now on open a new group.
+  private spoilWriteGroup(): void {
+    const group = this.writeGroup;
+    if (this.db.inTransaction) this.db.exec('rollback');
+    this.group = 'none';
+    this.writeGroupReads = undefined;
+    this.commit = undefined;
+    this.writeGroup = undefined;
+    group?.spoil(
+      new Error('the transaction was rolled back: another transaction of its group commit failed after writing'),
+    );
   }
 
   /** The open write group's lookups, for a transaction running in it; undefined outside one. */
@@ -207,6 +266,8 @@ export class GroupCommitSqliteDriver implements Driver {
   }
 
   async savepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']): Promise<void> {
+    // The transaction's own savepoint goes first, so the nested one ends inside it.
+    (connection as GroupConnection).beforeWrite();
     await connection.executeQuery(CompiledQuery.raw(`savepoint ${quoteName(name)}`));
     void compile;
   }
@@ -264,10 +325,17 @@ export class GroupCommitSqliteDriver implements Driver {
     this.endReadGroup();
     this.beginGroup.run();
     this.group = 'write';
+    let spoil: (err: Error) => void = () => {};
+    const spoilt = new Promise<never>((_, reject) => (spoil = reject));
+    spoilt.catch(() => {});
+    const group = { spoil };
+    this.writeGroup = group;
     const turn = new Promise<void>((resolve) => process.nextTick(resolve));
     const committed = turn
       .then(() => this.lock.acquire())
       .then(() => {
+        // Spoilt meanwhile: rolled back already, and a new group may be open.
+        if (this.writeGroup !== group) return this.lock.release();
         try {
           this.commitGroup.run();
           groupCommitStats.commits++;
@@ -279,11 +347,13 @@ export class GroupCommitSqliteDriver implements Driver {
           this.group = 'none';
           this.writeGroupReads = undefined;
           this.commit = undefined;
+          this.writeGroup = undefined;
           this.lock.release();
         }
       });
-    committed.catch(() => {});
-    this.commit = committed;
+    const settled = Promise.race([committed, spoilt]);
+    settled.catch(() => {});
+    this.commit = settled;
   }
 }
 
@@ -326,6 +396,19 @@ export function sqliteWriteGroupReads(db: object): Map<string, Promise<unknown>>
   if (!q.isTransaction || typeof q.getExecutor !== 'function') return undefined;
   const adapter = q.getExecutor().adapter;
   return adapter instanceof GroupCommitSqliteAdapter ? adapter.driver.readsOfWriteGroup() : undefined;
+}
+
+/**
+ * Lets the transaction `db` write without a savepoint from now on, on the embedded store with group commit: it
+ * saves the savepoint's statements and its copies of every page the transaction changes, and is for a transaction
+ * whose refusals all come before its first write. Should it fail after writing anyway, its whole group of
+ * transactions rolls back and fails with it (no transaction of the group has answered yet). False where it
+ * cannot (another store, or the transaction has written already): the transaction keeps its savepoint.
+ */
+export function writeWithoutSavepoint(db: Kysely<any>): boolean {
+  if (!db.isTransaction) return false;
+  const adapter = db.getExecutor().adapter;
+  return adapter instanceof GroupCommitSqliteAdapter && adapter.driver.writeUnguarded();
 }
 
 /** Kysely's SQLite driver with transactions that begin IMMEDIATE (group commit turned off). */

@@ -33,6 +33,30 @@ export async function applyLedgerChange(db: Queryable, change: LedgerChange): Pr
     return true;
   }
   // Prepared per currency: every send runs this, and building the query cost more than running it.
+  const entryId = await recordLedgerEntry(db, change);
+  if (await changeBalance(db, change.accountId, change.currency, change.amount)) return true;
+  await runPrepared(db, deleteEntryQuery, [entryId]);
+  return false;
+}
+
+/**
+ * A balance change alone, guarded as in applyLedgerChange (false, changing nothing, when a debit would take the
+ * balance below zero). The caller records its ledger entry (recordLedgerEntry) in the same transaction.
+ */
+export async function changeBalance(
+  db: Queryable,
+  accountId: number,
+  currency: Currency,
+  amount: number,
+): Promise<boolean> {
+  if (amount === 0) return true;
+  const guard = amount < 0 ? -amount : 0;
+  return (await runPreparedWrite(db, UPDATE_BALANCE[currency], [amount, accountId, guard])).changes > 0;
+}
+
+/** Writes a ledger entry, for a balance change made in the same transaction; returns its id. */
+export async function recordLedgerEntry(db: Queryable, change: LedgerChange): Promise<number | undefined> {
+  if (change.amount === 0) return undefined;
   const entry = await runPreparedWrite(db, insertEntryQuery, [
     change.accountId,
     change.currency,
@@ -42,11 +66,7 @@ export async function applyLedgerChange(db: Queryable, change: LedgerChange): Pr
     change.refId ?? null,
     change.now,
   ]);
-  const guard = change.amount < 0 ? -change.amount : 0;
-  const updated = await runPreparedWrite(db, UPDATE_BALANCE[change.currency], [change.amount, change.accountId, guard]);
-  if (updated.changes > 0) return true;
-  await runPrepared(db, deleteEntryQuery, [entry.id]);
-  return false;
+  return entry.id;
 }
 
 /** Balance changes recorded, not yet applied: their ledger rows and the net change per account and currency. */

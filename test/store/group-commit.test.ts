@@ -1,5 +1,6 @@
 // Group commit on the embedded store: concurrent transactions share commits, each resolves only once its
-// data is committed (seen from a second connection), a failing one rolls back alone, and a plain write made
+// data is committed (seen from a second connection), a failing one rolls back alone (one writing without a
+// savepoint takes its group with it), and a plain write made
 // while a group is open is durable when it resolves. Transactions (with group commit or without) hold the
 // write lock from their BEGIN, so another process cannot commit between their reads and writes.
 import assert from 'node:assert/strict';
@@ -10,7 +11,12 @@ import { after, before, describe, it } from 'node:test';
 import SqliteDatabase from 'better-sqlite3';
 import { CompiledQuery, Kysely, sql, type Generated } from 'kysely';
 import { runCompiled, type Queryable } from '../../src/store/db.ts';
-import { groupCommitSqliteDialect, groupCommitStats, inTransaction } from '../../src/store/group-commit.ts';
+import {
+  groupCommitSqliteDialect,
+  groupCommitStats,
+  inTransaction,
+  writeWithoutSavepoint,
+} from '../../src/store/group-commit.ts';
 
 interface Schema {
   items: { id: Generated<number>; name: string };
@@ -108,6 +114,57 @@ describe('SQLite group commit', () => {
     assert.ok(groupCommitStats.commits - before.commits < 4);
     await assert.rejects(kept[0].selectFrom('items').select('id').execute(), /Transaction is already committed/);
     await assert.rejects(kept[5].selectFrom('items').select('id').execute(), /Transaction is already rolled back/);
+  });
+
+  it('a transaction without a savepoint that fails after writing fails the group it joined; those after it commit', async () => {
+    const results = await Promise.allSettled(
+      ['sp-before', 'sp-unguarded', 'sp-after'].map((name, i) =>
+        inTransaction(db, async (trx) => {
+          if (i === 1) assert.equal(writeWithoutSavepoint(trx), true);
+          await trx.insertInto('items').values({ name }).execute();
+          if (i === 1) throw new Error('refused after writing');
+        }),
+      ),
+    );
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['rejected', 'rejected', 'fulfilled'],
+    );
+    assert.match(
+      String((results[0] as PromiseRejectedResult).reason),
+      /another transaction of its group commit failed/,
+    );
+    assert.match(String((results[1] as PromiseRejectedResult).reason), /refused after writing/);
+    assert.deepEqual(
+      committed().filter((n) => n.startsWith('sp-')),
+      ['sp-after'],
+    );
+  });
+
+  it('a transaction without a savepoint refused before writing leaves its group alone; one that wrote keeps its savepoint', async () => {
+    const results = await Promise.allSettled([
+      inTransaction(db, (trx) => trx.insertInto('items').values({ name: 'np-1' }).execute()),
+      inTransaction(db, async (trx) => {
+        assert.equal(writeWithoutSavepoint(trx), true);
+        await trx.selectFrom('items').select('id').execute();
+        throw new Error('refused before writing');
+      }),
+      inTransaction(db, async (trx) => {
+        await trx.insertInto('items').values({ name: 'np-doomed' }).execute();
+        assert.equal(writeWithoutSavepoint(trx), false); // it has written under its savepoint already
+        await trx.insertInto('items').values({ name: 'np-1' }).execute(); // unique violation
+      }),
+      inTransaction(db, (trx) => trx.insertInto('items').values({ name: 'np-2' }).execute()),
+    ]);
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['fulfilled', 'rejected', 'rejected', 'fulfilled'],
+    );
+    assert.deepEqual(
+      committed().filter((n) => n.startsWith('np-')),
+      ['np-1', 'np-2'],
+    );
+    assert.equal(writeWithoutSavepoint(db as unknown as Kysely<Schema>), false); // not a transaction
   });
 
   it('a plain write made while a group is open resolves only once committed; reads see the group', async () => {

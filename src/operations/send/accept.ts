@@ -13,7 +13,8 @@ import {
 import { ApiError } from '../../domain/errors.ts';
 import { UNSUBSCRIBE_LINK_PREFIX, unsubscribeUrl, type UnsubscribeMode } from '../../domain/sending.ts';
 import { insertCampaign, setCampaignCharges, type NewCampaign } from '../../store/campaigns.ts';
-import { applyLedgerChange } from '../../store/ledger.ts';
+import { applyLedgerChange, changeBalance, recordLedgerEntry } from '../../store/ledger.ts';
+import { writeWithoutSavepoint } from '../../store/db.ts';
 import { insertShortLinks } from '../../store/links.ts';
 import { filteredAmong } from '../../store/filtered-phones.ts';
 import {
@@ -30,9 +31,12 @@ import { newTally, nothingToSendError, suppressBatch } from './suppress.ts';
 /** Recipients as they come: an array for small sends, pages streamed from contact lists for large ones. */
 export type RecipientBatches = Iterable<Recipient[]> | AsyncIterable<Recipient[]>;
 
-/** Pages of at most `size` recipients of an array (a send's own phones). */
-export function* inBatches(recipients: Recipient[], size = 5000): Iterable<Recipient[]> {
-  for (let i = 0; i < recipients.length; i += size) yield recipients.slice(i, i + size);
+/** Pages of at most `size` recipients of an array (a send's own phones), as an array: their number is known. */
+export function inBatches(recipients: Recipient[], size = 5000): Recipient[][] {
+  if (recipients.length <= size) return recipients.length === 0 ? [] : [recipients];
+  const batches: Recipient[][] = [];
+  for (let i = 0; i < recipients.length; i += size) batches.push(recipients.slice(i, i + size));
+  return batches;
 }
 
 /** The batches of several sources, one source after the other. */
@@ -60,6 +64,11 @@ export interface CampaignDraft {
   free?: boolean;
   /** The dispatcher takes these messages ahead of campaign traffic (one-time codes). */
   priority?: boolean;
+  /**
+   * The operation refuses nothing once this campaign is written (its reply follows): on the embedded store the
+   * send may then debit first and write without a savepoint (debitsFirst).
+   */
+  finalWrite?: boolean;
   /** A voice send: who gets a call (tts type 2: filtered phones; 3: everyone, besides the text; 4: everyone, no text). */
   calls?: CallPlan;
 }
@@ -149,6 +158,8 @@ export async function acceptCampaign(ctx: OperationContext, draft: CampaignDraft
   // The campaign row is written with the first batch that keeps anyone, so a send that keeps no one writes nothing.
   let campaignId: number | undefined;
   let batchesWritten = 0;
+  const mayDebitFirst = debitsFirst(ctx, draft);
+  let debitedFirst = false;
   const take = async (batch: Recipient[]) => {
     const kept = draft.suppress
       ? await suppressBatch(ctx, batch, draft.suppress.tempBlDays, tally, draft.rejected)
@@ -160,6 +171,10 @@ export async function acceptCampaign(ctx: OperationContext, draft: CampaignDraft
     // Fail fast on the balance read at authentication; the guarded debit below is what decides.
     if (total.credits > Number(account.credits)) throw notEnoughCredit(total.credits, true);
     if (total.agorot > Number(account.intl_agorot)) throw notEnoughMoney(total.agorot, true);
+    if (mayDebitFirst && total.agorot === 0 && writeWithoutSavepoint(ctx.db)) {
+      if (!(await changeBalance(ctx.db, account.id, 'credits', -total.credits))) throw notEnoughCredit(total.credits);
+      debitedFirst = true;
+    }
     batchesWritten++;
     const common = {
       accountId: account.id,
@@ -201,10 +216,14 @@ export async function acceptCampaign(ctx: OperationContext, draft: CampaignDraft
     refId: campaignId,
     now,
   };
-  if (!(await applyLedgerChange(ctx.db, { ...debit, currency: 'credits', amount: -total.credits })))
-    throw notEnoughCredit(total.credits);
-  if (!(await applyLedgerChange(ctx.db, { ...debit, currency: 'international', amount: -total.agorot })))
-    throw notEnoughMoney(total.agorot);
+  if (debitedFirst) {
+    await recordLedgerEntry(ctx.db, { ...debit, currency: 'credits', amount: -total.credits });
+  } else {
+    if (!(await applyLedgerChange(ctx.db, { ...debit, currency: 'credits', amount: -total.credits })))
+      throw notEnoughCredit(total.credits);
+    if (!(await applyLedgerChange(ctx.db, { ...debit, currency: 'international', amount: -total.agorot })))
+      throw notEnoughMoney(total.agorot);
+  }
   ctx.signals.notify(scheduled ? 'schedule' : 'dispatch');
   return {
     campaignId,
@@ -216,6 +235,26 @@ export async function acceptCampaign(ctx: OperationContext, draft: CampaignDraft
     calls: total.calls,
     callSeconds: total.callSeconds,
   };
+}
+
+/**
+ * Whether a send may take its debit before writing anything and then write without a savepoint
+ * (writeWithoutSavepoint, on the embedded store): the operation refuses nothing after it, its recipients are one
+ * batch known in full, and nothing it writes after the debit can be refused (no short links or removal links,
+ * whose random codes are unique keys; international money, a second guarded debit, keeps the usual order). A dry
+ * run rolls back on purpose, so it keeps its savepoint. The savepoint's page copies were a tenth of a send's
+ * instructions (bench accept-instructions).
+ */
+function debitsFirst(ctx: OperationContext, draft: CampaignDraft): boolean {
+  return (
+    draft.finalWrite === true &&
+    ctx.dialect === 'sqlite' &&
+    !ctx.dryRun &&
+    Array.isArray(draft.recipients) &&
+    draft.recipients.length === 1 &&
+    draft.links.length === 0 &&
+    draft.unsubscribe !== 'link'
+  );
 }
 
 /**
