@@ -66,7 +66,7 @@ function openSqlite(dataDir: string, groupCommit: boolean): Store {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
-  // Group commit runs every transaction as a savepoint, whose page images go to the statement journal: in a
+  // Group commit runs a transaction that writes in a savepoint, whose page images go to the statement journal: in a
   // temp file that is a write per page (a quarter of a send's CPU here); in memory it is a copy. The journal
   // only holds pre-existing pages a transaction changes, and is emptied at each group commit.
   sqlite.pragma('temp_store = MEMORY');

@@ -1,8 +1,10 @@
 // Group commit for the embedded store. A SQLite commit costs far more than the statements of one send
-// (each commit writes every touched page to the WAL), so concurrent transactions share one: each runs as a
-// SAVEPOINT inside an outer transaction, whose COMMIT runs once the callback that opened it has run its
-// work out, after the transactions queued by then. A transaction's promise resolves only after that COMMIT (a reply
-// never precedes durability) and rejects if it fails; a failing transaction rolls back to its own savepoint.
+// (each commit writes every touched page to the WAL), so concurrent transactions share one: each runs inside an
+// outer transaction, whose COMMIT runs once the callback that opened it has run its work out, after the
+// transactions queued by then. A transaction's promise resolves only after that COMMIT (a reply never precedes
+// durability) and rejects if it fails. A transaction writes in a SAVEPOINT of its own, opened before its first
+// write, so a failing one rolls back alone; one that takes every refusal before writing may write without it
+// (writeWithoutSavepoint), and should it fail after writing all the same, its whole group fails with it.
 // Transactions begin IMMEDIATE (the write lock up front): a deferred BEGIN that reads and then writes is refused
 // at once (SQLITE_BUSY_SNAPSHOT, no busy_timeout wait) when another process, such as the CLI, committed between.
 import type SqliteDatabase from 'better-sqlite3';
