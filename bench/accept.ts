@@ -49,14 +49,17 @@ async function kannelRate(
   return result.requests_per_s;
 }
 
-/** The node's counters of the embedded store's group commit (its /metrics). */
-async function sqliteCounters(node: BenchNode): Promise<{ transactions: number; commits: number; statements: number }> {
+/** The node's group-commit counters (its /metrics): the embedded store's, or PostgreSQL's send groups. */
+async function groupCounters(node: BenchNode): Promise<Record<string, number>> {
   const text = await (await fetch(`http://127.0.0.1:${node.httpPort}/metrics`)).text();
   const value = (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\d+)`, 'm').exec(text)?.[1] ?? 0);
   return {
     transactions: value('yona_sqlite_transactions_total'),
     commits: value('yona_sqlite_commits_total'),
     statements: value('yona_sqlite_statements_total'),
+    pgGroups: value('yona_pg_send_groups_total'),
+    pgSends: value('yona_pg_grouped_sends_total'),
+    pgRetries: value('yona_pg_send_group_retries_total'),
   };
 }
 
@@ -114,7 +117,7 @@ try {
   const kannelBefore = kannel ? await kannelRate(kannel, { connections, durationSeconds: seconds }) : undefined;
   const campaignsBefore = await count('campaigns');
   const loadBefore = loadavg()[0];
-  const countersBefore = store === 'sqlite' ? await sqliteCounters(node) : undefined;
+  const countersBefore = await groupCounters(node);
   const cpuBefore = node.cpuSeconds();
   const loadFrom = monotonicUs();
   const load = await runLoad({ url: apiUrl, body: single, headers, connections, durationSeconds: seconds });
@@ -122,7 +125,8 @@ try {
   // Requests the load generator left in flight when it stopped still finish: count once they have.
   const accepted = (await settledCount('campaigns')) - campaignsBefore;
   const cpuUsPerAccept = ((node.cpuSeconds() - cpuBefore) * 1e6) / Math.max(accepted, 1);
-  const countersAfter = countersBefore ? await sqliteCounters(node) : undefined;
+  const countersAfter = await groupCounters(node);
+  const counted = (name: string) => countersAfter[name] - countersBefore[name];
   const kannelAfter = kannel ? await kannelRate(kannel, { connections, durationSeconds: seconds }) : undefined;
   const beside =
     kannelBefore !== undefined && kannelAfter !== undefined
@@ -131,19 +135,17 @@ try {
           ratio_to_kannel: Math.round((load.requests_per_s / ((kannelBefore + kannelAfter) / 2)) * 100) / 100,
         }
       : {};
-  const sqlite =
-    countersBefore && countersAfter
+  const groups =
+    store === 'sqlite'
       ? {
-          transactions_per_commit: perOne(
-            countersAfter.transactions - countersBefore.transactions,
-            countersAfter.commits - countersBefore.commits,
-          ),
-          sqlite_statements_per_send: perOne(
-            countersAfter.statements - countersBefore.statements,
-            countersAfter.transactions - countersBefore.transactions,
-          ),
+          transactions_per_commit: perOne(counted('transactions'), counted('commits')),
+          sqlite_statements_per_send: perOne(counted('statements'), counted('transactions')),
         }
-      : {};
+      : {
+          pg_groups: counted('pgGroups'),
+          sends_per_pg_group: perOne(counted('pgSends'), counted('pgGroups')),
+          pg_group_fallbacks: counted('pgRetries'),
+        };
 
   const phones = Array.from({ length: BULK_RECIPIENTS }, (_, i) => `05${String(20_000_000 + i).padStart(8, '0')}`);
   const big = JSON.stringify({
@@ -201,7 +203,7 @@ try {
       client_cpu_us_per_request: load.client_cpu_us_per_request,
       load_avg_1m_before: Math.round(loadBefore * 100) / 100,
       ...profiled,
-      ...sqlite,
+      ...groups,
       bulk_100k_s: Math.round(bulkSeconds * 1000) / 1000,
       bulk_status: bigReply.status,
       bulk_recipients: bigReply.recipients,
