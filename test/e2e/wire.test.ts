@@ -358,6 +358,24 @@ for (const target of await storeTargets()) {
       await overHttps.body.dump();
     });
 
+    it("counts the embedded store's transactions, commits and statements on /metrics", async (ctx) => {
+      if (target.name !== 'sqlite') return ctx.skip('the embedded store only');
+      const counters = async () => {
+        const text = await (await request(`${t.httpUrl}/metrics`)).body.text();
+        const value = (name: string) => Number(new RegExp(`^${name}\\{node="[^"]*"\\} (\\d+)`, 'm').exec(text)?.[1]);
+        return ['transactions', 'commits', 'statements'].map((n) => value(`yona_sqlite_${n}_total`));
+      };
+      const [transactions, commits, statements] = await counters();
+      await t.admin('create-account', 'metricsacct', '--password', 'metrics-pw-1', '--credits', '3');
+      const [transactionsAfter, commitsAfter, statementsAfter] = await counters();
+      assert.ok(transactionsAfter > transactions, `${transactions} -> ${transactionsAfter} transactions`);
+      assert.ok(commitsAfter > commits, `${commits} -> ${commitsAfter} commits`);
+      assert.ok(
+        statementsAfter - statements >= transactionsAfter - transactions,
+        'statements at least one a transaction',
+      );
+    });
+
     it('refuses /metrics relayed by a local proxy (X-Forwarded-For or Forwarded), even on loopback', async () => {
       for (const headers of [
         { 'x-forwarded-for': '203.0.113.9' },
