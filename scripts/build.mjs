@@ -18,8 +18,13 @@ const ENTRY = join(out, 'main.js');
 const started = Date.now();
 
 const result = await build({
-  // The media thread is an entry of its own: it runs in a worker thread, which loads it by path.
-  entryPoints: { main: join(root, 'src/cli/main.ts'), 'media-thread': join(root, 'src/carriers/sip/media-thread.ts') },
+  // The media thread and the SQLite writer thread are entries of their own: each runs in a worker thread, which
+  // loads it by path.
+  entryPoints: {
+    main: join(root, 'src/cli/main.ts'),
+    'media-thread': join(root, 'src/carriers/sip/media-thread.ts'),
+    'sqlite-writer-thread': join(root, 'src/store/sqlite-writer-thread.ts'),
+  },
   outdir: out,
   write: false,
   bundle: true,
@@ -51,6 +56,7 @@ for (const file of files) replace(file.path, file.contents);
 cpSync(join(root, 'src/http/console/assets'), join(out, 'assets'), { recursive: true });
 // The source starts the media thread through media-thread.mjs (which registers tsx); built, it is plain JavaScript.
 replace(join(out, 'media-thread.mjs'), "import './media-thread.js';\n");
+replace(join(out, 'sqlite-writer-thread.mjs'), "import './sqlite-writer-thread.js';\n");
 // Written last: bin/yona.js compares src/ against this file's time.
 writeFileSync(join(out, 'built'), `${new Date().toISOString()}\n`);
 

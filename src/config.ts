@@ -21,6 +21,8 @@ export interface Config {
   pgPool: number;
   /** YONA_SQLITE_GROUP_COMMIT (on): commit concurrent SQLite transactions together. */
   sqliteGroupCommit: boolean;
+  /** YONA_SQLITE_WRITER_THREAD (on): the service writes API sends on SQLite on a thread of their own. */
+  sqliteWriterThread: boolean;
   /** YONA_RETENTION_DAYS (0: keep everything): finished campaigns with their messages, and inbound messages, older than this go. */
   retentionDays: number;
   /** YONA_PG_GROUP_LANES (1): connections that commit concurrent API sends together on PostgreSQL; 0 commits each alone. */
@@ -193,6 +195,11 @@ export const SETTINGS = {
     given.transform((raw) => raw !== '0'),
     'on',
     '0 commits each SQLite transaction alone',
+  ),
+  YONA_SQLITE_WRITER_THREAD: setting(
+    given.transform((raw) => raw !== '0'),
+    'on',
+    '0 writes API sends on the main thread (with group commit on SQLite; on: a thread of their own)',
   ),
   YONA_RETENTION_DAYS: setting(
     integer(0, 0, 36_500),
@@ -396,6 +403,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl: v.DATABASE_URL,
     pgPool: v.YONA_PG_POOL,
     sqliteGroupCommit: v.YONA_SQLITE_GROUP_COMMIT,
+    sqliteWriterThread: v.YONA_SQLITE_WRITER_THREAD,
     pgGroupLanes: v.YONA_PG_GROUP_LANES,
     retentionDays: v.YONA_RETENTION_DAYS,
     httpsPort: v.YONA_HTTPS_PORT,

@@ -41,6 +41,7 @@ export async function startService(
     pgPool: config.pgPool,
     groupCommit: config.sqliteGroupCommit,
     pgGroupLanes: config.pgGroupLanes,
+    sqliteWriterThread: config.sqliteWriterThread,
   });
   const metrics = createMetrics();
   const signals = new LocalSignals();

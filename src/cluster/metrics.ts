@@ -4,6 +4,7 @@ import client from 'prom-client';
 import type { Store } from '../store/db.ts';
 import { groupCommitStats } from '../store/group-commit.ts';
 import { queueDepth } from '../store/nodes.ts';
+import { PgGroupCommit } from '../store/pg-group-commit.ts';
 import type { ClusterNode } from './node.ts';
 
 /** Registers the node's gauges on `registry` (read at scrape time). */
@@ -67,7 +68,7 @@ export function registerNodeMetrics(registry: client.Registry, node: ClusterNode
       () => groupCommitStats.statements,
     );
   }
-  const groups = store.sendGroups?.stats;
+  const groups = store.sendGroups instanceof PgGroupCommit ? store.sendGroups.stats : undefined;
   if (groups) {
     counter(
       'yona_pg_send_groups_total',

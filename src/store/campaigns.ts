@@ -2,6 +2,9 @@
 // changes cancel and the scheduler make (UPDATE ... WHERE state = 'scheduled', safe across processes).
 import { sql, type Selectable } from 'kysely';
 import { runPreparedWrite, type Queryable } from './db.ts';
+import { reservedCampaignId } from './group-commit.ts';
+import { compiledFor } from './hot-queries.ts';
+import { planOf } from './send-plan.ts';
 import type { CampaignState, CampaignTable } from './schema/sending.ts';
 
 export type Campaign = Selectable<CampaignTable>;
@@ -57,13 +60,33 @@ export function campaignValues(c: NewCampaign): unknown[] {
 
 /** Inserts a campaign; returns its id (a prepared statement: it runs on every send). */
 export async function insertCampaign(db: Queryable, c: NewCampaign): Promise<number> {
+  // With the writer thread, campaign ids come from its reserved blocks (sqlite-writer.ts), whichever thread
+  // writes the row; a send planned for the thread records the insert.
+  const id = reservedCampaignId(db);
+  const plan = planOf(db);
+  if (plan) {
+    if (id === undefined) return plan.refuse('no reserved campaign id');
+    const params = [id, ...campaignValues(c)];
+    plan.write(compiledFor(db, insertCampaignWithIdQuery, params).sql, params);
+    return id;
+  }
+  if (id !== undefined) {
+    await runPreparedWrite(db, insertCampaignWithIdQuery, [id, ...campaignValues(c)]);
+    return id;
+  }
   const row = await runPreparedWrite(db, insertCampaignQuery, campaignValues(c));
   return Number(row.id);
 }
 
-// Compiled once with placeholder values, and run with campaignValues.
+// Compiled once with placeholder values, and run with campaignValues (after the id, where it is given).
 function insertCampaignQuery(db: Queryable) {
   return db.insertInto('campaigns').values(Object.fromEntries(CAMPAIGN_COLUMNS.map((c) => [c, 0])) as never);
+}
+
+function insertCampaignWithIdQuery(db: Queryable) {
+  return db
+    .insertInto('campaigns')
+    .values(Object.fromEntries(['id', ...CAMPAIGN_COLUMNS].map((c) => [c, 0])) as never);
 }
 
 /** Records what a campaign cost (set after its messages were priced). */

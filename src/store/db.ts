@@ -1,14 +1,15 @@
 // Opens the store: Kysely over better-sqlite3 (embedded, WAL) or PostgreSQL (DATABASE_URL), and migrates it.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect } from 'kysely';
 import type pg from 'pg';
 import type { Database } from './schema/index.ts';
 import { migrateToLatest } from './migrations/index.ts';
 import { groupCommitSqliteDialect } from './group-commit.ts';
+import { openSqliteConnection } from './sqlite-connection.ts';
 import { withNamedStatements } from './pg-prepared.ts';
 import { PgGroupCommit } from './pg-group-commit.ts';
+import { SqliteSendWriter } from './sqlite-writer.ts';
 import type { Db, Dialect } from './types.ts';
 
 export type { Db, Dialect, Queryable, Tx } from './types.ts';
@@ -18,8 +19,11 @@ export { runCompiled, runPrepared, runPreparedWrite, type WriteResult } from './
 export interface Store {
   db: Db;
   dialect: Dialect;
-  /** On PostgreSQL (unless YONA_PG_GROUP_LANES is 0): runs API sends in transactions they share (pg-group-commit.ts). */
-  sendGroups?: PgGroupCommit;
+  /**
+   * Runs API sends in transactions they share: on PostgreSQL (unless YONA_PG_GROUP_LANES is 0) pg-group-commit.ts;
+   * on SQLite in a service with the writer thread (YONA_SQLITE_WRITER_THREAD), sqlite-writer.ts.
+   */
+  sendGroups?: PgGroupCommit | SqliteSendWriter;
   /**
    * Where this node's heartbeat and leases are written: on PostgreSQL a connection of their own, so a pool busy
    * with sends and dispatch never holds up a renewal until the lease runs out; on SQLite the store itself.
@@ -39,6 +43,8 @@ export interface StoreOptions {
   groupCommit?: boolean;
   /** Lanes of the PostgreSQL group commit for sends (YONA_PG_GROUP_LANES, default 1; 0: none). */
   pgGroupLanes?: number;
+  /** On SQLite with group commit, API sends written by a thread of their own (YONA_SQLITE_WRITER_THREAD; default off here, on in the service). */
+  sqliteWriterThread?: boolean;
 }
 
 // The PostgreSQL driver, loaded only when a store on PostgreSQL is opened (the embedded store's commands and
@@ -56,48 +62,28 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     ? openPostgres(await loadPg(), options.databaseUrl, options.pgPool ?? 10, options.pgGroupLanes ?? 1)
     : openSqlite(options.dataDir, options.groupCommit ?? true);
   if (options.migrate !== false) await migrateToLatest(store.db, store.dialect);
+  if (store.dialect === 'sqlite' && options.sqliteWriterThread && (options.groupCommit ?? true)) {
+    const writer = await SqliteSendWriter.start(store.db, sqlitePath(options.dataDir));
+    const closeDb = store.close;
+    return {
+      ...store,
+      sendGroups: writer,
+      close: async () => {
+        await writer.close();
+        await closeDb();
+      },
+    };
+  }
   return store;
 }
 
+const sqlitePath = (dataDir: string) => join(dataDir, 'yona.db');
+
 function openSqlite(dataDir: string, groupCommit: boolean): Store {
   mkdirSync(dataDir, { recursive: true });
-  const sqlite = new SqliteDatabase(join(dataDir, 'yona.db'));
-  sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('synchronous = NORMAL');
-  sqlite.pragma('busy_timeout = 5000');
-  sqlite.pragma('foreign_keys = ON');
-  // Group commit runs every transaction as a savepoint, whose page images go to the statement journal: in a
-  // temp file that is a write per page (a quarter of a send's CPU here); in memory it is a copy. The journal
-  // only holds pre-existing pages a transaction changes, and is emptied at each group commit.
-  sqlite.pragma('temp_store = MEMORY');
-  // Checkpoint every 10,000 WAL pages (about 40 MB) instead of 1,000: the pages every send touches (table and
-  // index tails, the account row) are copied back once per checkpoint, so fewer checkpoints copy fewer pages
-  // (bench accept: 130-136 against 143-151 us per send in alternating runs).
-  sqlite.pragma('wal_autocheckpoint = 10000');
-  const db = new Kysely<Database>({ dialect: groupCommitSqliteDialect(withStatementCache(sqlite), groupCommit) });
+  const sqlite = openSqliteConnection(sqlitePath(dataDir));
+  const db = new Kysely<Database>({ dialect: groupCommitSqliteDialect(sqlite, groupCommit) });
   return { db, control: db, dialect: 'sqlite', close: () => db.destroy() };
-}
-
-/**
- * Kysely prepares a new statement for every query; preparing cost more than running our hot queries, so
- * statements are cached by SQL text (bounded; the oldest prepared goes first, so a hit costs one lookup).
- * Kysely runs one query at a time per connection, so a cached statement is never used twice at once. The
- * connection's own `prepare` is replaced (a Proxy in front of it cost a closure and a trap on every query).
- */
-function withStatementCache(sqlite: SqliteDatabase.Database, limit = 500): SqliteDatabase.Database {
-  const cache = new Map<string, SqliteDatabase.Statement>();
-  const prepare = sqlite.prepare.bind(sqlite);
-  const cachedPrepare = (source: string): SqliteDatabase.Statement => {
-    let stmt = cache.get(source);
-    if (!stmt) {
-      stmt = prepare(source);
-      if (cache.size >= limit) cache.delete(cache.keys().next().value!);
-      cache.set(source, stmt);
-    }
-    return stmt;
-  };
-  sqlite.prepare = cachedPrepare as SqliteDatabase.Database['prepare'];
-  return sqlite;
 }
 
 function openPostgres(driver: typeof pg, url: string, max: number, groupLanes: number): Store {

@@ -25,6 +25,7 @@ import {
   type QueryResult,
 } from 'kysely';
 import { FifoPermits } from '../support/permits.ts';
+import { planOf } from './send-plan.ts';
 
 const TX_SAVEPOINT = 'yona_group_tx';
 /** How every SQLite transaction begins: holding the write lock, waiting up to busy_timeout for it. */
@@ -104,10 +105,60 @@ export class GroupCommitSqliteDriver implements Driver {
 
   async init(): Promise<void> {}
 
+  /**
+   * The writer thread's side of the write lock (sqlite-writer.ts): `idle` resolves once its batch in flight
+   * committed, `kick` tells it the main connection is free again.
+   */
+  writerGate: { idle(): Promise<void> | undefined; kick(): void } | undefined;
+  /** Campaign ids from the writer thread's reserved blocks, when it runs (undefined: AUTOINCREMENT's). */
+  nextCampaignId: (() => number | undefined) | undefined;
+  /** Acquisitions waiting for the connection: the writer thread starts no batch meanwhile. */
+  private waiting = 0;
+
+  /** True when the writer thread may take SQLite's write lock: nobody holds or waits for this connection. */
+  writerMayStart(): boolean {
+    return this.waiting === 0 && !this.holder && this.group !== 'write';
+  }
+
+  // Takes the connection, after the writer thread's batch in flight (the connection may write: SQLite's busy
+  // handler would otherwise sleep on the event loop until the thread committed).
+  private async takeLock(): Promise<void> {
+    this.waiting++;
+    try {
+      for (let busy = this.writerGate?.idle(); busy; busy = this.writerGate?.idle()) await busy;
+      await this.lock.acquire();
+    } finally {
+      this.waiting--;
+    }
+  }
+
   async acquireConnection(): Promise<DatabaseConnection> {
-    await this.lock.acquire();
+    await this.takeLock();
     this.holder = new GroupConnection(this, this.db);
     return this.holder;
+  }
+
+  /**
+   * A read for a send planned for the writer thread: at once while nobody holds the connection (in the turn's
+   * read group, as runNow), else once it is free. Undefined for a statement that writes.
+   */
+  readWhenFree<R>(compiled: CompiledQuery): Promise<QueryResult<R>> | undefined {
+    const stmt = this.db.prepare(compiled.sql);
+    if (!stmt.reader) return undefined;
+    const read = (): QueryResult<R> => {
+      groupCommitStats.statements++;
+      if (this.group === 'none') this.openReadGroup();
+      return { rows: stmt.all(compiled.parameters as unknown[]) as R[] };
+    };
+    if (!this.holder) return Promise.resolve(read());
+    return this.lock.acquire().then(() => {
+      try {
+        return read();
+      } finally {
+        this.lock.release();
+        this.writerGate?.kick();
+      }
+    });
   }
 
   /**
@@ -147,7 +198,7 @@ export class GroupCommitSqliteDriver implements Driver {
    * refuses queries once it has ended, as Kysely's does.
    */
   async transaction<T>(db: Kysely<any>, work: (trx: Transaction<any>) => Promise<T>): Promise<T> {
-    await this.lock.acquire();
+    await this.takeLock();
     const connection = new GroupConnection(this, this.db);
     this.holder = connection;
     const provider = new EndingConnectionProvider(new SingleConnectionProvider(connection));
@@ -224,6 +275,7 @@ export class GroupCommitSqliteDriver implements Driver {
     const commit = c.awaitsCommit ? this.commit : undefined;
     if (this.holder === c) this.holder = undefined;
     this.lock.release();
+    if (this.group !== 'write') this.writerGate?.kick();
     if (commit) await commit;
   }
 
@@ -280,6 +332,7 @@ export class GroupCommitSqliteDriver implements Driver {
           this.writeGroupReads = undefined;
           this.commit = undefined;
           this.lock.release();
+          this.writerGate?.kick();
         }
       });
     committed.catch(() => {});
@@ -322,10 +375,18 @@ export class GroupCommitSqliteAdapter extends SqliteAdapter {
  * running in one (see readOncePerGroup); undefined otherwise.
  */
 export function sqliteWriteGroupReads(db: object): Map<string, Promise<unknown>> | undefined {
+  const plan = planOf(db);
+  if (plan) return plan.reads;
   const q = db as Partial<Kysely<any>>;
   if (!q.isTransaction || typeof q.getExecutor !== 'function') return undefined;
   const adapter = q.getExecutor().adapter;
   return adapter instanceof GroupCommitSqliteAdapter ? adapter.driver.readsOfWriteGroup() : undefined;
+}
+
+/** A campaign id from the writer thread's reserved blocks when `db` is on a store with one (sqlite-writer.ts). */
+export function reservedCampaignId(db: Kysely<any>): number | undefined {
+  const adapter = db.getExecutor().adapter;
+  return adapter instanceof GroupCommitSqliteAdapter ? adapter.driver.nextCampaignId?.() : undefined;
 }
 
 /** Kysely's SQLite driver with transactions that begin IMMEDIATE (group commit turned off). */

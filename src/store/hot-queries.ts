@@ -2,6 +2,7 @@
 // where its group-commit driver allows.
 import { SqliteAdapter, type Compilable, type CompiledQuery, type QueryResult } from 'kysely';
 import { GroupCommitSqliteAdapter } from './group-commit.ts';
+import { planOf } from './send-plan.ts';
 import type { Queryable } from './types.ts';
 
 const compiledQueries = new WeakMap<Function, WeakMap<object, CompiledQuery>>();
@@ -38,9 +39,20 @@ const returningId = (query: WriteQuery) => query.returning('id');
 // On the embedded store, the result of running the query at once where the group-commit driver allows it
 // (runNow); otherwise undefined, and the query goes through Kysely's executor. The hot runners below use it
 // inline rather than through runCompiled, so a hot query costs one async frame, not two.
+// A send planned for the writer thread (send-plan.ts) runs on a view that holds no transaction of the connection.
 function resultNow<R>(db: Queryable, compiled: CompiledQuery): QueryResult<R> | undefined {
   const adapter = db.getExecutor().adapter;
-  return adapter instanceof GroupCommitSqliteAdapter ? adapter.driver.runNow<R>(compiled, db.isTransaction) : undefined;
+  if (!(adapter instanceof GroupCommitSqliteAdapter)) return undefined;
+  return adapter.driver.runNow<R>(compiled, db.isTransaction && planOf(db) === undefined);
+}
+
+/** A hot query's SQL and this call's parameters, without running it (for a send plan's writes). */
+export function compiledFor<Q extends Compilable<unknown>>(
+  db: Queryable,
+  build: BuildQuery<Q>,
+  params: readonly unknown[],
+): CompiledQuery {
+  return compiledWith(db, build, params);
 }
 
 /**

@@ -1,6 +1,7 @@
 // The credit ledger: every balance change is a row in the same transaction as its cause.
 import { CompiledQuery, sql } from 'kysely';
-import { runPrepared, runPreparedWrite } from './hot-queries.ts';
+import { compiledFor, runPrepared, runPreparedWrite } from './hot-queries.ts';
+import { planOf } from './send-plan.ts';
 import { pgArray } from './pg-arrays.ts';
 import type { Dialect, Queryable } from './types.ts';
 
@@ -25,15 +26,19 @@ export interface LedgerChange {
  * The entry is written before the balance: on PostgreSQL the UPDATE locks the account row until the commit,
  * so concurrent sends of one account wait for each other over that statement and the commit only.
  */
-export async function applyLedgerChange(db: Queryable, change: LedgerChange): Promise<boolean> {
+export async function applyLedgerChange(
+  db: Queryable,
+  change: LedgerChange,
+  /** For a send planned for the writer thread (send-plan.ts): the error it ends with if the guard refuses. */
+  refusal?: () => Error,
+): Promise<boolean> {
   if (change.amount === 0) return true;
   const deferred = deferredChanges.get(db);
   if (deferred) {
     deferred.record(change);
     return true;
   }
-  // Prepared per currency: every send runs this, and building the query cost more than running it.
-  const entry = await runPreparedWrite(db, insertEntryQuery, [
+  const entryParams = [
     change.accountId,
     change.currency,
     change.amount,
@@ -41,9 +46,19 @@ export async function applyLedgerChange(db: Queryable, change: LedgerChange): Pr
     change.refType ?? null,
     change.refId ?? null,
     change.now,
-  ]);
+  ];
   const guard = change.amount < 0 ? -change.amount : 0;
-  const updated = await runPreparedWrite(db, UPDATE_BALANCE[change.currency], [change.amount, change.accountId, guard]);
+  const balanceParams = [change.amount, change.accountId, guard];
+  const plan = planOf(db);
+  if (plan) {
+    if (!refusal) return plan.refuse('a balance change whose refusal the caller handles');
+    plan.write(compiledFor(db, insertEntryQuery, entryParams).sql, entryParams);
+    plan.debit(compiledFor(db, UPDATE_BALANCE[change.currency], balanceParams).sql, balanceParams, refusal);
+    return true;
+  }
+  // Prepared per currency: every send runs this, and building the query cost more than running it.
+  const entry = await runPreparedWrite(db, insertEntryQuery, entryParams);
+  const updated = await runPreparedWrite(db, UPDATE_BALANCE[change.currency], balanceParams);
   if (updated.changes > 0) return true;
   await runPrepared(db, deleteEntryQuery, [entry.id]);
   return false;

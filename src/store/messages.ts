@@ -5,6 +5,7 @@ import { runCompiled, type Dialect, type Queryable } from './db.ts';
 import { CAMPAIGN_COLUMNS, campaignValues, type NewCampaign } from './campaigns.ts';
 import { applyLedgerChange } from './ledger.ts';
 import { pgArray } from './pg-arrays.ts';
+import { planOf } from './send-plan.ts';
 import { inGroupBatch, type GroupBatchKind } from './pg-group-batch.ts';
 import type { MessageState } from './schema/sending.ts';
 import type { DeliveryStatus } from '../domain/status.ts';
@@ -54,6 +55,8 @@ const SHARED_COLUMNS = ['campaign_id', 'account_id', 'state', 'next_attempt_at',
 const COLUMN_LIST = [...SHARED_COLUMNS, ...ROW_COLUMNS].join(', ');
 // SQLite: 17 bound values per row keeps 500 rows under its 32766-parameter limit.
 const SQLITE_CHUNK = 500;
+/** Most message rows a send planned for the writer thread writes (send-plan.ts). */
+const PLANNED_ROWS_MAX = 1000;
 const POSTGRES_CHUNK = 10_000;
 const sqliteStatements = new Map<number, string>();
 
@@ -139,6 +142,9 @@ export async function insertMessages(
     }
     return;
   }
+  const plan = planOf(db);
+  // A large send stays on the main thread: its rows would cross to the writer thread for little gain.
+  if (plan && rows.length > PLANNED_ROWS_MAX) plan.refuse('a large send');
   for (let i = 0; i < rows.length; i += SQLITE_CHUNK) {
     const chunk = rows.slice(i, i + SQLITE_CHUNK);
     const params: unknown[] = [];
@@ -158,7 +164,8 @@ export async function insertMessages(
         r.spoken ?? null,
       );
     }
-    await runCompiled(db, CompiledQuery.raw(sqliteInsert(chunk.length), params));
+    if (plan) plan.write(sqliteInsert(chunk.length), params);
+    else await runCompiled(db, CompiledQuery.raw(sqliteInsert(chunk.length), params));
   }
 }
 

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { storeTargets } from '../helpers/stores.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
+import type { PgGroupCommit } from '../../src/store/pg-group-commit.ts';
 
 const postgres = (await storeTargets()).find((t) => t.name === 'postgres');
 
@@ -54,7 +55,7 @@ describe('batched statements of PostgreSQL send groups', {
       .select(['campaign_id', 'phone', 'text', 'cost_credits'])
       .where('account_id', '=', await t.accountId(username))
       .execute();
-  const stats = () => ({ ...t.service.store.sendGroups!.stats });
+  const stats = () => ({ ...(t.service.store.sendGroups as PgGroupCommit).stats });
 
   it('writes each send of a burst under its own campaign, with its own phones, text and charge, in shared statements', async () => {
     const token = await newAccount('batched', 1000);

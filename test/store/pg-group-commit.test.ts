@@ -45,7 +45,7 @@ describe('group commit of sends on PostgreSQL', { skip: postgres ? false : 'Post
     await t.admin('create-account', 'busy', '--password', 'secret-pw', '--credits', '70');
     const token = (await t.admin('create-token', 'busy')).at(-1)!;
     await t.admin('verify-sender', 'busy', 'Yona');
-    const stats = t.service.store.sendGroups!.stats;
+    const stats = (t.service.store.sendGroups as PgGroupCommit).stats;
     const before = { ...stats };
     const replies = await Promise.all(
       Array.from({ length: 120 }, (_, i) =>

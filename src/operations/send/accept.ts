@@ -201,10 +201,12 @@ export async function acceptCampaign(ctx: OperationContext, draft: CampaignDraft
     refId: campaignId,
     now,
   };
-  if (!(await applyLedgerChange(ctx.db, { ...debit, currency: 'credits', amount: -total.credits })))
-    throw notEnoughCredit(total.credits);
-  if (!(await applyLedgerChange(ctx.db, { ...debit, currency: 'international', amount: -total.agorot })))
-    throw notEnoughMoney(total.agorot);
+  const creditShort = () => notEnoughCredit(total.credits);
+  const moneyShort = () => notEnoughMoney(total.agorot);
+  if (!(await applyLedgerChange(ctx.db, { ...debit, currency: 'credits', amount: -total.credits }, creditShort)))
+    throw creditShort();
+  if (!(await applyLedgerChange(ctx.db, { ...debit, currency: 'international', amount: -total.agorot }, moneyShort)))
+    throw moneyShort();
   ctx.signals.notify(scheduled ? 'schedule' : 'dispatch');
   return {
     campaignId,
