@@ -39,7 +39,46 @@ export function registerNodeMetrics(registry: client.Registry, node: ClusterNode
     },
   });
   // Counters kept by the group commits (store/group-commit.ts, store/pg-group-commit.ts), read at scrape time.
-  const counter = (name: string, help: string, read: () => number) =>
+  const groups = store.sendGroups?.stats;
+  const counters: Array<[name: string, help: string, read: () => number]> =
+    store.dialect === 'sqlite'
+      ? [
+          [
+            'yona_sqlite_transactions_total',
+            'Transactions run on the embedded store (sharing commits when group commit is on)',
+            () => groupCommitStats.transactions,
+          ],
+          [
+            'yona_sqlite_commits_total',
+            "Commits of the embedded store's write groups (over transactions: transactions per commit)",
+            () => groupCommitStats.commits,
+          ],
+          [
+            'yona_sqlite_statements_total',
+            "Statements run on the embedded store, savepoints and the groups' BEGIN and COMMIT included",
+            () => groupCommitStats.statements,
+          ],
+        ]
+      : groups
+        ? [
+            [
+              'yona_pg_send_groups_total',
+              'PostgreSQL transactions committed for groups of API sends',
+              () => groups.groups,
+            ],
+            [
+              'yona_pg_grouped_sends_total',
+              'API sends committed in those groups (over groups: sends per commit)',
+              () => groups.sends,
+            ],
+            [
+              'yona_pg_send_group_retries_total',
+              'Groups rolled back and their sends run again one by one (a combined debit found too little, or a send failed after writing)',
+              () => groups.fallbacks,
+            ],
+          ]
+        : [];
+  for (const [name, help, read] of counters)
     new client.Counter({
       name,
       help,
@@ -50,41 +89,6 @@ export function registerNodeMetrics(registry: client.Registry, node: ClusterNode
         this.inc(labels, read());
       },
     });
-  if (store.dialect === 'sqlite') {
-    counter(
-      'yona_sqlite_transactions_total',
-      'Transactions run on the embedded store (each a savepoint of a shared commit when group commit is on)',
-      () => groupCommitStats.transactions,
-    );
-    counter(
-      'yona_sqlite_commits_total',
-      "Commits of the embedded store's write groups (over transactions: transactions per commit)",
-      () => groupCommitStats.commits,
-    );
-    counter(
-      'yona_sqlite_statements_total',
-      'Statements run on the embedded store, transaction and group statements included',
-      () => groupCommitStats.statements,
-    );
-  }
-  const groups = store.sendGroups?.stats;
-  if (groups) {
-    counter(
-      'yona_pg_send_groups_total',
-      'PostgreSQL transactions committed for groups of API sends',
-      () => groups.groups,
-    );
-    counter(
-      'yona_pg_grouped_sends_total',
-      'API sends committed in those groups (over groups: sends per commit)',
-      () => groups.sends,
-    );
-    counter(
-      'yona_pg_send_group_retries_total',
-      'Groups rolled back and their sends run again one by one (a combined debit found too little, or a send failed after writing)',
-      () => groups.fallbacks,
-    );
-  }
   new client.Gauge({
     name: 'yona_queue_depth',
     help: 'Messages scheduled, queued and being submitted, over all nodes',
