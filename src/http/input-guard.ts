@@ -31,46 +31,44 @@ function describe(code: number): string {
 
 /** Status 2 naming the first field whose name or text holds a character no field may hold. */
 export function refuseUnsafeText(root: string, doc: unknown): Refusal | undefined {
-  // Most requests hold nothing unsafe: a first pass looks without building the paths the refusal names.
-  if (!holdsUnsafe(doc)) return undefined;
-  const found = firstUnsafe(doc, root);
+  const found = firstUnsafe(doc);
   if (!found) return undefined;
-  return { status: 2, reason: `Invalid value for field ${found.path}: ${describe(found.code)}` };
+  const path = [root, ...found.keys].join('.') + (found.inName ? ' (a field name)' : '');
+  return { status: 2, reason: `Invalid value for field ${path}: ${describe(found.code)}` };
 }
 
-function holdsUnsafe(value: unknown): boolean {
-  if (typeof value === 'string') return unsafeCode(value) >= 0;
-  if (Array.isArray(value)) {
-    for (const item of value) if (holdsUnsafe(item)) return true;
-    return false;
-  }
-  if (value === null || typeof value !== 'object') return false;
-  const record = value as Record<string, unknown>;
-  for (const key in record) {
-    if (!Object.hasOwn(record, key)) continue;
-    if (unsafeCode(key) >= 0 || holdsUnsafe(record[key])) return true;
-  }
-  return false;
+interface Unsafe {
+  /** The keys down to the field, outermost first (xml2js's `$` and `_` left out). */
+  keys: string[];
+  code: number;
+  /** The character is in the field's name, not its text. */
+  inName: boolean;
 }
 
-function firstUnsafe(value: unknown, path: string): { path: string; code: number } | undefined {
+// The path is gathered on the way back from a finding only: most requests hold nothing unsafe, and building a
+// path for every key they hold cost more than the check itself.
+function firstUnsafe(value: unknown): Unsafe | undefined {
   if (typeof value === 'string') {
     const code = unsafeCode(value);
-    return code < 0 ? undefined : { path, code };
+    return code < 0 ? undefined : { keys: [], code, inName: false };
   }
   if (Array.isArray(value)) {
     for (const item of value) {
-      const found = firstUnsafe(item, path);
+      const found = firstUnsafe(item);
       if (found) return found;
     }
     return undefined;
   }
   if (value === null || typeof value !== 'object') return undefined;
-  for (const [key, inner] of Object.entries(value as Record<string, unknown>)) {
+  const record = value as Record<string, unknown>;
+  for (const key in record) {
+    if (!Object.hasOwn(record, key)) continue;
     const code = unsafeCode(key);
-    if (code >= 0) return { path: `${path} (a field name)`, code };
-    const found = firstUnsafe(inner, key === '$' || key === '_' ? path : `${path}.${key}`);
-    if (found) return found;
+    if (code >= 0) return { keys: [], code, inName: true };
+    const found = firstUnsafe(record[key]);
+    if (!found) continue;
+    if (key !== '$' && key !== '_') found.keys.unshift(key);
+    return found;
   }
   return undefined;
 }
