@@ -13,7 +13,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
-import { scratchDatabase } from './lib/nodes.ts';
+import { BENCH_SMS, benchHeaders, scratchDatabase } from './lib/nodes.ts';
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(name);
@@ -86,15 +86,7 @@ service.stderr.on('data', (d) => {
 const exited = new Promise<number | null>((resolve) => service.once('exit', resolve));
 
 const pool = new Pool(`http://127.0.0.1:${port}`, { connections: CONNECTIONS, pipelining: 1 });
-const body = JSON.stringify({
-  sms: {
-    user: { username: 'bench' },
-    source: 'Yona',
-    destinations: { phone: '0501234567' },
-    message: 'Your code is 123456',
-  },
-});
-const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+const headers = benchHeaders(token);
 
 async function waitHealthy(): Promise<void> {
   const deadline = Date.now() + 600_000;
@@ -116,7 +108,7 @@ async function send(count: number): Promise<void> {
   const loop = async () => {
     while (left > 0) {
       left--;
-      const r = await pool.request({ path: '/api', method: 'POST', headers, body });
+      const r = await pool.request({ path: '/api', method: 'POST', headers, body: BENCH_SMS });
       const reply = (await r.body.json()) as { status: number };
       if (r.statusCode !== 200 || reply.status !== 0) throw new Error(`send refused: ${JSON.stringify(reply)}`);
     }

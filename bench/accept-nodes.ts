@@ -10,6 +10,8 @@ import { budgetTable, profileByCategory, withSourcesMapped, type CpuProfile } fr
 import { runLoad, type LoadResult } from './lib/load.ts';
 import {
   argValue,
+  BENCH_SMS,
+  benchHeaders,
   openWithBenchAccount,
   postgresCpuBetween,
   postgresCpuSeconds,
@@ -41,21 +43,13 @@ async function runWith(count: number, lanes: number): Promise<Record<string, unk
   try {
     // API nodes only: the dispatcher's work would compete for the same cores and is measured by bench dispatch.
     for (let i = 1; i <= count; i++) nodes.push(await startNode(`node-${i}`, 'api', env, nodeArgs));
-    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-    const body = JSON.stringify({
-      sms: {
-        user: { username: 'bench' },
-        source: 'Yona',
-        destinations: { phone: '0501234567' },
-        message: 'Your code is 123456',
-      },
-    });
+    const headers = benchHeaders(token);
     const loadOn = (durationSeconds: number) =>
       Promise.all(
         nodes.map((n) =>
           runLoad({
             url: `http://127.0.0.1:${n.httpPort}/api`,
-            body,
+            body: BENCH_SMS,
             headers,
             connections: Math.ceil(connections / count),
             durationSeconds,

@@ -14,6 +14,8 @@ import { kannelAnchorDir, startKannel, type RunningKannel } from './lib/kannel.t
 import { runLoad, type LoadOptions } from './lib/load.ts';
 import { benchStore } from './lib/service.ts';
 import {
+  BENCH_SMS,
+  benchHeaders,
   openWithBenchAccount,
   peakRssMbOf,
   scratchDatabase,
@@ -97,22 +99,14 @@ try {
   node = await startNode('accept', 'api', env, nodeArgs);
   kannel = kannelDir ? await startKannel(kannelDir) : undefined;
   const apiUrl = `http://127.0.0.1:${node.httpPort}/api`;
-  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-  const single = JSON.stringify({
-    sms: {
-      user: { username: 'bench' },
-      source: 'Yona',
-      destinations: { phone: '0501234567' },
-      message: 'Your code is 123456',
-    },
-  });
+  const headers = benchHeaders(token);
 
-  const probe = await request(apiUrl, { method: 'POST', headers, body: single });
+  const probe = await request(apiUrl, { method: 'POST', headers, body: BENCH_SMS });
   const probeReply = (await probe.body.json()) as { status: number };
   if (probeReply.status !== 0) throw new Error(`probe send failed: ${JSON.stringify(probeReply)}`);
 
   // Warm-up of both (JIT, caches, connections), not counted.
-  await runLoad({ url: apiUrl, body: single, headers, connections, durationSeconds: 2 });
+  await runLoad({ url: apiUrl, body: BENCH_SMS, headers, connections, durationSeconds: 2 });
   if (kannel) await kannelRate(kannel, { connections, durationSeconds: 2 });
   const kannelBefore = kannel ? await kannelRate(kannel, { connections, durationSeconds: seconds }) : undefined;
   const campaignsBefore = await count('campaigns');
@@ -120,7 +114,7 @@ try {
   const countersBefore = await groupCounters(node);
   const cpuBefore = node.cpuSeconds();
   const loadFrom = monotonicUs();
-  const load = await runLoad({ url: apiUrl, body: single, headers, connections, durationSeconds: seconds });
+  const load = await runLoad({ url: apiUrl, body: BENCH_SMS, headers, connections, durationSeconds: seconds });
   const loadTo = monotonicUs();
   // Requests the load generator left in flight when it stopped still finish: count once they have.
   const accepted = (await settledCount('campaigns')) - campaignsBefore;

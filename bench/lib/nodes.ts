@@ -152,6 +152,21 @@ export function argValue(name: string, fallback: string): string {
   return i >= 0 ? process.argv[i + 1] : fallback;
 }
 
+/** The accept benches' request: a single-recipient `sms` of the account `bench` from its verified sender. */
+export const BENCH_SMS = JSON.stringify({
+  sms: {
+    user: { username: 'bench' },
+    source: 'Yona',
+    destinations: { phone: '0501234567' },
+    message: 'Your code is 123456',
+  },
+});
+
+/** The headers of a JSON API request with the bench account's token. */
+export function benchHeaders(token: string): Record<string, string> {
+  return { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+}
+
 /**
  * Opens a scratch store (migrated) with the account `bench`: `credits`, a token, the verified sender Yona. The
  * store is PostgreSQL at `url`, or the embedded store in `dataDir` when `url` is empty.
