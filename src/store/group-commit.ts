@@ -241,7 +241,7 @@ export class GroupCommitSqliteDriver implements Driver {
    */
   writeUnguarded(): boolean {
     const c = this.holder;
-    if (!c?.inTransaction || c.savepointOpen || c.wrote) return false;
+    if (!c?.inTransaction || c.wrote) return false; // a savepoint opens only at a write
     c.unguarded = true;
     return true;
   }
