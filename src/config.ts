@@ -1,6 +1,6 @@
 // One validated configuration, read from the environment (flags override in cli/). Every setting is declared
 // once in SETTINGS below: its variable, its zod schema (the text of the variable to a typed value, with its
-// default), the default as the README shows it, and what it means. The README's configuration table is
+// default), the default as docs/configuration.md shows it, and what it means. That page's configuration table is
 // checked against SETTINGS by test/config.test.ts. Nothing else in src/ reads process.env: the parsed
 // Config is handed down through the service to the components.
 import { hostname } from 'node:os';
@@ -168,7 +168,7 @@ function parsed<T>(parse: (raw: string | undefined) => T) {
   });
 }
 
-/** One setting: its schema, its default as the README shows it, and what it means. */
+/** One setting: its schema, its default as docs/configuration.md shows it, and what it means. */
 interface Setting<T> {
   schema: z.ZodType<T, string | undefined>;
   default: string;

@@ -1,4 +1,4 @@
-// The configuration: the README's table and the schema in src/config.ts name the same settings with the same
+// The configuration: the table of docs/configuration.md and the schema in src/config.ts name the same settings with the same
 // defaults, and a bad value is refused with one line naming the variable (yona serve exits with it, no stack).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -11,10 +11,10 @@ import { ROLES } from '../src/domain/roles.ts';
 
 const root = join(import.meta.dirname, '..');
 
-/** The README's configuration table: variable -> default, as written (a row may name several, split by " / "). */
+/** The configuration table of docs/configuration.md: variable -> default, as written (a row may name several, split by " / "). */
 function readmeTable(): Map<string, string> {
-  const readme = readFileSync(join(root, 'README.md'), 'utf8');
-  const start = readme.indexOf('| variable', readme.indexOf('## Configuration (environment)'));
+  const readme = readFileSync(join(root, 'docs/configuration.md'), 'utf8');
+  const start = readme.indexOf('| variable');
   const rows = readme
     .slice(start, readme.indexOf('\n\n', start))
     .split('\n')
@@ -30,14 +30,14 @@ function readmeTable(): Map<string, string> {
 }
 
 describe('configuration', () => {
-  it('the README table and the schema name the same settings, with the same defaults', () => {
+  it('the documented table and the schema name the same settings, with the same defaults', () => {
     const table = readmeTable();
     const declared = Object.keys(SETTINGS);
-    assert.ok(table.size >= 40, `the README table has ${table.size} rows`);
+    assert.ok(table.size >= 40, `the table has ${table.size} rows`);
     for (const name of declared)
-      assert.ok(table.has(name), `${name} is declared in src/config.ts but has no row in the README table`);
+      assert.ok(table.has(name), `${name} is declared in src/config.ts but has no row in docs/configuration.md`);
     for (const name of table.keys())
-      assert.ok(declared.includes(name), `${name} is in the README table but not declared in src/config.ts`);
+      assert.ok(declared.includes(name), `${name} is in docs/configuration.md but not declared in src/config.ts`);
     for (const [name, setting] of Object.entries(SETTINGS)) {
       assert.equal(table.get(name), setting.default, `default of ${name}`);
       assert.ok(setting.meaning.length > 0, `meaning of ${name}`);

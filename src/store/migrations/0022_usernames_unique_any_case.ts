@@ -1,6 +1,6 @@
 // Usernames unique without regard to case (`TSUB1` beside `tsub1` confuses people and logs): a unique index on
 // lower(username). Existing accounts whose names differ only by case are never merged: the migration reports them
-// and stops, and the operator renames all but one of each group (README, "Usernames are unique without regard to case").
+// and stops, and the operator renames all but one of each group (docs/safe-by-default.md, "Usernames are unique without regard to case").
 import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../types.ts';
 
@@ -22,7 +22,7 @@ export async function up(db: Kysely<any>, _dialect: Dialect): Promise<void> {
       `usernames must be unique without regard to case, and these accounts differ only by case: ${list}. ` +
         'Nothing was changed. Rename all but one of each group (for example: ' +
         "UPDATE accounts SET username = 'tsub1-b' WHERE id = 42), then start Yona again; " +
-        'see the README, "Usernames are unique without regard to case".',
+        'see docs/safe-by-default.md, "Usernames are unique without regard to case".',
     );
   }
   await db.schema
