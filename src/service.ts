@@ -96,6 +96,7 @@ export async function startService(
       selfSignedTls: tls.selfSigned,
       node: node.name,
       roles: node.roles.join(','),
+      ...(node.roles.includes('api') ? { console: `${config.publicUrl}/console` } : {}),
     },
     'yona is serving',
   );

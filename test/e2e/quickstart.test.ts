@@ -40,6 +40,8 @@ describe('quick start (real processes, embedded store)', () => {
     // The TLS port is announced as such (the server comes from our factory, so fastify must be told).
     assert.match(logs, new RegExp(`Server listening at https://127\\.0\\.0\\.1:${httpsPort}`));
     assert.doesNotMatch(logs, new RegExp(`http://[^"]*:${httpsPort}`));
+    // The start-up line names the console's address, for the operator who just ran `npm start`.
+    assert.match(logs, new RegExp(`"console":"https://localhost:${httpsPort}/console"`));
   });
   after(() => {
     server.kill('SIGKILL');

@@ -1,6 +1,8 @@
 // Reads the examples of the API pages (docs/api/*.md): `sh setup` blocks of `yona admin` commands, and pairs of
 // fenced blocks marked `json request` / `json reply` or `xml request` / `xml reply` (a request block may name
-// its path: `json request /api/test`). Compares a documented reply with a received one.
+// its path: `json request /api/test`, and may say `eventually`: its reply is what the request answers once the
+// bundled simulator's receipt came back, so it is asked again until it matches). Compares a documented reply with
+// a received one.
 import { readFileSync } from 'node:fs';
 import xml2js from 'xml2js';
 
@@ -12,6 +14,8 @@ export interface Example {
   request: string;
   reply: string;
   line: number;
+  /** Asked again until the reply matches (a report that waits for the simulator's receipt). */
+  eventually: boolean;
 }
 
 export interface Page {
@@ -27,7 +31,9 @@ export function readPage(file: string): Page {
   const page: Page = { setup: [], examples: [] };
   let pending: Omit<Example, 'reply'> | undefined;
   for (const m of text.matchAll(FENCE)) {
-    const [kind, encoding, role, path] = [m[1].trim(), ...m[1].trim().split(/\s+/)];
+    const [kind, encoding, role, ...rest] = [m[1].trim(), ...m[1].trim().split(/\s+/)];
+    const path = rest.find((word) => word.startsWith('/'));
+    const eventually = rest.includes('eventually');
     const body = m[2];
     const line = text.slice(0, m.index).split('\n').length;
     const section = [...text.slice(0, m.index).matchAll(/^## (.+)$/gm)].pop()?.[1] ?? '(page preamble)';
@@ -42,7 +48,7 @@ export function readPage(file: string): Page {
     if ((encoding !== 'json' && encoding !== 'xml') || (role !== 'request' && role !== 'reply')) continue;
     if (role === 'request') {
       if (pending) throw new Error(`${file}:${pending.line}: request without a reply`);
-      pending = { section, encoding, path: path ?? '/api', request: body.trim(), line };
+      pending = { section, encoding, path: path ?? '/api', request: body.trim(), line, eventually };
     } else {
       if (!pending || pending.encoding !== encoding)
         throw new Error(`${file}:${line}: ${encoding} reply without a ${encoding} request before it`);
