@@ -110,7 +110,7 @@ interface Outcome extends Done {
 }
 
 /**
- * Counters for tests and metrics: groups committed, sends in them, groups that ran their sends alone; batched
+ * Counters for tests and metrics: groups committed, sends in them, groups rolled back whose sends ran again; batched
  * statements run (pg-group-batch.ts) and the store calls they answered.
  */
 export interface PgGroupStats {
