@@ -73,7 +73,7 @@ export function registerNodeMetrics(registry: client.Registry, node: ClusterNode
             ],
             [
               'yona_pg_send_group_retries_total',
-              'Groups rolled back and their sends run again one by one (a combined debit found too little, or a send failed after writing)',
+              "Groups rolled back and their sends run again (a combined debit found too little: that account's sends one by one, the others as a group; a send failed after writing: all one by one)",
               () => groups.fallbacks,
             ],
           ]

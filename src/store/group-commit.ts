@@ -4,7 +4,9 @@
 // transactions queued by then. A transaction's promise resolves only after that COMMIT (a reply never precedes
 // durability) and rejects if it fails. A transaction writes in a SAVEPOINT of its own, opened before its first
 // write, so a failing one rolls back alone; one that takes every refusal before writing may write without it
-// (writeWithoutSavepoint), and should it fail after writing all the same, its whole group fails with it.
+// (writeWithoutSavepoint), and should it fail after writing all the same, its whole group fails with it. A
+// statement that changed no row is no write: a guarded debit that finds too little credit refuses its own
+// transaction and nothing else.
 // Transactions begin IMMEDIATE (the write lock up front): a deferred BEGIN that reads and then writes is refused
 // at once (SQLITE_BUSY_SNAPSHOT, no busy_timeout wait) when another process, such as the CLI, committed between.
 import type SqliteDatabase from 'better-sqlite3';
@@ -29,6 +31,8 @@ import {
 import { FifoPermits } from '../support/permits.ts';
 
 const TX_SAVEPOINT = 'yona_group_tx';
+/** The statements whose count of changed rows tells whether they wrote (GroupConnection.changedNothing). */
+const DATA_CHANGES = new Set(['InsertQueryNode', 'UpdateQueryNode', 'DeleteQueryNode']);
 /** How every SQLite transaction begins: holding the write lock, waiting up to busy_timeout for it. */
 const BEGIN_WRITE = 'begin immediate';
 
@@ -43,7 +47,7 @@ class GroupConnection implements DatabaseConnection {
   savepointOpen = false;
   /** Its transaction writes without a savepoint (writeWithoutSavepoint): a failure after a write spoils the group. */
   unguarded = false;
-  /** Its transaction has written. */
+  /** Its transaction has written (an INSERT, UPDATE or DELETE that changed no row is not a write). */
   wrote = false;
 
   constructor(
@@ -59,12 +63,19 @@ class GroupConnection implements DatabaseConnection {
   run<R>(compiled: CompiledQuery): QueryResult<R> {
     groupCommitStats.statements++;
     const stmt = this.db.prepare(compiled.sql);
+    const wroteBefore = this.wrote;
     // A write in a transaction (an INSERT ... RETURNING too, which reads back) opens its savepoint first.
-    if (this.inTransaction && !stmt.readonly) this.beforeWrite();
-    if (stmt.reader) return { rows: stmt.all(compiled.parameters as unknown[]) as R[] };
+    const writes = this.inTransaction && !stmt.readonly;
+    if (writes) this.beforeWrite();
+    if (stmt.reader) {
+      const rows = stmt.all(compiled.parameters as unknown[]) as R[];
+      if (writes && rows.length === 0) this.changedNothing(compiled, wroteBefore); // RETURNING: a row per row changed
+      return { rows };
+    }
     // A write outside a transaction ends a read group first (it would turn its snapshot into a write).
     if (!this.inTransaction) this.driver.endReadGroup();
     const { changes, lastInsertRowid } = stmt.run(compiled.parameters as unknown[]);
+    if (writes && changes === 0) this.changedNothing(compiled, wroteBefore);
     // A write outside a transaction while a group is open becomes part of it: it is durable at the group's commit.
     if (!this.inTransaction && this.driver.group === 'write') this.awaitsCommit = true;
     return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
@@ -74,6 +85,16 @@ class GroupConnection implements DatabaseConnection {
   beforeWrite(): void {
     if (!this.savepointOpen && !this.unguarded) this.driver.openSavepoint(this);
     this.wrote = true;
+  }
+
+  /**
+   * After an INSERT, UPDATE or DELETE of its transaction that changed no row (a guarded debit that found too
+   * little credit, an insert that met its conflict): the store is as it was, so the transaction has written no
+   * more than before it, and a refusal it takes now spoils no group (SQLite's triggers run per row, so none
+   * ran). Any other statement (DDL, a raw one) counts as a write whatever it reports.
+   */
+  private changedNothing(compiled: CompiledQuery, wroteBefore: boolean): void {
+    if (DATA_CHANGES.has(compiled.query.kind)) this.wrote = wroteBefore;
   }
 
   async *streamQuery<R>(compiled: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
@@ -241,7 +262,8 @@ export class GroupCommitSqliteDriver implements Driver {
    */
   writeUnguarded(): boolean {
     const c = this.holder;
-    if (!c?.inTransaction || c.wrote) return false; // a savepoint opens only at a write
+    // A savepoint opens only at a write (one that changed no row may have opened it all the same).
+    if (!c?.inTransaction || c.wrote || c.savepointOpen) return false;
     c.unguarded = true;
     return true;
   }

@@ -86,6 +86,11 @@ export class BalanceChanges {
     for (const change of other.entries) this.record(change);
   }
 
+  /** Whether any change recorded is to this account's balance. */
+  touches(accountId: number): boolean {
+    return this.entries.some((c) => c.accountId === accountId);
+  }
+
   /** The ledger rows to write. */
   rows(): readonly LedgerChange[] {
     return this.entries;
@@ -109,11 +114,11 @@ export function deferBalanceChanges(db: Queryable, changes: BalanceChanges): voi
 }
 
 /**
- * Applies recorded balance changes: their ledger rows in one INSERT, then each net change in one guarded UPDATE;
- * false as soon as one would take a balance below zero (the caller rolls the transaction back: what ran before it
- * stays applied inside it).
+ * Applies recorded balance changes: their ledger rows in one INSERT, then each net change in one guarded UPDATE.
+ * Undefined when all applied; as soon as one would take a balance below zero, the id of that account (the caller
+ * rolls the transaction back: what ran before it stays applied inside it).
  */
-export async function applyDeferredBalanceChanges(db: Queryable, changes: BalanceChanges): Promise<boolean> {
+export async function applyDeferredBalanceChanges(db: Queryable, changes: BalanceChanges): Promise<number | undefined> {
   const rows = changes.rows();
   const net = changes.changes();
   const entries = [
@@ -130,7 +135,7 @@ export async function applyDeferredBalanceChanges(db: Queryable, changes: Balanc
     const [c] = net;
     const params = [...entries, c.amount, c.accountId, c.amount < 0 ? -c.amount : 0];
     const updated = await db.executeQuery(CompiledQuery.raw(ENTRIES_WITH_BALANCE_SQL[c.currency], params));
-    return updated.rows.length > 0;
+    return updated.rows.length > 0 ? undefined : c.accountId;
   }
   if (rows.length > 0) await db.executeQuery(CompiledQuery.raw(INSERT_ENTRIES_SQL, entries));
   for (const c of net) {
@@ -139,9 +144,9 @@ export async function applyDeferredBalanceChanges(db: Queryable, changes: Balanc
       c.accountId,
       c.amount < 0 ? -c.amount : 0,
     ]);
-    if (updated.changes === 0) return false;
+    if (updated.changes === 0) return c.accountId;
   }
-  return true;
+  return undefined;
 }
 
 // Ledger rows from arrays (one statement text whatever their number, so it is prepared once).

@@ -16,8 +16,10 @@
 // No savepoints, so no round trip and no subtransaction per send.
 //
 // Recovery is PostgreSQL's own: a group is one transaction, committed or not; no reply leaves before the COMMIT
-// succeeded. If a guarded UPDATE finds too little (the sends of other lanes and nodes took the rest), the group
-// is rolled back and each of its sends runs again alone, where the usual guard decides which get status 4.
+// succeeded. If a guarded UPDATE finds too little (the account's sends in the group need more than it has, or
+// the sends of other lanes and nodes took the rest), the group is rolled back, its other accounts' sends run
+// again as a group of their own, and each of the short account's sends runs alone, where the usual guard decides
+// which get status 4: one account running dry neither fails nor ungroups the others' sends.
 import type {
   ControlledTransaction,
   KyselyPlugin,
@@ -108,7 +110,7 @@ interface Outcome extends Done {
 }
 
 /**
- * Counters for tests and metrics: groups committed, sends in them, groups that ran their sends alone; batched
+ * Counters for tests and metrics: groups committed, sends in them, groups rolled back whose sends ran again; batched
  * statements run (pg-group-batch.ts) and the store calls they answered.
  */
 export interface PgGroupStats {
@@ -180,31 +182,26 @@ export class PgGroupCommit {
       );
       return;
     }
-    const done: Done[] = [];
+    const done = outcomes.filter((o) => !o.refused);
     const changes = new BalanceChanges();
-    for (const o of outcomes) {
-      if (o.refused) continue;
-      changes.add(o.changes);
-      done.push({ item: o.item, value: o.value });
-    }
+    for (const o of done) changes.add(o.changes);
     if (done.length === 0) {
-      await trx
-        .rollback()
-        .execute()
-        .catch(() => {});
+      await rollBack(trx);
       return;
     }
-    let applied: boolean;
+    let short: number | undefined;
     try {
-      applied = await applyDeferredBalanceChanges(trx, changes);
+      short = await applyDeferredBalanceChanges(trx, changes);
     } catch {
-      applied = false; // a broken connection or a deadlock: the sends run again alone, where the error is theirs
-    }
-    if (!applied) {
+      // A broken connection or a deadlock: the sends run again alone, where the error is theirs.
       await this.runAlone(
         trx,
         done.map((d) => d.item),
       );
+      return;
+    }
+    if (short !== undefined) {
+      await this.runAgainWithout(trx, done, short);
       return;
     }
     try {
@@ -243,11 +240,30 @@ export class PgGroupCommit {
 
   // Rolls the group back and runs these sends again, each in a transaction of its own.
   private async runAlone(trx: ControlledTransaction<Database>, items: Item[]): Promise<void> {
-    await trx
-      .rollback()
-      .execute()
-      .catch(() => {});
+    await rollBack(trx);
     this.stats.fallbacks++;
+    await this.runEachAlone(items);
+  }
+
+  private async runEachAlone(items: Item[]): Promise<void> {
     for (const item of items) await this.db.transaction().execute(item.work).then(item.resolve, item.reject);
   }
+
+  // The group's debit of account `short` found too little: the group is rolled back, its other sends run again
+  // as a group of their own (one account running dry leaves the others' sends grouped), and that account's
+  // sends each alone, where its guard decides which get 4.
+  private async runAgainWithout(trx: ControlledTransaction<Database>, done: Outcome[], short: number): Promise<void> {
+    await rollBack(trx);
+    this.stats.fallbacks++;
+    const others = done.filter((o) => !o.changes.touches(short)).map((o) => o.item);
+    if (others.length > 0) await this.runGroup(others);
+    await this.runEachAlone(done.filter((o) => o.changes.touches(short)).map((o) => o.item));
+  }
+}
+
+async function rollBack(trx: ControlledTransaction<Database>): Promise<void> {
+  await trx
+    .rollback()
+    .execute()
+    .catch(() => {});
 }

@@ -167,6 +167,30 @@ describe('SQLite group commit', () => {
     assert.equal(writeWithoutSavepoint(db as unknown as Kysely<Schema>), false); // not a transaction
   });
 
+  it('a transaction without a savepoint whose guarded UPDATE or DELETE changed no row is refused alone', async () => {
+    const results = await Promise.allSettled([
+      inTransaction(db, (trx) => trx.insertInto('items').values({ name: 'gu-1' }).execute()),
+      inTransaction(db, async (trx) => {
+        assert.equal(writeWithoutSavepoint(trx), true);
+        // A debit guarded in its WHERE that finds too little: it matches no row.
+        const updated = await trx.updateTable('items').set({ name: 'gu-never' }).where('name', '=', 'absent').execute();
+        assert.equal(Number(updated[0].numUpdatedRows), 0);
+        await trx.deleteFrom('items').where('name', '=', 'absent').execute();
+        throw new Error('refused: the guard matched nothing');
+      }),
+      inTransaction(db, (trx) => trx.insertInto('items').values({ name: 'gu-2' }).execute()),
+    ]);
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['fulfilled', 'rejected', 'fulfilled'],
+    );
+    assert.match(String((results[1] as PromiseRejectedResult).reason), /the guard matched nothing/);
+    assert.deepEqual(
+      committed().filter((n) => n.startsWith('gu-')),
+      ['gu-1', 'gu-2'],
+    );
+  });
+
   it('a plain write made while a group is open resolves only once committed; reads see the group', async () => {
     let plainDone = false;
     const tx = db.transaction().execute((trx) => trx.insertInto('items').values({ name: 'in-tx' }).execute());

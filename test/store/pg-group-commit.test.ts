@@ -1,9 +1,11 @@
 // Sends of one account on PostgreSQL share transactions (store/pg-group-commit.ts). Over HTTP: concurrent sends
 // beyond the balance are each answered 0 or 4 with the balance exactly spent and never negative; a send that
 // fails inside a group (an unverified sender) leaves its neighbours accepted; a group whose combined debit finds
-// too little runs its sends again alone; every accepted send has its message, campaign and ledger row.
+// too little runs the short account's sends again alone and the other accounts' sends again as a group; every
+// accepted send has its message, campaign and ledger row.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { applyLedgerChange } from '../../src/store/ledger.ts';
 import { PgGroupCommit } from '../../src/store/pg-group-commit.ts';
 import type { Tx } from '../../src/store/db.ts';
 import { storeTargets } from '../helpers/stores.ts';
@@ -231,6 +233,36 @@ describe('group commit of sends on PostgreSQL', { skip: postgres ? false : 'Post
     assert.deepEqual(await prefixes('998'), ['9980', '9981', '9983']);
     assert.equal(groups.stats.fallbacks, 1, 'no group ran alone');
     assert.equal(groups.stats.groups, 3); // the first round's lone first run, and the second round's two groups
+    await groups.close();
+  });
+
+  it("runs a short account's sends alone and the other accounts' sends of its group again as a group", async () => {
+    await t.admin('create-account', 'dry', '--password', 'secret-pw', '--credits', '2');
+    await t.admin('create-account', 'wet', '--password', 'secret-pw', '--credits', '100');
+    const dry = await t.accountId('dry');
+    const wet = await t.accountId('wet');
+    const groups = new PgGroupCommit(t.service.store.db, 1);
+    const debit = (accountId: number) => async (trx: Tx) => {
+      const change = { accountId, currency: 'credits' as const, amount: -1, reason: 'test', now: 0 };
+      if (!(await applyLedgerChange(trx, change))) throw new Error('short');
+      return accountId;
+    };
+    // The first run starts a group alone; the eight queued meanwhile share the next one, whose debit of `dry`
+    // (4 credits) finds 2.
+    const runs = [groups.run(debit(wet))];
+    for (let i = 0; i < 4; i++) runs.push(groups.run(debit(dry)), groups.run(debit(wet)));
+    const outcomes = (await Promise.allSettled(runs)).map((r) => r.status);
+    assert.deepEqual(
+      outcomes.filter((_, i) => i % 2 === 0),
+      Array(5).fill('fulfilled'),
+      'every send of wet',
+    );
+    assert.deepEqual(outcomes.filter((_, i) => i % 2 === 1).sort(), ['fulfilled', 'fulfilled', 'rejected', 'rejected']);
+    assert.equal(await ledgerSum('dry'), 0);
+    assert.equal(await ledgerSum('wet'), 100 - 5);
+    assert.equal(groups.stats.fallbacks, 1);
+    // wet's four queued sends committed together after the fallback, not one by one.
+    assert.deepEqual([groups.stats.groups, groups.stats.sends], [2, 5]);
     await groups.close();
   });
 
