@@ -24,7 +24,7 @@ import { deleteToken } from '../store/tokens.ts';
 import { openStore, type Store } from '../store/db.ts';
 import { sealClearSecrets } from '../store/seal-at-rest.ts';
 import { carrierSecrets } from '../carriers/index.ts';
-import { sealingKey } from '../secret-key.ts';
+import { hasSealingKey, sealingKey } from '../secret-key.ts';
 import { applyLedgerChange } from '../store/ledger.ts';
 import { addVerifiedSender } from '../store/senders.ts';
 import { addFilteredPhones } from '../store/filtered-phones.ts';
@@ -371,8 +371,9 @@ export async function runAdmin(
       : refusingStore(missingStoreProblem(choice));
   const storeConfig = { ...config, dataDir: choice.dataDir };
   try {
-    // Secrets an earlier version stored in clear are sealed before the command reads them.
-    if (choice.exists) {
+    // Secrets an earlier version stored in clear are sealed before the command reads them, with a key this
+    // configuration already has (never one made for the pass: the servers would not have it).
+    if (choice.exists && hasSealingKey(storeConfig)) {
       const sealed = await sealClearSecrets(store.db, () => sealingKey(storeConfig), carrierSecrets);
       if (sealed.carriers + sealed.pushSecrets > 0)
         note(
