@@ -257,7 +257,7 @@ export const SETTINGS = {
       return z.NEVER;
     }),
     'unset',
-    'sealing key of one-time codes (32 bytes, base64); unset, secret.key in the data dir',
+    'sealing key of one-time codes, carrier passwords and push signing secrets (32 bytes, base64); unset, secret.key in the data dir',
   ),
   // Logs
   YONA_LOG_LEVEL: setting(text('info'), 'info', 'pino log level'),

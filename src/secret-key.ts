@@ -1,12 +1,17 @@
 // The sealing key of this service: YONA_SECRET_KEY when set (every node of one database needs the same),
 // else a random key kept in the data dir (`secret.key`, mode 0600), made on first use.
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from './config.ts';
 import { SEALING_KEY_BYTES } from './domain/sealed.ts';
 
 const loaded = new Map<string, Buffer>();
+
+/** Whether this configuration has a sealing key already (YONA_SECRET_KEY, or a secret.key in the data dir). */
+export function hasSealingKey(config: Pick<Config, 'secretKey' | 'dataDir'>): boolean {
+  return config.secretKey !== undefined || existsSync(join(config.dataDir, 'secret.key'));
+}
 
 /** The key secrets are sealed with in the store. */
 export function sealingKey(config: Pick<Config, 'secretKey' | 'dataDir'>): Buffer {

@@ -12,6 +12,9 @@ import type { AppContext } from './operations/execute.ts';
 import { UnknownFieldLog } from './operations/near-miss.ts';
 import { LocalSignals } from './signals.ts';
 import { openStore } from './store/db.ts';
+import { sealClearSecrets } from './store/seal-at-rest.ts';
+import { carrierSecrets } from './carriers/index.ts';
+import { sealingKey } from './secret-key.ts';
 
 export interface ServiceOptions {
   logger?: Logger;
@@ -42,6 +45,13 @@ export async function startService(
     groupCommit: config.sqliteGroupCommit,
     pgGroupLanes: config.pgGroupLanes,
   });
+  // Secrets an earlier version stored in clear are sealed before anything reads them.
+  const sealed = await sealClearSecrets(store.db, () => sealingKey(config), carrierSecrets);
+  if (sealed.carriers + sealed.pushSecrets > 0)
+    logger.info(
+      { event: 'secrets.sealed', carriers: sealed.carriers, push_secrets: sealed.pushSecrets },
+      'secrets stored in clear by an earlier version are now sealed with the secret key',
+    );
   const metrics = createMetrics();
   const signals = new LocalSignals();
   const unknownFieldLog = new UnknownFieldLog();

@@ -4,6 +4,7 @@
 // options on `yona admin add-carrier`, and its bundled simulator. Nothing outside carriers/ names a protocol.
 import type { z } from 'zod';
 import { ConfigError } from '../domain/errors.ts';
+import { isSealedAtRest, openAtRest } from '../domain/sealed.ts';
 import { readCarrierLimits, takeCarrierLimits } from './limits.ts';
 import type { Role } from '../domain/roles.ts';
 import type { ProtocolCli } from './protocol-cli.ts';
@@ -16,6 +17,7 @@ import { smppConfigFromFile, smppFileCarrier } from './smpp/settings.ts';
 import { smppSimulator } from './smpp/simulator.ts';
 import { sipSimulator } from './sip/simulator.ts';
 import type { Carrier, CarrierConfigBase, CarrierLogger } from './types.ts';
+import { UnopenedCarrier } from './unopened.ts';
 
 export type { ProtocolCli } from './protocol-cli.ts';
 export type { BundledSimulator, ProtocolSimulator } from './protocol-simulator.ts';
@@ -35,6 +37,11 @@ export interface CarrierProtocol {
    * `protocol`): a schema and what makes a carrier's config of them. Without it, the entry is the config as is.
    */
   settings?: { schema: z.ZodType; toConfig(entry: any, where: string): CarrierConfigBase };
+  /**
+   * Its settings that are secrets (a password): the store keeps them sealed with the secret key, and only the
+   * carrier's own node opens them, to connect. The carriers file keeps them as the operator wrote them.
+   */
+  secrets?: readonly string[];
   /** Its options on `yona admin add-carrier`; without them the command takes `--settings JSON`. */
   cli?: ProtocolCli;
   /** The simulator `yona serve` starts in-process when no carrier is configured. */
@@ -54,6 +61,7 @@ registerProtocol('smpp', {
   channel: 'sms',
   shareKey: 'bind',
   settings: { schema: smppFileCarrier, toConfig: smppConfigFromFile },
+  secrets: ['password'],
   cli: smppCli,
   simulator: smppSimulator,
 });
@@ -63,6 +71,7 @@ registerProtocol('sip', {
   channel: 'voice',
   shareKey: 'calls',
   settings: { schema: sipFileTrunk, toConfig: sipConfigFromFile },
+  secrets: ['password'],
   simulator: sipSimulator,
 });
 
@@ -86,7 +95,16 @@ export function protocols(): Array<[string, CarrierProtocol]> {
 
 /** A carrier for these settings, speaking their protocol; `logger` is the carrier's own. */
 export function createCarrier(config: CarrierConfigBase, logger: CarrierLogger): Carrier {
-  return carrierProtocol(config.protocol, `carrier "${config.name}"`).create(config, logger);
+  const protocol = carrierProtocol(config.protocol, `carrier "${config.name}"`);
+  // A carrier whose stored secret this node cannot open never connects with a wrong one: it stays down here.
+  if (config.unopenedSecrets?.length)
+    return new UnopenedCarrier(config, carrierChannel(config.protocol) === 'voice', logger);
+  return protocol.create(config, logger);
+}
+
+/** The settings of a protocol the store keeps sealed. */
+export function carrierSecrets(protocol: string | undefined): readonly string[] {
+  return PROTOCOLS.get(protocolName(protocol))?.secrets ?? [];
 }
 
 /** What a carrier of this protocol carries. */
@@ -128,8 +146,15 @@ export function readCarrierSettings(
   return { ...settings.toConfig(parsed.data, where), ...common };
 }
 
-/** A carrier as the store keeps it: its protocol and the protocol's settings as a JSON document. */
-export function carrierFromStore(row: { name: string; protocol: string; settings: string }): CarrierConfigBase {
+/**
+ * A carrier as the store keeps it: its protocol and the protocol's settings as a JSON document, its secrets
+ * sealed, opened here with `key` (called only when there is one to open). A secret that does not open under this
+ * key (sealed by a node with another) leaves the carrier's settings marked `unopenedSecrets`, never a crash.
+ */
+export function carrierFromStore(
+  row: { name: string; protocol: string; settings: string },
+  key: () => Buffer,
+): CarrierConfigBase {
   const where = `carrier "${row.name}" (yona admin add-carrier)`;
   let document: unknown;
   try {
@@ -139,5 +164,19 @@ export function carrierFromStore(row: { name: string; protocol: string; settings
   }
   if (typeof document !== 'object' || document === null || Array.isArray(document))
     throw new ConfigError(`${where}: its settings are not a JSON object`);
-  return readCarrierSettings({ ...document, name: row.name, protocol: row.protocol }, where);
+  const settings = { ...(document as Record<string, unknown>) };
+  const unopened: string[] = [];
+  for (const field of carrierSecrets(row.protocol)) {
+    const value = settings[field];
+    if (typeof value !== 'string' || !isSealedAtRest(value)) continue;
+    const sealingKey = key();
+    try {
+      settings[field] = openAtRest(sealingKey, value);
+    } catch {
+      settings[field] = '';
+      unopened.push(field);
+    }
+  }
+  const config = readCarrierSettings({ ...settings, name: row.name, protocol: row.protocol }, where);
+  return unopened.length ? { ...config, unopenedSecrets: unopened } : config;
 }

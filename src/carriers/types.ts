@@ -134,6 +134,11 @@ export interface CarrierConfigBase {
   dailyCap?: number;
   /** What one SMS part costs, in agorot (carriers/limits.ts). */
   costPerPart?: number;
+  /**
+   * Its settings sealed in the store that this node's secret key does not open (sealed by a node with another
+   * key): the carrier is not connected here (carriers/unopened.ts).
+   */
+  unopenedSecrets?: string[];
   readonly [setting: string]: unknown;
 }
 

@@ -7,6 +7,7 @@ import type { Config } from '../config.ts';
 import { formatEvent } from '../domain/dates.ts';
 import type { CarrierHealth } from '../delivery/carrier-health.ts';
 import { loadCarrierSetup } from '../delivery/carrier-setup.ts';
+import { sealingKey } from '../secret-key.ts';
 import { dueQueue, retryQueueByCarrier } from '../store/carrier-queue.ts';
 import type { Store } from '../store/db.ts';
 import { liveNodes, type NodeRecord } from '../store/nodes.ts';
@@ -89,7 +90,7 @@ const earliest = (values: Array<number | null | undefined>) => {
 
 /** Every node's figures of the carriers and the store's queues, as the JSON output gives them. */
 export async function carrierStatus(store: Store, config: Config, now = Date.now()) {
-  const setup = await loadCarrierSetup(store.db, config.carriersFile);
+  const setup = await loadCarrierSetup(store.db, config.carriersFile, () => sealingKey(config));
   const nodes = await liveNodes(store.db, now);
   const retries = await retryQueueByCarrier(store.db);
   const due = await dueQueue(store.db, now);

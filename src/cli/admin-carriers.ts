@@ -1,10 +1,12 @@
 // `yona admin add-carrier | add-route | add-number | carriers`: the operator's carrier settings in the store.
-// A carrier's options are its protocol's (carriers/index.ts); its settings, password included, are stored as its
-// protocol reads them (the connector sends the password when it binds), and never printed or logged.
+// A carrier's options are its protocol's (carriers/index.ts); its settings are stored as its protocol reads them,
+// its secrets (a password) sealed with the secret key (the connector opens them to bind), never printed or logged.
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { ConfigError, type Config } from '../config.ts';
-import { carrierProtocol, protocolName, protocols, readCarrierSettings } from '../carriers/index.ts';
+import { carrierProtocol, carrierSecrets, protocolName, protocols, readCarrierSettings } from '../carriers/index.ts';
+import { sealFields } from '../domain/sealed.ts';
 import { loadCarrierSetup } from '../delivery/carrier-setup.ts';
+import { sealingKey } from '../secret-key.ts';
 import { normalizeNumber } from '../delivery/routing.ts';
 import { findAccountByUsername } from '../store/accounts.ts';
 import { addAccountNumber, deleteCarrier, upsertCarrier } from '../store/carriers.ts';
@@ -92,7 +94,7 @@ function parseCarrierArgs(args: string[], options: NonNullable<ParseArgsConfig['
 }
 
 /** Adds (or updates) a carrier of any protocol; `yona serve` binds it on its next start. */
-export async function addCarrier(store: Store, _config: Config, args: string[], out: Out): Promise<void> {
+export async function addCarrier(store: Store, config: Config, args: string[], out: Out): Promise<void> {
   const name = protocolName(protocolArg(args));
   const protocol = usageOnConfigError(() => carrierProtocol(name, '--protocol'));
   const cli = protocol.cli;
@@ -115,11 +117,12 @@ export async function addCarrier(store: Store, _config: Config, args: string[], 
     ...usageOnConfigError(() => limitSettings(values)),
   };
   // Read back as `yona serve` will read it: a setting its protocol refuses is refused now.
-  const config = usageOnConfigError(() =>
+  const carrier = usageOnConfigError(() =>
     readCarrierSettings({ ...settings, name: carrierName, protocol: name }, `carrier "${carrierName}"`),
   );
-  const created = await upsertCarrier(store.db, { name: carrierName, protocol: name, settings }, Date.now());
-  const described = `${cli ? cli.describe(config) : `protocol ${name}`}${describeLimits(config)}`;
+  const sealed = sealFields(sealingKey(config), settings, carrierSecrets(name));
+  const created = await upsertCarrier(store.db, { name: carrierName, protocol: name, settings: sealed }, Date.now());
+  const described = `${cli ? cli.describe(carrier) : `protocol ${name}`}${describeLimits(carrier)}`;
   out(`${created ? 'added' : 'updated'} carrier ${carrierName}: ${described}; running nodes bind it within 5 s`);
 }
 
@@ -150,7 +153,7 @@ export async function listCarriersCommand(store: Store, config: Config, args: st
     const { carrierStatusCommand } = await import('./admin-carrier-status.ts');
     return carrierStatusCommand(store, config, args.includes('--json'), out);
   }
-  const setup = await loadCarrierSetup(store.db, config.carriersFile);
+  const setup = await loadCarrierSetup(store.db, config.carriersFile, () => sealingKey(config));
   if (setup.carriers.length === 0) out('no carrier configured: yona serve starts the bundled SMSC simulator');
   const today = calendarDay(Date.now(), config.defaultTimeZone);
   const usage = setup.carriers.length ? await carrierUsageOn(store.db, today) : new Map<string, number>();
@@ -161,7 +164,12 @@ export async function listCarriersCommand(store: Store, config: Config, args: st
       c.dailyCap === undefined
         ? `; today ${used} parts`
         : `; today ${used} of ${c.dailyCap} parts${used >= c.dailyCap ? ' (capped)' : ''}`;
-    out(`carrier ${c.name}: ${cli ? cli.describe(c) : `protocol ${c.protocol}`}${describeLimits(c)}${day} (${today})`);
+    const unopened = c.unopenedSecrets?.length
+      ? `; its ${c.unopenedSecrets.join(', ')} is sealed with another secret key than this one's`
+      : '';
+    out(
+      `carrier ${c.name}: ${cli ? cli.describe(c) : `protocol ${c.protocol}`}${describeLimits(c)}${day} (${today})${unopened}`,
+    );
   }
   for (const r of setup.routes) {
     const filters = [r.account && `account ${r.account}`, r.source && `sender ${r.source}`, r.channel].filter(Boolean);
@@ -177,7 +185,7 @@ export async function listCarriersCommand(store: Store, config: Config, args: st
 export async function removeCarrier(store: Store, config: Config, args: string[], out: Out): Promise<void> {
   const [name] = args;
   if (!name) fail('usage: yona admin remove-carrier NAME');
-  const setup = await loadCarrierSetup(store.db, config.carriersFile);
+  const setup = await loadCarrierSetup(store.db, config.carriersFile, () => sealingKey(config));
   const routed = setup.routes.filter((r) => r.carrier.split(',').some((c) => c.split(':')[0].trim() === name));
   if (routed.length > 0)
     fail(`carrier "${name}" is on ${routed.length} route(s): change them first (yona admin carriers lists them)`);

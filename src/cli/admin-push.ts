@@ -5,6 +5,7 @@ import { PUSH_TYPES } from '../domain/push-fields.ts';
 import { generatePushSecret } from '../domain/push-sign.ts';
 import { findAccountByUsername, type Account } from '../store/accounts.ts';
 import type { Store } from '../store/db.ts';
+import { sealingKey } from '../secret-key.ts';
 import {
   clearPushSecret,
   deletePushRegistration,
@@ -83,7 +84,7 @@ async function enable(store: Store, args: string[], out: Out): Promise<void> {
   );
 }
 
-async function secret(store: Store, args: string[], out: Out): Promise<void> {
+async function secret(store: Store, args: string[], out: Out, config: Config): Promise<void> {
   const account = await accountOf(store, args[0]);
   if (args[1] === '--clear') {
     const had = await clearPushSecret(store.db, account.id);
@@ -92,7 +93,7 @@ async function secret(store: Store, args: string[], out: Out): Promise<void> {
   }
   if (args[1] !== undefined) fail(`unexpected argument "${args[1]}"`);
   const value = generatePushSecret();
-  await setPushSecret(store.db, account.id, value, Date.now());
+  await setPushSecret(store.db, sealingKey(config), account.id, value, Date.now());
   out(
     `pushes of ${account.username} are now signed (X-Yona-Timestamp, X-Yona-Signature); give this secret to the receiver:`,
   );
@@ -120,7 +121,7 @@ async function log(store: Store, args: string[], out: Out): Promise<void> {
   }
 }
 
-const SUBCOMMANDS: Record<string, (store: Store, args: string[], out: Out) => Promise<void>> = {
+const SUBCOMMANDS: Record<string, (store: Store, args: string[], out: Out, config: Config) => Promise<void>> = {
   list,
   delete: remove,
   enable,
@@ -129,8 +130,8 @@ const SUBCOMMANDS: Record<string, (store: Store, args: string[], out: Out) => Pr
 };
 
 /** `yona admin push SUBCOMMAND ...` (registered in ADMIN_COMMANDS). */
-export async function pushAdminCommand(store: Store, _config: Config, args: string[], out: Out): Promise<void> {
+export async function pushAdminCommand(store: Store, config: Config, args: string[], out: Out): Promise<void> {
   const sub = args[0] ? SUBCOMMANDS[args[0]] : undefined;
   if (!sub) fail(args[0] ? `unknown push command "${args[0]}"` : 'missing push command');
-  await sub(store, args.slice(1), out);
+  await sub(store, args.slice(1), out, config);
 }

@@ -3,6 +3,7 @@
 import { parseArgs } from 'node:util';
 import type { Config } from '../config.ts';
 import { loadCarrierSetup } from '../delivery/carrier-setup.ts';
+import { sealingKey } from '../secret-key.ts';
 import { carrierList, routePrefix, Router, type Route } from '../delivery/routing.ts';
 import { ConfigError } from '../domain/errors.ts';
 import { normalizePhone } from '../domain/phone.ts';
@@ -33,6 +34,9 @@ async function filtersOf(
   rawPrefix: string,
   values: { account?: string; source?: string; channel?: string },
 ): Promise<{ prefix: string; account: string; source: string; channel: string }> {
+  // An empty PREFIX would be the default route, every destination: that takes the word "default", never a blank.
+  if (rawPrefix.trim() === '')
+    fail('PREFIX is empty: give international digits like 97250, or "default" for the route every destination takes');
   const prefix = routePrefix(rawPrefix);
   if (!/^\d*$/.test(prefix)) fail(`PREFIX must be international digits like 97250 (or "default"), got "${rawPrefix}"`);
   const channel = values.channel ?? '';
@@ -67,7 +71,7 @@ export async function addRoute(store: Store, config: Config, args: string[], out
     if (err instanceof ConfigError) fail(err.message);
     throw err;
   }
-  const setup = await loadCarrierSetup(store.db, config.carriersFile);
+  const setup = await loadCarrierSetup(store.db, config.carriersFile, () => sealingKey(config));
   for (const c of list) {
     if (!setup.carriers.some((known) => known.name === c.name))
       fail(`no carrier named "${c.name}" (add it with yona admin add-carrier)`);
@@ -103,7 +107,7 @@ export async function routeTest(store: Store, config: Config, args: string[], ou
       (await findAccountByUsername(store.db, values.account)) ?? fail(`no account named "${values.account}"`);
     reseller = (await accountRouteNames(store.db, account.id))?.reseller ?? null;
   }
-  const setup = await loadCarrierSetup(store.db, config.carriersFile);
+  const setup = await loadCarrierSetup(store.db, config.carriersFile, () => sealingKey(config));
   const router = new Router(
     setup.routes as Route[],
     setup.carriers.map((c) => c.name),

@@ -22,6 +22,9 @@ import {
 } from '../store/accounts.ts';
 import { deleteToken } from '../store/tokens.ts';
 import { openStore, type Store } from '../store/db.ts';
+import { sealClearSecrets } from '../store/seal-at-rest.ts';
+import { carrierSecrets } from '../carriers/index.ts';
+import { hasSealingKey, sealingKey } from '../secret-key.ts';
 import { applyLedgerChange } from '../store/ledger.ts';
 import { addVerifiedSender } from '../store/senders.ts';
 import { addFilteredPhones } from '../store/filtered-phones.ts';
@@ -366,8 +369,18 @@ export async function runAdmin(
           groupCommit: config.sqliteGroupCommit,
         })
       : refusingStore(missingStoreProblem(choice));
+  const storeConfig = { ...config, dataDir: choice.dataDir };
   try {
-    await runAdminCommand(store, { ...config, dataDir: choice.dataDir }, args, out);
+    // Secrets an earlier version stored in clear are sealed before the command reads them, with a key this
+    // configuration already has (never one made for the pass: the servers would not have it).
+    if (choice.exists && hasSealingKey(storeConfig)) {
+      const sealed = await sealClearSecrets(store.db, () => sealingKey(storeConfig), carrierSecrets);
+      if (sealed.carriers + sealed.pushSecrets > 0)
+        note(
+          `yona: sealed with the secret key what an earlier version stored in clear: ${sealed.carriers} carrier password(s), ${sealed.pushSecrets} push signing secret(s)`,
+        );
+    }
+    await runAdminCommand(store, storeConfig, args, out);
     note(`yona: store ${choice.exists ? '' : '(new) '}${choice.description}`);
   } catch (err) {
     // An account missing from the store found is most often an account in another store: say which was read.

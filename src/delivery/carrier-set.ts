@@ -103,7 +103,8 @@ export class CarrierSet {
     if (isShared(carrier))
       run.stopShares = await keepShares(service.node, carrier, carrierRole(config.protocol), logger);
     await carrier.start();
-    if (!carrier.canSubmit())
+    // (A carrier whose secret does not open here said why when it started.)
+    if (!carrier.canSubmit() && !config.unopenedSecrets?.length)
       logger.warn({ carrier: config.name }, 'carrier not bound yet; it keeps retrying and messages wait');
   }
 }

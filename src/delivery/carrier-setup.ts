@@ -68,10 +68,17 @@ export function readCarriersFile(path: string): CarrierSetup {
   return { carriers, routes };
 }
 
-/** The carriers of the file (YONA_CARRIERS_FILE, when set) and of the store, with their routes. */
-export async function loadCarrierSetup(db: Queryable, carriersFile: string | undefined): Promise<CarrierSetup> {
+/**
+ * The carriers of the file (YONA_CARRIERS_FILE, when set) and of the store, with their routes; `key` opens the
+ * secrets the store keeps sealed (the node's secret key, read only when there is one to open).
+ */
+export async function loadCarrierSetup(
+  db: Queryable,
+  carriersFile: string | undefined,
+  key: () => Buffer,
+): Promise<CarrierSetup> {
   const fromFile = carriersFile ? readCarriersFile(carriersFile) : { carriers: [], routes: [] };
-  const stored = (await listCarriers(db)).map(carrierFromStore);
+  const stored = (await listCarriers(db)).map((row) => carrierFromStore(row, key));
   const carriers = [...fromFile.carriers];
   for (const c of stored) {
     if (carriers.some((f) => f.name === c.name))

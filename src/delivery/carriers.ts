@@ -181,7 +181,8 @@ export function carriersComponent(
       const config = options.config ?? service.config;
       const settings = { ...config.delivery, ...options.settings };
       const { node } = service;
-      let setup = options.setup ?? (await loadCarrierSetup(service.store.db, config.carriersFile));
+      const key = () => sealingKey(service.config);
+      let setup = options.setup ?? (await loadCarrierSetup(service.store.db, config.carriersFile, key));
       if (setup.carriers.length === 0 && (node.has('dispatcher') || node.has('voice')))
         setup = await startSimulators(service, settings);
       const { router, voiceRouter } = routersOf(setup);
@@ -209,7 +210,7 @@ export function carriersComponent(
         voiceRouter,
         recorded: () => receipts.rematchSoon(),
         reclaimOnStart: service.store.dialect === 'sqlite',
-        sealingKey: sealingKey(service.config),
+        sealingKey: key(),
         caps,
       });
       runtime = { ...runtime, carriers, dispatcher, receipts, inbound, caps, health: healthBook };
@@ -240,7 +241,7 @@ export function carriersComponent(
         const reload = () => {
           reloading ??= (async () => {
             try {
-              const next = await loadCarrierSetup(service.store.db, config.carriersFile);
+              const next = await loadCarrierSetup(service.store.db, config.carriersFile, key);
               const text = JSON.stringify(next);
               if (text === last) return;
               const routers = routersOf(next);

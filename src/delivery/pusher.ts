@@ -22,6 +22,8 @@ import {
 import { findAccountById } from '../store/accounts.ts';
 import { formatIso } from '../domain/dates.ts';
 import { createPushAgent, postForm, prepareTarget, pushHeaders, type PreparedTarget } from './push-http.ts';
+import { openAtRest } from '../domain/sealed.ts';
+import { sealingKey } from '../secret-key.ts';
 
 /** Options of createPusher (tests and embedders). */
 export interface PusherOptions {
@@ -44,6 +46,8 @@ function hostOf(url: string): string | undefined {
 
 interface Lane {
   target: PushTarget;
+  /** The target's signing secret opened (null: unsigned). */
+  secret: string | null;
   prepared: PreparedTarget;
   queue: ClaimedPushEvent[];
   inFlight: number;
@@ -143,11 +147,15 @@ class Pusher implements Component {
       const ready = await readyRegistrations(this.db, this.service.clock());
       const seen = new Set<number>();
       for (const target of ready) {
+        const secret = this.signingSecret(target);
+        // A secret this node cannot open: its events stay pending here (a node with the right key pushes them).
+        if (secret === undefined) continue;
         seen.add(target.id);
         let lane = this.lanes.get(target.id);
         if (!lane) {
           lane = {
             target,
+            secret,
             prepared: prepareTarget(target.url, this.settings.allowPrivate),
             queue: [],
             inFlight: 0,
@@ -158,6 +166,7 @@ class Pusher implements Component {
           this.lanes.set(target.id, lane);
         } else if (!lane.haltSeq) {
           lane.target = target;
+          lane.secret = secret;
         }
         lane.drained = false;
         this.pump(lane);
@@ -176,6 +185,34 @@ class Pusher implements Component {
     } catch (err) {
       this.service.logger.error({ err }, 'push scan failed');
     }
+  }
+
+  // Signing secrets opened, by their sealed text (false: sealed under another key than this node's).
+  private readonly opened = new Map<string, string | false>();
+
+  /**
+   * The clear signing secret of a registration: null when its pushes go unsigned, undefined when it is sealed
+   * with another secret key than this node's (logged once per registration and secret; its pushes are held).
+   */
+  private signingSecret(target: PushTarget): string | null | undefined {
+    if (target.secret === null) return null;
+    let opened = this.opened.get(target.secret);
+    if (opened === undefined) {
+      try {
+        opened = openAtRest(sealingKey(this.service.config), target.secret);
+      } catch {
+        opened = false;
+        void this.username(target.accountId).then((account) =>
+          this.service.logger.error(
+            { event: 'push.secret_unopened', account, registration: target.id },
+            "push signing secret sealed with another secret key than this node's (YONA_SECRET_KEY or secret.key in the data dir): its pushes are held on this node",
+          ),
+        );
+      }
+      if (this.opened.size >= 10_000) this.opened.clear();
+      this.opened.set(target.secret, opened);
+    }
+    return opened === false ? undefined : opened;
   }
 
   /** Sends what the lane may send now and claims more when it runs low. */
@@ -228,7 +265,7 @@ class Pusher implements Component {
     const startedAt = this.service.clock();
     const t0 = performance.now();
     const body = encodeForm(JSON.parse(event.payload) as Record<string, string>);
-    const headers = pushHeaders(event.id, body, lane.target.secret);
+    const headers = pushHeaders(event.id, body, lane.secret);
     const outcome = await postForm(
       this.agent,
       lane.prepared,

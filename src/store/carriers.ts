@@ -6,7 +6,7 @@ import type { CarrierTable } from './schema/carriers.ts';
 /** A carrier row as stored. */
 export type CarrierRow = Selectable<CarrierTable>;
 
-/** A carrier as the operator adds it (`yona admin add-carrier`): its protocol and that protocol's settings. */
+/** A carrier as the operator adds it (`yona admin add-carrier`): its protocol and that protocol's settings, secrets sealed. */
 export interface NewCarrier {
   name: string;
   protocol: string;

@@ -14,6 +14,7 @@ export interface PushTarget {
   type: PushType;
   url: string;
   consecutiveFailures: number;
+  /** The account's signing secret as stored (sealed; the pusher opens it), null when pushes go unsigned. */
   secret: string | null;
 }
 

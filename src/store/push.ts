@@ -4,6 +4,7 @@
 import { sql, type Selectable } from 'kysely';
 import { DEFAULT_TIME_ZONE } from '../domain/dates.ts';
 import { blacklistFields, isIntermediateDlrStatus, type PushFields } from '../domain/push-fields.ts';
+import { sealAtRest } from '../domain/sealed.ts';
 import { runPrepared, type Queryable } from './db.ts';
 import type { PushRegistrationTable, PushType } from './schema/push.ts';
 
@@ -293,8 +294,15 @@ export async function listPushAttempts(db: Queryable, registrationId: number, li
     .execute();
 }
 
-/** Sets (or replaces) the account's signing secret. */
-export async function setPushSecret(db: Queryable, accountId: number, secret: string, now: number): Promise<void> {
+/** Sets (or replaces) the account's signing secret, kept sealed with `key` (the secret key). */
+export async function setPushSecret(
+  db: Queryable,
+  key: Buffer,
+  accountId: number,
+  clear: string,
+  now: number,
+): Promise<void> {
+  const secret = sealAtRest(key, clear);
   await db
     .insertInto('push_secrets')
     .values({ account_id: accountId, secret, created_at: now })

@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { sealingKey } from '../../src/secret-key.ts';
 import { loadCarrierSetup, readCarriersFile } from '../../src/delivery/carrier-setup.ts';
 import { normalizeNumber, Router } from '../../src/delivery/routing.ts';
 import { findNumberOwner } from '../../src/store/carriers.ts';
@@ -152,7 +153,7 @@ for (const target of targets) {
       const listed = await t.admin('carriers');
       assert.match(listed.join('\n'), /carrier partner: smpp2\.example\.net:2776, system_id yona, transceiver x1/);
       assert.ok(![...out, ...listed].join('\n').includes('pw-'), 'passwords are never printed');
-      const setup = await loadCarrierSetup(t.service.store.db, undefined);
+      const setup = await loadCarrierSetup(t.service.store.db, undefined, () => sealingKey(t.config));
       assert.deepEqual(
         setup.carriers.map((c) => [c.name, c.host, c.port, c.password]),
         [['partner', 'smpp2.example.net', 2776, 'pw-5678']],
@@ -189,7 +190,7 @@ for (const target of targets) {
       assert.match((await t.admin('add-route', 'default', 'partner')).join(''), /default route -> partner/);
       await assert.rejects(t.admin('add-route', '97250', 'nobody'), /no carrier named "nobody"/);
       await assert.rejects(t.admin('add-route', '05x', 'partner'), /PREFIX/);
-      const setup = await loadCarrierSetup(t.service.store.db, undefined);
+      const setup = await loadCarrierSetup(t.service.store.db, undefined, () => sealingKey(t.config));
       assert.deepEqual(setup.routes, [
         { prefix: '', carrier: 'partner' },
         { prefix: '97254', carrier: 'partner' },

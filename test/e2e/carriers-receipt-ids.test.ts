@@ -3,6 +3,7 @@
 // and 15 for a destination ending 0015). Also `yona admin add-carrier --receipt-ids` and `yona admin carriers`.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { sealingKey } from '../../src/secret-key.ts';
 import { loadCarrierSetup } from '../../src/delivery/carrier-setup.ts';
 import type { SimIdFormat } from '../../src/carriers/simulator/index.ts';
 import type { ReceiptIdMode } from '../../src/carriers/smpp/ids.ts';
@@ -120,7 +121,7 @@ for (const target of targets) {
         const listed = (await t.admin('carriers')).join('\n');
         assert.match(listed, /carrier hexy: .*, receipt ids submit-hex/);
         assert.doesNotMatch(listed, /carrier plain: .*receipt ids/);
-        const setup = await loadCarrierSetup(t.service.store.db, undefined);
+        const setup = await loadCarrierSetup(t.service.store.db, undefined, () => sealingKey(t.config));
         assert.deepEqual(
           setup.carriers.map((c) => [c.name, c.receiptIds]),
           [

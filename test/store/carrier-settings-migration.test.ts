@@ -77,7 +77,7 @@ for (const target of await storeTargets()) {
         tlsServername: 'smsc.example.net',
         receiptIds: 'submit-hex',
       });
-      const { carriers } = await loadCarrierSetup(store.db, undefined);
+      const { carriers } = await loadCarrierSetup(store.db, undefined, () => Buffer.alloc(32));
       const [partner, plain] = carriers as Array<Record<string, unknown>>;
       assert.equal(partner.protocol, 'smpp');
       assert.equal(partner.maxSubmitsPerSecond, 150);

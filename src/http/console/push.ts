@@ -4,6 +4,7 @@ import { formatEvent } from '../../domain/dates.ts';
 import { PUSH_TYPES, testEventFields } from '../../domain/push-fields.ts';
 import { generatePushSecret } from '../../domain/push-sign.ts';
 import { pushUrl } from '../../operations/push.ts';
+import { sealingKey } from '../../secret-key.ts';
 import {
   clearPushSecret,
   deletePushRegistration,
@@ -159,7 +160,7 @@ export function registerPush(r: ConsoleRouter): void {
 
   r.post('/console/push/secret', async (c) => {
     const secret = generatePushSecret();
-    await setPushSecret(c.app.store.db, c.account.id, secret, c.now);
+    await setPushSecret(c.app.store.db, sealingKey(c.app.config), c.account.id, secret, c.now);
     return pushPage(c, { secret });
   });
 

@@ -17,8 +17,9 @@ export interface CarrierTable {
   /** The protocol it speaks (carriers/index.ts). */
   protocol: string;
   /**
-   * The protocol's settings as a JSON document (the carriers file's keys). Holds the carrier's password in clear:
-   * the connector must send it. Never logged, never shown by the CLI.
+   * The protocol's settings as a JSON document (the carriers file's keys). Its secrets (the protocol's `secrets`:
+   * a password) are sealed with the secret key, `sealed:v1....` (domain/sealed.ts); the connector opens them to
+   * bind. Never logged, never shown by the CLI.
    */
   settings: string;
   created_at: number;

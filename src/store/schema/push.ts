@@ -70,7 +70,10 @@ export interface PushAttemptTable {
 export interface PushSecretTable {
   id: Generated<number>;
   account_id: number;
-  /** The HMAC key, kept as issued: the server needs it to sign (never logged, never returned by the API). */
+  /**
+   * The HMAC key, sealed with the secret key (`sealed:v1....`, domain/sealed.ts): the pusher opens it to sign.
+   * Never logged, never returned by the API.
+   */
   secret: string;
   created_at: number;
 }
