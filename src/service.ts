@@ -4,6 +4,7 @@ import { ClusterNode } from './cluster/node.ts';
 import { withNodeName } from './cluster/node-identity.ts';
 import type { Component, ComponentHost } from './component.ts';
 import type { Config } from './config.ts';
+import { VERSION } from './domain/version.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createMetrics, type Metrics } from './http/metrics.ts';
 import { startHttp, type RunningHttp } from './http/server.ts';
@@ -100,6 +101,7 @@ export async function startService(
   for (const c of components) await c.start(service);
   logger.info(
     {
+      version: VERSION,
       https: http.httpsPort,
       http: `${config.httpHost}:${http.httpPort}`,
       store: store.dialect,

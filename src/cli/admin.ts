@@ -32,7 +32,7 @@ import { ADMIN_HELP, didYouMean, formatCommandList, formatHelp, wantsHelp } from
 import { normalizePhone } from '../domain/phone.ts';
 import { readFileSync } from 'node:fs';
 import { parseArgsProblem, UsageError } from './usage-error.ts';
-import { locateStore, missingStoreProblem, takeStoreFlags } from './store-location.ts';
+import { locateStore, missingStoreProblem, takeStoreFlags, type StoreChoice } from './store-location.ts';
 
 export { parseArgsProblem, UsageError };
 
@@ -273,6 +273,8 @@ const addFiltered: Command = async (store, _config, args, out) => {
 
 /** Admin commands by name. */
 export const ADMIN_COMMANDS: Record<string, Command> = {
+  backup: onStoreFiles('backup'),
+  restore: onStoreFiles('restore'),
   'create-account': createAccount,
   'create-token': createToken,
   'allow-ip': allowIpCommand,
@@ -300,6 +302,15 @@ export const ADMIN_COMMANDS: Record<string, Command> = {
 const ADMIN_LIST = () =>
   formatCommandList('usage: yona admin COMMAND [ARGS]', ADMIN_HELP, 'yona admin COMMAND --help explains a command.');
 
+// Commands on the store's files rather than through an open store (a restore replaces it).
+const STORE_FILE_COMMANDS: Record<
+  string,
+  (choice: StoreChoice, args: string[], out: (l: string) => void) => Promise<void>
+> = {
+  backup: (...a) => import('./admin-backup.ts').then((m) => m.backup(...a)),
+  restore: (...a) => import('./admin-backup.ts').then((m) => m.restore(...a)),
+};
+
 // The command named by `name`, or a UsageError naming the nearest one.
 function adminCommand(name: string | undefined): Command {
   if (!name) fail(`a command is needed\n${ADMIN_LIST()}`);
@@ -320,6 +331,11 @@ export async function runAdminCommand(
 ): Promise<void> {
   const [name, ...rest] = args;
   await adminCommand(name)(store, config, rest, out);
+}
+
+// backup and restore run from runAdmin on the store's files; through an open store they cannot.
+function onStoreFiles(name: string): Command {
+  return async () => fail(`${name} works on the store's files: run it as yona admin ${name} FILE`);
 }
 
 // A store that is not there: any use of it refuses (so a command's own argument errors still come first).
@@ -360,6 +376,11 @@ export async function runAdmin(
   }
   const config = loadConfig();
   const choice = locateStore(config, flags, settingGiven('YONA_DATA_DIR'));
+  const onFiles = STORE_FILE_COMMANDS[args[0]];
+  if (onFiles) {
+    await onFiles(choice, args.slice(1), out);
+    return;
+  }
   const store =
     choice.exists || flags.newStore
       ? await openStore({

@@ -39,6 +39,18 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
 
 /** The `yona admin` commands. */
 export const ADMIN_HELP: Record<string, CommandHelp> = {
+  backup: {
+    usage: 'yona admin backup FILE',
+    summary:
+      'Copies the embedded store into FILE while the server runs (one consistent read, checked with integrity_check); on PostgreSQL it explains pg_dump.',
+    example: 'yona admin backup /srv/backups/yona-2026-11-27.db',
+  },
+  restore: {
+    usage: 'yona admin restore FILE',
+    summary:
+      'Checks a backup and puts it in place of the store of a data dir no yona serve runs on; the replaced store is set aside, not deleted.',
+    example: 'yona admin restore /srv/backups/yona-2026-11-27.db',
+  },
   'create-account': {
     usage:
       'yona admin create-account USERNAME --password PW [--name N] [--credits N] [--international SHEKELS] [--reseller] [--parent USERNAME] [--time-zone TZ] [--allow-ip CIDR]...',

@@ -1,6 +1,7 @@
 // The `yona` command line: serve, admin, smsc-sim, sim. Each command's modules are loaded only when it runs, so
 // `yona --help` or one admin command does not load the service.
 import { ConfigError } from '../domain/errors.ts';
+import { VERSION } from '../domain/version.ts';
 import { COMMAND_HELP, didYouMean, formatCommandList, formatHelp, wantsHelp } from './help.ts';
 import { parseArgsProblem, UsageError } from './usage-error.ts';
 
@@ -17,11 +18,15 @@ export const COMMANDS: Record<string, Runner> = {
 const TOP_HELP = formatCommandList(
   'usage: yona COMMAND [ARGS]',
   COMMAND_HELP,
-  'yona COMMAND --help explains a command; yona admin --help lists the operator commands.',
+  'yona COMMAND --help explains a command; yona admin --help lists the operator commands; yona --version prints the version.',
 );
 
 async function main(argv: string[]): Promise<void> {
   const [name, ...rest] = argv;
+  if (name === '--version' || name === '-v' || name === 'version') {
+    console.log(`yona ${VERSION}`);
+    return;
+  }
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     if (name === undefined) throw new UsageError(`a command is needed\n${TOP_HELP}`);
     console.log(TOP_HELP);

@@ -3,6 +3,7 @@
 // it is not well. A node whose heartbeat could not be written for a lease time answers 503 for every role.
 import type { FastifyInstance } from 'fastify';
 import { ROLES, type Role } from '../domain/roles.ts';
+import { VERSION } from '../domain/version.ts';
 import type { Db } from '../store/db.ts';
 import { checkMigrated } from '../store/migrations/index.ts';
 
@@ -44,13 +45,17 @@ export function registerHealth(app: FastifyInstance, source: HealthSource): void
         return reply
           .code(404)
           .send({ error: `this node does not run the ${asked} role`, node: node.name, roles: node.roles });
-      return reply
-        .code(roles[asked].ok ? 200 : 503)
-        .send({ status: roles[asked].ok ? 'ok' : 'unhealthy', node: node.name, role: asked, ...roles[asked] });
+      return reply.code(roles[asked].ok ? 200 : 503).send({
+        status: roles[asked].ok ? 'ok' : 'unhealthy',
+        version: VERSION,
+        node: node.name,
+        role: asked,
+        ...roles[asked],
+      });
     }
     const ok = Object.values(roles).every((r) => r.ok);
     return reply
       .code(ok ? 200 : 503)
-      .send({ status: ok ? 'ok' : 'unhealthy', store: source.dialect, node: node.name, roles });
+      .send({ status: ok ? 'ok' : 'unhealthy', version: VERSION, store: source.dialect, node: node.name, roles });
   });
 }

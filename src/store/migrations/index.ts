@@ -1,5 +1,6 @@
 // Versioned migrations, run at start. Add a file per version and list it here; never edit a shipped one.
 import { Migrator, type Kysely, type Migration } from 'kysely';
+import { recordStoreVersion, refuseNewerStore } from '../store-version.ts';
 import type { Dialect } from '../types.ts';
 import * as m0001 from './0001_foundation.ts';
 import * as m0002 from './0002_sending.ts';
@@ -29,6 +30,7 @@ import * as m0025 from './0025_console_account_settings.ts';
 import * as m0026 from './0026_carrier_limits.ts';
 import * as m0028 from './0028_node_carrier_health.ts';
 import * as m0029 from './0029_console_second_step.ts';
+import * as m0030 from './0030_store_version.ts';
 
 type VersionedMigration = { up(db: Kysely<any>, dialect: Dialect): Promise<void> };
 
@@ -61,11 +63,21 @@ const MIGRATIONS: Record<string, VersionedMigration> = {
   '0026_carrier_limits': m0026,
   '0028_node_carrier_health': m0028,
   '0029_console_second_step': m0029,
+  '0030_store_version': m0030,
 };
 
-/** Applies every migration not yet applied (or those up to `upTo`, a migration's name); throws when one fails. */
+/**
+ * Applies every migration not yet applied (or those up to `upTo`, a migration's name) and records this version as
+ * the store's; throws when one fails, and refuses (StoreTooNewError) a store that a newer Yona migrated.
+ */
 export async function migrateToLatest(db: Kysely<any>, dialect: Dialect, upTo?: string): Promise<void> {
-  if (!upTo && (await upToDate(db))) return;
+  await refuseNewerStore(db, Object.keys(MIGRATIONS));
+  if (upTo) return migrate(db, dialect, upTo);
+  if (!(await upToDate(db))) await migrate(db, dialect);
+  await recordStoreVersion(db);
+}
+
+async function migrate(db: Kysely<any>, dialect: Dialect, upTo?: string): Promise<void> {
   const migrations: Record<string, Migration> = {};
   for (const [name, m] of Object.entries(MIGRATIONS)) migrations[name] = { up: (d) => m.up(d, dialect) };
   const migrator = new Migrator({
