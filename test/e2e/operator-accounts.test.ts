@@ -223,7 +223,14 @@ for (const target of await storeTargets()) {
       assert.equal(added.status, 0, added.message);
       assert.equal((await push('acme')).status, 2, 'only for that account');
       const sent = await api(
-        { sms: { user: { username: 'solo' }, source: '0521110000', message: 'dlr me', destinations: { phone: '0527654321' } } },
+        {
+          sms: {
+            user: { username: 'solo' },
+            source: '0521110000',
+            message: 'dlr me',
+            destinations: { phone: '0527654321' },
+          },
+        },
         tokens.get('solo'),
       );
       assert.equal(sent.status, 0, sent.message);
