@@ -186,7 +186,7 @@ export function statusMessage(code: number): string {
  * Codes the catalogue gives two meanings, by operation: the text that fits the operation (compatibility.md), so the
  * other meaning's text is never used for it (validate_otp's 12 is an unverified code, not "Not enough money").
  */
-const OPERATION_TEXTS: Readonly<Record<string, Readonly<Partial<Record<number, StatusEntry>>>>> = {
+export const OPERATION_TEXTS: Readonly<Record<string, Readonly<Partial<Record<number, StatusEntry>>>>> = {
   validate_otp: { 12: { en: 'Unverified code', he: 'קוד לא מאומת' } },
 };
 
