@@ -163,6 +163,7 @@ const createToken: Command = async (store, config, args, out) => {
     positionals: [username],
   } = options(args, { 'expires-in': { type: 'string' } });
   const target = await account(store, username);
+  if (target.closed_at != null) fail(`${target.username} is closed: a closed account gets no tokens`);
   const ttl = values['expires-in'] === undefined ? config.tokenTtlMs : tokenLifetime(values['expires-in']);
   const now = Date.now();
   const minted = await store.db

@@ -179,6 +179,9 @@ for (const target of await storeTargets()) {
       assert.equal(campaigns.status, 2);
       assert.match(campaigns.stderr, /already closed/);
       assert.equal((await admin('resume', 'later')).status, 2);
+      const token = await admin('create-token', 'later');
+      assert.equal(token.status, 2);
+      assert.match(token.stderr, /later is closed: a closed account gets no tokens/);
     });
 
     it('credits either sign with a reason in the ledger, and refuses a debit below zero', async () => {
