@@ -7,6 +7,7 @@ import {
   DELIVERY,
   DELIVERY_STATUS,
   REQUEST_STATUS,
+  OPERATION_TEXTS,
   RESERVED_REQUEST_STATUSES,
   type RequestStatus,
 } from '../src/domain/status.ts';
@@ -23,7 +24,11 @@ export function renderStatusesDoc(): string {
     .sort(([a], [b]) => a - b)
     .map(([code, entry]) => {
       const reserved = RESERVED_REQUEST_STATUSES[code as RequestStatus];
-      return `| ${code} | ${cell(entry.en)} | ${cell(entry.he)} | ${reserved ? cell(`never sent: ${reserved}`) : ''} |`;
+      const byOperation = Object.entries(OPERATION_TEXTS)
+        .filter(([, texts]) => texts[code])
+        .map(([op, texts]) => `${op}: ${texts[code]?.en} (${texts[code]?.he})`);
+      const note = reserved ? `never sent: ${reserved}` : byOperation.join('; ');
+      return `| ${code} | ${cell(entry.en)} | ${cell(entry.he)} | ${note ? cell(note) : ''} |`;
     });
   const deliveries = Object.entries(DELIVERY_STATUS)
     .map(([code, entry]) => [Number(code), entry] as const)

@@ -3,6 +3,7 @@ import type { Config } from '../config.ts';
 import { formatEvent } from '../domain/dates.ts';
 import { PUSH_TYPES } from '../domain/push-fields.ts';
 import { generatePushSecret } from '../domain/push-sign.ts';
+import { setAccountPushAllowPrivate } from '../operations/operator-accounts.ts';
 import { findAccountByUsername, type Account } from '../store/accounts.ts';
 import type { Store } from '../store/db.ts';
 import { sealingKey } from '../secret-key.ts';
@@ -26,6 +27,7 @@ const USAGE = [
   '       yona admin push enable USERNAME TYPE     (back to registered; kept events are delivered)',
   '       yona admin push secret USERNAME [--clear] (generate and print a signing secret, or remove it)',
   '       yona admin push log USERNAME TYPE [N]    (the last N delivery attempts, default 20)',
+  '       yona admin push allow-private USERNAME on|off (its push URLs may reach private and loopback addresses)',
 ].join('\n');
 
 function fail(message: string): never {
@@ -121,12 +123,25 @@ async function log(store: Store, args: string[], out: Out): Promise<void> {
   }
 }
 
+async function allowPrivate(store: Store, args: string[], out: Out): Promise<void> {
+  const account = await accountOf(store, args[0]);
+  if ((args[1] !== 'on' && args[1] !== 'off') || args.length > 2)
+    fail('usage: yona admin push allow-private USERNAME on|off');
+  await setAccountPushAllowPrivate(store.db, account.username, args[1] === 'on');
+  out(
+    args[1] === 'on'
+      ? `push URLs of ${account.username} may now reach private and loopback addresses`
+      : `push URLs of ${account.username} must reach public addresses (unless YONA_PUSH_ALLOW_PRIVATE is on)`,
+  );
+}
+
 const SUBCOMMANDS: Record<string, (store: Store, args: string[], out: Out, config: Config) => Promise<void>> = {
   list,
   delete: remove,
   enable,
   secret,
   log,
+  'allow-private': allowPrivate,
 };
 
 /** `yona admin push SUBCOMMAND ...` (registered in ADMIN_COMMANDS). */

@@ -166,6 +166,7 @@ const createToken: Command = async (store, config, args, out) => {
     positionals: [username],
   } = options(args, { 'expires-in': { type: 'string' } });
   const target = await account(store, username);
+  if (target.closed_at != null) fail(`${target.username} is closed: a closed account gets no tokens`);
   const ttl = values['expires-in'] === undefined ? config.tokenTtlMs : tokenLifetime(values['expires-in']);
   const now = Date.now();
   const minted = await store.db
@@ -293,6 +294,11 @@ export const ADMIN_COMMANDS: Record<string, Command> = {
   ledger: (...a) => import('./admin-ledger.ts').then((m) => m.ledgerCommand(...a)),
   report: (...a) => import('./admin-report-margins.ts').then((m) => m.reportCommand(...a)),
   nodes: (...a) => import('./admin-nodes.ts').then((m) => m.nodesCommand(...a)),
+  accounts: (...a) => import('./admin-accounts.ts').then((m) => m.accountsCommand(...a)),
+  suspend: (...a) => import('./admin-accounts.ts').then((m) => m.suspendCommand(...a)),
+  resume: (...a) => import('./admin-accounts.ts').then((m) => m.resumeCommand(...a)),
+  'close-account': (...a) => import('./admin-accounts.ts').then((m) => m.closeAccountCommand(...a)),
+  credit: (...a) => import('./admin-accounts.ts').then((m) => m.creditCommand(...a)),
   'otp-international': otpInternational,
   'add-filtered': addFiltered,
   'legacy-password': legacyPassword,

@@ -82,6 +82,35 @@ export const ADMIN_HELP: Record<string, CommandHelp> = {
     summary: 'Grants N domestic credits (a ledger row).',
     example: 'yona admin add-credits alice 500',
   },
+  credit: {
+    usage: 'yona admin credit ACCOUNT N --reason R',
+    summary:
+      'Adds (N > 0) or takes (N < 0) domestic credits, with a ledger row carrying the reason; a debit beyond the balance is refused.',
+    example: 'yona admin credit alice -200 --reason "refund reversed"',
+  },
+  accounts: {
+    usage: 'yona admin accounts [--json]',
+    summary:
+      'Lists every account: balance, state (active, suspended with its reason, closed), reseller, last send accepted.',
+    example: 'yona admin accounts --json',
+  },
+  suspend: {
+    usage: 'yona admin suspend ACCOUNT [--reason R]',
+    summary:
+      'Suspends an account: its API calls answer 511 and its console sign-in is refused until resumed (the reason shows in accounts, never to the customer).',
+    example: 'yona admin suspend alice --reason "unpaid invoice"',
+  },
+  resume: {
+    usage: 'yona admin resume ACCOUNT',
+    summary: "Lifts the operator's suspension (a reseller's own suspension of its sub-account stays its to lift).",
+    example: 'yona admin resume alice',
+  },
+  'close-account': {
+    usage: 'yona admin close-account ACCOUNT',
+    summary:
+      'Closes an account: refused while it has open sub-accounts or campaigns scheduled for later; revokes its tokens and sessions, refuses sign-in, keeps its data (retention ages it out).',
+    example: 'yona admin close-account alice',
+  },
   'verify-sender': {
     usage: 'yona admin verify-sender USERNAME SOURCE',
     summary: 'Marks a sender (source) verified for the account, e.g. a landline confirmed by a call.',
@@ -168,8 +197,9 @@ export const ADMIN_HELP: Record<string, CommandHelp> = {
   },
   push: {
     usage:
-      'yona admin push list USERNAME [TYPE] | delete USERNAME TYPE | enable USERNAME TYPE | secret USERNAME [--clear] | log USERNAME TYPE [N]',
-    summary: "Shows and manages the account's push URL registrations, their signing secret and delivery log.",
+      'yona admin push list USERNAME [TYPE] | delete USERNAME TYPE | enable USERNAME TYPE | secret USERNAME [--clear] | log USERNAME TYPE [N] | allow-private USERNAME on|off',
+    summary:
+      "Shows and manages the account's push URL registrations, their signing secret and delivery log; allow-private lets its push URLs reach private and loopback addresses.",
     example: 'yona admin push log alice dlr 50',
   },
 };

@@ -72,6 +72,8 @@ class Pusher implements Component {
   private service!: ComponentHost;
   private settings!: PushSettings;
   private agent!: Agent;
+  /** For accounts whose push URLs may reach private addresses (`yona admin push allow-private`): made when first needed. */
+  private privateAgent: Agent | undefined;
   private readonly lanes = new Map<number, Lane>();
   private results: (PushResult & { seq: number })[] = [];
   private seq = 0;
@@ -120,6 +122,7 @@ class Pusher implements Component {
     await this.flushing;
     while (this.results.length > 0) await this.flush();
     await this.agent.close().catch(() => {});
+    await this.privateAgent?.close().catch(() => {});
   }
 
   private get db() {
@@ -156,7 +159,7 @@ class Pusher implements Component {
           lane = {
             target,
             secret,
-            prepared: prepareTarget(target.url, this.settings.allowPrivate),
+            prepared: prepareTarget(target.url, this.allowsPrivate(target)),
             queue: [],
             inFlight: 0,
             claiming: false,
@@ -165,6 +168,8 @@ class Pusher implements Component {
           };
           this.lanes.set(target.id, lane);
         } else if (!lane.haltSeq) {
+          if (target.allowPrivate !== lane.target.allowPrivate)
+            lane.prepared = prepareTarget(target.url, this.allowsPrivate(target));
           lane.target = target;
           lane.secret = secret;
         }
@@ -261,13 +266,25 @@ class Pusher implements Component {
     this.inFlight.add(done);
   }
 
+  private allowsPrivate(target: PushTarget): boolean {
+    return this.settings.allowPrivate || target.allowPrivate;
+  }
+
+  // The server-wide agent (public addresses only, at every connect, unless YONA_PUSH_ALLOW_PRIVATE), or for an
+  // account allowed private addresses an agent whose lookup lets them through.
+  private agentFor(target: PushTarget): Agent {
+    if (this.settings.allowPrivate || !target.allowPrivate) return this.agent;
+    this.privateAgent ??= createPushAgent({ ...this.settings, allowPrivate: true }, this.options.resolve);
+    return this.privateAgent;
+  }
+
   private async deliver(lane: Lane, event: ClaimedPushEvent): Promise<void> {
     const startedAt = this.service.clock();
     const t0 = performance.now();
     const body = encodeForm(JSON.parse(event.payload) as Record<string, string>);
     const headers = pushHeaders(event.id, body, lane.secret);
     const outcome = await postForm(
-      this.agent,
+      this.agentFor(lane.target),
       lane.prepared,
       body,
       headers,

@@ -19,3 +19,30 @@ export function sourceProblem(source: string): string | null {
   if (!/^[A-Za-z0-9]+$/.test(source)) return 'source may hold only digits and English letters (no +)';
   return null;
 }
+
+/** An account's standing: open and usable, suspended (by its reseller or the operator), or closed. */
+export type AccountState = 'active' | 'suspended' | 'closed';
+
+/** Why an account may not be used now, by any way in (API token or password, console sign-in and session, a
+ *  future SMPP bind): closed, suspended by the operator, suspended by its reseller; null when it may. */
+export type AccountRefusal = 'closed' | 'suspended-by-operator' | 'suspended-by-reseller';
+
+/** The fields an account's refusal is read from (the columns every authentication reads). */
+export interface AccountHold {
+  suspended_at: number | null;
+  suspended_by?: string | null;
+  closed_at?: number | null;
+}
+
+/** The refusal an account's hold gives, or null when it is usable. */
+export function accountRefusal(a: AccountHold): AccountRefusal | null {
+  if (a.closed_at != null) return 'closed';
+  if (a.suspended_at == null) return null;
+  return a.suspended_by === 'operator' ? 'suspended-by-operator' : 'suspended-by-reseller';
+}
+
+/** The standing `yona admin accounts` shows. */
+export function accountState(a: AccountHold): AccountState {
+  const refusal = accountRefusal(a);
+  return refusal === null ? 'active' : refusal === 'closed' ? 'closed' : 'suspended';
+}

@@ -8,6 +8,11 @@ export class ApiError extends Error {
     detail?: string,
     /** Extra reply fields (e.g. rejected recipients) carried with the error. */
     readonly extra: Record<string, unknown> = {},
+    /**
+     * What the operator can do about it (e.g. the `yona admin` command that fixes it): logged with the refusal
+     * (`api.refused`), never in the reply, which the customer of a white-label service reads.
+     */
+    readonly hint?: string,
   ) {
     // An expected outcome, not a fault: no stack trace (capturing one cost more than answering the request).
     const limit = Error.stackTraceLimit;

@@ -100,7 +100,7 @@ export function encodeForm(fields: PushFields): string {
 /** The number a test event names: a reserved-looking placeholder no handset has. */
 export const TEST_EVENT_PHONE = '972500000000';
 /** The text of a test event (incoming_sms / incoming_whatsapp) and the external id of a test dlr. */
-export const TEST_EVENT_TEXT = 'Yona test event';
+export const TEST_EVENT_TEXT = 'Test event';
 
 /**
  * The fields of a test event of a type ("send a test event" in the console): the type's wire fields with

@@ -182,9 +182,29 @@ export function statusMessage(code: number): string {
   return (REQUEST_STATUS[code] ?? REQUEST_STATUS[998]).en;
 }
 
-/** A message in Hebrew where it is the catalogue's English text for its status, alone or before `: detail`. */
-export function hebrewMessage(status: number, message: string): string {
-  const entry = REQUEST_STATUS[status];
+/**
+ * Codes the catalogue gives two meanings, by operation: the text that fits the operation (compatibility.md), so the
+ * other meaning's text is never used for it (validate_otp's 12 is an unverified code, not "Not enough money").
+ */
+export const OPERATION_TEXTS: Readonly<Record<string, Readonly<Partial<Record<number, StatusEntry>>>>> = {
+  validate_otp: { 12: { en: 'Unverified code', he: 'קוד לא מאומת' } },
+};
+
+function entryFor(code: number, operation: string | undefined): StatusEntry | undefined {
+  return (operation === undefined ? undefined : OPERATION_TEXTS[operation]?.[code]) ?? REQUEST_STATUS[code];
+}
+
+/** English text of a request status code as the operation means it (the log's `text`). */
+export function statusText(code: number, operation: string): string {
+  return (entryFor(code, operation) ?? REQUEST_STATUS[998]).en;
+}
+
+/**
+ * A message in Hebrew where it is the catalogue's English text for its status (as `operation` means it), alone or
+ * before `: detail`.
+ */
+export function hebrewMessage(status: number, message: string, operation?: string): string {
+  const entry = entryFor(status, operation);
   if (!entry || !(message === entry.en || message.startsWith(`${entry.en}:`))) return message;
   return entry.he + message.slice(entry.en.length);
 }

@@ -9,7 +9,7 @@ export const API_GUIDE = {
   example: {
     method: 'POST',
     path: '/api',
-    headers: { Authorization: 'Bearer <token from yona admin create-token>', 'Content-Type': 'application/json' },
+    headers: { Authorization: 'Bearer <your API token>', 'Content-Type': 'application/json' },
     body: { balance: { user: { username: 'alice' } } },
   },
   openapi: '/openapi.json',

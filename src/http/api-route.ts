@@ -2,7 +2,7 @@
 // prefers, else the request's (accept.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { findOperation } from '../operations/index.ts';
-import { executeRequest, type AppContext } from '../operations/execute.ts';
+import { executeRequest, refusalHint, type AppContext } from '../operations/execute.ts';
 import { bearerToken } from './bearer.ts';
 import {
   bodyText,
@@ -20,7 +20,7 @@ import { IDEMPOTENCY_HEADER } from '../operations/idempotency.ts';
 import { inHebrew, prefersHebrew } from './language.ts';
 import type { Metrics } from './metrics.ts';
 import type { Logger } from '../logger.ts';
-import { statusMessage, type RequestStatus } from '../domain/status.ts';
+import { statusText, type RequestStatus } from '../domain/status.ts';
 
 // The Content-Type header as the client sent it (fastify refuses empty and malformed ones before any parser runs).
 const sentContentType = new WeakMap<FastifyRequest, string | undefined>();
@@ -50,7 +50,7 @@ function send(
   reply.header('vary', 'Accept');
   const language = request.headers['accept-language']; // parsed only when sent
   if (language !== undefined && prefersHebrew(language)) {
-    body = inHebrew(body);
+    body = inHebrew(body, root);
     reply.header('content-language', 'he');
   }
   return reply
@@ -85,7 +85,8 @@ function claimedAccount(doc: Record<string, unknown> | undefined): string | unde
 
 /**
  * One info line per refused request (docs/logs.md, event api.refused): the operation, the account named, the
- * client address, the status and its catalogue text; never the token, a password, a code or the body.
+ * client address, the status, its catalogue text for the operation and the operator's hint when there is one;
+ * never the token, a password, a code or the body.
  */
 function logRefusal(
   logger: Logger,
@@ -93,6 +94,7 @@ function logRefusal(
   operation: string,
   status: number,
   account?: string,
+  hint?: string,
 ): void {
   logger.info(
     {
@@ -101,7 +103,8 @@ function logRefusal(
       account,
       client: request.ip,
       status,
-      text: statusMessage(status as RequestStatus),
+      text: statusText(status as RequestStatus, operation),
+      hint,
     },
     'api request refused',
   );
@@ -145,7 +148,14 @@ export function registerApiRoutes(app: FastifyInstance, ctx: AppContext, metrics
     const label = findOperation(root) ? root : 'unknown';
     metrics.recordApiRequest(label, result.status, Number(process.hrtime.bigint() - started) / 1e9);
     if (result.status !== 0)
-      logRefusal(logger, request, label, result.status, decoded.ok ? claimedAccount(decoded.doc) : undefined);
+      logRefusal(
+        logger,
+        request,
+        label,
+        result.status,
+        decoded.ok ? claimedAccount(decoded.doc) : undefined,
+        refusalHint(result),
+      );
     return send(request, reply, root, result, encoding);
   };
   app.post('/api', { onRequest: keepContentType }, handle(false));

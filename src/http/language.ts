@@ -34,7 +34,9 @@ export function prefersHebrew(header: string): boolean {
   return lastAnswer;
 }
 
-/** The reply with its catalogue message in Hebrew (a detail after the catalogue text stays as it is). */
-export function inHebrew(reply: Reply): Reply {
-  return typeof reply.message === 'string' ? { ...reply, message: hebrewMessage(reply.status, reply.message) } : reply;
+/** The reply of `operation` with its catalogue message in Hebrew (a detail after the catalogue text stays as it is). */
+export function inHebrew(reply: Reply, operation?: string): Reply {
+  return typeof reply.message === 'string'
+    ? { ...reply, message: hebrewMessage(reply.status, reply.message, operation) }
+    : reply;
 }

@@ -1,6 +1,7 @@
 // Who is calling: the bearer token (3, 10, 11), the account's IP allowlist (511), and the account acted for
 // (`user.username`: 11 for a stranger's name, 503 for a reseller naming an account that is not its own).
 // The token itself comes from the HTTP edge (http/bearer.ts).
+import { accountRefusal, type AccountRefusal } from '../domain/accounts.ts';
 import { ApiError } from '../domain/errors.ts';
 import { addressAllowed, normalizeAddress } from '../domain/ip.ts';
 import { hashToken } from '../domain/token.ts';
@@ -20,11 +21,20 @@ export async function authenticateToken(db: Queryable, token: string | undefined
   return found.account;
 }
 
-/** A sub-account its reseller suspended answers 511 to every call, by token or password, until resumed. */
+/** What the customer reads for each refusal (no product name, no operator command: the operator has the log). */
+const REFUSALS: Record<AccountRefusal, string> = {
+  'suspended-by-reseller': 'You have no permission for this function: this account is suspended by its reseller',
+  'suspended-by-operator': 'You have no permission for this function: this account is suspended; ask your provider',
+  closed: 'You have no permission for this function: this account is closed',
+};
+
+/**
+ * An account suspended (by its reseller or the operator) or closed answers 511 to every call, by token or
+ * password, until resumed (domain/accounts.ts accountRefusal: the one rule every way in reads).
+ */
 export function refuseSuspended(account: Account): void {
-  if (account.suspended_at != null) {
-    throw new ApiError(511, 'You have no permission for this function: this account is suspended by its reseller');
-  }
+  const refusal = accountRefusal(account);
+  if (refusal !== null) throw new ApiError(511, REFUSALS[refusal]);
 }
 
 /** Enforces the account's IP allowlist: with the check on, only listed addresses may call (none: nobody). */

@@ -12,9 +12,9 @@ import { inTransaction, type Queryable, type Store, type Tx } from '../store/db.
 import { shareWriteGroupReads } from '../store/pg-group-commit.ts';
 import { findAccountById, type Account } from '../store/accounts.ts';
 import { firstIssue, textOf, userField } from './fields.ts';
-import { findOperation } from './index.ts';
+import { findOperation, operationNames } from './index.ts';
 import { IdempotencyGuard, idempotencyKeyOf, idempotencyShape, requestHash } from './idempotency.ts';
-import { checkFieldNames, operationShape } from './near-miss.ts';
+import { checkFieldNames, nearMiss, operationShape } from './near-miss.ts';
 import type { Operation, OperationContext, Reply, Signals } from './types.ts';
 
 export interface AppContext {
@@ -57,7 +57,19 @@ interface SignedIn {
   via: 'password' | 'console';
 }
 
-const errorReply = (err: ApiError): Reply => ({ status: err.status, message: err.message, ...err.extra });
+// The operator's hints of refused replies (ApiError.hint): kept beside the reply, never in it, for the log.
+const hints = new WeakMap<Reply, string>();
+
+function errorReply(err: ApiError): Reply {
+  const reply: Reply = { status: err.status, message: err.message, ...err.extra };
+  if (err.hint !== undefined) hints.set(reply, err.hint);
+  return reply;
+}
+
+/** What the operator can do about a refused reply (logged with `api.refused`, never sent), if anything. */
+export function refusalHint(reply: Reply): string | undefined {
+  return hints.get(reply);
+}
 
 /** Answers one API request; never throws for expected outcomes (an unexpected error is reported and answers 998). */
 export async function executeRequest(app: AppContext, req: ApiRequest): Promise<Reply> {
@@ -113,7 +125,11 @@ export async function accountActedFor(
 
 async function execute(app: AppContext, req: ApiRequest): Promise<Reply> {
   const op = findOperation(req.root);
-  if (!op) throw new ApiError(997, `Not a valid command sent: unknown operation "${req.root}"`);
+  if (!op) {
+    const near = operationNames().find((name) => nearMiss(req.root, name));
+    const fix = near === undefined ? '' : `; did you mean "${near}"?`;
+    throw new ApiError(997, `Not a valid command sent: unknown operation "${req.root}"${fix}`);
+  }
   const now = app.clock();
   return runHandler(app, op, req, now, await passwordCaller(app, req, now));
 }

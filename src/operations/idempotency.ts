@@ -63,7 +63,10 @@ export function requestHash(root: string, doc: Record<string, unknown>): string 
   return createHash('sha256').update(root).update('\0').update(canonicalJson(rest)).digest('base64url');
 }
 
+// A one-element array is its element: XML cannot tell `<phone>` once from a list of one, so the JSON request
+// `"phone": ["050..."]` and its XML form are the same request.
 function canonicalJson(value: unknown): string {
+  if (Array.isArray(value) && value.length === 1) return canonicalJson(value[0]);
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value !== null && typeof value === 'object') {
     const entries = Object.keys(value)

@@ -91,11 +91,16 @@ export function operationShape(op: Operation<z.ZodType>, extra: Shape = {}): Sha
   return shape;
 }
 
+/** The same name but for case, `_` and `-`. */
+function sameName(key: string, field: string): boolean {
+  return key.toLowerCase().replace(/[_-]/g, '') === field.toLowerCase().replace(/[_-]/g, '');
+}
+
 /** `timming` -> `timing`: same but for case, `_` and `-`, or within a small edit distance for its length. */
 export function nearMiss(key: string, field: string): boolean {
+  if (sameName(key, field)) return true;
   const a = key.toLowerCase();
   const b = field.toLowerCase();
-  if (a.replace(/[_-]/g, '') === b.replace(/[_-]/g, '')) return true;
   const shorter = Math.min(a.length, b.length);
   const allowed = shorter >= 5 ? 2 : shorter >= 3 ? 1 : 0;
   return (
@@ -124,7 +129,8 @@ const isAttributeOrText = (key: string) => key === '$' || key === '_';
 /**
  * Checks a document's keys against the operation's shape: throws status 2 for a near miss, returns the paths of
  * the other unknown keys (`sms.tracking`). A key misplaced one level up (`cl.phones`, whose `phone` belongs in
- * `cl.destinations.destination`) counts as a near miss too, below the root element.
+ * `cl.destinations.destination`) counts as a near miss too, below the root element, and so does a key one level
+ * down from where it belongs (`bulk.messages.timing`, a field of `bulk`).
  */
 export function checkFieldNames(root: string, shape: Shape, doc: unknown): string[] {
   const unknown: string[] = [];
@@ -132,9 +138,15 @@ export function checkFieldNames(root: string, shape: Shape, doc: unknown): strin
   return unknown;
 }
 
-function walk(path: string, shape: Shape, value: unknown, top: boolean, unknown: string[]): void {
+/** The object a level holds its fields in, and where: for a key that belongs one level out (`bulk.messages.timing`). */
+interface Outer {
+  path: string;
+  shape: Shape;
+}
+
+function walk(path: string, shape: Shape, value: unknown, top: boolean, unknown: string[], outer?: Outer): void {
   if (Array.isArray(value)) {
-    for (const item of value) walk(path, shape, item, top, unknown);
+    for (const item of value) walk(path, shape, item, top, unknown, outer);
     return;
   }
   if (value === null || typeof value !== 'object') return;
@@ -142,12 +154,14 @@ function walk(path: string, shape: Shape, value: unknown, top: boolean, unknown:
     if (isAttributeOrText(key)) continue;
     if (Object.hasOwn(shape, key)) {
       const child = shape[key];
-      if (child) walk(`${path}.${key}`, child, inner, false, unknown);
+      if (child) walk(`${path}.${key}`, child, inner, false, unknown, { path, shape });
       continue;
     }
     const near = Object.keys(shape).find((field) => nearMiss(key, field));
     const misplaced = near ? undefined : top ? undefined : deeperFields(shape).find((f) => nearMiss(key, f.name));
-    const fix = near ?? misplaced?.path;
+    // A field of the level above, written inside this one (a bulk's `timing` inside its `messages`).
+    const above = near || misplaced || !outer ? undefined : Object.keys(outer.shape).find((f) => sameName(key, f));
+    const fix = near ?? misplaced?.path ?? (above === undefined ? undefined : `${outer?.path}.${above}`);
     if (fix !== undefined) throw new ApiError(2, `unknown field "${key}" in ${path}; did you mean "${fix}"?`);
     unknown.push(`${path}.${key}`);
   }

@@ -6,6 +6,7 @@ import { formatEvent } from '../domain/dates.ts';
 import { ApiError, missingField } from '../domain/errors.ts';
 import { PUSH_TYPES } from '../domain/push-fields.ts';
 import { checkPushUrl } from '../domain/push-url.ts';
+import { pushAllowPrivate } from '../store/operator-accounts.ts';
 import { hasPushSecret, insertPushRegistration, listPushRegistrations } from '../store/push.ts';
 import type { PushType } from '../store/schema/push.ts';
 import { optText } from './fields.ts';
@@ -54,7 +55,8 @@ async function add(
   if (!typeText) throw missingField('type');
   const type = parseType(typeText);
   if (!urlText) throw missingField('url');
-  const check = checkPushUrl(urlText, { allowPrivate: ctx.config.push.allowPrivate });
+  const allowPrivate = ctx.config.push.allowPrivate || (await pushAllowPrivate(ctx.db, ctx.account.id));
+  const check = checkPushUrl(urlText, { allowPrivate });
   if (!check.ok) throw new ApiError(2, `Invalid value for field url: ${check.reason}`);
   const id = await insertPushRegistration(ctx.db, {
     accountId: ctx.account.id,

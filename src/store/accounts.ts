@@ -17,6 +17,8 @@ export type Account = Omit<
   | 'totp_secret'
   | 'totp_recovery'
   | 'totp_last_step'
+  | 'suspension_reason'
+  | 'push_allow_private'
 >;
 
 /** What password authentication reads of an account: the account, and its password state. */
@@ -55,6 +57,8 @@ function legacyCredentialsQuery(db: Queryable) {
       'ip_check',
       'created_at',
       'suspended_at',
+      'suspended_by',
+      'closed_at',
       'password_hash',
       'legacy_password',
       'legacy_locked_until',

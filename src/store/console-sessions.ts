@@ -1,4 +1,5 @@
 // Web console sessions and failed logins. A session row holds only the SHA-256 of the id in the cookie.
+import { accountRefusal, type AccountRefusal } from '../domain/accounts.ts';
 import type { Queryable } from './db.ts';
 
 export interface ConsoleSession {
@@ -87,17 +88,19 @@ export async function clearLoginFailures(db: Queryable, username: string): Promi
 export async function findLoginAccount(
   db: Queryable,
   username: string,
-): Promise<{ id: number; passwordHash: string; suspended: boolean; totpSecret: string | null } | undefined> {
+): Promise<
+  { id: number; passwordHash: string; refusal: AccountRefusal | null; totpSecret: string | null } | undefined
+> {
   const row = await db
     .selectFrom('accounts')
-    .select(['id', 'password_hash', 'suspended_at', 'totp_secret'])
+    .select(['id', 'password_hash', 'suspended_at', 'suspended_by', 'closed_at', 'totp_secret'])
     .where('username', '=', username)
     .executeTakeFirst();
   return row
     ? {
         id: Number(row.id),
         passwordHash: row.password_hash,
-        suspended: row.suspended_at !== null,
+        refusal: accountRefusal(row),
         totpSecret: row.totp_secret,
       }
     : undefined;

@@ -2,7 +2,10 @@
 // whether a sub-account is suspended. Suspension changes nothing else of the account's data.
 import type { Queryable } from './db.ts';
 
-/** Suspends (`at`) or resumes (null) the reseller's sub-account `username`; false when it is not one of its own. */
+/**
+ * Suspends (`at`) or resumes (null) the reseller's sub-account `username`; false when it is not one of its own, or
+ * when the operator suspended or closed it (the reseller neither lifts nor overrides the operator's hold).
+ */
 export async function setSubAccountSuspended(
   db: Queryable,
   resellerId: number,
@@ -11,9 +14,11 @@ export async function setSubAccountSuspended(
 ): Promise<boolean> {
   const result = await db
     .updateTable('accounts')
-    .set({ suspended_at: at })
+    .set({ suspended_at: at, suspended_by: at === null ? null : 'reseller' })
     .where('username', '=', username)
     .where('parent_id', '=', resellerId)
+    .where((eb) => eb.or([eb('suspended_by', 'is', null), eb('suspended_by', '=', 'reseller')]))
+    .where('closed_at', 'is', null)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }

@@ -16,6 +16,8 @@ export interface PushTarget {
   consecutiveFailures: number;
   /** The account's signing secret as stored (sealed; the pusher opens it), null when pushes go unsigned. */
   secret: string | null;
+  /** The account's push URLs may reach private and loopback addresses (`yona admin push allow-private`). */
+  allowPrivate: boolean;
 }
 
 /** An event claimed for delivery. */
@@ -77,7 +79,9 @@ export async function readyRegistrations(db: Queryable, now: number): Promise<Pu
     const regs = await db
       .selectFrom('push_registrations as r')
       .leftJoin('push_secrets as s', 's.account_id', 'r.account_id')
+      .innerJoin('accounts as a', 'a.id', 'r.account_id')
       .select([
+        'a.push_allow_private',
         'r.id',
         'r.account_id',
         'r.type',
@@ -98,6 +102,7 @@ export async function readyRegistrations(db: Queryable, now: number): Promise<Pu
           url: r.url,
           consecutiveFailures: Number(r.consecutive_failures),
           secret: r.secret ?? null,
+          allowPrivate: Number(r.push_allow_private) === 1,
         });
         continue;
       }

@@ -41,6 +41,8 @@ function tokenByHashQuery(db: Queryable) {
       'a.ip_check',
       'a.created_at',
       'a.suspended_at',
+      'a.suspended_by',
+      'a.closed_at',
     ])
     .where('t.token_hash', '=', '?');
 }

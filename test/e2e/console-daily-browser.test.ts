@@ -268,7 +268,7 @@ describe('console daily pages in a browser', { skip: !run && 'Chromium not insta
     await page.getByText('A signed test event is on its way', { exact: false }).waitFor();
     await waitFor(() => receiver!.received.length === 1, 'the test event at the receiver');
     const push = receiver.received[0];
-    assert.equal(push.fields.message, 'Yona test event');
+    assert.equal(push.fields.message, 'Test event');
     assert.equal(push.fields.phone, '972500000000');
     const signature = {
       timestamp: String(push.headers['x-yona-timestamp']),

@@ -77,11 +77,14 @@ function refusal(r: ConsoleRouter, b: Base, username: string, result: Refusal): 
     locked: fmt(t.loginLocked, { minutes: result.retryMinutes ?? 15 }),
     rate: t.loginRate,
     suspended: t.loginSuspended,
+    unavailable: t.loginUnavailable,
     code: t.loginCodeWrong,
     expired: t.loginCodeExpired,
     invalid: t.loginInvalid,
   }[result.reason];
-  const code = { locked: 429, rate: 429, suspended: 403, code: 401, expired: 401, invalid: 401 }[result.reason];
+  const code = { locked: 429, rate: 429, suspended: 403, unavailable: 403, code: 401, expired: 401, invalid: 401 }[
+    result.reason
+  ];
   return { error, code };
 }
 

@@ -19,6 +19,11 @@ import {
 import type { Queryable } from '../../store/db.ts';
 import { secondFactorPasses } from './two-factor.ts';
 import { seal, unseal } from '../../domain/sealed.ts';
+import { accountRefusal, type AccountRefusal } from '../../domain/accounts.ts';
+
+// A reseller's suspension says who to ask; the operator's (or a closed account) says nothing of why.
+const refusalReason = (refusal: AccountRefusal) =>
+  refusal === 'suspended-by-reseller' ? ('suspended' as const) : ('unavailable' as const);
 
 export const SESSION_COOKIE = '__Host-yona_session';
 export const LOGIN_CSRF_COOKIE = '__Host-yona_login';
@@ -74,7 +79,7 @@ export type LoginResult =
   | { ok: 'second-step'; pending: string }
   | {
       ok: false;
-      reason: 'invalid' | 'locked' | 'rate' | 'suspended' | 'code' | 'expired';
+      reason: 'invalid' | 'locked' | 'rate' | 'suspended' | 'unavailable' | 'code' | 'expired';
       retryMinutes?: number;
       /** This failure locked the name. */
       lockedNow?: true;
@@ -112,7 +117,7 @@ export class ConsoleAuth {
           () => false,
         );
     if (!account || !good) return this.failed(name, address, now, 'invalid');
-    if (account.suspended) return { ok: false, reason: 'suspended' };
+    if (account.refusal) return { ok: false, reason: refusalReason(account.refusal) };
     if (account.totpSecret !== null) {
       const pending = seal(this.sealingKey(), JSON.stringify({ id: account.id, name, until: now + SECOND_STEP_MS }));
       return { ok: 'second-step', pending };
@@ -139,7 +144,7 @@ export class ConsoleAuth {
     const db = this.db();
     const account = await findLoginAccount(db, who.name);
     if (!account || account.id !== who.id || account.totpSecret === null) return { ok: false, reason: 'expired' };
-    if (account.suspended) return { ok: false, reason: 'suspended' };
+    if (account.refusal) return { ok: false, reason: refusalReason(account.refusal) };
     const passes = await secondFactorPasses(
       db,
       this.sealingKey(),
@@ -199,7 +204,7 @@ export class ConsoleAuth {
       return undefined;
     }
     const account = await findAccountById(db, session.accountId);
-    if (!account || account.suspended_at != null) return undefined;
+    if (!account || accountRefusal(account) !== null) return undefined;
     if (now - session.lastSeenAt >= TOUCH_EVERY_MS) await touchConsoleSession(db, session.id, now);
     return { session, account };
   }

@@ -105,7 +105,7 @@ export function openApiDocument(): JsonSchema {
         bearer: {
           type: 'http',
           scheme: 'bearer',
-          description: 'An API token (yona admin create-token, the console, or getApiToken).',
+          description: 'An API token (from your provider, the console, or getApiToken).',
         },
       },
       schemas: {

@@ -44,15 +44,13 @@ export async function requireVerifiedSender(ctx: OperationContext, source: strin
     const national = n.ok ? toNational(n.e164) : undefined;
     if (national && national !== source && (await isVerifiedSender(ctx.db, ctx.account.id, national))) return;
   }
+  // A phone number verifies itself through verify_phone; a name (letters) only the operator can verify: the
+  // customer is told to ask its provider, the operator's log line has the command.
+  const numeric = /^\d+$/.test(source);
   throw new ApiError(
     515,
-    `Unverified source: "${source}" (${field}) is not a verified sender of this account; ${howToVerify(ctx, source)}`,
+    `Unverified source: "${source}" (${field}) is not a verified sender of this account; ${numeric ? 'verify the number with verify_phone' : 'ask your provider to verify this sender'}`,
+    {},
+    numeric ? undefined : `yona admin verify-sender ${ctx.account.username} ${source}`,
   );
-}
-
-// The fix that applies to the sender: a phone number verifies itself through verify_phone; a name (letters)
-// only the operator can verify.
-function howToVerify(ctx: OperationContext, source: string): string {
-  if (/^\d+$/.test(source)) return 'verify the number with verify_phone';
-  return `a name is verified by the operator: ask them to run "yona admin verify-sender ${ctx.account.username} ${source}"`;
 }

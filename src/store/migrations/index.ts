@@ -31,6 +31,7 @@ import * as m0026 from './0026_carrier_limits.ts';
 import * as m0028 from './0028_node_carrier_health.ts';
 import * as m0029 from './0029_console_second_step.ts';
 import * as m0030 from './0030_store_version.ts';
+import * as m0031 from './0031_operator_account_state.ts';
 
 type VersionedMigration = { up(db: Kysely<any>, dialect: Dialect): Promise<void> };
 
@@ -64,6 +65,7 @@ const MIGRATIONS: Record<string, VersionedMigration> = {
   '0028_node_carrier_health': m0028,
   '0029_console_second_step': m0029,
   '0030_store_version': m0030,
+  '0031_operator_account_state': m0031,
 };
 
 /**

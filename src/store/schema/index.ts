@@ -43,6 +43,14 @@ export interface AccountTable {
   totp_recovery: Generated<string | null>;
   /** The last TOTP time step accepted at sign-in (a code of it or an earlier step is refused). */
   totp_last_step: Generated<number | null>;
+  /** Who suspended it: 'reseller', 'operator', or null (a reseller's suspension made before this column). */
+  suspended_by: Generated<string | null>;
+  /** The operator's reason for its suspension (shown to the operator only). */
+  suspension_reason: Generated<string | null>;
+  /** When the operator closed it (null: open): refused everywhere, its data kept. */
+  closed_at: Generated<number | null>;
+  /** 1 when its push URLs may reach private and loopback addresses. */
+  push_allow_private: Generated<number>;
 }
 
 export interface AccountIpTable {
