@@ -29,6 +29,7 @@ import * as m0025 from './0025_console_account_settings.ts';
 import * as m0026 from './0026_carrier_limits.ts';
 import * as m0028 from './0028_node_carrier_health.ts';
 import * as m0029 from './0029_console_second_step.ts';
+import * as m0030 from './0030_push_attempts_by_event.ts';
 
 type VersionedMigration = { up(db: Kysely<any>, dialect: Dialect): Promise<void> };
 
@@ -61,6 +62,7 @@ const MIGRATIONS: Record<string, VersionedMigration> = {
   '0026_carrier_limits': m0026,
   '0028_node_carrier_health': m0028,
   '0029_console_second_step': m0029,
+  '0030_push_attempts_by_event': m0030,
 };
 
 /** Applies every migration not yet applied (or those up to `upTo`, a migration's name); throws when one fails. */
