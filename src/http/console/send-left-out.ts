@@ -13,6 +13,8 @@ import type { PageContext } from './router.ts';
 /** Most typed numbers listed as repeated or filtered (the operation lists as many refused ones). */
 const MAX_LISTED = 1000;
 
+const AS_READ = new Set(['blocked', 'temp_bl']);
+
 function reasonText(t: Messages, reason: string): string {
   const key = `reason_${reason}` as keyof Messages;
   return Object.hasOwn(t, key) ? t[key] : reason;
@@ -40,7 +42,11 @@ export async function leftOut(
   const { t } = c;
   const { again, unique } = repeats(typed);
   const rows: Html[][] = [
-    ...refused.map((r) => [`<span class="nowrap" dir="ltr">${esc(r.phone)}</span>`, esc(reasonText(t, r.reason))]),
+    // Blocked numbers are named once read (international form): shown as the console shows numbers.
+    ...refused.map((r) => [
+      `<span class="nowrap" dir="ltr">${esc(AS_READ.has(r.reason) ? toNational(r.phone) : r.phone)}</span>`,
+      esc(reasonText(t, r.reason)),
+    ]),
     ...again
       .slice(0, MAX_LISTED)
       .map((phone) => [`<span class="nowrap" dir="ltr">${esc(phone)}</span>`, esc(t.reason_duplicate)]),
