@@ -153,17 +153,21 @@ function clippedText(t: Messages, row: LogRow): Html {
 
 export function logCells(t: Messages, lang: Lang, timeZone: string, row: LogRow): Html[] {
   return [
-    `<span class="nowrap">${esc(when(row.created_at, timeZone))}</span>`,
+    // The day and the time may sit on two lines: the columns after the text keep their room at 1280 px.
+    when(row.created_at, timeZone)
+      .split(' ')
+      .map((part) => `<span class="nowrap">${esc(part)}</span>`)
+      .join(' '),
     `<span class="nowrap">${esc(toNational(row.phone))}</span>`,
     esc(row.source),
     esc(t[`logChannel_${channelOf(row)}`]),
-    `<a href="/console/campaigns/${row.campaign_id}" class="clip">${esc(row.campaign_id)}${row.campaign_name ? ` · ${userText(row.campaign_name, 'span', ` title="${esc(row.campaign_name)}"`)}` : ''}</a>`,
+    `<a href="/console/campaigns/${row.campaign_id}" class="nowrap">${esc(row.campaign_id)}${row.campaign_name ? ` · ${userText(row.campaign_name, 'span', ` class="clip" title="${esc(row.campaign_name)}"`)}` : ''}</a>`,
     clippedText(t, row),
     `<span class="num">${esc(num(row.parts))}</span>`,
     `<span class="num">${esc(num(row.cost_credits))}</span>`,
     `<span class="status-${outcomeOf(row)}">${esc(statusWords(t, lang, row))}</span>`,
-    esc(row.carrier ?? ''),
-    row.error ? `<span class="clip" title="${esc(row.error)}">${esc(row.error)}</span>` : '',
+    row.carrier ? `<span class="carrier">${esc(row.carrier)}</span>` : '',
+    row.error ? userText(row.error, 'span', ` class="clip" title="${esc(row.error)}"`) : '',
   ];
 }
 

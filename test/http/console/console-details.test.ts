@@ -145,7 +145,7 @@ for (const target of await storeTargets()) {
         log.text,
         /<a class="clip" dir="auto" href="\/console\/messages\/\d+" title="שלום לכולם, מבצע חורף">/,
       );
-      assert.match(log.text, /<span dir="auto" title="מבצע חורף">מבצע חורף<\/span>/);
+      assert.match(log.text, /<span dir="auto" class="clip" title="מבצע חורף">מבצע חורף<\/span>/);
       const list = await web.get('/console/campaigns');
       assert.match(list.text, /<td data-label="Name"><span dir="auto">מבצע חורף<\/span><\/td>/);
       const campaign = await web.get(`/console/campaigns/${hebrewCampaign}`);
