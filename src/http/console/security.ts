@@ -40,7 +40,7 @@ function setupForm(c: PageContext, secret: string, pending: string): Html {
   const uri = totpUri(secret, 'Yona', c.account.username);
   return `<section class="card" aria-labelledby="totp-setup"><h2 id="totp-setup">${esc(t.secSetup)}</h2>
 <p>${esc(t.secSetupHint)}</p><figure class="qr-figure">${qrSvg(uri, fmt(t.secQrAlt, { username: c.account.username }))}<figcaption>${esc(t.secQr)}</figcaption></figure>
-<p>${esc(t.secSecretText)}</p><p class="mono" id="totp-secret" dir="ltr">${esc(grouped)}</p>
+<p>${esc(t.secSecretText)}</p><p class="mono" dir="ltr" id="totp-secret">${esc(grouped)}</p>
 <p class="muted">${esc(t.secUri)}</p><p class="muted mono uri" id="totp-uri" dir="ltr">${esc(uri)}</p>
 <form method="post" action="/console/security/totp/confirm">${csrfField(c.session.csrf)}<input type="hidden" name="pending" value="${esc(pending)}">
 <label for="totp-code">${esc(t.secFirstCode)}</label><input id="totp-code" name="code" inputmode="numeric" autocomplete="one-time-code" required maxlength="6">

@@ -123,7 +123,7 @@ for (const target of await storeTargets()) {
         /<p class="muted mono uri" id="totp-uri" dir="ltr">([^<]+)<\/p>/.exec(res.text)?.[1] ?? '',
       );
       assert.match(uri, /^otpauth:\/\/totp\/Yona%3Adana\?secret=[A-Z2-7]+&issuer=Yona/);
-      const key = /id="totp-secret" dir="ltr">([^<]+)</.exec(res.text)?.[1].replace(/ /g, '');
+      const key = /dir="ltr" id="totp-secret">([^<]+)</.exec(res.text)?.[1].replace(/ /g, '');
       assert.equal(new URL(uri).searchParams.get('secret'), key);
       const svg = /<svg class="qr"[\s\S]*?<\/svg>/.exec(res.text)?.[0] ?? '';
       assert.match(svg, /role="img" aria-label="QR code of the authenticator app key for dana"/);
