@@ -124,7 +124,7 @@ ${fact(t.parts, esc(num(m.parts)))}
 ${fact(t.logCredits, esc(num(m.cost_credits)))}
 ${fact(t.logStatus, `<span class="status-${outcomeOf(m)}">${esc(statusWords(t, c.lang, m))}</span>`)}
 ${fact(t.logCarrier, esc(m.carrier ?? ''))}
-${fact(t.logError, esc(m.error ?? ''))}
+${fact(t.logError, userText(m.error ?? ''))}
 </dl><h3>${esc(t.msgWholeText)}</h3>${userText(shownText(m), 'blockquote', ' class="message-text"')}</section>`;
   const rows = events(t, c.lang, h).map((e): Html[] => [
     `<span class="nowrap">${e.at === null ? esc(t.msgNoTime) : esc(when(e.at, tz))}</span>`,
