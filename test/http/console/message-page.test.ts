@@ -99,6 +99,7 @@ for (const target of await storeTargets()) {
     });
 
     it('is not found for another account, nor for an id that is no message', async () => {
+      assert.equal((await ana.get(`/console/messages/${messageId}`)).status, 200, 'its own account sees it');
       const ben = new ConsoleClient(t.httpsUrl);
       assert.equal((await ben.login('ben', 'secret-pw')).status, 303);
       const theirs = await ben.get(`/console/messages/${messageId}`);
