@@ -94,7 +94,7 @@ module.exports = {
         'the HTTP edge acts through the operation runner (operations/execute.ts); only these files use the store, ' +
         'for what no operation gives: health (migrations), the public pages (short links, unsubscribe, sender ' +
         'verification) and the console pages that read or change what only the console shows (sessions, tokens, ' +
-        'IP allowlist, push registrations, ledger and blocklist pages, lists, campaigns, birthdays, overview, the message log, ' +
+        'IP allowlist, push registrations, ledger and blocklist pages, lists, campaigns, birthdays, overview, the message log and a message page, ' +
         "replies, one-time codes, the send form's lists and senders, sub-account suspension, the account's own security). " +
         'Types (Account, ...) may be imported anywhere.',
       severity: 'error',
@@ -102,7 +102,7 @@ module.exports = {
         path: LAYERS.http,
         pathNot: [
           `${SRC}http/(health|public-pages)[.]ts$`,
-          `${SRC}http/console/(session|tokens|ips|push|account|lists|campaigns|birthdays|overview|messages|inbound|codes|send|balance-extras|subaccount-control|security|two-factor)[.]ts$`,
+          `${SRC}http/console/(session|tokens|ips|push|account|lists|campaigns|birthdays|overview|messages|message-page|inbound|codes|send|send-left-out|balance-extras|subaccount-control|security|two-factor)[.]ts$`,
         ],
       },
       to: { path: LAYERS.store, dependencyTypesNot: ['type-only'] },

@@ -49,6 +49,11 @@ function replace(path, contents) {
 const files = [...result.outputFiles].sort((a, b) => (a.path === ENTRY) - (b.path === ENTRY));
 for (const file of files) replace(file.path, file.contents);
 cpSync(join(root, 'src/http/console/assets'), join(out, 'assets'), { recursive: true });
+// The send form's live counter: domain/encoding.ts for the browser, with the options the console uses from source.
+const consoleDir = join(root, 'src/http/console');
+const encodingBrowser = JSON.parse(readFileSync(join(consoleDir, 'encoding-browser.json'), 'utf8'));
+const counter = await build({ ...encodingBrowser, entryPoints: [join(root, 'src/domain/encoding.ts')], write: false });
+replace(join(out, 'assets', 'encoding.js'), counter.outputFiles[0].contents);
 // The source starts the media thread through media-thread.mjs (which registers tsx); built, it is plain JavaScript.
 replace(join(out, 'media-thread.mjs'), "import './media-thread.js';\n");
 // Written last: bin/yona.js compares src/ against this file's time.

@@ -4,7 +4,7 @@ import { editBirthdayCampaign, newBirthdayCampaign, DEFAULT_BIRTHDAY_HOUR } from
 import { listBirthdayCampaigns } from '../../store/birthdays.ts';
 import { listContactLists } from '../../store/contacts.ts';
 import { listVerifiedSenders } from '../../store/senders.ts';
-import { actionForm, csrfField, esc, table, type Html } from './html.ts';
+import { actionForm, csrfField, esc, table, type Html, userText } from './html.ts';
 import { runOperation } from '../../operations/execute.ts';
 import type { ConsoleRouter, PageContext } from './router.ts';
 
@@ -19,7 +19,7 @@ async function birthdaysPage(c: PageContext, o: { error?: string; values?: Recor
   const v = o.values ?? {};
   const listName = new Map(lists.map((l) => [Number(l.id), l.name]));
   const rows = campaigns.map((k): Html[] => [
-    esc(k.name),
+    userText(k.name),
     esc(listName.get(Number(k.list_id)) ?? k.list_id),
     esc(k.message),
     esc(k.source),
@@ -37,7 +37,7 @@ async function birthdaysPage(c: PageContext, o: { error?: string; values?: Recor
     lists.length === 0 || senders.length === 0
       ? `<p class="warn">${esc(t.birthdayNeeds)}</p>`
       : `<form method="post" action="/console/birthdays" class="card">${csrfField(c.session.csrf)}<h2>${esc(t.birthdayNew)}</h2>
-<label for="bd-name">${esc(t.name)}</label><input id="bd-name" name="name" required maxlength="100" value="${esc(v.name ?? '')}">
+<label for="bd-name">${esc(t.name)}</label><input id="bd-name" name="name" required maxlength="100" dir="auto" value="${esc(v.name ?? '')}">
 <label for="bd-list">${esc(t.contactList)}</label><select id="bd-list" name="cl_id">${lists.map((l) => option(String(l.id), l.name, v.cl_id === String(l.id))).join('')}</select>
 <label for="bd-message">${esc(t.birthdayMessage)}</label><textarea id="bd-message" name="message" required maxlength="1005">${esc(v.message ?? '')}</textarea>
 <label for="bd-source">${esc(t.sender)}</label><select id="bd-source" name="source">${senders.map((s) => option(s.source, s.source, v.source === s.source)).join('')}</select>

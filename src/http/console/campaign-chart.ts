@@ -1,6 +1,6 @@
 // A campaign's delivery chart: cumulative delivered and failed messages over time, drawn by uPlot
 // (assets/chart.js) from the JSON the page carries, with its time axis in the account's time zone and the
-// console's date format, and every label in the page's language; the same figures as a table for screen readers
+// console's date format, both axes named and the lines' legend in plain words in the page's language; the same figures as a table for screen readers
 // and browsers without scripts.
 import type { TimelinePoint } from '../../store/console-campaigns.ts';
 import { num, when } from './format.ts';
@@ -18,7 +18,12 @@ export function deliveryChart(c: PageContext, timeline: { bucketMs: number; poin
     delivered: [0],
     failed: [0],
     timeZone: tz,
-    labels: { time: t.logTime, delivered: t.delivered, failed: t.failedCount },
+    labels: {
+      time: fmt(t.chartAxisTime, { zone: tz }),
+      count: t.chartAxisCount,
+      delivered: t.chartDelivered,
+      failed: t.chartFailed,
+    },
   };
   let ok = 0;
   let bad = 0;

@@ -12,7 +12,7 @@ import { deliveryChart } from './campaign-chart.ts';
 import { num, percent, shekels, when } from './format.ts';
 import { filterForm, logQuery, outcomeOf, parseLogQuery, shownText, statusWords } from './message-log.ts';
 import { badFiltersNotice, LOG_PAGE_SIZE, logSection, sendLogCsv } from './messages.ts';
-import { actionForm, esc, olderNewerPager, table, type Html } from './html.ts';
+import { actionForm, esc, olderNewerPager, table, type Html, userText } from './html.ts';
 import { fmt, type Messages } from './i18n.ts';
 import { runOperation } from '../../operations/execute.ts';
 import { whole, type ConsoleRouter, type PageContext } from './router.ts';
@@ -69,7 +69,7 @@ export async function campaignList(
     const o = outcomes.get(Number(k.id))!;
     return [
       linked ? `<a href="/console/campaigns/${k.id}">${esc(k.id)}</a>` : esc(k.id),
-      esc(k.name ?? ''),
+      userText(k.name ?? ''),
       esc(k.kind),
       esc(stateName(t, k.state)),
       esc(formatLong(Number(k.scheduled_at ?? k.created_at), tz)),
@@ -117,7 +117,7 @@ ${counts.blocked ? `<li>${esc(t.logStatus_blocked)}<b>${esc(num(counts.blocked))
 ${counts.cancelled ? `<li>${esc(t.cancelledCount)}<b>${esc(num(counts.cancelled))}</b></li>` : ''}
 <li>${esc(t.campaignRate)}<b>${esc(percent(counts.delivered, finished))}</b></li>
 <li>${esc(t.campaignCost)}<b>${esc(costText(t, campaign))}</b></li></ul>
-${first ? `<h2>${esc(t.campaignTextTitle)}</h2><blockquote class="message-text">${esc(shownText(first))}</blockquote>${campaign.kind === 'bulk' ? `<p class="muted">${esc(t.campaignTextFirst)}</p>` : ''}` : ''}
+${first ? `<h2>${esc(t.campaignTextTitle)}</h2>${userText(shownText(first), 'blockquote', ' class="message-text"')}${campaign.kind === 'bulk' ? `<p class="muted">${esc(t.campaignTextFirst)}</p>` : ''}` : ''}
 <p class="muted">${esc(fmt(t.campaignFacts, { kind: campaign.kind, source: campaign.source, created: when(campaign.created_at, tz), credits: num(campaign.credits_charged) }))}
 ${campaign.scheduled_at ? ` ${esc(fmt(t.campaignScheduledFor, { at: when(campaign.scheduled_at, tz) }))}` : ''}</p>`;
   const cancelForm =

@@ -8,6 +8,15 @@ export function esc(value: unknown): string {
 /** Markup already escaped (a page body built with `esc`). */
 export type Html = string;
 
+/**
+ * Text a customer or a recipient wrote (a message, a campaign or list name, a reply), escaped in an element whose
+ * direction follows its own first strong letter: a Hebrew text reads right to left on an English page, and an
+ * English one left to right on a Hebrew page.
+ */
+export function userText(value: unknown, tag = 'span', attrs = ''): Html {
+  return `<${tag} dir="auto"${attrs}>${esc(value)}</${tag}>`;
+}
+
 export interface FrameOptions {
   lang: Lang;
   t: Messages;

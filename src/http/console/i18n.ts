@@ -1,5 +1,6 @@
 // The console's words in English and Hebrew. `{name}` marks a value put in by `fmt`.
 import { enDaily, heDaily } from './i18n-daily.ts';
+import { enDetails, heDetails } from './i18n-details.ts';
 
 export type Lang = 'en' | 'he';
 
@@ -245,6 +246,7 @@ export const en = {
   overviewNoToken: 'Create your first API token: the API needs one.',
   overviewCampaigns: 'See your campaigns and their deliveries',
   ...enDaily,
+  ...enDetails,
 };
 
 export type Messages = { [K in keyof typeof en]: string };
@@ -486,6 +488,7 @@ export const he: Messages = {
   overviewNoToken: 'צרו את טוקן ה-API הראשון: ה-API דורש טוקן.',
   overviewCampaigns: 'לקמפיינים ולמסירות שלהם',
   ...heDaily,
+  ...heDetails,
 };
 
 export function messages(lang: Lang): Messages {

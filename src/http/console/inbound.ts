@@ -4,7 +4,7 @@
 import { toNational } from '../../domain/phone.ts';
 import { inboundPage, type InboundCursor } from '../../store/console-inbound.ts';
 import { when } from './format.ts';
-import { esc, table, type Html } from './html.ts';
+import { esc, table, type Html, userText } from './html.ts';
 import type { ConsoleRouter, PageContext } from './router.ts';
 
 const PER_PAGE = 50;
@@ -28,7 +28,7 @@ async function repliesPage(c: PageContext) {
     `<span class="nowrap">${esc(when(r.received_at, tz))}</span>`,
     `<span class="nowrap">${esc(toNational(r.phone))}</span>`,
     esc(toNational(r.dest)),
-    `<span class="text">${esc(r.text)}</span>${r.blocked_by_reply ? ` <span class="badge">${esc(t.inboundBlocked)}</span>` : ''}`,
+    `${userText(r.text, 'span', ' class="text"')}${r.blocked_by_reply ? ` <span class="badge">${esc(t.inboundBlocked)}</span>` : ''}`,
     r.campaign_id === null
       ? ''
       : `<a href="/console/campaigns/${r.campaign_id}">${esc(r.campaign_name ? `${r.campaign_id} · ${r.campaign_name}` : r.campaign_id)}</a>`,

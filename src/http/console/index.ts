@@ -15,6 +15,7 @@ import { registerBirthdays } from './birthdays.ts';
 import { registerSubaccounts } from './subaccounts.ts';
 import { registerOverview } from './overview.ts';
 import { registerMessages } from './messages.ts';
+import { registerMessagePage } from './message-page.ts';
 import { registerInbound } from './inbound.ts';
 import { registerBalanceExtras } from './balance-extras.ts';
 import { registerSend } from './send.ts';
@@ -36,6 +37,7 @@ export function registerConsole(app: FastifyInstance, ctx: AppContext, logger: L
   registerSubaccounts(r);
   registerOverview(r);
   registerMessages(r);
+  registerMessagePage(r);
   registerInbound(r);
   registerBalanceExtras(r);
   registerSend(r);

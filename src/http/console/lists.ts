@@ -55,12 +55,12 @@ async function listsPage(c: PageContext, o: { error?: string; name?: string } = 
   const { t, account } = c;
   const lists = await listContactLists(c.app.store.db, account.id);
   const rows = lists.map((l): Html[] => [
-    `<a href="/console/lists/${l.id}">${esc(l.name)}</a>`,
+    `<a href="/console/lists/${l.id}" dir="auto">${esc(l.name)}</a>`,
     `<span class="num">${esc(num(l.contact_count))}</span>`,
     esc(formatLong(Number(l.created_at), account.time_zone)),
   ]);
   const form = `<form method="post" action="/console/lists" class="card" data-progress-on-submit="new-progress">${csrfField(c.session.csrf)}
-<h2>${esc(t.listNew)}</h2><label for="list-name">${esc(t.name)}</label><input id="list-name" name="name" required maxlength="100" value="${esc(o.name ?? '')}">
+<h2>${esc(t.listNew)}</h2><label for="list-name">${esc(t.name)}</label><input id="list-name" name="name" required maxlength="100" dir="auto" value="${esc(o.name ?? '')}">
 ${csvFields(c, 'new')}<button type="submit">${esc(t.listCreate)}</button></form>`;
   return c.render(t.navLists, `${table(t.navLists, [t.name, t.contacts, t.created], rows, t.listsNone)}${form}`, {
     notice: o.error ? { kind: 'error', text: o.error } : undefined,

@@ -5,9 +5,10 @@ import { fromZoned } from '../../domain/dates.ts';
 import { normalizePhone, toNational } from '../../domain/phone.ts';
 import { DELIVERY, deliveryStatusText } from '../../domain/status.ts';
 import type { ChannelFilter, LogCursor, LogRow, MessageFilter, OutcomeFilter } from '../../store/console-messages.ts';
+import { nextDay, readDay, type TypedDay } from './date-input.ts';
 import { num, when } from './format.ts';
-import { esc, type Html } from './html.ts';
-import type { Lang, Messages } from './i18n.ts';
+import { esc, type Html, userText } from './html.ts';
+import { fmt, type Lang, type Messages } from './i18n.ts';
 
 export const FILTER_NAMES = ['status', 'phone', 'from', 'to', 'campaign', 'channel'] as const;
 const OUTCOMES: OutcomeFilter[] = ['delivered', 'failed', 'pending', 'blocked'];
@@ -22,18 +23,8 @@ export interface ParsedLog {
   cursor?: LogCursor;
 }
 
-function dayStart(text: string, timeZone: string): number | undefined {
-  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
-  if (!m) return undefined;
-  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  if (month < 1 || month > 12 || day < 1 || day > new Date(Date.UTC(year, month, 0)).getUTCDate()) return undefined;
-  return fromZoned({ year, month, day, hour: 0, minute: 0, second: 0 }, timeZone);
-}
-
-function nextDay(text: string): string {
-  const d = new Date(`${text}T00:00:00Z`);
-  d.setUTCDate(d.getUTCDate() + 1);
-  return d.toISOString().slice(0, 10);
+function dayStart(day: TypedDay | undefined, timeZone: string): number | undefined {
+  return day && fromZoned({ ...day, hour: 0, minute: 0, second: 0 }, timeZone);
 }
 
 /** Reads the log's filters (dates as days in `timeZone`) and its cursor (`before`: `createdAt.id`). */
@@ -56,10 +47,11 @@ export function parseLogQuery(query: Record<string, string>, timeZone: string): 
       else if (digits.length > 0 && /^[\d\s\-+().]+$/.test(raw)) f.phoneDigits = digits.replace(/^0/, '');
       else ok = false;
     } else if (name === 'from') {
-      f.fromMs = dayStart(raw, timeZone);
+      f.fromMs = dayStart(readDay(raw), timeZone);
       ok = f.fromMs !== undefined;
     } else if (name === 'to') {
-      f.toMs = dayStart(raw, timeZone) === undefined ? undefined : dayStart(nextDay(raw), timeZone);
+      const day = readDay(raw);
+      f.toMs = day && dayStart(nextDay(day), timeZone);
       ok = f.toMs !== undefined;
     } else if (name === 'campaign') {
       if (/^\d{1,15}$/.test(raw)) f.campaignId = Number(raw);
@@ -94,11 +86,12 @@ export function filterForm(t: Messages, action: string, values: ParsedLog['value
   const numericStatus = values.status && !(OUTCOMES as string[]).includes(values.status) ? values.status : '';
   const input = (name: string, label: string, type: string, extra = '') =>
     `<div><label for="f-${name}">${esc(label)}</label><input id="f-${name}" name="${name}" type="${type}" value="${esc(values[name as keyof typeof values] ?? '')}"${extra}></div>`;
+  const dateExtra = ` inputmode="numeric" maxlength="10" placeholder="${esc(t.dateHint)}" autocomplete="off"`;
   return `<form method="get" action="${esc(action)}" class="filters" role="search" aria-label="${esc(t.logFilters)}">
 <div><label for="f-status">${esc(t.logStatus)}</label><select id="f-status" name="status">${option('', t.logStatusAny, values.status)}
 ${OUTCOMES.map((o) => option(o, t[`logStatus_${o}`], values.status)).join('')}${numericStatus ? option(numericStatus, numericStatus, numericStatus) : ''}</select></div>
 ${input('phone', t.logPhone, 'search', ' inputmode="tel" maxlength="20"')}
-${input('from', t.logFrom, 'date')}${input('to', t.logTo, 'date')}
+${input('from', `${t.logFrom} (${t.dateHint})`, 'text', dateExtra)}${input('to', `${t.logTo} (${t.dateHint})`, 'text', dateExtra)}
 ${fixedCampaign ? '' : input('campaign', t.logCampaign, 'text', ' inputmode="numeric" maxlength="15"')}
 <div><label for="f-channel">${esc(t.logChannel)}</label><select id="f-channel" name="channel">${option('', t.logChannelAny, values.channel)}
 ${CHANNELS.map((ch) => option(ch, t[`logChannel_${ch}`], values.channel)).join('')}</select></div>
@@ -149,19 +142,32 @@ export const LOG_HEADERS = (t: Messages): string[] => [
   t.logError,
 ];
 
+/**
+ * The text as one line cut to the cell's width (the whole of it in the tooltip), linked to the message's page,
+ * where it is shown whole with what happened to the message.
+ */
+function clippedText(t: Messages, row: LogRow): Html {
+  const text = shownText(row);
+  return `<a class="clip" dir="auto" href="/console/messages/${row.id}" title="${esc(text)}">${esc(text) || esc(fmt(t.msgOpen, { id: row.id }))}</a>`;
+}
+
 export function logCells(t: Messages, lang: Lang, timeZone: string, row: LogRow): Html[] {
   return [
-    `<span class="nowrap">${esc(when(row.created_at, timeZone))}</span>`,
+    // The day and the time may sit on two lines: the columns after the text keep their room at 1280 px.
+    when(row.created_at, timeZone)
+      .split(' ')
+      .map((part) => `<span class="nowrap">${esc(part)}</span>`)
+      .join(' '),
     `<span class="nowrap">${esc(toNational(row.phone))}</span>`,
     esc(row.source),
     esc(t[`logChannel_${channelOf(row)}`]),
-    `<a href="/console/campaigns/${row.campaign_id}">${esc(row.campaign_name ? `${row.campaign_id} · ${row.campaign_name}` : row.campaign_id)}</a>`,
-    `<span class="text">${esc(shownText(row))}</span>`,
+    `<a href="/console/campaigns/${row.campaign_id}" class="nowrap">${esc(row.campaign_id)}${row.campaign_name ? ` · ${userText(row.campaign_name, 'span', ` class="clip" title="${esc(row.campaign_name)}"`)}` : ''}</a>`,
+    clippedText(t, row),
     `<span class="num">${esc(num(row.parts))}</span>`,
     `<span class="num">${esc(num(row.cost_credits))}</span>`,
     `<span class="status-${outcomeOf(row)}">${esc(statusWords(t, lang, row))}</span>`,
-    esc(row.carrier ?? ''),
-    esc(row.error ?? ''),
+    row.carrier ? `<span class="carrier">${esc(row.carrier)}</span>` : '',
+    row.error ? userText(row.error, 'span', ` class="clip" title="${esc(row.error)}"`) : '',
   ];
 }
 

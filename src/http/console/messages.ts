@@ -29,12 +29,12 @@ export function logSection(c: PageContext, parsed: ParsedLog, rows: LogRow[], pa
   const last = rows.at(-1);
   const pager = `<nav class="pager" aria-label="${esc(t.pages)}">${parsed.cursor ? `<a href="${esc(path + logQuery(parsed.values))}">${esc(t.logNewest)}</a>` : ''}
 ${rows.length === LOG_PAGE_SIZE && last ? `<a href="${esc(path + logQuery(parsed.values, { before: `${last.created_at}.${last.id}` }))}">${esc(t.logOlder)}</a>` : ''}</nav>`;
-  return `${table(
+  return `<div class="log">${table(
     t.messages,
     LOG_HEADERS(t),
     rows.map((r) => logCells(t, c.lang, tz, r)),
     filtered ? t.logNone : t.logEmpty,
-  )}${pager}`;
+  )}</div>${pager}`;
 }
 
 export function badFiltersNotice(c: PageContext, parsed: ParsedLog): { kind: 'error'; text: string } | undefined {

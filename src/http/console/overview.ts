@@ -8,7 +8,7 @@ import { campaignOutcomes, campaignsPage } from '../../store/console-campaigns.t
 import { failingPushUrls, lowBalanceThreshold, outcomesSince, sendsSince } from '../../store/console-overview.ts';
 import { listActiveTokens } from '../../store/tokens.ts';
 import { num, percent, shekels, when } from './format.ts';
-import { esc, table } from './html.ts';
+import { esc, table, userText } from './html.ts';
 import { fmt } from './i18n.ts';
 import type { ConsoleRouter } from './router.ts';
 
@@ -61,7 +61,7 @@ export function registerOverview(r: ConsoleRouter): void {
         const total = o.delivered + o.failed + o.pending;
         const done = o.delivered + o.failed;
         return [
-          `<a href="/console/campaigns/${k.id}">${esc(k.name ? `${k.id} · ${k.name}` : k.id)}</a>`,
+          `<a href="/console/campaigns/${k.id}">${esc(k.id)}${k.name ? ` · ${userText(k.name)}` : ''}</a>`,
           esc(t[`campaignState_${k.state}` as keyof typeof t] ?? k.state),
           `<span class="nowrap">${esc(when(Number(k.scheduled_at ?? k.created_at), tz))}</span>`,
           `<span class="num">${esc(num(k.recipients))}</span>`,

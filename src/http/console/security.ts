@@ -8,6 +8,8 @@ import { sealingKey } from '../../secret-key.ts';
 import { clearLoginFailures } from '../../store/console-sessions.ts';
 import { changePassword, securityState, setTwoFactor } from '../../store/console-security.ts';
 import { csrfField, esc, type Html } from './html.ts';
+import { fmt } from './i18n.ts';
+import { qrSvg } from './qr-code.ts';
 import type { ConsoleRouter, PageContext } from './router.ts';
 import { enableTwoFactor, openPending, sealPending } from './two-factor.ts';
 
@@ -35,9 +37,11 @@ async function securityPage(c: PageContext, o: { notice?: Notice; extra?: Html; 
 function setupForm(c: PageContext, secret: string, pending: string): Html {
   const { t } = c;
   const grouped = secret.match(/.{1,4}/g)!.join(' ');
+  const uri = totpUri(secret, 'Yona', c.account.username);
   return `<section class="card" aria-labelledby="totp-setup"><h2 id="totp-setup">${esc(t.secSetup)}</h2>
-<p>${esc(t.secSetupHint)}</p><p class="mono" id="totp-secret">${esc(grouped)}</p>
-<p class="muted mono">${esc(totpUri(secret, 'Yona', c.account.username))}</p>
+<p>${esc(t.secSetupHint)}</p><figure class="qr-figure">${qrSvg(uri, fmt(t.secQrAlt, { username: c.account.username }))}<figcaption>${esc(t.secQr)}</figcaption></figure>
+<p>${esc(t.secSecretText)}</p><p class="mono" dir="ltr" id="totp-secret">${esc(grouped)}</p>
+<p class="muted">${esc(t.secUri)}</p><p class="muted mono uri" id="totp-uri" dir="ltr">${esc(uri)}</p>
 <form method="post" action="/console/security/totp/confirm">${csrfField(c.session.csrf)}<input type="hidden" name="pending" value="${esc(pending)}">
 <label for="totp-code">${esc(t.secFirstCode)}</label><input id="totp-code" name="code" inputmode="numeric" autocomplete="one-time-code" required maxlength="6">
 <button type="submit">${esc(t.secConfirm)}</button></form></section>`;

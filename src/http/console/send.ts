@@ -2,13 +2,17 @@
 // dynamic fields), from a verified sender, optionally scheduled, with a short link and the unsubscribe line or
 // link. "Preview" runs the API's sms operation as /api/test does (dry run, rolled back: nothing is sent or
 // charged) and shows the recipients, parts and price; "Send" runs the same operation for real.
+import { countParts } from '../../domain/encoding.ts';
 import { hebrewMessage } from '../../domain/status.ts';
 import { sms } from '../../operations/sms.ts';
 import { listContactLists } from '../../store/contacts.ts';
 import { listVerifiedSenders } from '../../store/senders.ts';
+import type { Rejected } from '../../operations/send/rejections.ts';
+import { readDayTime } from './date-input.ts';
 import { num } from './format.ts';
+import { leftOut } from './send-left-out.ts';
 import { csrfField, esc, type Html } from './html.ts';
-import { fmt } from './i18n.ts';
+import { fmt, type Messages } from './i18n.ts';
 import { runOperation } from '../../operations/execute.ts';
 import type { ConsoleRouter, PageContext } from './router.ts';
 
@@ -25,9 +29,17 @@ function readForm(form: URLSearchParams): SendForm {
   return out;
 }
 
-/** The sms operation's request for the form (`timing` from the date picker, in the account's time zone). */
-function smsDoc(f: SendForm): Record<string, unknown> {
-  const phones = (f.phones ?? '').split(/[\s,;]+/).filter(Boolean);
+/** The numbers typed or pasted, one per line or separated by commas, semicolons or spaces. */
+const typedPhones = (f: SendForm) => (f.phones ?? '').split(/[\s,;]+/).filter(Boolean);
+
+const two = (n: number) => String(n).padStart(2, '0');
+
+/**
+ * The sms operation's request for the form (`timing` typed as dd/mm/yyyy hh:mm, or from a native picker, in the
+ * account's time zone); undefined when the time is not a date.
+ */
+function smsDoc(f: SendForm): Record<string, unknown> | undefined {
+  const phones = typedPhones(f);
   const destinations: Record<string, unknown> = {};
   if (phones.length) destinations.phone = phones;
   if (f.list) destinations.cl_id = [f.list];
@@ -36,10 +48,27 @@ function smsDoc(f: SendForm): Record<string, unknown> {
   if (f.unsubscribe === '2' || f.unsubscribe === '3') doc.add_unsubscribe = f.unsubscribe;
   if (f.name) doc.campaign_name = f.name;
   if (f.link) doc.links = { link: [{ $: { id: 'link' }, _: f.link }] };
-  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})$/.exec(f.timing ?? '');
-  if (m) doc.timing = `${m[3]}/${m[2]}/${m[1].slice(2)} ${m[4]}:${m[5]}`;
-  else if (f.timing) doc.timing = f.timing;
+  if (f.timing) {
+    const at = readDayTime(f.timing);
+    if (!at) return undefined;
+    doc.timing = `${two(at.day)}/${two(at.month)}/${two(at.year % 100)} ${two(at.hour)}:${two(at.minute)}`;
+  }
   return doc;
+}
+
+/**
+ * The message's characters, parts and alphabet, counted here for the text as it stands and again in the browser
+ * as it is typed (assets/counter.js, with the same countParts).
+ */
+function counter(t: Messages, text: string): Html {
+  const c = countParts(text);
+  const words = fmt(c.parts === 1 ? t.counterLiveOne : t.counterLive, {
+    chars: num(c.units),
+    parts: num(c.parts),
+    encoding: t[`counter_${c.encoding}`],
+  });
+  return `<p class="counter"><output id="send-counter" for="send-message" aria-live="polite" data-one="${esc(t.counterLiveOne)}" data-many="${esc(t.counterLive)}" data-gsm7="${esc(t.counter_gsm7)}" data-ucs2="${esc(t.counter_ucs2)}" data-encoding="${c.encoding}" data-parts="${c.parts}" data-units="${c.units}">${esc(words)}</output></p>
+<p id="send-counter-hint" class="muted">${esc(t.counterHint)}</p>`;
 }
 
 async function sendPage(c: PageContext, f: SendForm = {}, o: { preview?: Html; error?: string } = {}) {
@@ -66,15 +95,17 @@ async function sendPage(c: PageContext, f: SendForm = {}, o: { preview?: Html; e
 <div class="check"><input type="checkbox" id="send-dynamic" name="dynamic" value="1"${f.dynamic === '1' ? ' checked' : ''}><label for="send-dynamic">${esc(t.sendDynamic)}</label></div>
 <label for="send-source">${esc(t.sender)}</label><select id="send-source" name="source" required>${senders.map((s) => option(s.source, s.source, f.source)).join('')}</select>
 ${senders.length ? '' : `<p class="muted"><a href="/console/senders">${esc(t.sendNoSender)}</a></p>`}
-<label for="send-message">${esc(t.sendMessage)}</label><textarea id="send-message" name="message" rows="4" required maxlength="5000">${esc(f.message ?? '')}</textarea>
+<label for="send-message">${esc(t.sendMessage)}</label><textarea id="send-message" name="message" rows="4" required maxlength="5000" dir="auto" aria-describedby="send-counter-hint">${esc(f.message ?? '')}</textarea>
+${counter(t, f.message ?? '')}
 <label for="send-link">${esc(t.sendLink)}</label><input id="send-link" name="link" type="url" maxlength="2000" placeholder="https://" value="${esc(f.link ?? '')}" aria-describedby="send-link-hint">
 <p id="send-link-hint" class="muted">${esc(t.sendLinkHint)}</p>
 <label for="send-unsub">${esc(t.sendUnsubscribe)}</label><select id="send-unsub" name="unsubscribe">${option('', t.sendUnsubNone, f.unsubscribe)}${option('2', t.sendUnsubReply, f.unsubscribe)}${option('3', t.sendUnsubLink, f.unsubscribe)}</select>
-<label for="send-timing">${esc(t.sendTiming)}</label><input id="send-timing" name="timing" type="datetime-local" value="${esc(f.timing ?? '')}" aria-describedby="send-timing-hint">
-<p id="send-timing-hint" class="muted">${esc(fmt(t.sendTimingHint, { zone: c.account.time_zone }))}</p>
-<label for="send-name">${esc(t.sendName)}</label><input id="send-name" name="name" maxlength="100" value="${esc(f.name ?? '')}">
+<label for="send-timing">${esc(t.sendTiming)}</label><input id="send-timing" name="timing" type="text" inputmode="numeric" maxlength="16" autocomplete="off" placeholder="dd/mm/yyyy hh:mm" value="${esc(f.timing ?? '')}" aria-describedby="send-timing-hint">
+<p id="send-timing-hint" class="muted">${esc(fmt(t.dateTimeHint, { zone: c.account.time_zone }))}</p>
+<label for="send-name">${esc(t.sendName)}</label><input id="send-name" name="name" maxlength="100" dir="auto" value="${esc(f.name ?? '')}">
 <button type="submit">${esc(t.sendPreview)}</button></form>`;
   return c.render(t.sendTitle, `${confirm}${form}`, {
+    scripts: ['encoding.js', 'counter.js'],
     code: o.error ? 400 : 200,
     notice: o.error ? { kind: 'error', text: o.error } : undefined,
   });
@@ -86,7 +117,9 @@ export function registerSend(r: ConsoleRouter): void {
     const { t } = c;
     const f = readForm(c.form);
     const send = c.form.get('action') === 'send';
-    const reply = await runOperation(c.app, c.account, sms, smsDoc(f), { dryRun: !send });
+    const doc = smsDoc(f);
+    if (!doc) return sendPage(c, f, { error: t.sendTimingBad });
+    const reply = await runOperation(c.app, c.account, sms, doc, { dryRun: !send });
     if (reply.status !== 0) {
       const message = String(reply.message ?? '');
       return sendPage(c, f, { error: c.lang === 'he' ? hebrewMessage(Number(reply.status), message) : message });
@@ -99,6 +132,7 @@ export function registerSend(r: ConsoleRouter): void {
 <li>${esc(t.sendPrice)}<b>${esc(fmt(t.sendCredits, { credits: num(Number(reply.credits)) }))}${reply.international_cost ? ` + ₪${esc(reply.international_cost)}` : ''}</b></li>
 ${rejected ? `<li>${esc(t.sendRejected)}<b>${esc(num(rejected))}</b></li>` : ''}</ul>
 ${reply.timing ? `<p>${esc(fmt(t.campaignScheduledFor, { at: String(reply.timing) }))}</p>` : ''}
+${await leftOut(c, typedPhones(f), (reply.rejected ?? []) as Rejected[], rejected)}
 <p class="muted">${esc(t.sendPreviewNote)}</p>`;
     return sendPage(c, f, { preview });
   });

@@ -32,6 +32,7 @@ import * as m0028 from './0028_node_carrier_health.ts';
 import * as m0029 from './0029_console_second_step.ts';
 import * as m0030 from './0030_store_version.ts';
 import * as m0031 from './0031_operator_account_state.ts';
+import * as m0032 from './0032_push_attempts_by_event.ts';
 
 type VersionedMigration = { up(db: Kysely<any>, dialect: Dialect): Promise<void> };
 
@@ -66,6 +67,7 @@ const MIGRATIONS: Record<string, VersionedMigration> = {
   '0029_console_second_step': m0029,
   '0030_store_version': m0030,
   '0031_operator_account_state': m0031,
+  '0032_push_attempts_by_event': m0032,
 };
 
 /**

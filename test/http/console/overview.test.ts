@@ -46,7 +46,7 @@ for (const target of await storeTargets()) {
       assert.match(page, /This month<b>1,200 messages, 1,200 credits<\/b>/);
       assert.match(page, /Delivery rate, last 7 days<b>83\.3%<\/b>/);
       assert.match(page, /1,000 of 1,200 delivered/);
-      assert.match(page, /<a href="\/console\/campaigns\/\d+">\d+ · Big<\/a>/);
+      assert.match(page, /<a href="\/console\/campaigns\/\d+">\d+ · <span dir="auto">Big<\/span><\/a>/);
       assert.match(page, /dlr: https:\/\/lea\.example\/hook has failed 3 times in a row/);
       assert.doesNotMatch(page, /Low balance/);
       const push = (await web.get('/console/push')).text;

@@ -1,7 +1,7 @@
 // Draws the campaign's delivery chart with uPlot from the JSON the page carries (cumulative delivered and
 // failed messages over time). Times are shown in the account's time zone as dd/mm hh:mm (the console's date
-// format), ticks are whole seconds or more and whole messages; without scripts the same figures are in the
-// table below the chart.
+// format), ticks are whole seconds or more and whole messages, each axis named in the page's language; without
+// scripts the same figures are in the table below the chart.
 (() => {
   var holder = document.getElementById('chart');
   var source = document.getElementById('chart-data');
@@ -51,8 +51,8 @@
       { label: data.labels.failed, stroke: '#a4161a', width: 2, value: (_u, v) => (v == null ? '' : count.format(v)) },
     ],
     axes: [
-      { incrs: seconds, space: 70, values: (_u, splits) => splits.map(tick) },
-      { size: 60, incrs: whole, values: (_u, splits) => splits.map((v) => count.format(v)) },
+      { label: data.labels.time, incrs: seconds, space: 70, values: (_u, splits) => splits.map(tick) },
+      { label: data.labels.count, size: 60, incrs: whole, values: (_u, splits) => splits.map((v) => count.format(v)) },
     ],
   };
   var plot = new uPlot(options, [data.x, data.delivered, data.failed], holder);
