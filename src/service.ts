@@ -68,7 +68,8 @@ export async function startService(
   const tls = await loadTls(config);
   const routes = components.flatMap((c) => (c.routes ? [c.routes] : []));
   const health = () => components.flatMap((c) => c.health?.() ?? []);
-  const http = await startHttp({ ctx, metrics, logger, tls, routes, node, health, api: node.has('api') });
+  const simulators = () => components.flatMap((c) => c.simulators?.() ?? []);
+  const http = await startHttp({ ctx, metrics, logger, tls, routes, node, health, simulators, api: node.has('api') });
   const service: Service = {
     config,
     store,
