@@ -11,6 +11,7 @@ import { loadTls } from './http/tls.ts';
 import type { AppContext } from './operations/execute.ts';
 import { UnknownFieldLog } from './operations/near-miss.ts';
 import { LocalSignals } from './signals.ts';
+import { ChannelCoverage } from './delivery/send-coverage.ts';
 import { openStore } from './store/db.ts';
 
 export interface ServiceOptions {
@@ -44,6 +45,9 @@ export async function startService(
   });
   const metrics = createMetrics();
   const signals = new LocalSignals();
+  // Only a node that accepts sends needs to know which channels have a carrier.
+  const node = new ClusterNode(store, withNodeName(config.node, config.dataDir), logger, clock);
+  const coverage = node.has('api') ? await ChannelCoverage.start(store, config, logger) : undefined;
   const unknownFieldLog = new UnknownFieldLog();
   const ctx: AppContext = {
     store,
@@ -56,13 +60,13 @@ export async function startService(
       if (result !== 'ok') logger.warn({ username, result, legacy: true }, 'password authentication refused');
       else logger.debug({ username, legacy: true }, 'password authentication');
     },
+    coverage,
     onUnknownFields: (account, operation, fields) => {
       const fresh = unknownFieldLog.firstSeen(account.id, fields);
       if (fresh.length > 0)
         logger.info({ username: account.username, operation, fields: fresh }, 'unknown fields ignored');
     },
   };
-  const node = new ClusterNode(store, withNodeName(config.node, config.dataDir), logger, clock);
   await node.start();
   registerNodeMetrics(metrics.registry, node, store);
   const tls = await loadTls(config);
@@ -84,6 +88,7 @@ export async function startService(
       await http.close();
       for (const c of [...components].reverse())
         await c.stop().catch((err) => logger.error({ err }, `stopping ${c.name} failed`));
+      coverage?.stop();
       await node.stop();
       await store.close();
     },

@@ -13,6 +13,11 @@ export function simulatorInfoPath(dataDir: string): string {
   return join(dataDir, 'simulator.json');
 }
 
+/** Where each standalone simulator (`yona smsc-sim`, `yona sip-sim`) registers itself, one file per process. */
+export function standaloneSimulatorsDir(dataDir: string): string {
+  return join(dataDir, 'simulators');
+}
+
 /** Whether the bundled simulators take the sends of a node with these carriers configured. */
 export function simulatorsServe(configured: CarrierSetup, simulatorsOn: boolean): boolean {
   return simulatorsOn && configured.carriers.length === 0;
