@@ -88,10 +88,22 @@ async function runSimulatorCommand(
   });
 }
 
-// A registration's control channel, when its file reads (a stopped simulator's is gone).
+// Whether the process of that id still runs (a registration left behind by a crash does not count).
+function running(pid: number | undefined): boolean {
+  if (pid === undefined) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+// A registration's control channel, when its file reads and its process runs (a stopped simulator's is gone).
 function registeredControl(file: string): string | undefined {
   try {
-    return (JSON.parse(readFileSync(file, 'utf8')) as { controlUrl?: string }).controlUrl;
+    const info = JSON.parse(readFileSync(file, 'utf8')) as { controlUrl?: string; pid?: number };
+    return running(info.pid) ? info.controlUrl : undefined;
   } catch {
     return undefined;
   }
