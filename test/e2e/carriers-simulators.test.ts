@@ -11,7 +11,7 @@ import { describe, it } from 'node:test';
 import { runAdminCommand } from '../../src/cli/admin.ts';
 import { loadConfig } from '../../src/config.ts';
 import { openStore, type Store } from '../../src/store/db.ts';
-import { startServeProcess, type ServeProcess } from '../helpers/serve-process.ts';
+import { runCli, startServeProcess, type ServeProcess } from '../helpers/serve-process.ts';
 import { startSipSimProcess, type SipSimProcess } from '../helpers/sip-sim-process.ts';
 import { simCarrierArgs, startSmscSimProcess, type SmscSimProcess } from '../helpers/smsc-sim-process.ts';
 import { voiceToolsAvailable } from '../helpers/sipp.ts';
@@ -149,6 +149,13 @@ for (const target of targets) {
         const [received] = await sip.calls('972521340001');
         assert.equal(received?.behaviour, 'answer');
         assert.ok(received.packets > 0, `${received.packets} RTP packets`);
+        // `yona sim calls` in its folder finds it through its own registration.
+        const listed = await runCli({ ...process.env, YONA_DATA_DIR: simDir }, ['sim', 'calls', '--json']);
+        assert.equal(listed.status, 0, listed.stderr);
+        assert.deepEqual(
+          (JSON.parse(listed.stdout) as Array<{ to: string }>).map((c) => c.to.replace(/\D/g, '').slice(-9)),
+          ['521340001'],
+        );
       } finally {
         await serve?.stop();
         await sip?.stop();
