@@ -31,6 +31,8 @@ export interface Component {
   routes?: (app: FastifyInstance) => void;
   /** How the roles it serves are doing, for /healthz. */
   health?: () => RoleHealth[];
+  /** The channels ('sms', 'voice') a bundled simulator serves on this node now, for /healthz. */
+  simulators?: () => string[];
 }
 
 /** A role's state on this node: ok false answers /healthz with 503. */

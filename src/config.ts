@@ -84,6 +84,8 @@ export interface DeliverySettings {
   removalKeywords: string[];
   /** Receipt delay of the bundled simulator started by `yona serve` (200 ms). */
   simulatorReceiptDelayMs: number;
+  /** YONA_SIMULATORS (on): whether `yona serve` may start the bundled simulators when no carrier is configured. */
+  simulators: boolean;
 }
 
 export interface NodeSettings {
@@ -318,6 +320,16 @@ export const SETTINGS = {
     'reply keywords that block the sender (after add_unsubscribe 2)',
   ),
   YONA_SIM_RECEIPT_DELAY_MS: setting(integer(200), '200', 'receipt delay of the bundled simulator'),
+  YONA_SIMULATORS: setting(
+    given.transform((raw, ctx) => {
+      if (raw === undefined || raw === 'on') return true;
+      if (raw === 'off') return false;
+      ctx.addIssue({ code: 'custom', message: `must be on or off, got "${raw}"` });
+      return z.NEVER;
+    }),
+    'on',
+    'off never starts a bundled simulator and refuses sends no carrier can take',
+  ),
   // Push
   YONA_PUSH_ALLOW_PRIVATE: setting(
     given.transform((raw) => raw === '1' || raw === 'true'),
@@ -457,6 +469,7 @@ export function loadConfig(env: Env = process.env): Config {
       sweepMs: Math.max(10, Math.min(60_000, Math.floor(receiptWindowMs / 4))),
       removalKeywords: v.YONA_REMOVAL_KEYWORDS,
       simulatorReceiptDelayMs: v.YONA_SIM_RECEIPT_DELAY_MS,
+      simulators: v.YONA_SIMULATORS,
     },
     carriersFile: v.YONA_CARRIERS_FILE,
   };

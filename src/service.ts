@@ -12,6 +12,7 @@ import { loadTls } from './http/tls.ts';
 import type { AppContext } from './operations/execute.ts';
 import { UnknownFieldLog } from './operations/near-miss.ts';
 import { LocalSignals } from './signals.ts';
+import { ChannelCoverage } from './delivery/send-coverage.ts';
 import { openStore } from './store/db.ts';
 import { sealClearSecrets } from './store/seal-at-rest.ts';
 import { carrierSecrets } from './carriers/index.ts';
@@ -55,6 +56,9 @@ export async function startService(
     );
   const metrics = createMetrics();
   const signals = new LocalSignals();
+  // Only a node that accepts sends needs to know which channels have a carrier.
+  const node = new ClusterNode(store, withNodeName(config.node, config.dataDir), logger, clock);
+  const coverage = node.has('api') ? await ChannelCoverage.start(store, config, logger) : undefined;
   const unknownFieldLog = new UnknownFieldLog();
   const ctx: AppContext = {
     store,
@@ -67,19 +71,20 @@ export async function startService(
       if (result !== 'ok') logger.warn({ username, result, legacy: true }, 'password authentication refused');
       else logger.debug({ username, legacy: true }, 'password authentication');
     },
+    coverage,
     onUnknownFields: (account, operation, fields) => {
       const fresh = unknownFieldLog.firstSeen(account.id, fields);
       if (fresh.length > 0)
         logger.info({ username: account.username, operation, fields: fresh }, 'unknown fields ignored');
     },
   };
-  const node = new ClusterNode(store, withNodeName(config.node, config.dataDir), logger, clock);
   await node.start();
   registerNodeMetrics(metrics.registry, node, store);
   const tls = await loadTls(config);
   const routes = components.flatMap((c) => (c.routes ? [c.routes] : []));
   const health = () => components.flatMap((c) => c.health?.() ?? []);
-  const http = await startHttp({ ctx, metrics, logger, tls, routes, node, health, api: node.has('api') });
+  const simulators = () => components.flatMap((c) => c.simulators?.() ?? []);
+  const http = await startHttp({ ctx, metrics, logger, tls, routes, node, health, simulators, api: node.has('api') });
   const service: Service = {
     config,
     store,
@@ -94,6 +99,7 @@ export async function startService(
       await http.close();
       for (const c of [...components].reverse())
         await c.stop().catch((err) => logger.error({ err }, `stopping ${c.name} failed`));
+      coverage?.stop();
       await node.stop();
       await store.close();
     },

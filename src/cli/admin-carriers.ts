@@ -154,7 +154,12 @@ export async function listCarriersCommand(store: Store, config: Config, args: st
     return carrierStatusCommand(store, config, args.includes('--json'), out);
   }
   const setup = await loadCarrierSetup(store.db, config.carriersFile, () => sealingKey(config));
-  if (setup.carriers.length === 0) out('no carrier configured: yona serve starts the bundled SMSC simulator');
+  if (setup.carriers.length === 0)
+    out(
+      config.delivery.simulators
+        ? 'no carrier configured: yona serve starts the bundled simulators (nothing leaves this machine)'
+        : 'no carrier configured and YONA_SIMULATORS=off: every send is refused at accept (5)',
+    );
   const today = calendarDay(Date.now(), config.defaultTimeZone);
   const usage = setup.carriers.length ? await carrierUsageOn(store.db, today) : new Map<string, number>();
   for (const c of setup.carriers) {

@@ -4,7 +4,9 @@ import { parseArgs } from 'node:util';
 import type { Config } from '../config.ts';
 import { loadCarrierSetup } from '../delivery/carrier-setup.ts';
 import { sealingKey } from '../secret-key.ts';
-import { carrierList, routePrefix, Router, type Route } from '../delivery/routing.ts';
+import { carrierList, routePrefix } from '../delivery/routing.ts';
+import { routersOf } from '../delivery/carrier-set.ts';
+import { simulatorsServe } from '../delivery/bundled-simulators.ts';
 import { ConfigError } from '../domain/errors.ts';
 import { normalizePhone } from '../domain/phone.ts';
 import { findAccountByUsername } from '../store/accounts.ts';
@@ -108,17 +110,21 @@ export async function routeTest(store: Store, config: Config, args: string[], ou
     reseller = (await accountRouteNames(store.db, account.id))?.reseller ?? null;
   }
   const setup = await loadCarrierSetup(store.db, config.carriersFile, () => sealingKey(config));
-  const router = new Router(
-    setup.routes as Route[],
-    setup.carriers.map((c) => c.name),
-  );
+  // Texts and calls are routed apart, as the dispatcher does: a call is tried on voice trunks only.
+  const routers = routersOf(setup);
+  const router = channel === 'voice' ? routers.voiceRouter : routers.router;
   const target = { phone: phone.e164, source: values.source, account: values.account, reseller, channel } as const;
   const route = router.route(target);
   const carriers = router.candidates({ ...target, key: 0 });
   if (carriers.length === 0) {
-    out('no carrier configured: yona serve starts the bundled simulator');
+    if (simulatorsServe(setup, config.delivery.simulators))
+      out("no carrier configured: yona serve's bundled simulator takes it (nothing leaves this machine)");
+    else if (setup.carriers.length === 0)
+      out('no carrier configured and YONA_SIMULATORS=off: such a send is refused at accept (5)');
+    else
+      out(`no ${channel === 'voice' ? 'voice trunk' : 'SMS carrier'} configured: such a send is refused at accept (5)`);
     return;
   }
   out(`route: ${route ? `${describeRoute(route)} -> ${route.carrier}` : 'none matches; the first carrier configured'}`);
-  out(`carriers, in the order tried: ${carriers.join(', ')}`);
+  out(`${channel === 'voice' ? 'trunks' : 'carriers'}, in the order tried: ${carriers.join(', ')}`);
 }

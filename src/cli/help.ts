@@ -29,6 +29,12 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
       "Runs the bundled SMSC simulator on its own, for a Yona configured with an SMPP carrier pointing at it. --host: the address SMPP listens on (127.0.0.1); --max-binds: sessions bound at once, as a carrier's bind limit (a bind beyond it is refused ESME_RBINDFAIL).",
     example: 'yona smsc-sim --port 2775 --control-port 2776',
   },
+  'sip-sim': {
+    usage: 'yona sip-sim --port N [--control-port N]',
+    summary:
+      'Runs the bundled call simulator on its own: a SIP test trunk (UDP on 127.0.0.1) for a Yona whose voice trunk points at it. It answers by the dialled number (0486 busy, 0603 declines, 0480 no answer, 0404 not found, else answers and takes the RTP); yona sim calls lists them.',
+    example: 'yona sip-sim --port 5070 --control-port 5071',
+  },
   sim: {
     usage:
       'yona sim mo --from PHONE --to NUMBER --text TEXT | yona sim messages [--to PHONE] [--json] | yona sim calls [--to PHONE] [--json]',

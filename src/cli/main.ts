@@ -11,7 +11,8 @@ type Runner = (args: string[]) => Promise<void>;
 export const COMMANDS: Record<string, Runner> = {
   serve: (args) => import('./serve.ts').then((m) => m.runServe(args)),
   admin: (args) => import('./admin.ts').then((m) => m.runAdmin(args)),
-  'smsc-sim': (args) => import('./sim.ts').then((m) => m.runSmscSim(args)),
+  'smsc-sim': (args) => import('./sim.ts').then((m) => m.runSimulator('smsc-sim', args)),
+  'sip-sim': (args) => import('./sim.ts').then((m) => m.runSimulator('sip-sim', args)),
   sim: (args) => import('./sim.ts').then((m) => m.runSim(args)),
 };
 

@@ -1,6 +1,9 @@
-// `yona smsc-sim` (a protocol's standalone simulator) and `yona sim mo | messages` (talk to a running simulator
-// through its control channel, found in ${YONA_DATA_DIR}/simulator.json or given with --control URL).
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// `yona smsc-sim` and `yona sip-sim` (a protocol's standalone simulator) and `yona sim mo | messages | calls` (talk
+// to a running simulator through its control channel: the one `yona serve` started, registered in
+// ${YONA_DATA_DIR}/simulator.json, else the one standalone simulator registered in ${YONA_DATA_DIR}/simulators/,
+// or the one given with --control URL). Each simulator writes and removes only its own registration.
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { protocols } from '../carriers/index.ts';
 import type { CliValues } from '../carriers/protocol-cli.ts';
@@ -8,7 +11,7 @@ import type { SimulatorCommand, StartedCommand } from '../carriers/protocol-simu
 import { SimulatorClient } from '../carriers/simulator/index.ts';
 import { ConfigError } from '../domain/errors.ts';
 import { normalizePhone } from '../domain/phone.ts';
-import { simulatorInfoPath } from '../delivery/carriers.ts';
+import { simulatorInfoPath, standaloneSimulatorsDir } from '../delivery/bundled-simulators.ts';
 import { readSetting } from '../config.ts';
 import { formatIso } from '../domain/dates.ts';
 import { serverDataDir } from './store-location.ts';
@@ -37,6 +40,11 @@ export async function runSmscSim(args: string[], out: Out = console.log, until?:
   await runSimulatorCommand(simulatorCommand('smsc-sim'), args, out, until);
 }
 
+/** Runs the standalone simulator `yona NAME` (smsc-sim, sip-sim) until SIGINT/SIGTERM. */
+export async function runSimulator(name: string, args: string[]): Promise<void> {
+  await runSimulatorCommand(simulatorCommand(name), args, console.log);
+}
+
 async function runSimulatorCommand(
   command: SimulatorCommand,
   args: string[],
@@ -52,11 +60,12 @@ async function runSimulatorCommand(
     if (err instanceof ConfigError) fail(err.message);
     throw err;
   }
-  const infoFile = simulatorInfoPath(dataDir());
-  mkdirSync(dataDir(), { recursive: true });
+  // Its own registration: the server's simulator.json and other simulators' files stay as they are.
+  const infoFile = join(standaloneSimulatorsDir(dataDir()), `${command.name}-${process.pid}.json`);
+  mkdirSync(standaloneSimulatorsDir(dataDir()), { recursive: true });
   writeFileSync(
     infoFile,
-    `${JSON.stringify({ ...started.info, pid: process.pid, startedAt: new Date().toISOString() })}\n`,
+    `${JSON.stringify({ ...started.info, command: command.name, pid: process.pid, startedAt: new Date().toISOString() })}\n`,
   );
   for (const line of started.listening(infoFile)) out(line);
   await new Promise<void>((done) => {
@@ -79,16 +88,51 @@ async function runSimulatorCommand(
   });
 }
 
+// Whether the process of that id still runs (a registration left behind by a crash does not count).
+function running(pid: number | undefined): boolean {
+  if (pid === undefined) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+// A registration's control channel, when its file reads and its process runs (a stopped simulator's is gone).
+function registeredControl(file: string): string | undefined {
+  try {
+    const info = JSON.parse(readFileSync(file, 'utf8')) as { controlUrl?: string; pid?: number };
+    return running(info.pid) ? info.controlUrl : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function controlUrl(given: string | undefined): string {
   if (given) return given;
   const file = simulatorInfoPath(dataDir());
+  const bundled = registeredControl(file);
+  if (bundled) return bundled;
+  const dir = standaloneSimulatorsDir(dataDir());
+  let names: string[] = [];
   try {
-    return (JSON.parse(readFileSync(file, 'utf8')) as { controlUrl: string }).controlUrl;
+    names = readdirSync(dir).filter((n) => n.endsWith('.json'));
   } catch {
-    fail(
-      `no running simulator found (${file} is missing): start yona serve with no carrier configured, or yona smsc-sim, or pass --control URL`,
-    );
+    // no standalone simulator ever registered here
   }
+  const standalone = names.flatMap((n) => {
+    const url = registeredControl(join(dir, n));
+    return url ? [{ name: n.replace(/\.json$/, ''), url }] : [];
+  });
+  if (standalone.length === 1) return standalone[0].url;
+  if (standalone.length > 1)
+    fail(
+      `several simulators run here (${standalone.map((s) => `${s.name} at ${s.url}`).join(', ')}): pass --control URL`,
+    );
+  fail(
+    `no running simulator found (${file} is missing, and no yona smsc-sim or yona sip-sim registered in ${dir}): start yona serve with no carrier configured, or yona smsc-sim, or pass --control URL`,
+  );
 }
 
 // Phones as the simulator sees them: international digits (0501234567 -> 972501234567).

@@ -2,9 +2,7 @@
 // configured, every protocol's bundled simulator started in-process on loopback), and runs the dispatcher, the
 // receipts worker and the inbound handler against them.
 import client from 'prom-client';
-import { rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { type BundledSimulator, protocols, sharePrefixes } from '../carriers/index.ts';
+import { type BundledSimulator, sharePrefixes } from '../carriers/index.ts';
 import type { CarrierLimits } from '../carriers/limits.ts';
 import type { Carrier } from '../carriers/types.ts';
 import type { Config } from '../config.ts';
@@ -17,6 +15,7 @@ import { Dispatcher } from './dispatcher.ts';
 import { InboundHandler } from './inbound.ts';
 import { ReceiptWorker } from './receipts.ts';
 import { CarrierSet, routersOf } from './carrier-set.ts';
+import { BundledSimulators, simulatorsServe } from './bundled-simulators.ts';
 import { DailyCaps } from './daily-caps.ts';
 import { registerVoiceMetrics, trunkHealth } from './voice-metrics.ts';
 import { CarrierHealthBook, type CarrierHealth } from './carrier-health.ts';
@@ -110,33 +109,41 @@ function registerDispatchMetrics(
   });
 }
 
-/** Where `yona sim` finds the simulator `yona serve` (or `yona smsc-sim`) started. */
-export function simulatorInfoPath(dataDir: string): string {
-  return join(dataDir, 'simulator.json');
-}
+export { simulatorInfoPath } from './bundled-simulators.ts';
 
 /** The delivery component; `runtime()` exposes its parts once started. */
 export function carriersComponent(
   options: CarriersOptions = {},
 ): Component & { runtime(): CarriersRuntime | undefined } {
   let runtime: CarriersRuntime | undefined;
-  let infoFile: string | undefined;
+  let bundled: BundledSimulators | undefined;
 
-  // Every protocol's simulator, each bound by a carrier of its own, and where `yona sim` finds them.
-  async function startSimulators(service: ComponentHost, settings: DeliverySettings): Promise<CarrierSetup> {
-    const simulators: BundledSimulator[] = [];
-    for (const [, protocol] of protocols()) {
-      if (!protocol.simulator) continue;
-      const started = await protocol.simulator.start({ receiptDelayMs: settings.simulatorReceiptDelayMs });
-      simulators.push(started);
-      service.logger.info(started.started.fields, started.started.message);
-    }
-    for (const one of simulators) for (const other of simulators) if (other !== one) one.attach?.(other);
-    infoFile = simulatorInfoPath(service.config.dataDir);
-    const info = Object.assign({}, ...simulators.map((s) => s.info));
-    writeFileSync(infoFile, `${JSON.stringify({ ...info, pid: process.pid, startedAt: new Date().toISOString() })}\n`);
-    runtime = { simulators } as CarriersRuntime;
-    return { carriers: simulators.map((s) => s.carrier), routes: [] };
+  // The carriers this node binds for the configured ones: those, or the bundled simulators while none is
+  // configured (started then, and stopped once a carrier is configured, by the caller after the switch).
+  async function carriersFor(service: ComponentHost, configured: CarrierSetup, settings: DeliverySettings) {
+    const { node } = service;
+    if (!simulatorsServe(configured, settings.simulators) || !(node.has('dispatcher') || node.has('voice')))
+      return configured;
+    bundled ??= await BundledSimulators.start(service, settings.simulatorReceiptDelayMs);
+    if (runtime) runtime.simulators = bundled.simulators;
+    return bundled.setup();
+  }
+
+  // The bundled simulators stop once configured carriers took their place (their carriers are already unbound).
+  async function stopSimulators(service: ComponentHost, configured: CarrierSetup): Promise<void> {
+    if (!bundled) return;
+    const stopping = bundled;
+    bundled = undefined;
+    if (runtime) runtime.simulators = undefined;
+    await stopping.stop();
+    service.logger.info(
+      {
+        event: 'simulator.stopped',
+        channels: stopping.channels(),
+        carriers: configured.carriers.map((c) => c.name),
+      },
+      'carrier configured: the bundled simulators stopped; sends go to the configured carriers',
+    );
   }
 
   // What each delivery role of this node holds (binds per SMS carrier, call shares per trunk) and how each of
@@ -176,15 +183,15 @@ export function carriersComponent(
     name: 'carriers',
     runtime: () => runtime,
     health: () => health(started),
+    simulators: () => bundled?.channels() ?? [],
     async start(service) {
       started = service;
       const config = options.config ?? service.config;
       const settings = { ...config.delivery, ...options.settings };
       const { node } = service;
       const key = () => sealingKey(service.config);
-      let setup = options.setup ?? (await loadCarrierSetup(service.store.db, config.carriersFile, key));
-      if (setup.carriers.length === 0 && (node.has('dispatcher') || node.has('voice')))
-        setup = await startSimulators(service, settings);
+      const configured = options.setup ?? (await loadCarrierSetup(service.store.db, config.carriersFile, key));
+      const setup = await carriersFor(service, configured, settings);
       const { router, voiceRouter } = routersOf(setup);
       const deps = {
         store: service.store,
@@ -213,7 +220,7 @@ export function carriersComponent(
         sealingKey: key(),
         caps,
       });
-      runtime = { ...runtime, carriers, dispatcher, receipts, inbound, caps, health: healthBook };
+      runtime = { carriers, dispatcher, receipts, inbound, caps, health: healthBook, simulators: bundled?.simulators };
       registerDispatchMetrics(
         service,
         () => runtime?.dispatcher?.stats,
@@ -235,19 +242,22 @@ export function carriersComponent(
       await set.apply(setup);
       carrierSet = set;
       // Live changes: the store (and the carriers file) read again every few seconds and on SIGHUP.
-      if (!options.setup && !runtime.simulators) {
-        let last = JSON.stringify(setup);
+      // A node that started the bundled simulators takes configured carriers the same way, and stops them.
+      if (!options.setup) {
+        let last = JSON.stringify(configured);
         let reloading: Promise<void> | undefined;
         const reload = () => {
           reloading ??= (async () => {
             try {
-              const next = await loadCarrierSetup(service.store.db, config.carriersFile, key);
-              const text = JSON.stringify(next);
+              const configuredNow = await loadCarrierSetup(service.store.db, config.carriersFile, key);
+              const text = JSON.stringify(configuredNow);
               if (text === last) return;
+              const next = await carriersFor(service, configuredNow, settings);
               const routers = routersOf(next);
               await set.apply(next);
               caps.setCaps(capsOf(next));
               dispatcher.setRouters(routers.router, routers.voiceRouter);
+              if (next === configuredNow) await stopSimulators(service, configuredNow);
               last = text;
               service.logger.info(
                 { carriers: next.carriers.map((c) => c.name), routes: next.routes.length },
@@ -281,8 +291,8 @@ export function carriersComponent(
       r.caps?.stop();
       await carrierSet?.stop();
       await r.receipts?.stop();
-      for (const simulator of r.simulators ?? []) await simulator.stop();
-      if (infoFile) rmSync(infoFile, { force: true });
+      await bundled?.stop();
+      bundled = undefined;
       runtime = undefined;
     },
   };

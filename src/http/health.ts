@@ -22,6 +22,8 @@ export interface HealthSource {
   node: NodeHealth;
   /** What the components of each role report. */
   health: () => Array<{ role: Role; ok: boolean; [detail: string]: unknown }>;
+  /** The channels a bundled simulator serves on this node (none: nothing real is faked). */
+  simulators?: () => string[];
   clock: () => number;
 }
 
@@ -37,6 +39,8 @@ export function registerHealth(app: FastifyInstance, source: HealthSource): void
       const details = Object.assign({}, ...own.map(({ role: _r, ok: _o, ...rest }) => rest)) as Record<string, unknown>;
       roles[role] = { ok: beating && own.every((r) => r.ok), ...details };
     }
+    const served = source.simulators?.() ?? [];
+    const simulators = served.length > 0 ? { simulators: served } : {};
     const asked = request.query.role;
     if (asked !== undefined) {
       if (!(ROLES as readonly string[]).includes(asked))
@@ -51,11 +55,12 @@ export function registerHealth(app: FastifyInstance, source: HealthSource): void
         node: node.name,
         role: asked,
         ...roles[asked],
+        ...simulators,
       });
     }
     const ok = Object.values(roles).every((r) => r.ok);
     return reply
       .code(ok ? 200 : 503)
-      .send({ status: ok ? 'ok' : 'unhealthy', version: VERSION, store: source.dialect, node: node.name, roles });
+      .send({ status: ok ? 'ok' : 'unhealthy', version: VERSION, store: source.dialect, node: node.name, roles, ...simulators });
   });
 }

@@ -23,6 +23,7 @@ export interface HttpDeps {
   routes?: Array<(app: FastifyInstance) => void>;
   node: HealthSource['node'];
   health: HealthSource['health'];
+  simulators?: HealthSource['simulators'];
   /** Serve the API, the console and the public pages (the api role); otherwise only /healthz and /metrics. */
   api: boolean;
 }
@@ -91,6 +92,7 @@ export async function startHttp(deps: HttpDeps): Promise<RunningHttp> {
     dialect: deps.ctx.store.dialect,
     node: deps.node,
     health: deps.health,
+    simulators: deps.simulators,
     clock: deps.ctx.clock,
   });
   // Metrics only on the plain loopback listener, and never relayed by a proxy: not over the public HTTPS port.

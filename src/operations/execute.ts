@@ -15,7 +15,7 @@ import { firstIssue, textOf, userField } from './fields.ts';
 import { findOperation, operationNames } from './index.ts';
 import { IdempotencyGuard, idempotencyKeyOf, idempotencyShape, requestHash } from './idempotency.ts';
 import { checkFieldNames, nearMiss, operationShape } from './near-miss.ts';
-import type { Operation, OperationContext, Reply, Signals } from './types.ts';
+import type { Operation, OperationContext, Reply, SendCoverage, Signals } from './types.ts';
 
 export interface AppContext {
   store: Store;
@@ -27,6 +27,8 @@ export interface AppContext {
   onLegacyAuth?(username: string, result: LegacyResult): void;
   /** Told of keys far from every field of the operation (extras, accepted): for the log. */
   onUnknownFields?(account: Account, root: string, fields: string[]): void;
+  /** Which channels have a carrier: a send none can take is refused at accept (5). */
+  coverage?: SendCoverage;
 }
 
 export interface ApiRequest {
@@ -235,6 +237,7 @@ async function runHandler(
     config,
     signals,
     prepared,
+    coverage: app.coverage,
     ...who,
   });
   if (op.readOnly) {

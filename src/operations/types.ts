@@ -15,6 +15,17 @@ export type ReplyTo<R extends z.ZodType> = ReplyFields<z.input<R>> & { status: R
 // An empty reply schema's type is a record of nothing, which would refuse `status` and `message`.
 type ReplyFields<T> = string extends keyof T ? unknown : T;
 
+/** What a send goes out on: texts over SMS carriers, calls over voice trunks. */
+export type SendChannel = 'sms' | 'voice';
+
+/** Which channels have a carrier to take a send (the node's view of the configured carriers, kept fresh). */
+export interface SendCoverage {
+  /** Undefined when a carrier (or a bundled simulator) takes this channel's sends; else why none does. */
+  unserved(channel: SendChannel): string | undefined;
+  /** Told of a send refused for it (for the log). */
+  refused(channel: SendChannel, account: string, why: string): void;
+}
+
 export interface OperationContext {
   /** The transaction the whole handler runs in (rolled back on error and in dry-run). */
   db: Queryable;
@@ -31,6 +42,8 @@ export interface OperationContext {
   signals: Signals;
   /** What the operation's `prepare` gave, worked out before the transaction (undefined without one). */
   prepared?: unknown;
+  /** Which channels can take a send now; without it (tests, tools) every channel can. */
+  coverage?: SendCoverage;
 }
 
 export interface Operation<S extends z.ZodType = z.ZodType, R extends z.ZodType = z.ZodType> {

@@ -2,8 +2,10 @@
 import { CallSimulator } from '../simulator/index.ts';
 import type { BundledSimulator, ProtocolSimulator } from '../protocol-simulator.ts';
 import type { SipTrunkConfig } from './connector.ts';
+import { sipSimCommand } from './simulator-command.ts';
 
 export const sipSimulator: ProtocolSimulator = {
+  command: sipSimCommand,
   async start(): Promise<BundledSimulator> {
     const simulator = new CallSimulator();
     const port = await simulator.start(0);

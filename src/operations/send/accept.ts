@@ -27,6 +27,7 @@ import type { OperationContext } from '../types.ts';
 import type { Recipient } from './destinations.ts';
 import type { Rejections } from './rejections.ts';
 import { newTally, nothingToSendError, suppressBatch } from './suppress.ts';
+import { requireCarriers } from './coverage.ts';
 
 /** Recipients as they come: an array for small sends, pages streamed from contact lists for large ones. */
 export type RecipientBatches = Iterable<Recipient[]> | AsyncIterable<Recipient[]>;
@@ -143,6 +144,7 @@ interface Totals {
 /** Prices, debits and writes a campaign with its messages, a batch at a time; throws 4 or 12 when the balance is short. */
 export async function acceptCampaign(ctx: OperationContext, draft: CampaignDraft): Promise<Acceptance> {
   const { account, now } = ctx;
+  requireCarriers(ctx, draft);
   const scheduled = draft.scheduledAt !== null;
   const pricing = newPricing(ctx, draft);
   const tally = newTally();
