@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandle
 import { findOperation } from '../operations/index.ts';
 import { executeRequest, type AppContext } from '../operations/execute.ts';
 import { bearerToken } from './bearer.ts';
+import { BodyTooLarge, limitBodyWithoutToken } from './body-limit.ts';
 import {
   bodyText,
   decodeBody,
@@ -112,6 +113,13 @@ function headerText(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
+/** The names in a request's raw headers (name, value, name, value, ...), as sent. */
+function headerNames(raw: readonly string[]): string[] {
+  const names: string[] = [];
+  for (let i = 0; i < raw.length; i += 2) names.push(raw[i]);
+  return names;
+}
+
 /** Registers the API routes. */
 export function registerApiRoutes(app: FastifyInstance, ctx: AppContext, metrics: Metrics, logger: Logger): void {
   const handle = (dryRun: boolean) => async (request: FastifyRequest, reply: FastifyReply) => {
@@ -140,6 +148,7 @@ export function registerApiRoutes(app: FastifyInstance, ctx: AppContext, metrics
         dryRun,
         secure: request.protocol === 'https',
         idempotencyKey: headerText(request.headers[IDEMPOTENCY_HEADER]),
+        headerNames: headerNames(request.raw.rawHeaders),
       });
     }
     const label = findOperation(root) ? root : 'unknown';
@@ -148,8 +157,9 @@ export function registerApiRoutes(app: FastifyInstance, ctx: AppContext, metrics
       logRefusal(logger, request, label, result.status, decoded.ok ? claimedAccount(decoded.doc) : undefined);
     return send(request, reply, root, result, encoding);
   };
-  app.post('/api', { onRequest: keepContentType }, handle(false));
-  app.post('/api/test', { onRequest: keepContentType }, handle(true));
+  const options = { onRequest: keepContentType, preParsing: limitBodyWithoutToken(ctx.config.bodyLimitWithoutToken) };
+  app.post('/api', options, handle(false));
+  app.post('/api/test', options, handle(true));
 }
 
 /** Errors raised before the handler (body too large, aborted upload) still answer HTTP 200 with a status. */
@@ -163,6 +173,8 @@ export function apiErrorReply(
   logRefusal(logger, request, 'unknown', 1);
   const encoding = detectEncoding(contentTypeOf(request), '');
   const message =
-    error.statusCode === 413 ? parseProblem(`body larger than ${bodyLimit} bytes`) : parseProblem(error.message);
+    error.statusCode === 413 && !(error instanceof BodyTooLarge)
+      ? parseProblem(`body larger than ${bodyLimit} bytes`)
+      : parseProblem(error.message);
   return send(request, reply, 'response', { status: 1, message }, encoding);
 }

@@ -13,7 +13,13 @@ import { shareWriteGroupReads } from '../store/pg-group-commit.ts';
 import { findAccountById, type Account } from '../store/accounts.ts';
 import { firstIssue, textOf, userField } from './fields.ts';
 import { findOperation } from './index.ts';
-import { IdempotencyGuard, idempotencyKeyOf, idempotencyShape, requestHash } from './idempotency.ts';
+import {
+  IdempotencyGuard,
+  idempotencyKeyOf,
+  idempotencyShape,
+  refuseMisspelledIdempotencyHeader,
+  requestHash,
+} from './idempotency.ts';
 import { checkFieldNames, operationShape } from './near-miss.ts';
 import type { Operation, OperationContext, Reply, Signals } from './types.ts';
 
@@ -39,6 +45,8 @@ export interface ApiRequest {
   secure?: boolean;
   /** The `Idempotency-Key` header, when sent. */
   idempotencyKey?: string;
+  /** The names of the headers sent, as sent (a near miss of `Idempotency-Key` among them is refused). */
+  headerNames?: readonly string[];
 }
 
 class DryRunRollback extends Error {
@@ -114,6 +122,7 @@ export async function accountActedFor(
 async function execute(app: AppContext, req: ApiRequest): Promise<Reply> {
   const op = findOperation(req.root);
   if (!op) throw new ApiError(997, `Not a valid command sent: unknown operation "${req.root}"`);
+  refuseMisspelledIdempotencyHeader(req.root, req.headerNames);
   const now = app.clock();
   return runHandler(app, op, req, now, await passwordCaller(app, req, now));
 }

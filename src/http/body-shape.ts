@@ -1,0 +1,121 @@
+// The shape limits of a request body, checked by one linear pass over its text before any parser or walk sees it
+// (docs/security.md): nesting at most 64 levels deep, at most 200,000 XML elements and attributes, at most
+// 1,000,000 JSON values. A body over a limit answers status 1, so nothing later (the parser, the input guard, the
+// idempotency hash, the field-name check) ever walks a document deeper or larger than these.
+//
+// The pass only counts: it stops at the first limit passed, and leaves every other fault to the parser. XML text
+// is skipped with indexOf (a `<` opens all markup), JSON strings likewise (a `"` opens every string).
+
+/** Levels of nesting a document may have: XML elements, or JSON objects and arrays (the root counts one). */
+export const MAX_DEPTH = 64;
+/** XML elements and attributes in a body (xml2js builds an object or property for each, at about 5 µs apiece). */
+export const MAX_XML_NODES = 200_000;
+/** JSON values in a body (objects, arrays and the members and items in them). */
+export const MAX_JSON_VALUES = 1_000_000;
+
+export interface JsonScan {
+  /** What makes the body too deep or too large, when it is. */
+  problem?: string;
+  /** The members of the top-level object, repeats counted (JSON.parse keeps only the last of two). */
+  rootMembers: number;
+}
+
+const code = (c: string) => c.charCodeAt(0);
+const [QUOTE, BACKSLASH, OPEN_BRACE, CLOSE_BRACE, OPEN_BRACKET, CLOSE_BRACKET, COMMA] = [...'"\\{}[],'].map(code);
+const [LT, GT, SLASH, BANG, QUESTION, EQUALS, APOSTROPHE] = [..."<>/!?='"].map(code);
+
+const tooDeep = () => `nested deeper than ${MAX_DEPTH} levels`;
+
+/** Counts a JSON text's nesting and values; its top-level object's members too. */
+export function scanJson(text: string): JsonScan {
+  let depth = 0;
+  let values = 0;
+  let rootMembers = 0;
+  let expectKey = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
+      if (depth === 1 && expectKey) rootMembers++;
+      expectKey = false;
+      i = closingQuote(text, i);
+      if (i < 0) break;
+    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      if (++depth > MAX_DEPTH) return { problem: tooDeep(), rootMembers };
+      if (++values > MAX_JSON_VALUES) return { problem: `more than ${MAX_JSON_VALUES} values`, rootMembers };
+      expectKey = depth === 1 && c === OPEN_BRACE;
+    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+      depth--;
+    } else if (c === COMMA) {
+      if (++values > MAX_JSON_VALUES) return { problem: `more than ${MAX_JSON_VALUES} values`, rootMembers };
+      expectKey = depth === 1;
+    }
+  }
+  return { rootMembers };
+}
+
+/** The index of the quote closing the string opened at `open`, or -1. */
+function closingQuote(text: string, open: number): number {
+  let end = text.indexOf('"', open + 1);
+  while (end >= 0 && escaped(text, end)) end = text.indexOf('"', end + 1);
+  return end;
+}
+
+/** Whether the character at `at` follows an odd run of backslashes. */
+function escaped(text: string, at: number): boolean {
+  let n = 0;
+  while (text.charCodeAt(at - 1 - n) === BACKSLASH) n++;
+  return n % 2 === 1;
+}
+
+/** What makes an XML text too deep or too large, or undefined. */
+export function scanXml(text: string): string | undefined {
+  let depth = 0;
+  let nodes = 0;
+  let at = text.indexOf('<');
+  while (at >= 0) {
+    const next = text.charCodeAt(at + 1);
+    let end: number;
+    if (next === SLASH) {
+      depth--;
+      end = at + 1;
+    } else if (next === QUESTION) {
+      end = text.indexOf('?>', at + 2);
+    } else if (next === BANG) {
+      end = text.startsWith('<!--', at)
+        ? text.indexOf('-->', at + 4)
+        : text.startsWith('<![CDATA[', at)
+          ? text.indexOf(']]>', at + 9)
+          : text.indexOf('>', at + 2);
+    } else {
+      const tag = openTag(text, at);
+      nodes += 1 + tag.attributes;
+      if (nodes > MAX_XML_NODES) return `more than ${MAX_XML_NODES} elements and attributes`;
+      if (!tag.selfClosing && ++depth > MAX_DEPTH) return tooDeep();
+      end = tag.end;
+    }
+    if (end < 0) return undefined;
+    at = text.indexOf('<', end + 1);
+  }
+  return undefined;
+}
+
+/** An opening tag from its `<`: where its `>` is (-1: none), its attributes, whether it ends in `/>`. */
+function openTag(text: string, at: number): { end: number; attributes: number; selfClosing: boolean } {
+  let attributes = 0;
+  for (let i = at + 1; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === GT) return { end: i, attributes, selfClosing: text.charCodeAt(i - 1) === SLASH };
+    if (c === LT) return { end: i - 1, attributes, selfClosing: false };
+    if (c !== EQUALS) continue;
+    attributes++;
+    let q = i + 1;
+    while (q < text.length && text.charCodeAt(q) <= 0x20) q++;
+    const quote = text.charCodeAt(q);
+    if (quote === QUOTE || quote === APOSTROPHE) {
+      const close = text.indexOf(String.fromCharCode(quote), q + 1);
+      if (close < 0) return { end: -1, attributes, selfClosing: false };
+      i = close;
+    }
+  }
+  return { end: -1, attributes, selfClosing: false };
+}
