@@ -1,5 +1,5 @@
 // The shape limits of a request body, checked by one linear pass over its text before any parser or walk sees it
-// (docs/security.md): nesting at most 64 levels deep, at most 200,000 XML elements and attributes, at most
+// (docs/security.md): nesting at most 64 levels deep, at most 50,000 XML elements and attributes, at most
 // 1,000,000 JSON values. A body over a limit answers status 1, so nothing later (the parser, the input guard, the
 // idempotency hash, the field-name check) ever walks a document deeper or larger than these.
 //
@@ -9,7 +9,7 @@
 /** Levels of nesting a document may have: XML elements, or JSON objects and arrays (the root counts one). */
 export const MAX_DEPTH = 64;
 /** XML elements and attributes in a body (xml2js builds an object or property for each, at about 5 µs apiece). */
-export const MAX_XML_NODES = 200_000;
+export const MAX_XML_NODES = 50_000;
 /** JSON values in a body (objects, arrays and the members and items in them). */
 export const MAX_JSON_VALUES = 1_000_000;
 

@@ -90,13 +90,13 @@ for (const target of targets) {
     });
 
     it('answers 1 for a body of more elements than the limit', async () => {
-      const phones = '<phone>0521234567</phone>'.repeat(200_001);
+      const phones = '<phone>0521234567</phone>'.repeat(50_001);
       const res = await t.post(
         `<sms><user><username>shaper</username></user><source>Yona</source><message>m</message><destinations>${phones}</destinations></sms>`,
         { contentType: 'application/xml', token: s.token },
       );
       assert.equal(xmlStatus(res.text), 1, res.text.slice(0, 300));
-      assert.match(res.text, /more than 200000 elements/);
+      assert.match(res.text, /more than 50000 elements/);
       const items = Array(1_000_001).fill('0').join(',');
       const json = await t.post(`{"balance":{"user":{"username":"shaper"},"list":[${items}]}}`, {
         contentType: 'application/json',
