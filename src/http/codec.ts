@@ -1,5 +1,6 @@
 // The wire codec: JSON and XML bodies decode into one document model (xml2js shape); replies encode back
-// in the request's encoding. No DTDs or entities: a body declaring them is refused.
+// in the request's encoding. No DTDs or entities: a body declaring them is refused. Nothing parses a body before
+// its shape limits are checked (body-shape.ts).
 import { isUtf8 } from 'node:buffer';
 import xml2js from 'xml2js';
 import { statusMessage } from '../domain/status.ts';
