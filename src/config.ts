@@ -233,7 +233,7 @@ export const SETTINGS = {
   YONA_BODY_LIMIT_WITHOUT_TOKEN: setting(
     integer(1024 * 1024),
     '1048576',
-    'body limit in bytes of an API request without a bearer token',
+    'body limit in bytes of an API request without a valid bearer token',
   ),
   YONA_PUBLIC_URL: setting(
     optionalText,

@@ -3,8 +3,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { findOperation } from '../operations/index.ts';
 import { executeRequest, type AppContext } from '../operations/execute.ts';
+import { authenticateToken } from '../operations/auth.ts';
+import { ApiError } from '../domain/errors.ts';
 import { bearerToken } from './bearer.ts';
-import { BodyTooLarge, limitBodyWithoutToken } from './body-limit.ts';
+import { BodyTooLarge, limitBodyBeforeAuthentication } from './body-limit.ts';
 import {
   bodyText,
   decodeBody,
@@ -157,7 +159,15 @@ export function registerApiRoutes(app: FastifyInstance, ctx: AppContext, metrics
       logRefusal(logger, request, label, result.status, decoded.ok ? claimedAccount(decoded.doc) : undefined);
     return send(request, reply, root, result, encoding);
   };
-  const options = { onRequest: keepContentType, preParsing: limitBodyWithoutToken(ctx.config.bodyLimitWithoutToken) };
+  const validToken = (token: string) =>
+    authenticateToken(ctx.store.db, token, ctx.clock()).then(
+      () => true,
+      (err) => (err instanceof ApiError ? false : Promise.reject(err)),
+    );
+  const options = {
+    onRequest: keepContentType,
+    preParsing: limitBodyBeforeAuthentication(ctx.config.bodyLimitWithoutToken, validToken),
+  };
   app.post('/api', options, handle(false));
   app.post('/api/test', options, handle(true));
 }
