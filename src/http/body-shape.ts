@@ -1,15 +1,18 @@
 // The shape limits of a request body, checked by one linear pass over its text before any parser or walk sees it
-// (docs/security.md): nesting at most 64 levels deep, at most 50,000 XML elements and attributes, at most
-// 1,000,000 JSON values. A body over a limit answers status 1, so nothing later (the parser, the input guard, the
-// idempotency hash, the field-name check) ever walks a document deeper or larger than these.
+// (docs/security.md): nesting at most 64 levels deep; in XML at most 50,000 elements, attributes and entity
+// references, and 1 MiB of tags, comments and processing instructions; in JSON at most 1,000,000 values. A body
+// over a limit answers status 1, so nothing later (the parser, the input guard, the idempotency hash, the field-name
+// check) ever walks a document deeper or larger than these.
 //
 // The pass only counts: it stops at the first limit passed, and leaves every other fault to the parser. XML text
 // is skipped with indexOf (a `<` opens all markup), JSON strings likewise (a `"` opens every string).
 
 /** Levels of nesting a document may have: XML elements, or JSON objects and arrays (the root counts one). */
 export const MAX_DEPTH = 64;
-/** XML elements and attributes in a body (xml2js builds an object or property for each, at about 5 µs apiece). */
+/** XML elements, attributes and entity references in a body (xml2js builds an object or property for each). */
 export const MAX_XML_NODES = 50_000;
+/** Characters of XML tags, comments and processing instructions in a body (sax reads them one at a time). */
+export const MAX_XML_MARKUP = 1024 * 1024;
 /** JSON values in a body (objects, arrays and the members and items in them). */
 export const MAX_JSON_VALUES = 1_000_000;
 
@@ -71,33 +74,48 @@ function escaped(text: string, at: number): boolean {
 export function scanXml(text: string): string | undefined {
   let depth = 0;
   let nodes = 0;
+  let markup = 0;
+  let amp = text.indexOf('&');
   let at = text.indexOf('<');
-  while (at >= 0) {
+  for (;;) {
+    // Entity references (`&amp;`) cost the parser about what an element does: they count with the elements.
+    const textEnd = at < 0 ? text.length : at;
+    while (amp >= 0 && amp < textEnd) {
+      if (++nodes > MAX_XML_NODES) return tooManyNodes();
+      amp = text.indexOf('&', amp + 1);
+    }
+    if (at < 0) return undefined;
     const next = text.charCodeAt(at + 1);
     let end: number;
+    let isMarkup = true;
     if (next === SLASH) {
       depth--;
-      end = at + 1;
+      end = text.indexOf('>', at + 2);
     } else if (next === QUESTION) {
       end = text.indexOf('?>', at + 2);
     } else if (next === BANG) {
+      isMarkup = !text.startsWith('<![CDATA[', at);
       end = text.startsWith('<!--', at)
         ? text.indexOf('-->', at + 4)
-        : text.startsWith('<![CDATA[', at)
-          ? text.indexOf(']]>', at + 9)
-          : text.indexOf('>', at + 2);
+        : isMarkup
+          ? text.indexOf('>', at + 2)
+          : text.indexOf(']]>', at + 9);
     } else {
       const tag = openTag(text, at);
       nodes += 1 + tag.attributes;
-      if (nodes > MAX_XML_NODES) return `more than ${MAX_XML_NODES} elements and attributes`;
+      if (nodes > MAX_XML_NODES) return tooManyNodes();
       if (!tag.selfClosing && ++depth > MAX_DEPTH) return tooDeep();
       end = tag.end;
     }
     if (end < 0) return undefined;
+    // The parser reads names, attributes, comments and instructions a character at a time (text and CDATA in runs).
+    if (isMarkup && (markup += end - at + 1) > MAX_XML_MARKUP)
+      return `more than ${MAX_XML_MARKUP} characters of tags, comments and processing instructions`;
     at = text.indexOf('<', end + 1);
   }
-  return undefined;
 }
+
+const tooManyNodes = () => `more than ${MAX_XML_NODES} elements, attributes and entity references`;
 
 /** An opening tag from its `<`: where its `>` is (-1: none), its attributes, whether it ends in `/>`. */
 function openTag(text: string, at: number): { end: number; attributes: number; selfClosing: boolean } {

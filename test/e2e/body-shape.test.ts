@@ -90,7 +90,7 @@ for (const target of targets) {
       assert.equal(JSON.parse(within.text).status, 0, within.text);
     });
 
-    it('answers 1 for a body of more elements than the limit', async () => {
+    it('answers 1 for a body of more elements, markup or values than the limits, fast', async () => {
       const phones = '<phone>0521234567</phone>'.repeat(50_001);
       const res = await t.post(
         `<sms><user><username>shaper</username></user><source>Yona</source><message>m</message><destinations>${phones}</destinations></sms>`,
@@ -98,6 +98,16 @@ for (const target of targets) {
       );
       assert.equal(xmlStatus(res.text), 1, res.text.slice(0, 300));
       assert.match(res.text, /more than 50000 elements/);
+      for (const [xml, problem] of [
+        [`<sms><message a="${'x'.repeat(2_000_000)}">m</message></sms>`, 'characters of tags, comments and processing'],
+        [`<sms><!--${'x'.repeat(2_000_000)}--></sms>`, 'characters of tags, comments and processing'],
+        [`<sms><message>${'&amp;'.repeat(50_001)}</message></sms>`, 'elements, attributes and entity references'],
+      ]) {
+        const { value, ms } = await timed(() => t.post(xml, { contentType: 'application/xml', token: s.token }));
+        assert.equal(xmlStatus(value.text), 1, value.text);
+        assert.ok(value.text.includes(problem), value.text);
+        assert.ok(ms < 1000, `refused after ${Math.round(ms)} ms`);
+      }
       const items = Array(1_000_001).fill('0').join(',');
       const json = await t.post(`{"balance":{"user":{"username":"shaper"},"list":[${items}]}}`, {
         contentType: 'application/json',
