@@ -105,6 +105,8 @@ export function scanXml(text: string): string | undefined {
       nodes += 1 + tag.attributes;
       if (nodes > MAX_XML_NODES) return tooManyNodes();
       if (!tag.selfClosing && ++depth > MAX_DEPTH) return tooDeep();
+      // Not well-formed, and left to the parser it reads the rest a character at a time.
+      if (tag.end < 0) return 'invalid XML: an unterminated tag or a `<` in an attribute value';
       end = tag.end;
     }
     if (end < 0) return undefined;
@@ -117,7 +119,7 @@ export function scanXml(text: string): string | undefined {
 
 const tooManyNodes = () => `more than ${MAX_XML_NODES} elements, attributes and entity references`;
 
-/** An opening tag from its `<`: where its `>` is (-1: none), its attributes, whether it ends in `/>`. */
+/** An opening tag from its `<`: where its `>` is (-1: none, or a `<` in an attribute value), its attributes, whether it ends in `/>`. */
 function openTag(text: string, at: number): { end: number; attributes: number; selfClosing: boolean } {
   let attributes = 0;
   for (let i = at + 1; i < text.length; i++) {
@@ -131,7 +133,7 @@ function openTag(text: string, at: number): { end: number; attributes: number; s
     const quote = text.charCodeAt(q);
     if (quote === QUOTE || quote === APOSTROPHE) {
       const close = text.indexOf(String.fromCharCode(quote), q + 1);
-      if (close < 0) return { end: -1, attributes, selfClosing: false };
+      if (close < 0 || text.slice(q + 1, close).includes('<')) return { end: -1, attributes, selfClosing: false };
       i = close;
     }
   }

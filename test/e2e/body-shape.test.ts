@@ -102,6 +102,7 @@ for (const target of targets) {
         [`<sms><message a="${'x'.repeat(2_000_000)}">m</message></sms>`, 'characters of tags, comments and processing'],
         [`<sms><!--${'x'.repeat(2_000_000)}--></sms>`, 'characters of tags, comments and processing'],
         [`<sms><message>${'&amp;'.repeat(50_001)}</message></sms>`, 'elements, attributes and entity references'],
+        [`<sms><message id="${'<n>'.repeat(100_000)}">m</message></sms>`, 'a `&lt;` in an attribute value'],
       ]) {
         const { value, ms } = await timed(() => t.post(xml, { contentType: 'application/xml', token: s.token }));
         assert.equal(xmlStatus(value.text), 1, value.text);
