@@ -34,6 +34,8 @@ export interface Config {
   /** CIDRs whose X-Forwarded-For is believed. */
   trustProxy: string[];
   bodyLimit: number;
+  /** The body limit of an API request without a bearer token (unauthenticated, or by password). */
+  bodyLimitWithoutToken: number;
   tokenTtlMs: number;
   defaultTimeZone: string;
   publicUrl: string;
@@ -230,6 +232,11 @@ export const SETTINGS = {
     'comma-separated CIDRs whose X-Forwarded-For is believed',
   ),
   YONA_BODY_LIMIT: setting(integer(16 * 1024 * 1024), '16777216', 'request body limit in bytes'),
+  YONA_BODY_LIMIT_WITHOUT_TOKEN: setting(
+    integer(1024 * 1024),
+    '1048576',
+    'body limit in bytes of an API request without a valid bearer token',
+  ),
   YONA_PUBLIC_URL: setting(
     optionalText,
     'https://localhost:$YONA_HTTPS_PORT',
@@ -418,6 +425,7 @@ export function loadConfig(env: Env = process.env): Config {
     tlsKey: v.YONA_TLS_KEY,
     trustProxy: v.YONA_TRUST_PROXY,
     bodyLimit: v.YONA_BODY_LIMIT,
+    bodyLimitWithoutToken: v.YONA_BODY_LIMIT_WITHOUT_TOKEN,
     tokenTtlMs: v.YONA_TOKEN_TTL,
     defaultTimeZone: v.YONA_TIME_ZONE,
     publicUrl: (v.YONA_PUBLIC_URL ?? `https://localhost:${v.YONA_HTTPS_PORT}`).replace(/\/+$/, ''),

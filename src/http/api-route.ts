@@ -3,7 +3,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { findOperation } from '../operations/index.ts';
 import { executeRequest, refusalHint, type AppContext } from '../operations/execute.ts';
+import { authenticateToken } from '../operations/auth.ts';
+import { ApiError } from '../domain/errors.ts';
 import { bearerToken } from './bearer.ts';
+import { BodyTooLarge, limitBodyBeforeAuthentication } from './body-limit.ts';
 import {
   bodyText,
   decodeBody,
@@ -115,6 +118,13 @@ function headerText(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
+/** The names in a request's raw headers (name, value, name, value, ...), as sent. */
+function headerNames(raw: readonly string[]): string[] {
+  const names: string[] = [];
+  for (let i = 0; i < raw.length; i += 2) names.push(raw[i]);
+  return names;
+}
+
 /** Registers the API routes. */
 export function registerApiRoutes(app: FastifyInstance, ctx: AppContext, metrics: Metrics, logger: Logger): void {
   const handle = (dryRun: boolean) => async (request: FastifyRequest, reply: FastifyReply) => {
@@ -143,6 +153,7 @@ export function registerApiRoutes(app: FastifyInstance, ctx: AppContext, metrics
         dryRun,
         secure: request.protocol === 'https',
         idempotencyKey: headerText(request.headers[IDEMPOTENCY_HEADER]),
+        headerNames: headerNames(request.raw.rawHeaders),
       });
     }
     const label = findOperation(root) ? root : 'unknown';
@@ -158,8 +169,17 @@ export function registerApiRoutes(app: FastifyInstance, ctx: AppContext, metrics
       );
     return send(request, reply, root, result, encoding);
   };
-  app.post('/api', { onRequest: keepContentType }, handle(false));
-  app.post('/api/test', { onRequest: keepContentType }, handle(true));
+  const validToken = (token: string) =>
+    authenticateToken(ctx.store.db, token, ctx.clock()).then(
+      () => true,
+      (err) => (err instanceof ApiError ? false : Promise.reject(err)),
+    );
+  const options = {
+    onRequest: keepContentType,
+    preParsing: limitBodyBeforeAuthentication(ctx.config.bodyLimitWithoutToken, validToken),
+  };
+  app.post('/api', options, handle(false));
+  app.post('/api/test', options, handle(true));
 }
 
 /** Errors raised before the handler (body too large, aborted upload) still answer HTTP 200 with a status. */
@@ -173,6 +193,8 @@ export function apiErrorReply(
   logRefusal(logger, request, 'unknown', 1);
   const encoding = detectEncoding(contentTypeOf(request), '');
   const message =
-    error.statusCode === 413 ? parseProblem(`body larger than ${bodyLimit} bytes`) : parseProblem(error.message);
+    error.statusCode === 413 && !(error instanceof BodyTooLarge)
+      ? parseProblem(`body larger than ${bodyLimit} bytes`)
+      : parseProblem(error.message);
   return send(request, reply, 'response', { status: 1, message }, encoding);
 }

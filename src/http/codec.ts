@@ -1,8 +1,10 @@
 // The wire codec: JSON and XML bodies decode into one document model (xml2js shape); replies encode back
-// in the request's encoding. No DTDs or entities: a body declaring them is refused.
+// in the request's encoding. No DTDs or entities: a body declaring them is refused. Nothing parses a body before
+// its shape limits are checked (body-shape.ts).
 import { isUtf8 } from 'node:buffer';
 import xml2js from 'xml2js';
 import { statusMessage } from '../domain/status.ts';
+import { scanJson, scanXml } from './body-shape.ts';
 import type { Reply } from '../operations/types.ts';
 
 export type Encoding = 'json' | 'xml';
@@ -75,13 +77,20 @@ const XML_OPTIONS: xml2js.ParserOptions = {
 export async function decodeBody(body: string, encoding: Encoding): Promise<Decoded> {
   if (body.trim() === '') return { ok: false, status: 1, reason: parseProblem('empty body') };
   let parsed: unknown;
+  let rootCount: number | undefined;
   if (encoding === 'json') {
+    // Counted before parsing: JSON.parse and every walk after it see only a body within the shape limits.
+    const scan = scanJson(body);
+    if (scan.problem) return { ok: false, status: 1, reason: parseProblem(scan.problem) };
+    rootCount = scan.rootMembers;
     try {
       parsed = JSON.parse(body);
     } catch (e) {
       return { ok: false, status: 1, reason: parseProblem(`invalid JSON: ${(e as Error).message}`) };
     }
   } else {
+    const problem = scanXml(body);
+    if (problem) return { ok: false, status: 1, reason: parseProblem(problem) };
     if (/<!DOCTYPE|<!ENTITY/i.test(body))
       return { ok: false, status: 1, reason: parseProblem('DOCTYPE and entity declarations are not accepted') };
     try {
@@ -107,69 +116,17 @@ export async function decodeBody(body: string, encoding: Encoding): Promise<Deco
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     return { ok: false, status: 997, reason: 'Not a valid command sent: the body must hold one root element' };
   }
-  const keys = encoding === 'json' ? jsonRootKeys(body, parsed as Record<string, unknown>) : Object.keys(parsed);
-  if (keys.length !== 1) {
-    return {
-      ok: false,
-      status: 997,
-      reason: `Not a valid command sent: expected one root element, got ${keys.length}`,
-    };
+  const keys = Object.keys(parsed);
+  // JSON.parse keeps only the last `"balance"` of two, where XML counts two roots: the scan counted repeats.
+  const roots = rootCount ?? keys.length;
+  if (roots !== 1 || keys.length !== 1) {
+    return { ok: false, status: 997, reason: `Not a valid command sent: expected one root element, got ${roots}` };
   }
   const root = keys[0];
   const inner = (parsed as Record<string, unknown>)[root];
   const doc =
     inner !== null && typeof inner === 'object' && !Array.isArray(inner) ? (inner as Record<string, unknown>) : {};
   return { ok: true, root, doc };
-}
-
-/**
- * The root keys of a JSON body, repeats kept (JSON.parse keeps only the last `"balance"` of two, where XML counts
- * two roots). The text is scanned only when its single key's quoted name does not occur exactly once in it, or
- * when it holds a backslash (a repeat may be spelled with escapes: `"bal\u0061nce"`).
- */
-function jsonRootKeys(body: string, parsed: Record<string, unknown>): string[] {
-  const keys = Object.keys(parsed);
-  if (keys.length !== 1) return keys;
-  const quoted = `"${keys[0]}"`;
-  const first = body.indexOf(quoted);
-  const once = first >= 0 && body.indexOf(quoted, first + quoted.length) < 0 && body.indexOf('\\') < 0;
-  return once ? keys : topLevelKeys(body);
-}
-
-const [QUOTE, BACKSLASH, OPEN_BRACE, CLOSE_BRACE, OPEN_BRACKET, CLOSE_BRACKET, COMMA] = [...'"\\{}[],'].map((c) =>
-  c.charCodeAt(0),
-);
-
-/** The keys of a well-formed JSON text's top-level object, in order, repeats included (strings skipped by indexOf). */
-function topLevelKeys(text: string): string[] {
-  const keys: string[] = [];
-  let depth = 0;
-  let expectKey = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === QUOTE) {
-      let end = text.indexOf('"', i + 1);
-      while (escaped(text, end)) end = text.indexOf('"', end + 1);
-      if (depth === 1 && expectKey) keys.push(JSON.parse(text.slice(i, end + 1)) as string);
-      expectKey = false;
-      i = end;
-    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
-      depth++;
-      expectKey = depth === 1 && c === OPEN_BRACE;
-    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
-      depth--;
-    } else if (c === COMMA) {
-      expectKey = depth === 1;
-    }
-  }
-  return keys;
-}
-
-/** Whether the character at `at` follows an odd run of backslashes. */
-function escaped(text: string, at: number): boolean {
-  let n = 0;
-  while (text.charCodeAt(at - 1 - n) === BACKSLASH) n++;
-  return n % 2 === 1;
 }
 
 function stripXmlDeclaration(body: string): string {

@@ -13,7 +13,13 @@ import { shareWriteGroupReads } from '../store/pg-group-commit.ts';
 import { findAccountById, type Account } from '../store/accounts.ts';
 import { firstIssue, textOf, userField } from './fields.ts';
 import { findOperation, operationNames } from './index.ts';
-import { IdempotencyGuard, idempotencyKeyOf, idempotencyShape, requestHash } from './idempotency.ts';
+import {
+  IdempotencyGuard,
+  idempotencyKeyOf,
+  idempotencyShape,
+  refuseMisspelledIdempotencyHeader,
+  requestHash,
+} from './idempotency.ts';
 import { checkFieldNames, nearMiss, operationShape } from './near-miss.ts';
 import type { Operation, OperationContext, Reply, SendCoverage, Signals } from './types.ts';
 
@@ -41,6 +47,8 @@ export interface ApiRequest {
   secure?: boolean;
   /** The `Idempotency-Key` header, when sent. */
   idempotencyKey?: string;
+  /** The names of the headers sent, as sent (a near miss of `Idempotency-Key` among them is refused). */
+  headerNames?: readonly string[];
 }
 
 class DryRunRollback extends Error {
@@ -132,6 +140,7 @@ async function execute(app: AppContext, req: ApiRequest): Promise<Reply> {
     const fix = near === undefined ? '' : `; did you mean "${near}"?`;
     throw new ApiError(997, `Not a valid command sent: unknown operation "${req.root}"${fix}`);
   }
+  refuseMisspelledIdempotencyHeader(req.root, req.headerNames);
   const now = app.clock();
   return runHandler(app, op, req, now, await passwordCaller(app, req, now));
 }

@@ -16,7 +16,7 @@ import {
   saveIdempotentReply,
 } from '../store/idempotency.ts';
 import { textOf } from './fields.ts';
-import type { Shape } from './near-miss.ts';
+import { nearMiss, type Shape } from './near-miss.ts';
 import type { Reply } from './types.ts';
 
 /** The operations a key makes safe to retry. */
@@ -57,7 +57,24 @@ export function idempotencyKeyOf(
   return key;
 }
 
-/** What a request is, for telling a retry from a different request under the same key. */
+/**
+ * Refuses (2) a header that nearly spells `Idempotency-Key` (`Idempotency-Kay`, `Idempotency_Key`,
+ * `X-Idempotency-Key`) on an operation that takes a key, as a near miss of a field is refused: ignored, it would
+ * let a retry send twice.
+ */
+export function refuseMisspelledIdempotencyHeader(root: string, headerNames: readonly string[] | undefined): void {
+  if (headerNames === undefined || !IDEMPOTENT_OPERATIONS.has(root)) return;
+  for (const name of headerNames) {
+    const lower = name.toLowerCase();
+    if (lower !== IDEMPOTENCY_HEADER && nearMiss(lower, IDEMPOTENCY_HEADER))
+      throw new ApiError(2, `unknown header "${name}"; did you mean "Idempotency-Key"?`);
+  }
+}
+
+/**
+ * What a request is, for telling a retry from a different request under the same key. The document walked is one
+ * the codec's shape limits accepted (at most 64 levels deep), so the recursion below is bounded.
+ */
 export function requestHash(root: string, doc: Record<string, unknown>): string {
   const { [IDEMPOTENCY_FIELD]: _key, ...rest } = doc;
   return createHash('sha256').update(root).update('\0').update(canonicalJson(rest)).digest('base64url');
