@@ -21,6 +21,7 @@ import {
 } from '../store/push-queue.ts';
 import { findAccountById } from '../store/accounts.ts';
 import { formatIso } from '../domain/dates.ts';
+import { pushDisabledCounter } from './push-metrics.ts';
 import { createPushAgent, postForm, prepareTarget, pushHeaders, type PreparedTarget } from './push-http.ts';
 
 /** Options of createPusher (tests and embedders). */
@@ -66,6 +67,7 @@ const FLUSH_DELAY_MS = 5;
 class Pusher implements Component {
   readonly name = 'pusher';
   private service!: ComponentHost;
+  private disabledCount: { inc(): void } | undefined;
   private settings!: PushSettings;
   private agent!: Agent;
   private readonly lanes = new Map<number, Lane>();
@@ -89,6 +91,7 @@ class Pusher implements Component {
 
   async start(service: ComponentHost): Promise<void> {
     this.service = service;
+    this.disabledCount = pushDisabledCounter(service.metrics.registry, service.node.name);
     this.settings = (this.options.config ?? service.config).push;
     this.agent = createPushAgent(this.settings, this.options.resolve);
     this.unsubscribe = service.signals.subscribe('push', () => this.requestScan());
@@ -362,11 +365,13 @@ class Pusher implements Component {
         },
         'push failed',
       );
-      if (disabled)
+      if (disabled) {
+        this.disabledCount?.inc();
         this.service.logger.warn(
           { event: 'push.disabled', ...where, failures: outcome.consecutiveFailures },
           'push registration disabled after repeated failures',
         );
+      }
     }
   }
 
