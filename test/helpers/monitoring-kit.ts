@@ -63,11 +63,10 @@ export function metricNames(expr: string): string[] {
     .replace(/\$\{?\w+\}?/g, '') // Grafana variables
     .replace(/label_values\(\s*([a-zA-Z_:][\w:]*)\s*,[^)]*\)/g, '$1'); // label_values(metric, label)
   const names = new Set<string>();
-  for (const m of stripped.matchAll(/[a-zA-Z_:][\w:]*/g)) {
+  for (const m of stripped.matchAll(/[\w:.]+/g)) {
     const after = stripped.slice(m.index + m[0].length).trimStart();
     if (after.startsWith('(')) continue; // a function
-    if (KEYWORDS.has(m[0].toLowerCase()) || /^\d/.test(m[0])) continue;
-    if (/^\d+[smhdwy]$/.test(m[0])) continue;
+    if (KEYWORDS.has(m[0].toLowerCase()) || /^[\d.]/.test(m[0])) continue; // numbers and durations
     names.add(m[0]);
   }
   return [...names];
