@@ -38,6 +38,16 @@ export function registerNodeMetrics(registry: client.Registry, node: ClusterNode
       this.set(labels, node.lastBeatAt === 0 ? -1 : (Date.now() - node.lastBeatAt) / 1000);
     },
   });
+  new client.Counter({
+    name: 'yona_store_errors_total',
+    help: 'Store operations that failed on this node, by operation (heartbeat: the write every third of the node lease)',
+    labelNames: ['node', 'operation'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc({ ...labels, operation: 'heartbeat' }, node.heartbeatFailures);
+    },
+  });
   // Counters kept by the group commits (store/group-commit.ts, store/pg-group-commit.ts), read at scrape time.
   const groups = store.sendGroups?.stats;
   const counters: Array<[name: string, help: string, read: () => number]> =

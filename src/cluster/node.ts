@@ -45,6 +45,8 @@ export class ClusterNode {
   private stopped = true;
   /** When the last heartbeat was written (0: none yet). */
   lastBeatAt = 0;
+  /** Heartbeats that failed to write to the store (yona_store_errors_total{operation="heartbeat"}). */
+  heartbeatFailures = 0;
   /** Reads the snapshot of this node's carriers' health each heartbeat writes (JSON); none before it is set. */
   private carrierHealth: (() => string | null) | undefined;
 
@@ -116,6 +118,7 @@ export class ClusterNode {
     try {
       await this.beat();
     } catch (err) {
+      this.heartbeatFailures++;
       this.logger.error({ err }, 'node: heartbeat failed (leases are let go when they run out)');
       return;
     }

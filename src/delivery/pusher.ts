@@ -21,6 +21,7 @@ import {
 } from '../store/push-queue.ts';
 import { findAccountById } from '../store/accounts.ts';
 import { formatIso } from '../domain/dates.ts';
+import { pushDisabledCounter } from './push-metrics.ts';
 import { createPushAgent, postForm, prepareTarget, pushHeaders, type PreparedTarget } from './push-http.ts';
 import { openAtRest } from '../domain/sealed.ts';
 import { sealingKey } from '../secret-key.ts';
@@ -70,6 +71,7 @@ const FLUSH_DELAY_MS = 5;
 class Pusher implements Component {
   readonly name = 'pusher';
   private service!: ComponentHost;
+  private disabledCount: { inc(): void } | undefined;
   private settings!: PushSettings;
   private agent!: Agent;
   /** For accounts whose push URLs may reach private addresses (`yona admin push allow-private`): made when first needed. */
@@ -95,6 +97,7 @@ class Pusher implements Component {
 
   async start(service: ComponentHost): Promise<void> {
     this.service = service;
+    this.disabledCount = pushDisabledCounter(service.metrics.registry, service.node.name);
     this.settings = (this.options.config ?? service.config).push;
     this.agent = createPushAgent(this.settings, this.options.resolve);
     this.unsubscribe = service.signals.subscribe('push', () => this.requestScan());
@@ -416,11 +419,13 @@ class Pusher implements Component {
         },
         'push failed',
       );
-      if (disabled)
+      if (disabled) {
+        this.disabledCount?.inc();
         this.service.logger.warn(
           { event: 'push.disabled', ...where, failures: outcome.consecutiveFailures },
           'push registration disabled after repeated failures',
         );
+      }
     }
   }
 

@@ -4,12 +4,14 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { ledComponent } from '../../src/cluster/leader.ts';
+import { registerNodeMetrics } from '../../src/cluster/metrics.ts';
 import { ClusterNode } from '../../src/cluster/node.ts';
 import { keepShares } from '../../src/cluster/shares.ts';
 import type { Carrier } from '../../src/carriers/types.ts';
 import { createLogger } from '../../src/logger.ts';
 import type { Service } from '../../src/service.ts';
 import { sql } from 'kysely';
+import client from 'prom-client';
 import { openStore, type Store } from '../../src/store/db.ts';
 import { currentLeases } from '../../src/store/nodes.ts';
 import { storeTargets } from '../helpers/stores.ts';
@@ -103,9 +105,17 @@ for (const target of await storeTargets()) {
 
       // node-a dies: its store goes away, so its heartbeats fail. It lets go of its binds before they expire,
       // and node-b takes them once they have.
+      const registry = new client.Registry();
+      registerNodeMetrics(registry, a, storeA);
+      const storeErrors = async () =>
+        (await registry.getSingleMetric('yona_store_errors_total')!.get()).values.find(
+          (v) => v.labels.operation === 'heartbeat',
+        )?.value;
+      assert.equal(await storeErrors(), 0);
       const diedAt = Date.now();
       await storeA.close();
       await until(() => board.using.get('node-b')?.length === 3, 4 * LEASE_MS, 'node-b holding every bind');
+      assert.ok((await storeErrors())! > 0, 'the failed heartbeats counted as store errors');
       assert.ok(Date.now() - diedAt >= LEASE_MS * 0.5, "the binds moved only after the dead node's lease ran out");
       assert.equal(board.using.get('node-a')?.length, 0, 'the dead node let go of its binds');
       assert.equal(board.overlaps, 0, 'no bind was in use on two nodes at once');
