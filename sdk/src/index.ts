@@ -6,6 +6,7 @@ import createClient from 'openapi-fetch';
 import { type ErrorReply, YonaError } from './errors.js';
 import { type components, operations, type paths } from './generated/openapi.js';
 
+export { reportWindow } from './dates.js';
 export { type ErrorReply, YonaError } from './errors.js';
 export type { components, paths } from './generated/openapi.js';
 export { type PushHeaders, type VerifyOptions, verifyPushSignature } from './push.js';
