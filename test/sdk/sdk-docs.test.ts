@@ -4,7 +4,7 @@
 // push, and its receiver must refuse a push whose body was changed.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,19 +15,11 @@ import { loadConfig } from '../../src/config.ts';
 import { createPusher } from '../../src/delivery/pusher.ts';
 import { startDelivery, type DeliveryHarness } from '../delivery/delivery-helpers.ts';
 import { waitFor } from '../helpers/push-receiver.ts';
+import { docsProgram } from './docs-program.ts';
 import { storeTargets } from '../helpers/stores.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
 const ENV = { YONA_PUSH_ALLOW_PRIVATE: '1', YONA_PUSH_RETRY_BASE_MS: '20', YONA_PUSH_POLL_MS: '20' };
-
-/** The page's ```ts blocks as one module, '@yona/sdk' pointing at the SDK's source. */
-function program(): string {
-  const page = readFileSync(join(ROOT, 'docs/sdk.md'), 'utf8');
-  const blocks = [...page.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1]);
-  assert.ok(blocks.length >= 5, 'docs/sdk.md has its examples');
-  const sdk = pathToFileURL(join(ROOT, 'sdk/src/index.ts')).href;
-  return blocks.join('\n').replaceAll("'@yona/sdk'", `'${sdk}'`);
-}
 
 /** A loopback port free now, for the program's push receiver. */
 async function freePort(): Promise<number> {
@@ -67,7 +59,7 @@ after(async () => {
 
 it('the examples of docs/sdk.md run against a live server', async () => {
   const file = join(dir, 'sdk-docs.mts');
-  writeFileSync(file, program());
+  writeFileSync(file, docsProgram(pathToFileURL(join(ROOT, 'sdk/src/index.ts')).href));
   const child = spawn(process.execPath, ['--import', 'tsx', file], {
     cwd: ROOT,
     env: { ...process.env, ...env },
