@@ -1,7 +1,8 @@
 // The SDK's generated types follow the OpenAPI document: the committed sdk/src/generated/openapi.ts is what
 // `npm run sdk:types` writes from the document the server serves now (else this fails: regenerate), and a change
 // of the document changes what compiles: code reading a reply field the document renamed fails to type-check
-// against the regenerated types (TypeScript's compiler on an in-memory program). The examples of docs/sdk.md
+// against the regenerated types (TypeScript's compiler on an in-memory program); replies are typed per operation
+// and an idempotency key is a type error on an operation that takes none. The examples of docs/sdk.md
 // type-check against the SDK as well (test/sdk/sdk-docs.test.ts runs them).
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -19,6 +20,9 @@ const SNIPPET = `import { Yona } from './index.js';
 const yona = new Yona({ baseUrl: 'http://127.0.0.1', token: 't', username: 'u' });
 const sent = await yona.sms({ source: 'Yona', message: 'hi' }, { idempotencyKey: 'k' });
 export const id: number = sent.campaign_id;
+export const ok: 0 = sent.status;
+// @ts-expect-error only sms, bulk, send_otp and updateAmountSub take an idempotency key
+await yona.balance({}, { idempotencyKey: 'k' });
 `;
 
 /** Type errors of the file `root` (SNIPPET or the docs' program) with `generated` as the SDK's generated module. */
