@@ -78,8 +78,8 @@ export class Yona {
       params: { header } as never,
       signal: opts.signal,
     });
-    const reply = (data ?? error) as { status?: unknown; message?: unknown } | string | undefined;
-    if (!response.ok || typeof reply !== 'object' || typeof reply.status !== 'number') {
+    const reply = (data ?? error) as { status?: unknown; message?: unknown } | string | null | undefined;
+    if (!response.ok || typeof reply !== 'object' || reply === null || typeof reply.status !== 'number') {
       const text = typeof reply === 'string' ? reply : JSON.stringify(reply ?? '');
       throw new YonaError(operation, response.status, text || response.statusText, response.status);
     }
