@@ -4,9 +4,11 @@
 // copied beside the chunks (they are read relative to the module that serves them). Files are replaced one by
 // one through a rename, the entry last, so a `yona` starting during a build loads either build, never half of
 // one. bin/yona.js runs the source through tsx instead whenever dist/ is missing or older than a file in src/.
+// The SDK (sdk/, the @yona/sdk package) is built into sdk/dist/ as well: see sdk-build.mjs.
 import { cpSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { build } from 'esbuild';
+import { buildSdk } from './sdk-build.mjs';
 
 // Pure-JavaScript packages are bundled (one file loads far faster than a package of hundreds of modules);
 // native modules, pino (its transports run in worker threads that load files by path) and optional drivers
@@ -65,4 +67,8 @@ for (const name of readdirSync(out)) {
   const path = join(out, name);
   if (/\.js(\.map)?$/.test(name) && !current.has(name) && statSync(path).mtimeMs < started - 600_000) rmSync(path);
 }
-if (!process.argv.includes('--quiet')) process.stderr.write(`built dist/ in ${Date.now() - started} ms\n`);
+const sdk = await buildSdk(root);
+if (!process.argv.includes('--quiet'))
+  process.stderr.write(
+    `built dist/ and sdk/dist/ in ${Date.now() - started} ms (SDK declarations ${sdk.declarations})\n`,
+  );

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { blacklistFields, dlrFields, incomingFields } from '../../src/domain/push-fields.ts';
-import { verifyPushSignature } from '../../src/domain/push-sign.ts';
+import { verifyPushSignature } from '../../sdk/src/push.ts';
 import { findAccountByUsername } from '../../src/store/accounts.ts';
 import { recordPushEvent, type PushEventInput } from '../../src/store/push.ts';
 import { createPusher } from '../../src/delivery/pusher.ts';
@@ -397,9 +397,9 @@ for (const target of targets) {
       assert.ok(Math.abs(Number(ts) - Date.now() / 1000) < 5);
       const expected = `v1=${createHmac('sha256', secret).update(`${ts}.${push.body}`).digest('hex')}`;
       assert.equal(push.headers['x-yona-signature'], expected);
-      assert.equal(verifyPushSignature(secret, { timestamp: ts, signature: expected }, push.body), true);
-      assert.equal(verifyPushSignature(secret, { timestamp: ts, signature: expected }, `${push.body}x`), false);
-      assert.equal(verifyPushSignature('whsec_other', { timestamp: ts, signature: expected }, push.body), false);
+      assert.equal(verifyPushSignature(push.headers, push.body, secret), true);
+      assert.equal(verifyPushSignature(push.headers, `${push.body}x`, secret), false);
+      assert.equal(verifyPushSignature(push.headers, push.body, 'whsec_other'), false);
     });
 
     it('a slow receiver does not hold up another registration', async () => {

@@ -13,7 +13,8 @@ import {
 } from '../../src/domain/push-fields.ts';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import { retryDelay } from '../../src/domain/push-settings.ts';
-import { generatePushSecret, signPush, verifyPushSignature } from '../../src/domain/push-sign.ts';
+import { generatePushSecret, signPush } from '../../src/domain/push-sign.ts';
+import { verifyPushSignature } from '../../sdk/src/push.ts';
 import { checkPushUrl, nonPublicReason } from '../../src/domain/push-url.ts';
 import { prepareTarget, publicOnlyLookup } from '../../src/delivery/push-http.ts';
 
@@ -198,13 +199,21 @@ describe('push settings, fields and signatures', () => {
     assert.match(secret, /^whsec_[\w-]{43}$/);
     const sig = signPush(secret, 1700000000, 'a=1');
     assert.equal(sig, `v1=${createHmac('sha256', secret).update('1700000000.a=1').digest('hex')}`);
-    assert.equal(verifyPushSignature(secret, { timestamp: '1700000000', signature: sig }, 'a=1', 1700000100), true);
+    const headers = (timestamp: string | undefined) => ({ 'x-yona-timestamp': timestamp, 'x-yona-signature': sig });
+    const at = (nowSeconds: number) => ({ nowSeconds });
+    assert.equal(verifyPushSignature(headers('1700000000'), 'a=1', secret, at(1700000100)), true);
+    assert.equal(verifyPushSignature(headers('1700000000'), 'a=1', secret, at(1700000400)), false, 'too old');
+    assert.equal(verifyPushSignature(headers('1700000001'), 'a=1', secret, at(1700000000)), false);
+    assert.equal(verifyPushSignature(headers(undefined), 'a=1', secret), false);
     assert.equal(
-      verifyPushSignature(secret, { timestamp: '1700000000', signature: sig }, 'a=1', 1700000400),
-      false,
-      'too old',
+      verifyPushSignature(
+        new Headers({ 'X-Yona-Timestamp': '1700000000', 'X-Yona-Signature': sig }),
+        Buffer.from('a=1'),
+        secret,
+        at(1700000000),
+      ),
+      true,
+      'fetch Headers and bytes',
     );
-    assert.equal(verifyPushSignature(secret, { timestamp: '1700000001', signature: sig }, 'a=1', 1700000000), false);
-    assert.equal(verifyPushSignature(secret, { timestamp: undefined, signature: sig }, 'a=1'), false);
   });
 });

@@ -15,7 +15,7 @@ import { totpCode } from '../../src/domain/totp.ts';
 import { assertAccessible, browserAvailable, launchBrowser, newPage, screenshot, signIn } from '../helpers/browser.ts';
 import { startPushReceiver, waitFor, type PushReceiver } from '../helpers/push-receiver.ts';
 import { createPusher } from '../../src/delivery/pusher.ts';
-import { verifyPushSignature } from '../../src/domain/push-sign.ts';
+import { verifyPushSignature } from '../../sdk/src/push.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { storeTargets } from '../helpers/stores.ts';
 import { newSender, type Sender } from '../operations/send-helpers.ts';
@@ -270,11 +270,7 @@ describe('console daily pages in a browser', { skip: !run && 'Chromium not insta
     const push = receiver.received[0];
     assert.equal(push.fields.message, 'Test event');
     assert.equal(push.fields.phone, '972500000000');
-    const signature = {
-      timestamp: String(push.headers['x-yona-timestamp']),
-      signature: String(push.headers['x-yona-signature']),
-    };
-    assert.ok(verifyPushSignature(secret, signature, push.body), 'signed with the account secret');
+    assert.ok(verifyPushSignature(push.headers, push.body, secret), 'signed with the account secret');
     const log = () => page.getByRole('region', { name: 'Recent deliveries (incoming_sms)' }).locator('tbody tr');
     await waitFor(async () => {
       await page.goto(`${t.httpsUrl}/console/push`);
