@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Sqlite from 'better-sqlite3';
 import pg from 'pg';
-import { verifyPushSignature } from '../../src/domain/push-sign.ts';
+import { verifyPushSignature } from '../../sdk/src/push.ts';
 import { startPushReceiver, waitFor, type PushReceiver } from '../helpers/push-receiver.ts';
 import { lastLine, runCli, startServeProcess, type ServeProcess } from '../helpers/serve-process.ts';
 import { startSmscSimProcess, type SmscSimProcess } from '../helpers/smsc-sim-process.ts';
@@ -143,11 +143,11 @@ for (const [index, target] of targets.entries()) {
         20_000,
       );
       const push = receiver.received.find((p) => p.fields.dest === `972${phone.slice(1)}`)!;
-      const header = {
-        timestamp: push.headers['x-yona-timestamp'] as string | undefined,
-        signature: push.headers['x-yona-signature'] as string | undefined,
-      };
-      assert.equal(verifyPushSignature(secret, header, push.body), true, `${username}'s push signed with its secret`);
+      assert.equal(
+        verifyPushSignature(push.headers, push.body, secret),
+        true,
+        `${username}'s push signed with its secret`,
+      );
     };
     const logEvents = (event: string) =>
       serve!
