@@ -1,5 +1,6 @@
 // The console's words in English and Hebrew. `{name}` marks a value put in by `fmt`.
 import { enDaily, heDaily } from './i18n-daily.ts';
+import { enGuard, heGuard } from './i18n-guard.ts';
 
 export type Lang = 'en' | 'he';
 
@@ -245,6 +246,7 @@ export const en = {
   overviewNoToken: 'Create your first API token: the API needs one.',
   overviewCampaigns: 'See your campaigns and their deliveries',
   ...enDaily,
+  ...enGuard,
 };
 
 export type Messages = { [K in keyof typeof en]: string };
@@ -486,6 +488,7 @@ export const he: Messages = {
   overviewNoToken: 'צרו את טוקן ה-API הראשון: ה-API דורש טוקן.',
   overviewCampaigns: 'לקמפיינים ולמסירות שלהם',
   ...heDaily,
+  ...heGuard,
 };
 
 export function messages(lang: Lang): Messages {

@@ -1,7 +1,7 @@
 // Sign-in, sign-out and the language switch. The sign-in form carries a CSRF token from a cookie set with the
 // form (there is no session yet): a form posted from another site has no such cookie value.
 import { esc, frame } from './html.ts';
-import { clearCookie, formBody, parseCookies, redirect, safeBack, sendHtml, setCookie } from './http.ts';
+import { clearCookie, parseCookies, redirect, safeBack, sendHtml, setCookie } from './http.ts';
 import { fmt } from './i18n.ts';
 import { LANG_COOKIE, type Base, type ConsoleRouter } from './router.ts';
 import {
@@ -102,7 +102,7 @@ export function registerLogin(r: ConsoleRouter): void {
   });
 
   r.open('POST', '/console/login', async (b) => {
-    const form = formBody(b.request);
+    const { form } = b;
     const back = safeBack(form.get('back'));
     const username = form.get('username') ?? '';
     const password = form.get('password') ?? '';
@@ -125,7 +125,7 @@ export function registerLogin(r: ConsoleRouter): void {
   });
 
   r.open('POST', '/console/login/code', async (b) => {
-    const form = formBody(b.request);
+    const { form } = b;
     const back = safeBack(form.get('back'));
     if (!loginCsrfOk(b, form)) return codePage(b, { back, error: b.t.formExpired, code: 403 });
     const pending = parseCookies(b.request.headers.cookie).get(SECOND_STEP_COOKIE);
