@@ -11,7 +11,7 @@ export const enGuard = {
   inputControl: 'it holds the control character {code}',
   inputSurrogate: 'it holds half of a surrogate pair ({code})',
   inputBack: 'Back to the page',
-  accountSlowed: 'Too many failed attempts on this account. Try again in {seconds} seconds.',
+  accountSlowed: 'Too many failed attempts on this account. Try again in {seconds} s.',
 };
 
 export const heGuard: typeof enGuard = {
@@ -24,5 +24,5 @@ export const heGuard: typeof enGuard = {
   inputControl: 'הוא מכיל את תו הבקרה {code}',
   inputSurrogate: 'הוא מכיל חצי של זוג תחליפי ({code})',
   inputBack: 'חזרה לדף',
-  accountSlowed: 'יותר מדי ניסיונות כושלים בחשבון זה. נסו שוב בעוד {seconds} שניות.',
+  accountSlowed: 'יותר מדי ניסיונות כושלים בחשבון זה. נסו שוב בעוד {seconds} שנ׳.',
 };

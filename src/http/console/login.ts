@@ -12,7 +12,7 @@ import {
   SECOND_STEP_COOKIE,
   SECOND_STEP_MS,
   SESSION_COOKIE,
-  type LoginResult,
+  type Refused,
 } from './session.ts';
 
 function loginPage(b: Base, o: { back: string; error?: string; notice?: string; username?: string; code?: number }) {
@@ -60,28 +60,50 @@ function codePage(b: Base, o: { back: string; error?: string; code?: number }) {
   return signInFrame(b, t.loginCodeTitle, body, '/console/login/code', o);
 }
 
-type Refusal = Extract<LoginResult, { ok: false }>;
-
-/** Logs a refused sign-in step and says why in the user's language, with its HTTP status. */
-function refusal(r: ConsoleRouter, b: Base, username: string, result: Refusal): { error: string; code: number } {
-  // docs/logs.md: console.signin_failed per refused sign-in, console.lockout when one locks the name.
-  const who = { account: username.trim().slice(0, 64), client: b.request.ip };
+/**
+ * Logs a refused sign-in step (or a wrong current password in a signed-in form, named by `form`) and says why in
+ * the user's language, with its HTTP status.
+ */
+export function refusal(
+  r: ConsoleRouter,
+  b: Base,
+  username: string,
+  result: Refused,
+  form?: string,
+): { error: string; code: number } {
+  // docs/logs.md: console.signin_failed per refused attempt, console.lockout when one locks the name,
+  // console.attack for each failure past the account's ceiling.
+  const who = { account: username.trim().slice(0, 64), client: b.request.ip, ...(form ? { form } : {}) };
   r.logger.info({ event: 'console.signin_failed', ...who, reason: result.reason }, 'console sign-in failed');
   if (result.lockedNow)
     r.logger.info(
       { event: 'console.lockout', ...who, minutes: result.retryMinutes },
       'console sign-in locked after repeated failures',
     );
+  if (result.attack)
+    r.logger.warn(
+      {
+        event: 'console.attack',
+        ...who,
+        failures: result.attack.failures,
+        addresses: result.attack.addresses,
+        retry_s: result.attack.retrySeconds,
+      },
+      'console sign-in failures on one account past its ceiling; further attempts slowed',
+    );
   const { t } = b;
   const error = {
     locked: fmt(t.loginLocked, { minutes: result.retryMinutes ?? 15 }),
+    slowed: fmt(t.accountSlowed, { seconds: result.retrySeconds ?? 1 }),
     rate: t.loginRate,
     suspended: t.loginSuspended,
     code: t.loginCodeWrong,
     expired: t.loginCodeExpired,
     invalid: t.loginInvalid,
   }[result.reason];
-  const code = { locked: 429, rate: 429, suspended: 403, code: 401, expired: 401, invalid: 401 }[result.reason];
+  const code = { locked: 429, slowed: 429, rate: 429, suspended: 403, code: 401, expired: 401, invalid: 401 }[
+    result.reason
+  ];
   return { error, code };
 }
 
