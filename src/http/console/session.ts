@@ -144,7 +144,6 @@ export class ConsoleAuth {
     now: number,
     check: () => Promise<boolean>,
   ): Promise<{ ok: true } | Refused> {
-    if (!this.limiter.allow(address, now)) return { ok: false, reason: 'rate', retryMinutes: 1 };
     return this.gate.run(name, async () => {
       const held = await this.held(name, address, now);
       if (held) return held;
