@@ -5,6 +5,7 @@ import { fromZoned } from '../../domain/dates.ts';
 import { normalizePhone, toNational } from '../../domain/phone.ts';
 import { DELIVERY, deliveryStatusText } from '../../domain/status.ts';
 import type { ChannelFilter, LogCursor, LogRow, MessageFilter, OutcomeFilter } from '../../store/console-messages.ts';
+import { csvPhone, type CsvValue } from './csv-export.ts';
 import { num, when } from './format.ts';
 import { esc, type Html } from './html.ts';
 import type { Lang, Messages } from './i18n.ts';
@@ -186,10 +187,10 @@ export const CSV_HEADERS = [
   'carrier_error',
 ];
 
-export function csvValues(timeZone: string, row: LogRow): Array<string | number | null> {
+export function csvValues(timeZone: string, row: LogRow): CsvValue[] {
   return [
     when(row.created_at, timeZone),
-    toNational(row.phone),
+    csvPhone(toNational(row.phone)),
     row.source,
     channelOf(row),
     row.campaign_id,
