@@ -10,7 +10,7 @@ const LF = 0x0a;
 const CR = 0x0d;
 
 /** The first character no field may hold (C0 controls but tab, LF and CR; half a surrogate pair), or -1. */
-function unsafeCode(text: string): number {
+export function unsafeCode(text: string): number {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c < 0x20) {

@@ -80,6 +80,37 @@ export async function recentLoginFailures(
   return { count: Number(row?.n ?? 0), last: Number(row?.last ?? 0) };
 }
 
+/**
+ * Failed logins for this username from any address since `since` (the per-account ceiling): how many, the
+ * latest of them, and from how many addresses.
+ */
+export async function recentAccountFailures(
+  db: Queryable,
+  username: string,
+  since: number,
+): Promise<{ count: number; last: number; addresses: number }> {
+  const row = await db
+    .selectFrom('console_login_failures')
+    .select((eb) => [
+      eb.fn.countAll<number>().as('n'),
+      eb.fn.max('failed_at').as('last'),
+      eb.fn.count<number>('address').distinct().as('addresses'),
+    ])
+    .where('username', '=', username)
+    .where('failed_at', '>', since)
+    .executeTakeFirst();
+  return { count: Number(row?.n ?? 0), last: Number(row?.last ?? 0), addresses: Number(row?.addresses ?? 0) };
+}
+
+/** Forgets the failures of a username from one address (a right password from there). */
+export async function clearAddressFailures(db: Queryable, username: string, address: string): Promise<void> {
+  await db
+    .deleteFrom('console_login_failures')
+    .where('username', '=', username)
+    .where('address', '=', address)
+    .execute();
+}
+
 export async function clearLoginFailures(db: Queryable, username: string): Promise<void> {
   await db.deleteFrom('console_login_failures').where('username', '=', username).execute();
 }

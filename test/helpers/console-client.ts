@@ -21,7 +21,7 @@ export class ConsoleClient {
 
   constructor(readonly baseUrl: string) {}
 
-  private async send(method: 'GET' | 'POST', path: string, body?: string): Promise<ConsoleReply> {
+  private async send(method: 'GET' | 'POST', path: string, body?: string | Buffer): Promise<ConsoleReply> {
     const headers: Record<string, string> = { 'accept-language': 'en', ...this.headers };
     if (this.cookies.size) headers.cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
     if (body !== undefined) headers['content-type'] = 'application/x-www-form-urlencoded';
@@ -51,6 +51,11 @@ export class ConsoleClient {
   post(path: string, fields: Record<string, string> = {}): Promise<ConsoleReply> {
     const all = { _csrf: this.csrf, ...fields };
     return this.send('POST', path, new URLSearchParams(all).toString());
+  }
+
+  /** POSTs a body exactly as given (bytes a browser would never send), as an urlencoded form. */
+  postRaw(path: string, body: string | Buffer): Promise<ConsoleReply> {
+    return this.send('POST', path, body);
   }
 
   async login(username: string, password: string): Promise<ConsoleReply> {

@@ -2,7 +2,7 @@
 import { Agent, request } from 'undici';
 import { runAdminCommand } from '../../src/cli/admin.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
-import { createLogger } from '../../src/logger.ts';
+import { createLogger, type Logger } from '../../src/logger.ts';
 import { startService, type Component, type Service } from '../../src/service.ts';
 import type { StoreTarget } from './stores.ts';
 
@@ -10,6 +10,8 @@ export interface TestServiceOptions {
   env?: Record<string, string>;
   components?: Component[];
   clock?: () => number;
+  /** The service's logger (default: one at YONA_LOG_LEVEL to stdout). */
+  logger?: Logger;
 }
 
 export interface ApiCallOptions {
@@ -64,7 +66,7 @@ async function startOnStore(created: CreatedStore, options: TestServiceOptions):
   };
   const config = loadConfig(env);
   const service = await startService(config, options.components ?? [], {
-    logger: createLogger(config.logLevel),
+    logger: options.logger ?? createLogger(config.logLevel),
     clock: options.clock,
   });
   const httpUrl = `http://127.0.0.1:${service.http.httpPort}`;

@@ -37,14 +37,6 @@ export function clearCookie(reply: FastifyReply, name: string): void {
   setCookie(reply, name, '', { maxAgeSeconds: 0 });
 }
 
-/** The fields of an urlencoded form body (the app keeps bodies as bytes). Repeated names keep the first. */
-export function formBody(request: FastifyRequest): URLSearchParams {
-  const body = request.body;
-  if (Buffer.isBuffer(body)) return new URLSearchParams(body.toString('utf8'));
-  if (typeof body === 'string') return new URLSearchParams(body);
-  return new URLSearchParams();
-}
-
 const SECURITY_HEADERS: Record<string, string> = {
   'content-security-policy':
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",

@@ -1,6 +1,7 @@
 // The console's words in English and Hebrew. `{name}` marks a value put in by `fmt`.
 import { enDaily, heDaily } from './i18n-daily.ts';
 import { enDetails, heDetails } from './i18n-details.ts';
+import { enGuard, heGuard } from './i18n-guard.ts';
 
 export type Lang = 'en' | 'he';
 
@@ -247,6 +248,7 @@ export const en = {
   overviewCampaigns: 'See your campaigns and their deliveries',
   ...enDaily,
   ...enDetails,
+  ...enGuard,
 };
 
 export type Messages = { [K in keyof typeof en]: string };
@@ -489,6 +491,7 @@ export const he: Messages = {
   overviewCampaigns: 'לקמפיינים ולמסירות שלהם',
   ...heDaily,
   ...heDetails,
+  ...heGuard,
 };
 
 export function messages(lang: Lang): Messages {

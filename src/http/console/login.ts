@@ -1,7 +1,7 @@
 // Sign-in, sign-out and the language switch. The sign-in form carries a CSRF token from a cookie set with the
 // form (there is no session yet): a form posted from another site has no such cookie value.
 import { esc, frame } from './html.ts';
-import { clearCookie, formBody, parseCookies, redirect, safeBack, sendHtml, setCookie } from './http.ts';
+import { clearCookie, parseCookies, redirect, safeBack, sendHtml, setCookie } from './http.ts';
 import { fmt } from './i18n.ts';
 import { LANG_COOKIE, type Base, type ConsoleRouter } from './router.ts';
 import {
@@ -12,7 +12,7 @@ import {
   SECOND_STEP_COOKIE,
   SECOND_STEP_MS,
   SESSION_COOKIE,
-  type LoginResult,
+  type Refused,
 } from './session.ts';
 
 function loginPage(b: Base, o: { back: string; error?: string; notice?: string; username?: string; code?: number }) {
@@ -60,21 +60,41 @@ function codePage(b: Base, o: { back: string; error?: string; code?: number }) {
   return signInFrame(b, t.loginCodeTitle, body, '/console/login/code', o);
 }
 
-type Refusal = Extract<LoginResult, { ok: false }>;
-
-/** Logs a refused sign-in step and says why in the user's language, with its HTTP status. */
-function refusal(r: ConsoleRouter, b: Base, username: string, result: Refusal): { error: string; code: number } {
-  // docs/logs.md: console.signin_failed per refused sign-in, console.lockout when one locks the name.
-  const who = { account: username.trim().slice(0, 64), client: b.request.ip };
+/**
+ * Logs a refused sign-in step (or a wrong current password in a signed-in form, named by `form`) and says why in
+ * the user's language, with its HTTP status.
+ */
+export function refusal(
+  r: ConsoleRouter,
+  b: Base,
+  username: string,
+  result: Refused,
+  form?: string,
+): { error: string; code: number } {
+  // docs/logs.md: console.signin_failed per refused attempt, console.lockout when one locks the name,
+  // console.attack for each failure past the account's ceiling.
+  const who = { account: username.trim().slice(0, 64), client: b.request.ip, ...(form ? { form } : {}) };
   r.logger.info({ event: 'console.signin_failed', ...who, reason: result.reason }, 'console sign-in failed');
   if (result.lockedNow)
     r.logger.info(
       { event: 'console.lockout', ...who, minutes: result.retryMinutes },
       'console sign-in locked after repeated failures',
     );
+  if (result.attack)
+    r.logger.warn(
+      {
+        event: 'console.attack',
+        ...who,
+        failures: result.attack.failures,
+        addresses: result.attack.addresses,
+        retry_s: result.attack.retrySeconds,
+      },
+      'console sign-in failures on one account past its ceiling; further attempts slowed',
+    );
   const { t } = b;
   const error = {
     locked: fmt(t.loginLocked, { minutes: result.retryMinutes ?? 15 }),
+    slowed: fmt(t.accountSlowed, { seconds: result.retrySeconds ?? 1 }),
     rate: t.loginRate,
     suspended: t.loginSuspended,
     unavailable: t.loginUnavailable,
@@ -82,9 +102,16 @@ function refusal(r: ConsoleRouter, b: Base, username: string, result: Refusal): 
     expired: t.loginCodeExpired,
     invalid: t.loginInvalid,
   }[result.reason];
-  const code = { locked: 429, rate: 429, suspended: 403, unavailable: 403, code: 401, expired: 401, invalid: 401 }[
-    result.reason
-  ];
+  const code = {
+    locked: 429,
+    slowed: 429,
+    rate: 429,
+    suspended: 403,
+    unavailable: 403,
+    code: 401,
+    expired: 401,
+    invalid: 401,
+  }[result.reason];
   return { error, code };
 }
 
@@ -105,7 +132,7 @@ export function registerLogin(r: ConsoleRouter): void {
   });
 
   r.open('POST', '/console/login', async (b) => {
-    const form = formBody(b.request);
+    const { form } = b;
     const back = safeBack(form.get('back'));
     const username = form.get('username') ?? '';
     const password = form.get('password') ?? '';
@@ -128,7 +155,7 @@ export function registerLogin(r: ConsoleRouter): void {
   });
 
   r.open('POST', '/console/login/code', async (b) => {
-    const form = formBody(b.request);
+    const { form } = b;
     const back = safeBack(form.get('back'));
     if (!loginCsrfOk(b, form)) return codePage(b, { back, error: b.t.formExpired, code: 403 });
     const pending = parseCookies(b.request.headers.cookie).get(SECOND_STEP_COOKIE);

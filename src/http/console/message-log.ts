@@ -6,6 +6,7 @@ import { normalizePhone, toNational } from '../../domain/phone.ts';
 import { DELIVERY, deliveryStatusText } from '../../domain/status.ts';
 import type { ChannelFilter, LogCursor, LogRow, MessageFilter, OutcomeFilter } from '../../store/console-messages.ts';
 import { nextDay, readDay, type TypedDay } from './date-input.ts';
+import { csvPhone, type CsvValue } from './csv-export.ts';
 import { num, when } from './format.ts';
 import { esc, type Html, userText } from './html.ts';
 import { fmt, type Lang, type Messages } from './i18n.ts';
@@ -192,10 +193,10 @@ export const CSV_HEADERS = [
   'carrier_error',
 ];
 
-export function csvValues(timeZone: string, row: LogRow): Array<string | number | null> {
+export function csvValues(timeZone: string, row: LogRow): CsvValue[] {
   return [
     when(row.created_at, timeZone),
-    toNational(row.phone),
+    csvPhone(toNational(row.phone)),
     row.source,
     channelOf(row),
     row.campaign_id,

@@ -6,8 +6,9 @@ import type { Logger } from '../../logger.ts';
 import type { AppContext } from '../../operations/execute.ts';
 import type { Account } from '../../store/accounts.ts';
 import type { ConsoleSession } from '../../store/console-sessions.ts';
-import { frame, type Html } from './html.ts';
-import { formBody, overHttps, parseCookies, redirect, safeBack, sendHtml } from './http.ts';
+import { esc, frame, type Html } from './html.ts';
+import { type FieldProblem, readFields, refusedParam } from './form-guard.ts';
+import { overHttps, parseCookies, redirect, safeBack, sendHtml } from './http.ts';
 import { fmt, messages, type Lang, type Messages } from './i18n.ts';
 import { prefersHebrew } from '../language.ts';
 import { ConsoleAuth, sameSecret, SESSION_COOKIE } from './session.ts';
@@ -22,14 +23,15 @@ export interface Base {
   lang: Lang;
   t: Messages;
   now: number;
+  /** The query string's fields (the first of a repeated name), read by the input guard. */
   query: Record<string, string>;
+  /** The form fields of a POST (empty for a GET), read by the input guard. */
+  form: URLSearchParams;
 }
 
 export interface PageContext extends Base {
   account: Account;
   session: ConsoleSession;
-  /** The form fields of a POST (empty for a GET). */
-  form: URLSearchParams;
   params: Record<string, string>;
   /** Sends a page in the frame. */
   render(
@@ -57,11 +59,23 @@ export function whole(text: string | undefined): number | undefined {
   return text !== undefined && /^\d{1,15}$/.test(text) ? Number(text) : undefined;
 }
 
-function queryOf(request: FastifyRequest): Record<string, string> {
-  const q = (request.query ?? {}) as Record<string, unknown>;
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(q)) if (typeof v === 'string') out[k] = v;
-  return out;
+type Input = { ok: true; query: Record<string, string>; form: URLSearchParams } | { ok: false; problem: FieldProblem };
+
+/** The query string, the form body of a POST and the path parameters, through the input guard. */
+function inputOf(request: FastifyRequest): Input {
+  const url = request.raw.url ?? request.url;
+  const at = url.indexOf('?');
+  const query = readFields(Buffer.from(at < 0 ? '' : url.slice(at + 1), 'latin1'), 'query');
+  if (!query.ok) return query;
+  const param = refusedParam((request.params ?? {}) as Record<string, string>);
+  if (param) return { ok: false, problem: param };
+  const first: Record<string, string> = {};
+  for (const [k, v] of query.fields) if (!Object.hasOwn(first, k)) first[k] = v;
+  if (request.method !== 'POST') return { ok: true, query: first, form: new URLSearchParams() };
+  const body = request.body;
+  const raw = Buffer.isBuffer(body) ? body : Buffer.from(typeof body === 'string' ? body : '');
+  const form = readFields(raw, 'form', request.headers['content-type']);
+  return form.ok ? { ok: true, query: first, form: form.fields } : form;
 }
 
 function formPage(request: FastifyRequest): string {
@@ -70,6 +84,31 @@ function formPage(request: FastifyRequest): string {
   } catch {
     return '/console';
   }
+}
+
+/** 400 naming the refused field, in the user's language: nothing past the guard ran, so nothing was stored or sent. */
+function refuseInput(b: Base, problem: FieldProblem): FastifyReply {
+  const { t } = b;
+  const code = problem.code === undefined ? '' : `U+${problem.code.toString(16).toUpperCase().padStart(4, '0')}`;
+  const why =
+    problem.code === undefined
+      ? t.inputNotText
+      : fmt(problem.code < 0x20 ? t.inputControl : t.inputSurrogate, { code });
+  const field = (problem.field ?? '').slice(0, 60);
+  const text =
+    problem.field === undefined
+      ? fmt(t.inputRefusedName, { why })
+      : fmt({ form: t.inputRefusedField, query: t.inputRefusedQuery, path: t.inputRefusedPath }[problem.source], {
+          field,
+          why,
+        });
+  const path = b.request.method === 'POST' ? formPage(b.request) : safeBack(b.request.url.split('?')[0]);
+  const body = `<p><a href="${esc(path)}">${esc(t.inputBack)}</a></p>`;
+  return sendHtml(
+    b.reply,
+    frame({ lang: b.lang, t, title: t.inputRefusedTitle, body, path, notice: { kind: 'error', text } }),
+    400,
+  );
 }
 
 export class ConsoleRouter {
@@ -86,9 +125,10 @@ export class ConsoleRouter {
     );
   }
 
-  base(request: FastifyRequest, reply: FastifyReply): Base {
+  base(request: FastifyRequest, reply: FastifyReply, input: Input): Base {
     const lang = languageOf(request);
-    return { app: this.app, request, reply, lang, t: messages(lang), now: this.app.clock(), query: queryOf(request) };
+    const { query, form } = input.ok ? input : { query: {}, form: new URLSearchParams() };
+    return { app: this.app, request, reply, lang, t: messages(lang), now: this.app.clock(), query, form };
   }
 
   /** A route open to anyone over HTTPS (sign-in, assets, language). */
@@ -98,7 +138,9 @@ export class ConsoleRouter {
       url: path,
       handler: async (request, reply) => {
         if (!overHttps(request)) return reply.code(404).send({ error: 'Not Found' });
-        const b = this.base(request, reply);
+        const input = inputOf(request);
+        const b = this.base(request, reply, input);
+        if (!input.ok) return refuseInput(b, input.problem);
         try {
           return await handler(b);
         } catch (err) {
@@ -122,22 +164,17 @@ export class ConsoleRouter {
       url: path,
       handler: async (request, reply) => {
         if (!overHttps(request)) return reply.code(404).send({ error: 'Not Found' });
-        const b = this.base(request, reply);
+        const input = inputOf(request);
+        const b = this.base(request, reply, input);
+        if (!input.ok) return refuseInput(b, input.problem);
         try {
           const live = await this.auth.resume(parseCookies(request.headers.cookie).get(SESSION_COOKIE), b.now);
           if (!live) {
             const back = method === 'GET' ? `?back=${encodeURIComponent(request.url.split('?')[0])}` : '';
             return redirect(reply, `/console/login${back}`);
           }
-          const form = method === 'POST' ? formBody(request) : new URLSearchParams();
-          const c = this.pageContext(
-            b,
-            live.account,
-            live.session,
-            form,
-            (request.params ?? {}) as Record<string, string>,
-          );
-          if (method === 'POST' && !sameSecret(form.get('_csrf'), live.session.csrf)) {
+          const c = this.pageContext(b, live.account, live.session, (request.params ?? {}) as Record<string, string>);
+          if (method === 'POST' && !sameSecret(b.form.get('_csrf'), live.session.csrf)) {
             return c.render(b.t.formExpired, `<p><a href="${request.url.split('?')[0]}">${b.t.formExpired}</a></p>`, {
               code: 403,
             });
@@ -150,13 +187,7 @@ export class ConsoleRouter {
     });
   }
 
-  private pageContext(
-    b: Base,
-    account: Account,
-    session: ConsoleSession,
-    form: URLSearchParams,
-    params: Record<string, string>,
-  ): PageContext {
+  private pageContext(b: Base, account: Account, session: ConsoleSession, params: Record<string, string>): PageContext {
     // A page answering a form stands for the page the form was on (its language link and current section).
     const path = b.request.method === 'POST' ? formPage(b.request) : b.request.url.split('?')[0];
     const noticeFromQuery = (): { kind: 'ok' | 'error'; text: string } | undefined => {
@@ -174,7 +205,6 @@ export class ConsoleRouter {
       ...b,
       account,
       session,
-      form,
       params,
       render: (title, body, o = {}) =>
         sendHtml(

@@ -10,6 +10,7 @@ import { changePassword, securityState, setTwoFactor } from '../../store/console
 import { csrfField, esc, type Html } from './html.ts';
 import { fmt } from './i18n.ts';
 import { qrSvg } from './qr-code.ts';
+import { refusal } from './login.ts';
 import type { ConsoleRouter, PageContext } from './router.ts';
 import { enableTwoFactor, openPending, sealPending } from './two-factor.ts';
 
@@ -47,6 +48,25 @@ function setupForm(c: PageContext, secret: string, pending: string): Html {
 <button type="submit">${esc(t.secConfirm)}</button></form></section>`;
 }
 
+/**
+ * Checks the current password typed in a signed-in form like a sign-in (the lockout and the account's ceiling
+ * hold it; a wrong one counts): undefined when right, else the notice and status to answer with.
+ */
+async function currentPasswordProblem(
+  r: ConsoleRouter,
+  c: PageContext,
+  typed: string,
+): Promise<{ notice: Notice; code: number } | undefined> {
+  const state = await securityState(c.app.store.db, c.account.id);
+  const result = await r.auth.confirmPassword(c.account.username, c.request.ip, c.now, async () =>
+    state ? verifyPassword(state.passwordHash, typed).catch(() => false) : false,
+  );
+  if (result.ok) return undefined;
+  const { error, code } = refusal(r, c, c.account.username, result, c.request.url.split('?')[0]);
+  const wrong = result.reason === 'invalid';
+  return { notice: { kind: 'error', text: wrong ? c.t.secCurrentWrong : error }, code: wrong ? 400 : code };
+}
+
 export function registerSecurity(r: ConsoleRouter): void {
   const key = () => sealingKey(r.app.config);
   r.get('/console/security', (c) => securityPage(c));
@@ -54,16 +74,10 @@ export function registerSecurity(r: ConsoleRouter): void {
   r.post('/console/security/password', async (c) => {
     const { t } = c;
     const db = c.app.store.db;
-    const state = await securityState(db, c.account.id);
     const fresh = c.form.get('new') ?? '';
-    const good = state
-      ? await verifyPassword(state.passwordHash, c.form.get('current') ?? '').catch(() => false)
-      : false;
-    const problem = !good
-      ? t.secCurrentWrong
-      : fresh !== (c.form.get('repeat') ?? '')
-        ? t.secMismatch
-        : passwordProblem(fresh);
+    const refused = await currentPasswordProblem(r, c, c.form.get('current') ?? '');
+    if (refused) return securityPage(c, refused);
+    const problem = fresh !== (c.form.get('repeat') ?? '') ? t.secMismatch : passwordProblem(fresh);
     if (problem) return securityPage(c, { notice: { kind: 'error', text: problem }, code: 400 });
     await changePassword(db, c.account.id, await hashPassword(fresh), c.session.id);
     await clearLoginFailures(db, c.account.username);
@@ -95,13 +109,9 @@ export function registerSecurity(r: ConsoleRouter): void {
   });
 
   r.post('/console/security/totp/off', async (c) => {
-    const db = c.app.store.db;
-    const state = await securityState(db, c.account.id);
-    const good = state
-      ? await verifyPassword(state.passwordHash, c.form.get('password') ?? '').catch(() => false)
-      : false;
-    if (!good) return securityPage(c, { notice: { kind: 'error', text: c.t.secCurrentWrong }, code: 400 });
-    await setTwoFactor(db, c.account.id, null, null);
+    const refused = await currentPasswordProblem(r, c, c.form.get('password') ?? '');
+    if (refused) return securityPage(c, refused);
+    await setTwoFactor(c.app.store.db, c.account.id, null, null);
     return c.redirect('/console/security', { ok: 'secDisabled' });
   });
 }

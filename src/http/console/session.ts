@@ -1,22 +1,25 @@
 // Console sign-in: argon2id passwords, a lockout per username and address (failures from one address never lock
-// the owner out elsewhere), a rate limit per address, a suspended account refused, server-side
+// the owner out elsewhere), a per-account ceiling that slows guessing from many addresses (guessing.ts), a rate
+// limit per address, a suspended account refused, server-side
 // sessions (the cookie holds a random id; the store keeps its SHA-256), idle and absolute expiry, CSRF tokens.
 import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { hashPassword, verifyPassword } from '../../domain/password.ts';
 import { findAccountById, type Account } from '../../store/accounts.ts';
 import {
-  clearLoginFailures,
+  clearAddressFailures,
   deleteConsoleSession,
   deleteExpiredConsoleSessions,
   findConsoleSession,
   findLoginAccount,
   insertConsoleSession,
+  recentAccountFailures,
   recentLoginFailures,
   recordLoginFailure,
   touchConsoleSession,
   type ConsoleSession,
 } from '../../store/console-sessions.ts';
 import type { Queryable } from '../../store/db.ts';
+import { ACCOUNT_CEILING, ACCOUNT_WINDOW_MS, AccountGate, accountPace, type AccountFailures } from './guessing.ts';
 import { secondFactorPasses } from './two-factor.ts';
 import { seal, unseal } from '../../domain/sealed.ts';
 import { accountRefusal, type AccountRefusal } from '../../domain/accounts.ts';
@@ -79,18 +82,25 @@ export type LoginResult =
   | { ok: 'second-step'; pending: string }
   | {
       ok: false;
-      reason: 'invalid' | 'locked' | 'rate' | 'suspended' | 'unavailable' | 'code' | 'expired';
+      reason: 'invalid' | 'locked' | 'slowed' | 'rate' | 'suspended' | 'unavailable' | 'code' | 'expired';
       retryMinutes?: number;
+      /** Slowed: whole seconds until the account's next attempt is looked at. */
+      retrySeconds?: number;
       /** This failure locked the name. */
       lockedNow?: true;
+      /** This failure is past the account's ceiling: its failures in the window, and the wait it now imposes. */
+      attack?: AccountFailures;
       /** The username the second step was for (the first step's is the one typed). */
       username?: string;
     };
+
+export type Refused = Extract<LoginResult, { ok: false }>;
 
 let dummyHash: Promise<string> | undefined;
 
 export class ConsoleAuth {
   private readonly limiter = new AddressLimiter();
+  private readonly gate = new AccountGate();
 
   constructor(
     private readonly db: () => Queryable,
@@ -103,10 +113,14 @@ export class ConsoleAuth {
    */
   async login(username: string, password: string, address: string, now: number): Promise<LoginResult> {
     if (!this.limiter.allow(address, now)) return { ok: false, reason: 'rate', retryMinutes: 1 };
-    const db = this.db();
     const name = username.trim().slice(0, 200);
-    const locked = await this.lockedOut(name, address, now);
-    if (locked) return locked;
+    return this.gate.run(name, () => this.checkPassword(name, password, address, now));
+  }
+
+  private async checkPassword(name: string, password: string, address: string, now: number): Promise<LoginResult> {
+    const db = this.db();
+    const held = await this.held(name, address, now);
+    if (held) return held;
     const account = name ? await findLoginAccount(db, name) : undefined;
     // An unknown name costs the same hash as a known one, so timing does not tell which names exist.
     dummyHash ??= hashPassword(randomId());
@@ -122,7 +136,25 @@ export class ConsoleAuth {
       const pending = seal(this.sealingKey(), JSON.stringify({ id: account.id, name, until: now + SECOND_STEP_MS }));
       return { ok: 'second-step', pending };
     }
-    return this.startSession(name, account.id, now);
+    return this.startSession(name, address, account.id, now);
+  }
+
+  /**
+   * A signed-in form's check of the account's current password (changing it, turning two-factor off): held and
+   * counted like a sign-in, so a session left open cannot be used to guess the password.
+   */
+  async confirmPassword(
+    name: string,
+    address: string,
+    now: number,
+    check: () => Promise<boolean>,
+  ): Promise<{ ok: true } | Refused> {
+    return this.gate.run(name, async () => {
+      const held = await this.held(name, address, now);
+      if (held) return held;
+      if (await check()) return { ok: true } as const;
+      return this.failed(name, address, now, 'invalid');
+    });
   }
 
   /**
@@ -139,8 +171,17 @@ export class ConsoleAuth {
       return { ok: false, reason: 'expired' };
     }
     if (!(who.until > now)) return { ok: false, reason: 'expired' };
-    const locked = await this.lockedOut(who.name, address, now);
-    if (locked) return locked;
+    return this.gate.run(who.name, () => this.checkCode(who, code, address, now));
+  }
+
+  private async checkCode(
+    who: { id: number; name: string },
+    code: string,
+    address: string,
+    now: number,
+  ): Promise<LoginResult> {
+    const held = await this.held(who.name, address, now);
+    if (held) return held;
     const db = this.db();
     const account = await findLoginAccount(db, who.name);
     if (!account || account.id !== who.id || account.totpSecret === null) return { ok: false, reason: 'expired' };
@@ -152,11 +193,24 @@ export class ConsoleAuth {
       code,
       now,
     );
-    if (!passes) return { ...(await this.failed(who.name, address, now, 'code')), username: who.name } as LoginResult;
-    return this.startSession(who.name, account.id, now);
+    if (!passes) return { ...(await this.failed(who.name, address, now, 'code')), username: who.name };
+    return this.startSession(who.name, address, account.id, now);
   }
 
-  private async lockedOut(name: string, address: string, now: number): Promise<LoginResult | undefined> {
+  private async accountFailures(name: string, now: number): Promise<AccountFailures> {
+    return accountPace(await recentAccountFailures(this.db(), name, now - ACCOUNT_WINDOW_MS), now);
+  }
+
+  /** Refused before the password or code is looked at: locked for this address, or the account slowed. */
+  private async held(name: string, address: string, now: number): Promise<Refused | undefined> {
+    const locked = await this.lockedOut(name, address, now);
+    if (locked) return locked;
+    const account = await this.accountFailures(name, now);
+    if (account.retrySeconds > 0) return { ok: false, reason: 'slowed', retrySeconds: account.retrySeconds };
+    return undefined;
+  }
+
+  private async lockedOut(name: string, address: string, now: number): Promise<Refused | undefined> {
     const failures = await recentLoginFailures(this.db(), name, address, now - LOCK_WINDOW_MS);
     if (failures.count < LOCK_FAILURES) return undefined;
     return {
@@ -166,18 +220,21 @@ export class ConsoleAuth {
     };
   }
 
-  private async failed(name: string, address: string, now: number, reason: 'invalid' | 'code'): Promise<LoginResult> {
+  private async failed(name: string, address: string, now: number, reason: 'invalid' | 'code'): Promise<Refused> {
     const db = this.db();
     await recordLoginFailure(db, name, address, now);
     const failures = await recentLoginFailures(db, name, address, now - LOCK_WINDOW_MS);
+    const account = await this.accountFailures(name, now);
+    const attack = account.failures > ACCOUNT_CEILING ? account : undefined;
     if (failures.count >= LOCK_FAILURES)
-      return { ok: false, reason: 'locked', retryMinutes: Math.ceil(LOCK_WINDOW_MS / 60_000), lockedNow: true };
-    return { ok: false, reason };
+      return { ok: false, reason: 'locked', retryMinutes: Math.ceil(LOCK_WINDOW_MS / 60_000), lockedNow: true, attack };
+    return { ok: false, reason, attack };
   }
 
-  private async startSession(name: string, accountId: number, now: number): Promise<LoginResult> {
+  /** A right password (and code): a new session; this address's failures on the name are forgotten (not others'). */
+  private async startSession(name: string, address: string, accountId: number, now: number): Promise<LoginResult> {
     const db = this.db();
-    await clearLoginFailures(db, name);
+    await clearAddressFailures(db, name, address);
     await deleteExpiredConsoleSessions(db, now, IDLE_MS);
     const sessionId = randomId();
     await insertConsoleSession(db, {

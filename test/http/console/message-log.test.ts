@@ -16,7 +16,7 @@ const csvPhones = (csv: string) =>
     .split('\r\n')
     .slice(1)
     .filter(Boolean)
-    .map((l) => l.split(',')[1])
+    .map((l) => l.split(',')[1].replace(/^"\t(\d+)"$/, '$1'))
     .sort();
 
 for (const target of await storeTargets()) {
