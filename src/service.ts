@@ -4,6 +4,8 @@ import { ClusterNode } from './cluster/node.ts';
 import { withNodeName } from './cluster/node-identity.ts';
 import type { Component, ComponentHost } from './component.ts';
 import type { Config } from './config.ts';
+import { liveTextCarrier } from './delivery/carrier-setup.ts';
+import { publicUrlLocalReason } from './domain/public-url.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createMetrics, type Metrics } from './http/metrics.ts';
 import { startHttp, type RunningHttp } from './http/server.ts';
@@ -50,6 +52,7 @@ export async function startService(
     config,
     signals,
     clock,
+    liveTextCarrier: (db) => liveTextCarrier(db, config.carriersFile),
     onUnexpectedError: (err, root) => logger.error({ err, operation: root }, 'operation failed unexpectedly'),
     onLegacyAuth: (username, result) => {
       metrics.legacyAuth.inc({ result });
@@ -88,6 +91,17 @@ export async function startService(
     },
   };
   for (const c of components) await c.start(service);
+  const localLinks = publicUrlLocalReason(config.httpsHost, config.publicUrl);
+  if (localLinks)
+    logger.warn(
+      {
+        event: 'config.public_url_local',
+        public_url: config.publicUrl,
+        https_host: config.httpsHost,
+        reason: localLinks,
+      },
+      'YONA_PUBLIC_URL is not public although the HTTPS listener is: links texted to recipients would not open; set YONA_PUBLIC_URL to the address the service is reached at',
+    );
   logger.info(
     {
       https: http.httpsPort,

@@ -27,6 +27,8 @@ export interface AppContext {
   onLegacyAuth?(username: string, result: LegacyResult): void;
   /** Told of keys far from every field of the operation (extras, accepted): for the log. */
   onUnknownFields?(account: Account, root: string, fields: string[]): void;
+  /** A configured carrier texts go to, if any (OperationContext.liveTextCarrier). */
+  liveTextCarrier?: OperationContext['liveTextCarrier'];
 }
 
 export interface ApiRequest {
@@ -219,6 +221,7 @@ async function runHandler(
     config,
     signals,
     prepared,
+    liveTextCarrier: app.liveTextCarrier,
     ...who,
   });
   if (op.readOnly) {

@@ -31,6 +31,8 @@ export interface OperationContext {
   signals: Signals;
   /** What the operation's `prepare` gave, worked out before the transaction (undefined without one). */
   prepared?: unknown;
+  /** A configured carrier texts go to, undefined when they go only to the bundled simulator (public-links.ts). */
+  liveTextCarrier?: (db: Queryable) => Promise<string | undefined>;
 }
 
 export interface Operation<S extends z.ZodType = z.ZodType, R extends z.ZodType = z.ZodType> {
