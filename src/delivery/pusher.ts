@@ -22,6 +22,7 @@ import {
 import { findAccountById } from '../store/accounts.ts';
 import { formatIso } from '../domain/dates.ts';
 import { createPushAgent, postForm, prepareTarget, pushHeaders, type PreparedTarget } from './push-http.ts';
+import { registerPushMetrics } from './push-metrics.ts';
 
 /** Options of createPusher (tests and embedders). */
 export interface PusherOptions {
@@ -84,6 +85,8 @@ class Pusher implements Component {
   private nextWake = Infinity;
   private readonly timers: NodeJS.Timeout[] = [];
   private unsubscribe: (() => void) | undefined;
+  /** Failed push requests since start (yona_push_failures_total). */
+  private failures = 0;
 
   constructor(private readonly options: PusherOptions) {}
 
@@ -91,6 +94,13 @@ class Pusher implements Component {
     this.service = service;
     this.settings = (this.options.config ?? service.config).push;
     this.agent = createPushAgent(this.settings, this.options.resolve);
+    registerPushMetrics(
+      service.metrics.registry,
+      service.node.name,
+      service.store.db,
+      () => this.failures,
+      service.clock,
+    );
     this.unsubscribe = service.signals.subscribe('push', () => this.requestScan());
     this.timers.push(setInterval(() => this.requestScan(), this.settings.pollMs));
     this.timers.push(setInterval(() => void this.prune(), 60_000));
@@ -340,6 +350,7 @@ class Pusher implements Component {
   private async logFailures(batch: PushResult[], outcomes: Map<number, RegistrationOutcome>): Promise<void> {
     for (const r of batch) {
       if (r.kind !== 'failed') continue;
+      this.failures++;
       const lane = this.lanes.get(r.registrationId);
       const outcome = outcomes.get(r.registrationId);
       const where = {
