@@ -61,3 +61,27 @@ export function createLogger(level: string, destination?: pino.DestinationStream
     out,
   );
 }
+
+/** What writes a line with its fields: pino's logger, or one of withFields. */
+export interface LineLogger {
+  debug(obj: object, msg?: string): void;
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+/**
+ * A logger whose lines carry `fields`, each key written once: a line giving one of them keeps its own value.
+ * (A pino child writes its bindings and then the line's fields, so a key in both appears twice in the JSON line,
+ * and a reader that parses it keeps only the last.)
+ */
+export function withFields(logger: Logger, fields: Record<string, unknown>): LineLogger {
+  const line =
+    (level: 'debug' | 'info' | 'warn' | 'error') =>
+    (obj: object, msg?: string): void => {
+      if (!logger.isLevelEnabled(level)) return;
+      if (msg === undefined) logger[level]({ ...fields, ...obj });
+      else logger[level]({ ...fields, ...obj }, msg);
+    };
+  return { debug: line('debug'), info: line('info'), warn: line('warn'), error: line('error') };
+}

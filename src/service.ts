@@ -5,6 +5,8 @@ import { withNodeName } from './cluster/node-identity.ts';
 import type { Component, ComponentHost } from './component.ts';
 import type { Config } from './config.ts';
 import { VERSION } from './domain/version.ts';
+import { liveTextCarrier } from './delivery/carrier-setup.ts';
+import { publicUrlLocalReason } from './domain/public-url.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createMetrics, type Metrics } from './http/metrics.ts';
 import { startHttp, type RunningHttp } from './http/server.ts';
@@ -65,6 +67,7 @@ export async function startService(
     config,
     signals,
     clock,
+    liveTextCarrier: (db) => liveTextCarrier(db, config.carriersFile, () => sealingKey(config)),
     onUnexpectedError: (err, root) => logger.error({ err, operation: root }, 'operation failed unexpectedly'),
     onLegacyAuth: (username, result) => {
       metrics.legacyAuth.inc({ result });
@@ -105,6 +108,17 @@ export async function startService(
     },
   };
   for (const c of components) await c.start(service);
+  const localLinks = publicUrlLocalReason(config.httpsHost, config.publicUrl);
+  if (localLinks)
+    logger.warn(
+      {
+        event: 'config.public_url_local',
+        public_url: config.publicUrl,
+        https_host: config.httpsHost,
+        reason: localLinks,
+      },
+      'YONA_PUBLIC_URL is not public although the HTTPS listener is: links texted to recipients would not open; set YONA_PUBLIC_URL to the address the service is reached at',
+    );
   logger.info(
     {
       version: VERSION,

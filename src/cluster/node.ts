@@ -10,6 +10,8 @@ import type { Store } from '../store/db.ts';
 import {
   acquireLease,
   beat,
+  holdersOf,
+  leasesOf,
   liveNodes,
   pruneNodes,
   releaseLeases,
@@ -47,6 +49,8 @@ export class ClusterNode {
   lastBeatAt = 0;
   /** Heartbeats that failed to write to the store (yona_store_errors_total{operation="heartbeat"}). */
   heartbeatFailures = 0;
+  /** Nodes whose heartbeat ended since the last tick, with the leases they held, logged once the keepers ran. */
+  private lost: Array<{ node: NodeRecord; leases: string[] }> = [];
   /** Reads the snapshot of this node's carriers' health each heartbeat writes (JSON); none before it is set. */
   private carrierHealth: (() => string | null) | undefined;
 
@@ -126,6 +130,31 @@ export class ClusterNode {
       if (this.stopped) return;
       await keeper().catch((err) => this.logger.error({ err }, 'node: taking leases failed'));
     }
+    await this.reportLost().catch((err) => this.logger.error({ err }, 'node: reading what a lost node held failed'));
+  }
+
+  // docs/logs.md `node.lost`: each node whose heartbeat lease ended (it did not leave: a node that stops removes
+  // itself), with the leases it held and where each is now, after this node's keepers took their part of them.
+  private async reportLost(): Promise<void> {
+    const lost = this.lost;
+    this.lost = [];
+    for (const { node, leases } of lost) {
+      const holders = await holdersOf(this.store.control, leases, this.clock());
+      const moved = Object.fromEntries(leases.flatMap((l) => (holders.has(l) ? [[l, holders.get(l)!]] : [])));
+      this.logger.warn(
+        {
+          event: 'node.lost',
+          lost_node: node.name,
+          roles: node.roles.join(','),
+          host: node.host,
+          last_heartbeat: node.heartbeatAt,
+          leases,
+          moved,
+          unclaimed: leases.filter((l) => !holders.has(l)),
+        },
+        'node: another node stopped beating; its leases moved',
+      );
+    }
   }
 
   private async beat(): Promise<void> {
@@ -151,7 +180,13 @@ export class ClusterNode {
       if (renewed.has(name)) this.held.get(name)!.until = this.localUntil(now);
       else this.lose(name, 'not renewed in time');
     }
+    const before = this.live;
     this.live = await liveNodes(db, now);
+    // A node gone from the live ones whose lease ran out was lost; one that stopped removed itself before then.
+    for (const node of before) {
+      if (node.name === this.name || node.expiresAt > now || this.live.some((n) => n.name === node.name)) continue;
+      this.lost.push({ node, leases: await leasesOf(db, node.name) });
+    }
     this.lastBeatAt = now;
     await pruneNodes(db, now, FORGET_AFTER_MS);
   }

@@ -4,7 +4,7 @@
 import { shareKey } from '../carriers/index.ts';
 import type { Carrier } from '../carriers/types.ts';
 import type { Role } from '../domain/roles.ts';
-import type { Logger } from '../logger.ts';
+import type { LineLogger } from '../logger.ts';
 import type { ClusterNode } from './node.ts';
 
 type Shared = Carrier & { shares: number; useShares(indexes: number[]): Promise<void> };
@@ -27,7 +27,7 @@ export async function keepShares(
   node: ClusterNode,
   carrier: Shared,
   role: Role,
-  logger: Logger,
+  logger: LineLogger,
 ): Promise<() => Promise<void>> {
   const lease = (i: number) => shareLease(carrier, i);
   let using: number[] | undefined; // undefined until the first round chose: a carrier opens every bind unless told

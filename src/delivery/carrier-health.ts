@@ -24,6 +24,8 @@ export interface CarrierHealth {
   /** Submits answered since start: accepted, and refused (any failure, the carrier's or the connection's). */
   submitsAccepted: number;
   submitsRefused: number;
+  /** Messages sent to another carrier of their route while this one was down (none of them reached it). */
+  diverted?: number;
   windowInUse: number;
   windowSize: number;
   throttled: boolean;
@@ -68,6 +70,7 @@ class RecentRate {
 class Tally {
   accepted = 0;
   refused = 0;
+  diverted = 0;
   readonly rate = new RecentRate();
   /** Messages held for a permit: id -> when accepted. */
   readonly held = new Map<number, number>();
@@ -108,6 +111,11 @@ export class CarrierHealthBook {
     }
   }
 
+  /** A message went to another carrier of its route, this one being down: not a refusal of this one. */
+  diverted(carrier: string): void {
+    this.tally(carrier).diverted++;
+  }
+
   /** The health of `carrier` on this node now. */
   report(carrier: Carrier): CarrierHealth {
     const now = this.clock();
@@ -135,6 +143,7 @@ export class CarrierHealthBook {
       submitsPerSecond: tally.rate.perSecond(now),
       submitsAccepted: tally.accepted,
       submitsRefused: tally.refused,
+      diverted: tally.diverted,
       windowInUse: c.windowInUse,
       windowSize: c.windowSize,
       throttled: c.throttledSince !== undefined,

@@ -92,6 +92,16 @@ export function registerCarrierMetrics(
       }
     },
   });
+  new client.Counter({
+    name: 'yona_carrier_diverted_total',
+    help: 'Messages sent to the next carrier of their route because this one was down (not its refusals)',
+    labelNames: ['node', 'carrier'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const r of reports()) this.inc({ node, carrier: r.carrier }, r.diverted ?? 0);
+    },
+  });
   new client.Gauge({
     name: 'yona_carrier_queue_length',
     help: 'Messages waiting for a carrier: held by this node for one of its permits (queue="held"), or queued for a retry after failing on it (queue="retry", the store, the same on every node)',

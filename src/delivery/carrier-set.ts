@@ -5,6 +5,7 @@ import { carrierChannel, carrierRole, createCarrier } from '../carriers/index.ts
 import type { Carrier, CarrierConfigBase } from '../carriers/types.ts';
 import { isShared, keepShares } from '../cluster/shares.ts';
 import type { ComponentHost } from '../component.ts';
+import { withFields } from '../logger.ts';
 import { recordLateCarrierId } from '../store/dispatch.ts';
 import type { CarrierSetup } from './carrier-setup.ts';
 import type { InboundHandler } from './inbound.ts';
@@ -59,7 +60,7 @@ export class CarrierSet {
       this.running.delete(name);
       leaving.push(run);
     }
-    await Promise.all(leaving.map((run) => this.stopOne(run)));
+    await Promise.all(leaving.map((run) => this.stopOne(run, 'carrier removed or changed: unbound')));
     const starting = [...wanted.values()].filter((c) => !this.running.has(c.name));
     await Promise.all(starting.map((c) => this.startOne(c)));
   }
@@ -69,18 +70,19 @@ export class CarrierSet {
     const all = [...this.running.values()];
     this.running.clear();
     this.carriers.clear();
-    await Promise.all(all.map((run) => this.stopOne(run)));
+    await Promise.all(all.map((run) => this.stopOne(run, 'carrier stopped')));
   }
 
-  private async stopOne(run: Running): Promise<void> {
+  // `why`: the configuration took it away, or the service stops.
+  private async stopOne(run: Running, why: string): Promise<void> {
     await run.stopShares?.();
     await run.carrier.stop();
-    this.service.logger.info({ carrier: run.carrier.name }, 'carrier removed or changed: unbound');
+    this.service.logger.info({ carrier: run.carrier.name }, why);
   }
 
   private async startOne(config: CarrierConfigBase): Promise<void> {
     const { service, receipts, inbound } = this;
-    const logger = service.logger.child({ carrier: config.name });
+    const logger = withFields(service.logger, { carrier: config.name });
     const carrier = createCarrier(config, logger);
     carrier.onReceipt((r) => receipts.add(config.name, r));
     carrier.onInbound(async (m) => void (await inbound.handle(config.name, m)));

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
-import { carrierFromStore, carrierProtocol } from '../carriers/index.ts';
+import { carrierChannel, carrierFromStore, carrierProtocol } from '../carriers/index.ts';
 import { carrierLimitsSchema, takeCarrierLimits } from '../carriers/limits.ts';
 import type { CarrierConfigBase } from '../carriers/types.ts';
 import { ConfigError } from '../domain/errors.ts';
@@ -101,4 +101,17 @@ export async function loadCarrierSetup(
   }
   routes.push(...fromFile.routes);
   return { carriers, routes };
+}
+
+/**
+ * A configured carrier that texts go to, or undefined when texts go only to the bundled simulator (which
+ * `yona serve` binds when no carrier is configured).
+ */
+export async function liveTextCarrier(
+  db: Queryable,
+  carriersFile: string | undefined,
+  key: () => Buffer,
+): Promise<string | undefined> {
+  const { carriers } = await loadCarrierSetup(db, carriersFile, key);
+  return carriers.find((c) => carrierChannel(c.protocol) === 'sms')?.name;
 }

@@ -21,6 +21,7 @@ import { registerVoiceMetrics, trunkHealth } from './voice-metrics.ts';
 import { CarrierHealthBook, type CarrierHealth } from './carrier-health.ts';
 import { CarrierIncidents } from './carrier-incidents.ts';
 import { registerCarrierMetrics, StoreQueueFigures } from './carrier-metrics.ts';
+import { DeliveryOutcomes, registerDeliveryOutcomeMetrics } from './delivery-outcomes.ts';
 
 /** Options of the carriers component (tests and benchmarks pass their own carriers and settings). */
 export interface CarriersOptions {
@@ -51,6 +52,8 @@ export interface CarriersRuntime {
   caps?: DailyCaps;
   /** What the dispatcher counts per carrier, for the carriers' health. */
   health?: CarrierHealthBook;
+  /** Delivery outcomes and unmatched receipts per carrier, for /metrics. */
+  outcomes?: DeliveryOutcomes;
 }
 
 // Each carrier's daily cap and price, as its settings give them.
@@ -193,12 +196,14 @@ export function carriersComponent(
       const configured = options.setup ?? (await loadCarrierSetup(service.store.db, config.carriersFile, key));
       const setup = await carriersFor(service, configured, settings);
       const { router, voiceRouter } = routersOf(setup);
+      const outcomes = new DeliveryOutcomes();
       const deps = {
         store: service.store,
         logger: service.logger,
         signals: service.signals,
         clock: service.clock,
         settings,
+        outcomes,
       };
       const receipts = new ReceiptWorker(deps);
       const inbound = new InboundHandler(deps);
@@ -220,7 +225,23 @@ export function carriersComponent(
         sealingKey: key(),
         caps,
       });
-      runtime = { carriers, dispatcher, receipts, inbound, caps, health: healthBook, simulators: bundled?.simulators };
+      runtime = {
+        carriers,
+        dispatcher,
+        receipts,
+        inbound,
+        caps,
+        health: healthBook,
+        simulators: bundled?.simulators,
+        outcomes,
+      };
+      registerDeliveryOutcomeMetrics(
+        service.metrics.registry,
+        node.name,
+        () => runtime?.outcomes,
+        service.store.db,
+        service.clock,
+      );
       registerDispatchMetrics(
         service,
         () => runtime?.dispatcher?.stats,

@@ -25,6 +25,7 @@ import {
 } from '../store/dispatch.ts';
 import { BatchRecorder } from './batch-recorder.ts';
 import type { CarrierHealthBook } from './carrier-health.ts';
+import type { DeliveryOutcomes } from './delivery-outcomes.ts';
 import type { DeliverySettings } from './delivery-settings.ts';
 import type { DailyCaps } from './daily-caps.ts';
 import { DELIVERY, deliveryStatusText } from '../domain/status.ts';
@@ -51,6 +52,8 @@ export interface DispatcherDeps {
   caps?: DailyCaps;
   /** Told of each submit, for the carriers' health (carrier-health.ts). */
   health?: CarrierHealthBook;
+  /** Counts the messages a carrier refused for good (failed), for /metrics (delivery-outcomes.ts). */
+  outcomes?: DeliveryOutcomes;
 }
 
 /** Counters since start. */
@@ -255,7 +258,10 @@ export class Dispatcher {
     for (const o of outcomes) {
       if (o.kind === 'submitted') this.stats.submitted++;
       else if (o.kind === 'retry') this.stats.retried++;
-      else this.stats.failed++;
+      else {
+        this.stats.failed++;
+        this.deps.outcomes?.count([{ carrier: o.carrier, status: o.status }]);
+      }
     }
     if (outcomes.some((o) => o.kind === 'failed')) this.deps.signals.notify('push');
     this.deps.recorded?.();
@@ -320,9 +326,12 @@ export class Dispatcher {
 
   // The carriers a message is tried on, in order: its route's list, those bound now first (a carrier down is
   // passed over while another on the list can take the message; when none can, each is tried in turn).
-  private async carriersFor(message: ClaimedMessage, call: boolean): Promise<Carrier[]> {
+  private async carriersFor(
+    message: ClaimedMessage,
+    call: boolean,
+  ): Promise<{ carriers: Carrier[]; passedOver?: Carrier }> {
     const router = call ? this.deps.voiceRouter : this.deps.router;
-    if (!router) return [];
+    if (!router) return { carriers: [] };
     const account = router.filtersByAccount ? await this.accountOf(message.account_id) : undefined;
     const names = router.candidates({
       phone: message.phone,
@@ -333,8 +342,10 @@ export class Dispatcher {
       key: message.id,
     });
     const carriers = names.map((n) => this.deps.carriers.get(n)).filter((c): c is Carrier => c !== undefined);
-    if (carriers.length === 1) return carriers;
-    return [...carriers.filter((c) => c.canSubmit()), ...carriers.filter((c) => !c.canSubmit())];
+    if (carriers.length === 1) return { carriers };
+    const ordered = [...carriers.filter((c) => c.canSubmit()), ...carriers.filter((c) => !c.canSubmit())];
+    // The route's first carrier is down and another takes the message: it is diverted, not refused.
+    return ordered[0] === carriers[0] ? { carriers: ordered } : { carriers: ordered, passedOver: carriers[0] };
   }
 
   // A carrier pushing back (throttled) with more messages waiting in line for its permits than the backlog limit.
@@ -360,7 +371,9 @@ export class Dispatcher {
     routesVersion: number,
   ): Promise<DispatchOutcome | undefined | typeof ROUTES_CHANGED> {
     const call = message.channel === 'call';
-    const carriers = await this.carriersFor(message, call);
+    const { carriers, passedOver } = await this.carriersFor(message, call);
+    const { health } = this.deps;
+    if (passedOver) health?.diverted(passedOver.name);
     if (carriers.length === 0) {
       return {
         kind: 'failed',
@@ -393,11 +406,15 @@ export class Dispatcher {
       const outcome = await this.submitTo(carrier, message, text, call, recorder, routesVersion);
       if (outcome === ROUTES_CHANGED || !outcome?.ok) caps?.release(carrier.name, message.parts);
       if (outcome === ROUTES_CHANGED || !outcome) return outcome;
+      // Failed without reaching a carrier that is down (no bind to send on): no refusal of its own.
+      const unsent = !outcome.ok && outcome.transient && outcome.elsewhere === true && !carrier.canSubmit();
+      if (!unsent) health?.answered(carrier.name, outcome);
       const last = !carriers.slice(i + 1).some(fits);
       if (outcome.ok || !outcome.transient || !outcome.elsewhere || last)
         return this.outcomeOf(message, carrier, outcome, tried);
       this.unrecorded.get(carrier.name)?.release(); // its permit: the message moves on
       this.stats.failedOver++;
+      if (unsent) health?.diverted(carrier.name);
       tried = [...tried, { carrier, error: outcome.error }];
       this.deps.logger.debug(
         { carrier: carrier.name, next: carriers[i + 1].name, message: message.id, error: outcome.error },
@@ -453,7 +470,6 @@ export class Dispatcher {
     } catch (err) {
       result = { ok: false, transient: true, error: `carrier error: ${(err as Error).message}` };
     }
-    health?.answered(carrier.name, result);
     return result;
   }
 

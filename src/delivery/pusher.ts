@@ -21,10 +21,10 @@ import {
 } from '../store/push-queue.ts';
 import { findAccountById } from '../store/accounts.ts';
 import { formatIso } from '../domain/dates.ts';
-import { pushDisabledCounter } from './push-metrics.ts';
 import { createPushAgent, postForm, prepareTarget, pushHeaders, type PreparedTarget } from './push-http.ts';
 import { openAtRest } from '../domain/sealed.ts';
 import { sealingKey } from '../secret-key.ts';
+import { registerPushMetrics } from './push-metrics.ts';
 
 /** Options of createPusher (tests and embedders). */
 export interface PusherOptions {
@@ -71,7 +71,6 @@ const FLUSH_DELAY_MS = 5;
 class Pusher implements Component {
   readonly name = 'pusher';
   private service!: ComponentHost;
-  private disabledCount: { inc(): void } | undefined;
   private settings!: PushSettings;
   private agent!: Agent;
   /** For accounts whose push URLs may reach private addresses (`yona admin push allow-private`): made when first needed. */
@@ -92,14 +91,22 @@ class Pusher implements Component {
   private nextWake = Infinity;
   private readonly timers: NodeJS.Timeout[] = [];
   private unsubscribe: (() => void) | undefined;
+  /** Failed push requests since start (yona_push_failures_total). */
+  private failures = 0;
 
   constructor(private readonly options: PusherOptions) {}
 
   async start(service: ComponentHost): Promise<void> {
     this.service = service;
-    this.disabledCount = pushDisabledCounter(service.metrics.registry, service.node.name);
     this.settings = (this.options.config ?? service.config).push;
     this.agent = createPushAgent(this.settings, this.options.resolve);
+    registerPushMetrics(
+      service.metrics.registry,
+      service.node.name,
+      service.store.db,
+      () => this.failures,
+      service.clock,
+    );
     this.unsubscribe = service.signals.subscribe('push', () => this.requestScan());
     this.timers.push(setInterval(() => this.requestScan(), this.settings.pollMs));
     this.timers.push(setInterval(() => void this.prune(), 60_000));
@@ -397,6 +404,7 @@ class Pusher implements Component {
   private async logFailures(batch: PushResult[], outcomes: Map<number, RegistrationOutcome>): Promise<void> {
     for (const r of batch) {
       if (r.kind !== 'failed') continue;
+      this.failures++;
       const lane = this.lanes.get(r.registrationId);
       const outcome = outcomes.get(r.registrationId);
       const where = {
@@ -420,7 +428,6 @@ class Pusher implements Component {
         'push failed',
       );
       if (disabled) {
-        this.disabledCount?.inc();
         this.service.logger.warn(
           { event: 'push.disabled', ...where, failures: outcome.consecutiveFailures },
           'push registration disabled after repeated failures',

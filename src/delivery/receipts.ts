@@ -13,7 +13,9 @@ import {
   rematchPending,
   sweepUnconfirmed,
   type IncomingReceipt,
+  type StatusChange,
 } from '../store/receipts.ts';
+import type { DeliveryOutcomes } from './delivery-outcomes.ts';
 import type { DeliverySettings } from './delivery-settings.ts';
 
 /** What the receipts worker needs from the service. */
@@ -23,6 +25,8 @@ export interface ReceiptDeps {
   signals: LocalSignals;
   clock: () => number;
   settings: DeliverySettings;
+  /** Counts the outcomes the receipts (and the sweep) give, for /metrics. */
+  outcomes?: DeliveryOutcomes;
 }
 
 interface Queued {
@@ -139,7 +143,11 @@ export class ReceiptWorker {
 
   private async apply(receipts: IncomingReceipt[]): Promise<void> {
     const { store, clock } = this.deps;
-    const r = await store.db.transaction().execute((trx) => applyReceipts(trx, store.dialect, receipts, clock()));
+    let changes: StatusChange[] = [];
+    const r = await store.db
+      .transaction()
+      .execute((trx) => applyReceipts(trx, store.dialect, receipts, clock(), (c) => (changes = c)));
+    this.deps.outcomes?.count(changes);
     this.stats.batches++;
     this.stats.pending += r.pending;
     this.stats.changed += r.changed;
@@ -154,9 +162,13 @@ export class ReceiptWorker {
       do {
         this.rematchWanted = false;
         if (!(await hasRecentPending(store.db, clock(), REMATCH_AGE_MS))) continue;
+        let changes: StatusChange[] = [];
         const r = await store.db
           .transaction()
-          .execute((trx) => rematchPending(trx, store.dialect, clock(), REMATCH_AGE_MS, REMATCH_BATCH));
+          .execute((trx) =>
+            rematchPending(trx, store.dialect, clock(), REMATCH_AGE_MS, REMATCH_BATCH, (c) => (changes = c)),
+          );
+        this.deps.outcomes?.count(changes);
         this.stats.rematched += r.applied;
         this.stats.changed += r.changed;
         if (r.changed > 0) this.deps.signals.notify('push');
@@ -171,13 +183,16 @@ export class ReceiptWorker {
     const { store, clock, settings } = this.deps;
     let total = 0;
     for (;;) {
+      let changes: StatusChange[] = [];
       const n = await store.db
         .transaction()
-        .execute((trx) => sweepUnconfirmed(trx, store.dialect, clock(), SWEEP_BATCH));
+        .execute((trx) => sweepUnconfirmed(trx, store.dialect, clock(), SWEEP_BATCH, (c) => (changes = c)));
+      this.deps.outcomes?.count(changes);
       total += n;
       if (n < SWEEP_BATCH || this.stopped) break;
     }
-    await expirePending(store.db, clock(), settings.receiptWindowMs);
+    const dropped = await expirePending(store.db, clock(), settings.receiptWindowMs);
+    if (this.deps.outcomes) this.deps.outcomes.dropped += dropped;
     this.stats.swept += total;
     if (total > 0) this.deps.signals.notify('push');
     return total;

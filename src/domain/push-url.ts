@@ -73,7 +73,7 @@ export function nonPublicReason(address: string): string | null {
 }
 
 /** True for names that always mean this machine (RFC 6761). */
-function isLocalhostName(hostname: string): boolean {
+export function isLocalhostName(hostname: string): boolean {
   const name = hostname.toLowerCase().replace(/\.$/, '');
   return name === 'localhost' || name.endsWith('.localhost');
 }

@@ -59,15 +59,13 @@ export function registerHealth(app: FastifyInstance, source: HealthSource): void
       });
     }
     const ok = Object.values(roles).every((r) => r.ok);
-    return reply
-      .code(ok ? 200 : 503)
-      .send({
-        status: ok ? 'ok' : 'unhealthy',
-        version: VERSION,
-        store: source.dialect,
-        node: node.name,
-        roles,
-        ...simulators,
-      });
+    return reply.code(ok ? 200 : 503).send({
+      status: ok ? 'ok' : 'unhealthy',
+      version: VERSION,
+      store: source.dialect,
+      node: node.name,
+      roles,
+      ...simulators,
+    });
   });
 }

@@ -35,6 +35,8 @@ export interface AppContext {
   onUnknownFields?(account: Account, root: string, fields: string[]): void;
   /** Which channels have a carrier: a send none can take is refused at accept (5). */
   coverage?: SendCoverage;
+  /** A configured carrier texts go to, if any (OperationContext.liveTextCarrier). */
+  liveTextCarrier?: OperationContext['liveTextCarrier'];
 }
 
 export interface ApiRequest {
@@ -247,6 +249,7 @@ async function runHandler(
     signals,
     prepared,
     coverage: app.coverage,
+    liveTextCarrier: app.liveTextCarrier,
     ...who,
   });
   if (op.readOnly) {

@@ -7,6 +7,7 @@ import { DAY_MS } from '../domain/dates.ts';
 import { ApiError } from '../domain/errors.ts';
 import { normalizePhone, toNational } from '../domain/phone.ts';
 import { verifyUrl } from '../domain/sending.ts';
+import { requireOpenableLinks } from './send/public-links.ts';
 import type { Store } from '../store/db.ts';
 import {
   completeSenderVerification,
@@ -61,6 +62,7 @@ export const verifyPhone = defineOperation({
       }
       const expiresAt = ctx.now + settings.verifyTtlMs;
       if (n.type === 'mobile') {
+        if (sms.length === 0) await requireOpenableLinks(ctx, 'the verification link');
         const code = newPublicCode();
         await insertSenderVerification(ctx.db, {
           accountId: ctx.account.id,

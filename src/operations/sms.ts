@@ -11,6 +11,7 @@ import {
   type NormalisedDestinations,
 } from './send/destinations.ts';
 import { listRecipients, resolveLists } from './send/lists.ts';
+import { requireOpenableLinks } from './send/public-links.ts';
 import {
   checkCampaignName,
   checkMessage,
@@ -126,6 +127,8 @@ export const sms = defineOperation({
       throw new ApiError(987, 'add_dynamic 1 needs exactly one cl_id and no phone elements');
     }
     await requireVerifiedSender(ctx, source);
+    if (links.length > 0 || unsubscribe === 'link')
+      await requireOpenableLinks(ctx, links.length > 0 ? 'its short links' : 'its removal links');
     const listIds = await resolveLists(ctx, given.listIds);
 
     const textToSend = composeText({ tag: input.tag, message, links, unsubscribe, publicUrl: ctx.config.publicUrl });

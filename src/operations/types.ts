@@ -44,6 +44,8 @@ export interface OperationContext {
   prepared?: unknown;
   /** Which channels can take a send now; without it (tests, tools) every channel can. */
   coverage?: SendCoverage;
+  /** A configured carrier texts go to, undefined when they go only to the bundled simulator (public-links.ts). */
+  liveTextCarrier?: (db: Queryable) => Promise<string | undefined>;
 }
 
 export interface Operation<S extends z.ZodType = z.ZodType, R extends z.ZodType = z.ZodType> {

@@ -141,6 +141,24 @@ export async function releaseLeases(db: Queryable, node: string, names: string[]
   await db.deleteFrom('leases').where('node', '=', node).where('name', 'in', names).execute();
 }
 
+/** Names of the leases recorded for `node`, expired or not (what a node that stopped beating held). */
+export async function leasesOf(db: Queryable, node: string): Promise<string[]> {
+  const rows = await db.selectFrom('leases').select('name').where('node', '=', node).orderBy('name').execute();
+  return rows.map((r) => r.name);
+}
+
+/** Who holds each of `names` at `now` (unexpired leases only): lease name to node. */
+export async function holdersOf(db: Queryable, names: string[], now: number): Promise<Map<string, string>> {
+  if (names.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('leases')
+    .select(['name', 'node'])
+    .where('name', 'in', names)
+    .where('expires_at', '>', now)
+    .execute();
+  return new Map(rows.map((r) => [r.name, r.node]));
+}
+
 /** Every lease not yet expired, by name. */
 export async function currentLeases(db: Queryable, now: number): Promise<LeaseRecord[]> {
   const rows = await db.selectFrom('leases').selectAll().where('expires_at', '>', now).orderBy('name').execute();

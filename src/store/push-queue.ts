@@ -364,3 +364,18 @@ export async function prunePushData(db: Queryable, before: number): Promise<numb
     .executeTakeFirst();
   return removed + Number(regs.numDeletedRows);
 }
+
+/** The push queue as an operator watches it: events not yet delivered, and registrations disabled. */
+export async function pushFigures(db: Queryable): Promise<{ backlog: number; disabled: number }> {
+  const backlog = await db
+    .selectFrom('push_events')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('state', '=', 'pending')
+    .executeTakeFirstOrThrow();
+  const disabled = await db
+    .selectFrom('push_registrations')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('state', '=', 'disabled')
+    .executeTakeFirstOrThrow();
+  return { backlog: Number(backlog.n), disabled: Number(disabled.n) };
+}

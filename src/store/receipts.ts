@@ -83,6 +83,8 @@ export async function applyReceipts(
   dialect: Dialect,
   receipts: IncomingReceipt[],
   now: number,
+  /** Told the messages whose status changed, with their carrier and new status. */
+  onChanges?: (changes: StatusChange[]) => void,
 ): Promise<{ matched: number; pending: number; changed: number; followUpCalls?: number }> {
   const parts = new Map<string, PartRow>();
   const byCarrier = new Map<string, string[]>();
@@ -190,6 +192,7 @@ export async function applyReceipts(
   );
   await recordStatusEvents(db, changes, now);
   const followUpCalls = await followFilteredHandsets(db, dialect, changes, now);
+  onChanges?.(changes);
   return {
     matched: receipts.length - unmatched.length,
     pending: unmatched.length,
@@ -274,6 +277,7 @@ export async function rematchPending(
   now: number,
   maxAgeMs: number,
   limit = 2000,
+  onChanges?: (changes: StatusChange[]) => void,
 ): Promise<{ applied: number; changed: number }> {
   const rows = await db
     .selectFrom('pending_receipts as p')
@@ -298,6 +302,7 @@ export async function rematchPending(
       ...(r.duration_ms !== null ? { durationMs: Number(r.duration_ms) } : {}),
     })),
     now,
+    onChanges,
   );
   const ids = rows.map((r) => Number(r.id));
   for (let i = 0; i < ids.length; i += CHUNK)
@@ -319,6 +324,17 @@ export async function hasRecentPending(db: Queryable, now: number, maxAgeMs: num
   return row !== undefined;
 }
 
+/** Receipts that have matched no message since before `before`, counted per carrier. */
+export async function unmatchedReceipts(db: Queryable, before: number): Promise<Map<string, number>> {
+  const rows = await db
+    .selectFrom('pending_receipts')
+    .select((eb) => ['carrier', eb.fn.countAll<number | string>().as('n')])
+    .where('created_at', '<', before)
+    .groupBy('carrier')
+    .execute();
+  return new Map(rows.map((r) => [r.carrier, Number(r.n)]));
+}
+
 /** Drops pending receipts older than `maxAgeMs` (their message can no longer be recorded); returns how many. */
 export async function expirePending(db: Queryable, now: number, maxAgeMs: number): Promise<number> {
   const res = await db
@@ -329,7 +345,13 @@ export async function expirePending(db: Queryable, now: number, maxAgeMs: number
 }
 
 /** Gives status 2 to up to `limit` submitted messages whose receipt window ended; returns how many. */
-export async function sweepUnconfirmed(db: Queryable, dialect: Dialect, now: number, limit: number): Promise<number> {
+export async function sweepUnconfirmed(
+  db: Queryable,
+  dialect: Dialect,
+  now: number,
+  limit: number,
+  onChanges?: (changes: StatusChange[]) => void,
+): Promise<number> {
   const rows = await db
     .updateTable('messages')
     .set({ state: 'done', status: DELIVERY.TIMEOUT, status_at: now })
@@ -347,19 +369,17 @@ export async function sweepUnconfirmed(db: Queryable, dialect: Dialect, now: num
     .where('state', '=', 'submitted')
     .returning(['id', 'account_id', 'campaign_id', 'external_id', 'phone', 'carrier'])
     .execute();
-  await recordStatusEvents(
-    db,
-    rows.map((r) => ({
-      messageId: Number(r.id),
-      accountId: Number(r.account_id),
-      campaignId: Number(r.campaign_id),
-      externalId: r.external_id,
-      phone: r.phone,
-      carrier: r.carrier,
-      status: DELIVERY.TIMEOUT,
-      at: now,
-    })),
-    now,
-  );
+  const changes = rows.map((r) => ({
+    messageId: Number(r.id),
+    accountId: Number(r.account_id),
+    campaignId: Number(r.campaign_id),
+    externalId: r.external_id,
+    phone: r.phone,
+    carrier: r.carrier,
+    status: DELIVERY.TIMEOUT,
+    at: now,
+  }));
+  await recordStatusEvents(db, changes, now);
+  onChanges?.(changes);
   return rows.length;
 }

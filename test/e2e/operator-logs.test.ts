@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { request } from 'undici';
 import { ConsoleClient } from '../helpers/console-client.ts';
+import { duplicateKeys } from '../helpers/json-keys.ts';
 import { startPushReceiver, waitFor, type PushReceiver } from '../helpers/push-receiver.ts';
 import { lastLine, startServeProcess, type ServeProcess } from '../helpers/serve-process.ts';
 import { storeTargets } from '../helpers/stores.ts';
@@ -140,6 +141,25 @@ for (const target of await storeTargets()) {
       const all = serve.logs();
       for (const secret of [token, PASSWORD, `wrong-${PASSWORD}`, BODY_TEXT, 'yona_not-a-real-token'])
         assert.ok(!all.includes(secret), `${secret} appears in the log`);
+    });
+
+    it('writes each key once in a line, up to and including the shutdown, which removes no carrier', async () => {
+      assert.equal(await serve.stop(), 0);
+      const json = serve
+        .logs()
+        .split('\n')
+        .filter((l) => l.startsWith('{'));
+      assert.ok(json.some((l) => l.includes('"msg":"shutting down"')));
+      const repeats = json.flatMap((l) => duplicateKeys(l).map((key) => `${key} in ${l}`));
+      assert.deepEqual(repeats, []);
+      assert.deepEqual(
+        json.filter((l) => l.includes('removed or changed')),
+        [],
+      );
+      assert.ok(
+        json.some((l) => l.includes('"msg":"carrier stopped"')),
+        'each carrier says it stopped',
+      );
     });
   });
 }
