@@ -58,7 +58,9 @@ describe("console: a sub-account's campaigns", () => {
     assert.match(page.text, /<h1>Campaigns of head-branch<\/h1>/);
     assert.match(
       page.text,
-      new RegExp(`<td data-label="Campaign">${campaignId}</td><td data-label="Name"><span dir="auto">Spring sale</span></td>`),
+      new RegExp(
+        `<td data-label="Campaign">${campaignId}</td><td data-label="Name"><span dir="auto">Spring sale</span></td>`,
+      ),
     );
   });
 
