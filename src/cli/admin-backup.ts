@@ -1,10 +1,10 @@
 // `yona admin backup FILE` and `yona admin restore FILE`: a checked copy of the embedded store taken while the
 // server runs, and a copy put back into a data dir no server runs on. On PostgreSQL both explain pg_dump and
 // pg_restore instead: the database has its own tools for consistent copies.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { backupSqlite, restoreSqlite, SQLITE_FILE, type CheckedCopy } from '../store/backup.ts';
-import { alive } from './serve-lock.ts';
+import { serverHolding } from './serve-lock.ts';
 import type { StoreChoice } from './store-location.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -36,21 +36,11 @@ export async function backup(choice: StoreChoice, args: string[], out: (line: st
   );
 }
 
-/** The pid of a `yona serve` running on the data dir, if any. */
-function serverOn(dataDir: string): number | undefined {
-  try {
-    const pid = Number(readFileSync(join(dataDir, 'serve.pid'), 'utf8').trim());
-    return Number.isInteger(pid) && pid > 0 && alive(pid) ? pid : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 export async function restore(choice: StoreChoice, args: string[], out: (line: string) => void): Promise<void> {
   const file = oneFile(args, 'yona admin restore FILE');
   if (choice.databaseUrl) throw new UsageError(POSTGRES_BACKUP);
   if (!existsSync(file)) throw new UsageError(`no backup at ${file}`);
-  const running = serverOn(choice.dataDir);
+  const running = serverHolding(choice.dataDir);
   if (running !== undefined)
     throw new UsageError(
       `a yona serve (pid ${running}) runs on ${choice.dataDir}: stop it before restoring into its data dir`,

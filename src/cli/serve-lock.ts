@@ -27,6 +27,12 @@ function holder(file: string): number | undefined {
   }
 }
 
+/** The pid of the `yona serve` that holds the data dir now, if one does. */
+export function serverHolding(dataDir: string): number | undefined {
+  const pid = holder(join(dataDir, LOCK_FILE));
+  return pid !== undefined && alive(pid) ? pid : undefined;
+}
+
 /** Takes the data dir for this process; throws ConfigError naming the other server; returns the release. */
 export function lockDataDir(dataDir: string): () => void {
   mkdirSync(dataDir, { recursive: true });

@@ -14,6 +14,7 @@ import { normalizePhone } from '../domain/phone.ts';
 import { simulatorInfoPath, standaloneSimulatorsDir } from '../delivery/bundled-simulators.ts';
 import { readSetting } from '../config.ts';
 import { formatIso } from '../domain/dates.ts';
+import { alive } from './serve-lock.ts';
 import { serverDataDir } from './store-location.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -90,13 +91,7 @@ async function runSimulatorCommand(
 
 // Whether the process of that id still runs (a registration left behind by a crash does not count).
 function running(pid: number | undefined): boolean {
-  if (pid === undefined) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  return pid === undefined || alive(pid);
 }
 
 // A registration's control channel, when its file reads and its process runs (a stopped simulator's is gone).
