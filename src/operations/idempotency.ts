@@ -65,10 +65,23 @@ export function idempotencyKeyOf(
 export function refuseMisspelledIdempotencyHeader(root: string, headerNames: readonly string[] | undefined): void {
   if (headerNames === undefined || !IDEMPOTENT_OPERATIONS.has(root)) return;
   for (const name of headerNames) {
-    const lower = name.toLowerCase();
-    if (lower !== IDEMPOTENCY_HEADER && nearMiss(lower, IDEMPOTENCY_HEADER))
+    if (misspellsIdempotencyHeader(name))
       throw new ApiError(2, `unknown header "${name}"; did you mean "Idempotency-Key"?`);
   }
+}
+
+// Clients send the same few header names on every request: each name's answer is kept (up to a bound, so odd
+// names cannot grow it), which takes the edit distance off the send's path.
+const headerVerdicts = new Map<string, boolean>();
+const MAX_HEADER_VERDICTS = 1000;
+
+function misspellsIdempotencyHeader(name: string): boolean {
+  const known = headerVerdicts.get(name);
+  if (known !== undefined) return known;
+  const lower = name.toLowerCase();
+  const verdict = lower !== IDEMPOTENCY_HEADER && nearMiss(lower, IDEMPOTENCY_HEADER);
+  if (headerVerdicts.size < MAX_HEADER_VERDICTS) headerVerdicts.set(name, verdict);
+  return verdict;
 }
 
 /**
