@@ -38,17 +38,28 @@ export function kannelAnchorDir(env: NodeJS.ProcessEnv = process.env): string {
 export interface RunningKannel {
   /** A single-recipient sendsms GET, the request the load repeats. */
   sendUrl: string;
+  /** bearerbox's and smsbox's process ids (the gateway without its sink), for their CPU. */
+  gatewayPids: number[];
   stop(): Promise<void>;
 }
 
-/** The anchor's template with its settings for accepts only: memory-only queue, one transceiver bind, no throughput cap. */
-function renderConfig(dir: string, workDir: string, smppPort: number): string {
+/** How the anchor runs: for accepts only (the default), or with a receipt per message and a given SMPP window. */
+export interface KannelOptions {
+  /** The sink sends a delivery receipt per message, after `receiptDelayMs`. */
+  receipts?: boolean;
+  receiptDelayMs?: number;
+  /** Kannel's `max-pending-submits` (its SMPP window); 10 by default, as the anchor's own runs. */
+  window?: number;
+}
+
+/** The anchor's template with its settings: memory-only queue, one transceiver bind, no throughput cap. */
+function renderConfig(dir: string, workDir: string, smppPort: number, window: number): string {
   const values: Record<string, string> = {
     KDIR: workDir,
     LOG_LEVEL: '1',
     STORE_LINES: '# no store-type: queue is memory-only',
     SMPP_PORT: String(smppPort),
-    MAX_PENDING: '10',
+    MAX_PENDING: String(window),
     THROUGHPUT_LINE: '# throughput: unlimited',
     BIND_LINES: 'transceiver-mode = true',
   };
@@ -58,15 +69,25 @@ function renderConfig(dir: string, workDir: string, smppPort: number): string {
   );
 }
 
-/** The anchor's SMSC sink (smsc-sink.js, with `args`) on a random loopback port, in a second process. */
+/** The anchor's SMSC sink (smsc-sink.js, with `args`) on a random loopback port, in a second process, once it listens. */
 export async function startAnchorSink(dir: string, args: string[]): Promise<{ child: ChildProcess; port: number }> {
   const port = 21000 + Math.floor(Math.random() * 20000);
   const child = spawn(process.execPath, [`${dir}/smsc-sink.js`, '--port', String(port), '--quiet', '1', ...args], {
     env: { ...process.env, NODE_PATH: process.env.NODE_PATH ?? `${REPO}node_modules` },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', 'pipe', 'inherit'],
   });
-  await sleep(1000); // it prints nothing when it listens
-  if (child.exitCode !== null) throw new Error('the Kannel SMSC sink did not start');
+  // It prints a `listening` line first, then per-second counters (read and dropped).
+  const listening = await new Promise<boolean>((resolve) => {
+    let out = '';
+    child.stdout!.on('data', (d) => {
+      out += d;
+      if (out.includes('"listening"')) resolve(true);
+      if (out.length > 100_000) out = '';
+    });
+    child.once('exit', () => resolve(false));
+    setTimeout(() => resolve(false), 30_000);
+  });
+  if (!listening) throw new Error('the Kannel SMSC sink did not start');
   return { child, port };
 }
 
@@ -89,7 +110,7 @@ async function stopProcess(child: ChildProcess): Promise<void> {
 }
 
 /** Starts sink, bearerbox and smsbox (in that order); resolves once the SMSC is online and a send is accepted. */
-export async function startKannel(dir: string): Promise<RunningKannel> {
+export async function startKannel(dir: string, options: KannelOptions = {}): Promise<RunningKannel> {
   const workDir = mkdtempSync(join(tmpdir(), 'yona-bench-kannel-'));
   const conf = join(workDir, 'kannel.conf');
   const started: ChildProcess[] = [];
@@ -98,9 +119,12 @@ export async function startKannel(dir: string): Promise<RunningKannel> {
     rmSync(workDir, { recursive: true, force: true });
   };
   try {
-    const sink = await startAnchorSink(dir, ['--dlr', '0']);
+    const sinkArgs = options.receipts
+      ? ['--dlr', '1', '--dlr-delay-ms', String(options.receiptDelayMs ?? 0)]
+      : ['--dlr', '0'];
+    const sink = await startAnchorSink(dir, sinkArgs);
     started.push(sink.child);
-    writeFileSync(conf, renderConfig(dir, workDir, sink.port));
+    writeFileSync(conf, renderConfig(dir, workDir, sink.port, options.window ?? 10));
     started.push(spawn(BEARERBOX, ['-v', '4', conf], { stdio: 'ignore' }));
     await sleep(2000);
     started.push(spawn(SMSBOX, ['-v', '4', conf], { stdio: 'ignore' }));
@@ -119,7 +143,7 @@ export async function startKannel(dir: string): Promise<RunningKannel> {
       }
       await sleep(250);
     }
-    return { sendUrl, stop };
+    return { sendUrl, gatewayPids: started.slice(1).map((c) => c.pid!), stop };
   } catch (err) {
     await stop();
     throw err;

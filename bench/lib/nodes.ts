@@ -40,7 +40,7 @@ export async function scratchDatabase(tag: string): Promise<{ name: string; url:
   return { name, url: url.toString(), drop: () => run(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }
 
-/** Starts a node (`nodeArgs` go to Node itself, e.g. --cpu-prof); resolves once it logs that it serves (fails after 30 s). */
+/** Starts a node (`nodeArgs` go to Node itself, e.g. --cpu-prof); resolves once it logs that it serves (fails after 90 s: a loaded machine starts slowly). */
 export async function startNode(
   name: string,
   roles: string,
@@ -65,7 +65,7 @@ export async function startNode(
   let logs = '';
   child.stdout!.on('data', (d) => (logs = (logs + d).slice(-20_000)));
   child.stderr!.on('data', (d) => (logs = (logs + d).slice(-20_000)));
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + 90_000;
   for (;;) {
     const line = logs.split('\n').find((l) => l.includes('yona is serving'));
     if (line) {
@@ -100,7 +100,8 @@ export async function stopNodes(nodes: BenchNode[]): Promise<void> {
   );
 }
 
-function cpuSecondsOf(pid: number): number {
+/** CPU seconds a process used so far (user and system, from /proc), 0 once it is gone. */
+export function cpuSecondsOf(pid: number): number {
   try {
     // /proc/PID/stat: fields 14 and 15 are user and system time in clock ticks (100 per second).
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
