@@ -7,6 +7,7 @@ import { ConfigError } from '../domain/errors.ts';
 import { isSealedAtRest, openAtRest } from '../domain/sealed.ts';
 import { readCarrierLimits, takeCarrierLimits } from './limits.ts';
 import type { Role } from '../domain/roles.ts';
+import type { ProtocolIngress } from './ingress.ts';
 import type { ProtocolCli } from './protocol-cli.ts';
 import type { ProtocolSimulator } from './protocol-simulator.ts';
 import { SipCarrier, type SipTrunkConfig } from './sip/connector.ts';
@@ -20,6 +21,7 @@ import type { Carrier, CarrierConfigBase, CarrierLogger } from './types.ts';
 import { UnopenedCarrier } from './unopened.ts';
 
 export type { ProtocolCli } from './protocol-cli.ts';
+export type { IngressAnswer, IngressEvent, IngressRequest, IngressRoute, ProtocolIngress } from './ingress.ts';
 export type { BundledSimulator, ProtocolSimulator } from './protocol-simulator.ts';
 
 /** What a protocol carries: SMS carriers run on dispatcher nodes, voice trunks on voice nodes. */
@@ -46,6 +48,8 @@ export interface CarrierProtocol {
   cli?: ProtocolCli;
   /** The simulator `yona serve` starts in-process when no carrier is configured. */
   simulator?: ProtocolSimulator;
+  /** Its webhook routes, mounted by every API node under /webhooks/<protocol>/<carrier> (carriers/ingress.ts). */
+  ingress?: ProtocolIngress;
 }
 
 const PROTOCOLS = new Map<string, CarrierProtocol>();

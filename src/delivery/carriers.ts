@@ -13,6 +13,7 @@ import { loadCarrierSetup, type CarrierSetup } from './carrier-setup.ts';
 import type { DeliverySettings } from './delivery-settings.ts';
 import { Dispatcher } from './dispatcher.ts';
 import { InboundHandler } from './inbound.ts';
+import { IngressEvents } from './ingress-events.ts';
 import { ReceiptWorker } from './receipts.ts';
 import { CarrierSet, routersOf } from './carrier-set.ts';
 import { BundledSimulators, simulatorsServe } from './bundled-simulators.ts';
@@ -54,6 +55,8 @@ export interface CarriersRuntime {
   health?: CarrierHealthBook;
   /** Delivery outcomes and unmatched receipts per carrier, for /metrics. */
   outcomes?: DeliveryOutcomes;
+  /** On a receipts node: the events carriers posted to their webhooks, processed. */
+  ingress?: IngressEvents;
 }
 
 // Each carrier's daily cap and price, as its settings give them.
@@ -260,6 +263,10 @@ export function carriersComponent(
       incidentTimer = setInterval(() => incidents.check(carrierReports(runtime)), INCIDENT_CHECK_MS);
       incidentTimer.unref();
       receipts.start({ sweeps: node.has('receipts') });
+      if (node.has('receipts')) {
+        runtime.ingress = new IngressEvents({ ...deps, receipts, inbound });
+        runtime.ingress.start();
+      }
       await set.apply(setup);
       carrierSet = set;
       // Live changes: the store (and the carriers file) read again every few seconds and on SIGHUP.
@@ -311,6 +318,7 @@ export function carriersComponent(
       await r.dispatcher?.stop();
       r.caps?.stop();
       await carrierSet?.stop();
+      await r.ingress?.stop();
       await r.receipts?.stop();
       await bundled?.stop();
       bundled = undefined;
