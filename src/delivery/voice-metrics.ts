@@ -5,7 +5,7 @@ import client from 'prom-client';
 import { SipCarrier } from '../carriers/sip/connector.ts';
 import { mediaStats } from '../carriers/sip/media.ts';
 import type { TrunkHealth } from '../carriers/types.ts';
-import { sharedSpeech } from '../carriers/sip/speech.ts';
+import { sharedSpeech } from '../speech/speech.ts';
 import type { Carrier } from '../carriers/types.ts';
 
 /** The last OPTIONS check of each trunk this node runs, by name (for /healthz). */

@@ -16,7 +16,7 @@ import type {
 import { placeCall, type CallOutcome, type CallResult, type Trunk } from './call.ts';
 import { TrunkMonitor, type TrunkHealth } from './options.ts';
 import { CALL_REFUNDED, CALL_STATUS, triesAnotherTrunk } from './outcomes.ts';
-import { sharedSpeech, type SpeechEngine } from './speech.ts';
+import { sharedSpeech, type SpeechEngine } from '../../speech/speech.ts';
 
 /** Settings of one voice trunk. */
 export interface SipTrunkConfig extends CarrierConfigBase, Trunk {
