@@ -18,7 +18,7 @@ import { ReceiptWorker } from './receipts.ts';
 import { CarrierSet, routersOf } from './carrier-set.ts';
 import { BundledSimulators, simulatorsServe } from './bundled-simulators.ts';
 import { DailyCaps } from './daily-caps.ts';
-import { registerVoiceMetrics, trunkHealth } from './voice-metrics.ts';
+import { protocolHealth, registerProtocolMetrics } from './protocol-metrics.ts';
 import { CarrierHealthBook, type CarrierHealth } from './carrier-health.ts';
 import { CarrierIncidents } from './carrier-incidents.ts';
 import { registerCarrierMetrics, StoreQueueFigures } from './carrier-metrics.ts';
@@ -85,7 +85,7 @@ function registerDispatchMetrics(
   const { registry } = service.metrics;
   if (registry.getSingleMetric('yona_dispatched_messages_total')) return;
   const node = service.node.name;
-  registerVoiceMetrics(registry, node, carriers);
+  registerProtocolMetrics(registry, node, carriers);
   new client.Counter({
     name: 'yona_dispatched_messages_total',
     help: 'Messages this node submitted, retried or failed at submit (by outcome)',
@@ -176,7 +176,7 @@ export function carriersComponent(
         ok: dispatcher.ok && submitting,
         ...(submitting ? {} : { problem: 'no carrier that routes texts can submit' }),
       },
-      { ...report('voice'), trunks: trunkHealth(runtime?.carriers) },
+      { ...report('voice'), ...protocolHealth('voice', runtime?.carriers) },
       { role: 'receipts', ok: runtime?.receipts !== undefined },
     ];
   }
