@@ -2,6 +2,7 @@
 //   domain/                                  pure logic, imports nothing of ours
 //   support/                                 process-level helpers with no Yona logic (a FIFO semaphore, a certificate)
 //   config.ts logger.ts signals.ts secret-key.ts   the process base: settings, log, wake-ups, the sealing key
+//   speech/                                  text to speech and G.711 (calls play it, pricing measures it)
 //   store/   carriers/                       SQL; protocols (neither imports the other)
 //   cluster/ (but leader.ts)                 this node among the nodes: heartbeat, leases, shares, node metrics
 //   component.ts                             the contract between the process and its parts (types only)
@@ -17,6 +18,7 @@ const LAYERS = {
   domain: [`${SRC}domain/`],
   support: [`${SRC}support/`],
   base: [`${SRC}(config|logger|signals|secret-key)[.]ts$`],
+  speech: [`${SRC}speech/`],
   store: [`${SRC}store/`],
   carriers: [`${SRC}carriers/`],
   cluster: [`${SRC}cluster/(?!leader[.]ts$)`],
@@ -51,12 +53,18 @@ module.exports = {
       ['domain', 'support'],
       'config.ts, logger.ts, signals.ts and secret-key.ts use only domain/ and support/ (and each other)',
     ),
+    onlyBelow(
+      'speech-is-low',
+      'speech',
+      ['domain', 'support'],
+      'speech/ renders text to audio: it imports only domain/ and support/',
+    ),
     onlyBelow('store-reads-only-domain', 'store', ['domain', 'support'], 'store/ imports only domain/ and support/'),
     onlyBelow(
       'carriers-below-store',
       'carriers',
-      ['domain', 'support'],
-      'carriers/ speak protocols: they import only domain/ (and themselves), never the store or the delivery workers',
+      ['speech', 'domain', 'support'],
+      'carriers/ speak protocols: they import only speech/ and domain/ (and themselves), never the store or the delivery workers',
     ),
     onlyBelow(
       'cluster-over-store',
@@ -73,13 +81,13 @@ module.exports = {
     onlyBelow(
       'operations-below-http',
       'operations',
-      ['store', 'carriers', 'base', 'domain', 'support'],
+      ['store', 'carriers', 'speech', 'base', 'domain', 'support'],
       'operations/ never import the HTTP edge, the delivery workers, the cluster or the CLI',
     ),
     onlyBelow(
       'delivery-below-operations',
       'workers',
-      ['component', 'cluster', 'store', 'carriers', 'base', 'domain', 'support'],
+      ['component', 'cluster', 'store', 'carriers', 'speech', 'base', 'domain', 'support'],
       'the delivery workers (and the leader wrapper) use store, carriers and domain, not the operations, the HTTP edge or the CLI',
     ),
     onlyBelow(
@@ -110,7 +118,19 @@ module.exports = {
     onlyBelow(
       'service-below-cli',
       'service',
-      ['http', 'workers', 'operations', 'component', 'cluster', 'store', 'carriers', 'base', 'domain', 'support'],
+      [
+        'http',
+        'workers',
+        'operations',
+        'component',
+        'cluster',
+        'store',
+        'carriers',
+        'speech',
+        'base',
+        'domain',
+        'support',
+      ],
       'service.ts composes the process from every layer but the CLI',
     ),
     {

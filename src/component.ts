@@ -33,6 +33,35 @@ export interface Component {
   health?: () => RoleHealth[];
   /** The channels ('sms', 'voice') a bundled simulator serves on this node now, for /healthz. */
   simulators?: () => string[];
+  /** Carriers' webhooks, which the HTTP edge of an API node mounts under /webhooks/<protocol>/<carrier>. */
+  webhooks?: WebhookIngress;
+}
+
+/** One request to /webhooks/<protocol>/<carrier>[/<path>], as the HTTP edge hands it on. */
+export interface WebhookRequest {
+  protocol: string;
+  carrier: string;
+  method: string;
+  /** Below the carrier's address, without slashes around it ('' for the address itself). */
+  path: string;
+  query: Record<string, string>;
+  headers: Record<string, string | undefined>;
+  body: Buffer;
+}
+
+/** What the HTTP edge answers a webhook request. */
+export interface WebhookAnswer {
+  status: number;
+  body?: string;
+  contentType?: string;
+}
+
+/** The port through which the HTTP edge hands carriers' webhooks to the part that knows the protocols. */
+export interface WebhookIngress {
+  /** The largest body any protocol takes (each protocol checks its own). */
+  readonly maxBodyBytes: number;
+  /** Answers one request; any events it carried are stored before it resolves. */
+  receive(request: WebhookRequest): Promise<WebhookAnswer>;
 }
 
 /** A role's state on this node: ok false answers /healthz with 503. */

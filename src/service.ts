@@ -87,7 +87,19 @@ export async function startService(
   const routes = components.flatMap((c) => (c.routes ? [c.routes] : []));
   const health = () => components.flatMap((c) => c.health?.() ?? []);
   const simulators = () => components.flatMap((c) => c.simulators?.() ?? []);
-  const http = await startHttp({ ctx, metrics, logger, tls, routes, node, health, simulators, api: node.has('api') });
+  const webhooks = components.find((c) => c.webhooks)?.webhooks;
+  const http = await startHttp({
+    ctx,
+    metrics,
+    logger,
+    tls,
+    routes,
+    node,
+    health,
+    simulators,
+    webhooks,
+    api: node.has('api'),
+  });
   const service: Service = {
     config,
     store,

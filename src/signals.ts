@@ -3,6 +3,8 @@ import { EventEmitter } from 'node:events';
 
 /** What a wake-up is about: new messages to dispatch, push events to post, campaigns to schedule. */
 export type Topic = 'dispatch' | 'push' | 'schedule';
+/** Wake-ups within the process only: also events a carrier's webhook stored (never held in a transaction). */
+export type LocalTopic = Topic | 'ingress';
 
 /** Signals workers that new rows await them (after commit); a no-op in dry-run. */
 export interface Signals {
@@ -28,12 +30,12 @@ export class HeldSignals implements Signals {
 export class LocalSignals implements Signals {
   private readonly emitter = new EventEmitter();
 
-  notify(topic: Topic): void {
+  notify(topic: LocalTopic): void {
     this.emitter.emit(topic);
   }
 
   /** Calls `listener` on every notify of `topic`; returns an unsubscribe function. */
-  subscribe(topic: Topic, listener: () => void): () => void {
+  subscribe(topic: LocalTopic, listener: () => void): () => void {
     this.emitter.on(topic, listener);
     return () => this.emitter.off(topic, listener);
   }

@@ -2,14 +2,17 @@
 // of Yona needs to know about a protocol: whether it carries SMS or voice (which node role runs it), the lease
 // name of its shares, how its settings read (the carriers file and the store's settings document alike), its
 // options on `yona admin add-carrier`, and its bundled simulator. Nothing outside carriers/ names a protocol.
+import type { Registry } from 'prom-client';
 import type { z } from 'zod';
 import { ConfigError } from '../domain/errors.ts';
 import { isSealedAtRest, openAtRest } from '../domain/sealed.ts';
 import { readCarrierLimits, takeCarrierLimits } from './limits.ts';
 import type { Role } from '../domain/roles.ts';
+import type { ProtocolIngress } from './ingress.ts';
 import type { ProtocolCli } from './protocol-cli.ts';
 import type { ProtocolSimulator } from './protocol-simulator.ts';
-import { SipCarrier, type SipTrunkConfig } from './sip/connector.ts';
+import { createSipCarrier } from './sip/connector.ts';
+import { registerSipMetrics, sipHealth } from './sip/metrics.ts';
 import { sipConfigFromFile, sipFileTrunk } from './sip/settings.ts';
 import { smppCli } from './smpp/cli.ts';
 import { SmppCarrier, type SmppCarrierConfig } from './smpp/connector.ts';
@@ -20,6 +23,7 @@ import type { Carrier, CarrierConfigBase, CarrierLogger } from './types.ts';
 import { UnopenedCarrier } from './unopened.ts';
 
 export type { ProtocolCli } from './protocol-cli.ts';
+export type { IngressAnswer, IngressEvent, IngressRequest, IngressRoute, ProtocolIngress } from './ingress.ts';
 export type { BundledSimulator, ProtocolSimulator } from './protocol-simulator.ts';
 
 /** What a protocol carries: SMS carriers run on dispatcher nodes, voice trunks on voice nodes. */
@@ -46,6 +50,12 @@ export interface CarrierProtocol {
   cli?: ProtocolCli;
   /** The simulator `yona serve` starts in-process when no carrier is configured. */
   simulator?: ProtocolSimulator;
+  /** Its webhook routes, mounted by every API node under /webhooks/<protocol>/<carrier> (carriers/ingress.ts). */
+  ingress?: ProtocolIngress;
+  /** Registers its own metrics once on the node's registry; `carriers` gives this node's carriers of it. */
+  metrics?(registry: Registry, node: string, carriers: () => Carrier[]): void;
+  /** What /healthz adds of its carriers on this node to the report of the role that runs them. */
+  health?(carriers: Carrier[]): Record<string, unknown>;
 }
 
 const PROTOCOLS = new Map<string, CarrierProtocol>();
@@ -67,12 +77,14 @@ registerProtocol('smpp', {
 });
 
 registerProtocol('sip', {
-  create: (config, logger) => new SipCarrier(config as SipTrunkConfig, undefined, logger),
+  create: createSipCarrier,
   channel: 'voice',
   shareKey: 'calls',
   settings: { schema: sipFileTrunk, toConfig: sipConfigFromFile },
   secrets: ['password'],
   simulator: sipSimulator,
+  metrics: registerSipMetrics,
+  health: sipHealth,
 });
 
 /** The name a carrier's settings give their protocol (the default when they name none). */

@@ -15,6 +15,7 @@ import { publicPagesComponent } from '../http/public-pages.ts';
 import { lockDataDir } from './serve-lock.ts';
 import { registerServer, withoutPassword } from './serve-registry.ts';
 import { carriersComponent } from '../delivery/carriers.ts';
+import { ingressComponent } from '../delivery/ingress.ts';
 import { createPusher } from '../delivery/pusher.ts';
 
 /** Components `serve` runs besides the API for the given roles (all by default). */
@@ -23,7 +24,7 @@ export function defaultComponents(roles: readonly Role[] = ROLES, logger = creat
   const components: Component[] = [];
   if (has('scheduler'))
     components.push(schedulerRole([schedulerComponent(), birthdaysComponent(), retentionComponent()], logger));
-  if (has('api')) components.push(publicPagesComponent());
+  if (has('api')) components.push(publicPagesComponent(), ingressComponent());
   if (has('dispatcher') || has('voice') || has('receipts')) components.push(carriersComponent());
   if (has('pusher')) components.push(createPusher());
   return components;

@@ -13,11 +13,12 @@ import { loadCarrierSetup, type CarrierSetup } from './carrier-setup.ts';
 import type { DeliverySettings } from './delivery-settings.ts';
 import { Dispatcher } from './dispatcher.ts';
 import { InboundHandler } from './inbound.ts';
+import { IngressEvents } from './ingress-events.ts';
 import { ReceiptWorker } from './receipts.ts';
 import { CarrierSet, routersOf } from './carrier-set.ts';
 import { BundledSimulators, simulatorsServe } from './bundled-simulators.ts';
 import { DailyCaps } from './daily-caps.ts';
-import { registerVoiceMetrics, trunkHealth } from './voice-metrics.ts';
+import { protocolHealth, registerProtocolMetrics } from './protocol-metrics.ts';
 import { CarrierHealthBook, type CarrierHealth } from './carrier-health.ts';
 import { CarrierIncidents } from './carrier-incidents.ts';
 import { registerCarrierMetrics, StoreQueueFigures } from './carrier-metrics.ts';
@@ -54,6 +55,8 @@ export interface CarriersRuntime {
   health?: CarrierHealthBook;
   /** Delivery outcomes and unmatched receipts per carrier, for /metrics. */
   outcomes?: DeliveryOutcomes;
+  /** On a receipts node: the events carriers posted to their webhooks, processed. */
+  ingress?: IngressEvents;
 }
 
 // Each carrier's daily cap and price, as its settings give them.
@@ -82,7 +85,7 @@ function registerDispatchMetrics(
   const { registry } = service.metrics;
   if (registry.getSingleMetric('yona_dispatched_messages_total')) return;
   const node = service.node.name;
-  registerVoiceMetrics(registry, node, carriers);
+  registerProtocolMetrics(registry, node, carriers);
   new client.Counter({
     name: 'yona_dispatched_messages_total',
     help: 'Messages this node submitted, retried or failed at submit (by outcome)',
@@ -173,7 +176,7 @@ export function carriersComponent(
         ok: dispatcher.ok && submitting,
         ...(submitting ? {} : { problem: 'no carrier that routes texts can submit' }),
       },
-      { ...report('voice'), trunks: trunkHealth(runtime?.carriers) },
+      { ...report('voice'), ...protocolHealth('voice', runtime?.carriers) },
       { role: 'receipts', ok: runtime?.receipts !== undefined },
     ];
   }
@@ -260,6 +263,10 @@ export function carriersComponent(
       incidentTimer = setInterval(() => incidents.check(carrierReports(runtime)), INCIDENT_CHECK_MS);
       incidentTimer.unref();
       receipts.start({ sweeps: node.has('receipts') });
+      if (node.has('receipts')) {
+        runtime.ingress = new IngressEvents({ ...deps, receipts, inbound });
+        runtime.ingress.start();
+      }
       await set.apply(setup);
       carrierSet = set;
       // Live changes: the store (and the carriers file) read again every few seconds and on SIGHUP.
@@ -311,6 +318,7 @@ export function carriersComponent(
       await r.dispatcher?.stop();
       r.caps?.stop();
       await carrierSet?.stop();
+      await r.ingress?.stop();
       await r.receipts?.stop();
       await bundled?.stop();
       bundled = undefined;

@@ -31,10 +31,14 @@ export interface InboundDeps {
   settings: DeliverySettings;
 }
 
-/** What became of one inbound message (`partial`: a part kept until the rest of its message arrives). */
+/**
+ * What became of one inbound message (`partial`: a part kept until the rest of its message arrives; `seen`: its
+ * claim found it handled already, nothing done).
+ */
 export type InboundOutcome =
   | { routed: false }
   | { routed: 'partial' }
+  | { routed: 'seen' }
   | { routed: true; accountId: number; blocked: boolean };
 
 /** Parts of a concatenated SMS whose other parts never came are dropped after this long. */
@@ -49,9 +53,14 @@ export class InboundHandler {
 
   /**
    * Stores one inbound SMS that arrived through `carrier`. A part of a concatenated SMS is kept until its
-   * message is whole (in the same transaction, so its acknowledgement means it is stored).
+   * message is whole (in the same transaction, so its acknowledgement means it is stored). `claim`, run first in
+   * that transaction, says whether the message is still to be handled (a stored webhook event marks itself so).
    */
-  async handle(carrier: string, sms: InboundSms): Promise<InboundOutcome> {
+  async handle(
+    carrier: string,
+    sms: InboundSms,
+    claim?: (trx: Queryable) => Promise<boolean>,
+  ): Promise<InboundOutcome> {
     const { store, clock } = this.deps;
     this.stats.received++;
     const phone = normalizeNumber(sms.from) || sms.from;
@@ -60,6 +69,7 @@ export class InboundHandler {
     await this.pruneParts(now);
     const held = new HeldSignals();
     const outcome = await store.db.transaction().execute(async (trx): Promise<InboundOutcome> => {
+      if (claim && !(await claim(trx))) return { routed: 'seen' };
       if (!sms.part) return this.storeWhole(trx, held, carrier, { ...sms, phone, dest }, now);
       const whole = await addInboundPart(trx, store.dialect, {
         carrier,
@@ -73,7 +83,7 @@ export class InboundHandler {
       return this.storeWhole(trx, held, carrier, { ...sms, phone, dest, text: whole.text, at: whole.receivedAt }, now);
     });
     held.release(this.deps.signals);
-    if (outcome.routed === 'partial') return outcome;
+    if (outcome.routed === 'partial' || outcome.routed === 'seen') return outcome;
     if (outcome.routed === false) {
       this.stats.unrouted++;
       this.deps.logger.warn(

@@ -11,6 +11,8 @@ import { registerConsole } from './console/index.ts';
 import { registerHealth, type HealthSource } from './health.ts';
 import { registerOpenApiRoute } from './openapi/route.ts';
 import { lazyRequestLogger } from './request-logger.ts';
+import { registerWebhooks } from './webhooks.ts';
+import type { WebhookIngress } from '../component.ts';
 import type { Metrics } from './metrics.ts';
 import type { TlsMaterial } from './tls.ts';
 
@@ -26,6 +28,8 @@ export interface HttpDeps {
   simulators?: HealthSource['simulators'];
   /** Serve the API, the console and the public pages (the api role); otherwise only /healthz and /metrics. */
   api: boolean;
+  /** Carriers' webhooks, mounted under /webhooks on an API node. */
+  webhooks?: WebhookIngress;
 }
 
 export interface RunningHttp {
@@ -105,6 +109,7 @@ export async function startHttp(deps: HttpDeps): Promise<RunningHttp> {
   });
   if (deps.api) {
     registerConsole(app, deps.ctx, deps.logger);
+    if (deps.webhooks) registerWebhooks(app, deps.webhooks);
     for (const register of deps.routes ?? []) register(app);
   }
 

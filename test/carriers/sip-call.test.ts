@@ -1,13 +1,13 @@
 // The voice connector's call against sipp, an independent SIP peer on loopback: an answered call plays the
 // rendered message over RTP in the law the answer chose (20 ms packets, for the audio's duration x repeat plus
 // the pauses), then BYE; busy, decline and a callee that only rings (cancelled at the ring timeout) map to their
-// outcomes; a trunk's digest challenge is answered. Also the speech rendering the calls play.
+// outcomes; a trunk's digest challenge is answered. (The speech the calls play: test/speech/speech.test.ts.)
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { placeCall, type CallRequest, type Trunk } from '../../src/carriers/sip/call.ts';
 import { PACKET_MS, playbackFrames, TRAILING_SILENCE_MS } from '../../src/carriers/sip/rtp.ts';
-import { encodeG711, type G711Law } from '../../src/carriers/sip/g711.ts';
-import { CachedSpeech, EspeakEngine, espeakSpeed, speakableText } from '../../src/carriers/sip/speech.ts';
+import { encodeG711, type G711Law } from '../../src/speech/g711.ts';
+import { CachedSpeech, EspeakEngine } from '../../src/speech/speech.ts';
 import { startSipp, voiceToolsAvailable, type SippPeer } from '../helpers/sipp.ts';
 
 const available = voiceToolsAvailable();
@@ -29,30 +29,6 @@ const request = (over: Partial<CallRequest> = {}): CallRequest => ({
   ringTimeoutMs: 5000,
   audio: () => speech.render({ text: TEXT, voice: 'ymMale', rate: 0 }),
   ...over,
-});
-
-describe('speech for calls', { skip: !available }, () => {
-  it('reads codes digit by digit and maps the rate to espeak-ng speeds', () => {
-    assert.equal(speakableText('your code is 482913, call 03'), 'your code is 4, 8, 2, 9, 1, 3, call 03');
-    assert.deepEqual([espeakSpeed(-10), espeakSpeed(0), espeakSpeed(10)], [88, 175, 263]);
-  });
-
-  it('renders Hebrew in two audibly distinct voices, 8 kHz G.711, faster at a higher rate', async () => {
-    const male = await heard('pcma');
-    const female = await heard('pcma', 'ymFemale');
-    const fast = await heard('pcma', 'ymMale', 10);
-    const mulaw = await heard('pcmu');
-    assert.ok(male.length > 8000 * 1.5, `${male.length / 8000} s of speech`);
-    assert.ok(!male.equals(female), 'the voices differ');
-    assert.ok(fast.length < male.length * 0.8, `rate 10 is faster: ${fast.length} against ${male.length} samples`);
-    assert.equal(mulaw.length, male.length, 'both laws carry the same samples');
-    assert.ok(!mulaw.equals(male));
-    assert.equal(
-      await speech.render({ text: TEXT, voice: 'ymMale', rate: 0 }),
-      await speech.render({ text: TEXT, voice: 'ymMale', rate: 0 }),
-      'rendered once, then cached',
-    );
-  });
 });
 
 describe('a call to sipp', { skip: !available }, () => {

@@ -9,8 +9,8 @@ import { formatResponse, parseSip } from '../../src/carriers/sip/message.ts';
 import { checkTrunk } from '../../src/carriers/sip/options.ts';
 import { SipCarrier, type SipTrunkConfig } from '../../src/carriers/sip/connector.ts';
 import { PACKET_MS, playbackFrames, TRAILING_SILENCE_MS } from '../../src/carriers/sip/rtp.ts';
-import { encodeG711 } from '../../src/carriers/sip/g711.ts';
-import { CachedSpeech, EspeakEngine } from '../../src/carriers/sip/speech.ts';
+import { encodeG711 } from '../../src/speech/g711.ts';
+import { CachedSpeech, EspeakEngine } from '../../src/speech/speech.ts';
 import type { Receipt } from '../../src/carriers/types.ts';
 import { voiceToolsAvailable } from '../helpers/sipp.ts';
 

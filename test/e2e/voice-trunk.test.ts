@@ -9,8 +9,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { SipCarrier, SipTrunkConfig } from '../../src/carriers/sip/connector.ts';
-import { pcmSeconds } from '../../src/carriers/sip/g711.ts';
-import { sharedSpeech } from '../../src/carriers/sip/speech.ts';
+import { pcmSeconds } from '../../src/speech/g711.ts';
+import { sharedSpeech } from '../../src/speech/speech.ts';
 import { callCredits, callSeconds } from '../../src/domain/voice.ts';
 import {
   dlrById,

@@ -6,7 +6,7 @@
 // The outcome says what a delivery report needs, with the SIP status that decided it.
 import { randomInt } from 'node:crypto';
 import { digestAuthorization, parseChallenge } from './digest.ts';
-import { encodeG711, type G711Law } from './g711.ts';
+import { encodeG711, type G711Law } from '../../speech/g711.ts';
 import { openMedia, type MediaSession } from './media.ts';
 import {
   formatRequest,

@@ -16,7 +16,7 @@ import type {
 import { placeCall, type CallOutcome, type CallResult, type Trunk } from './call.ts';
 import { TrunkMonitor, type TrunkHealth } from './options.ts';
 import { CALL_REFUNDED, CALL_STATUS, triesAnotherTrunk } from './outcomes.ts';
-import { sharedSpeech, type SpeechEngine } from './speech.ts';
+import { sharedSpeech, type SpeechEngine } from '../../speech/speech.ts';
 
 /** Settings of one voice trunk. */
 export interface SipTrunkConfig extends CarrierConfigBase, Trunk {
@@ -270,4 +270,9 @@ export class SipCarrier implements Carrier {
     }
     await Promise.all([...this.calls]);
   }
+}
+
+/** A trunk for a carrier's settings, speaking with the shared speech engine (the registry's SIP entry makes these). */
+export function createSipCarrier(config: CarrierConfigBase, logger: CarrierLogger): Carrier {
+  return new SipCarrier(config as SipTrunkConfig, undefined, logger);
 }

@@ -2,7 +2,7 @@
 // with a second of silence between and 200 ms of silence after, so the far end hears the last words before the
 // BYE. The packets are paced on the media thread (media-thread.ts).
 import { PAUSE_BETWEEN_PLAYS_MS } from '../../domain/voice.ts';
-import type { G711Law } from './g711.ts';
+import type { G711Law } from '../../speech/g711.ts';
 
 /** Samples (and bytes) in one 20 ms G.711 packet. */
 export const SAMPLES_PER_PACKET = 160;

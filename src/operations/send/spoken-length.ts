@@ -2,8 +2,8 @@
 // on the length of the speech it will play, and the rendering (cached, so a campaign of one text renders once)
 // never holds the store. A send without a tts block costs nothing here; one whose speech cannot be rendered now
 // is priced on the estimate, and its calls fail (refunded) if it still cannot be spoken when they are placed.
-import { pcmSeconds } from '../../carriers/sip/g711.ts';
-import { sharedSpeech } from '../../carriers/sip/speech.ts';
+import { pcmSeconds } from '../../speech/g711.ts';
+import { sharedSpeech } from '../../speech/speech.ts';
 import type { SpokenLengths } from '../../domain/voice.ts';
 import { checkMessage, parseTts, type TtsFields } from './options.ts';
 

@@ -4,6 +4,7 @@ import type { AudienceTables } from './audience.ts';
 import type { CarriersTables } from './carriers.ts';
 import type { ConsoleTables } from './console.ts';
 import type { IdempotencyTables } from './idempotency.ts';
+import type { IngressTables } from './ingress.ts';
 import type { NodesTables } from './nodes.ts';
 import type { OtpTables } from './otp.ts';
 import type { PushTables } from './push.ts';
@@ -103,7 +104,8 @@ export interface Database
     OtpTables,
     ConsoleTables,
     NodesTables,
-    IdempotencyTables {
+    IdempotencyTables,
+    IngressTables {
   accounts: AccountTable;
   account_ips: AccountIpTable;
   api_tokens: ApiTokenTable;

@@ -4,7 +4,7 @@
 // when it is answered (g711.ts), and its length prices the call before it is accepted.
 // An operator plugs in a better engine by implementing SpeechEngine: text and voice in, linear PCM out.
 import { spawn } from 'node:child_process';
-import { speakableText } from '../../domain/speakable.ts';
+import { speakableText } from '../domain/speakable.ts';
 import { G711_RATE } from './g711.ts';
 
 /** The two voices of the API's `tts.voice`. */

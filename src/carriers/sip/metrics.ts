@@ -1,28 +1,24 @@
-// Metrics and health of this node's voice calls: read at scrape time: calls in progress per trunk, call outcomes by
-// result and SIP status, speech rendering (renders, cache hits, seconds spent), and RTP packets the media
-// thread sent late (their successors rescheduled, never bunched).
+// What the SIP protocol contributes to a node's /metrics and /healthz through its registry entry: calls in progress
+// per trunk, call outcomes by result and SIP status, speech rendering (renders, cache hits, seconds spent), RTP
+// packets the media thread sent late (their successors rescheduled, never bunched), and each trunk's last OPTIONS
+// check. All read at scrape time.
 import client from 'prom-client';
-import { SipCarrier } from '../carriers/sip/connector.ts';
-import { mediaStats } from '../carriers/sip/media.ts';
-import type { TrunkHealth } from '../carriers/types.ts';
-import { sharedSpeech } from '../carriers/sip/speech.ts';
-import type { Carrier } from '../carriers/types.ts';
+import { sharedSpeech } from '../../speech/speech.ts';
+import type { Carrier, TrunkHealth } from '../types.ts';
+import { SipCarrier } from './connector.ts';
+import { mediaStats } from './media.ts';
 
-/** The last OPTIONS check of each trunk this node runs, by name (for /healthz). */
-export function trunkHealth(carriers: Map<string, Carrier> | undefined): Record<string, TrunkHealth> {
-  return Object.fromEntries(
-    [...(carriers?.values() ?? [])].filter((c) => c instanceof SipCarrier).map((c) => [c.name, c.health()]),
-  );
+const trunksOf = (carriers: Carrier[]) => carriers.filter((c): c is SipCarrier => c instanceof SipCarrier);
+
+/** The last OPTIONS check of each trunk this node runs, by name, as /healthz shows them beside the voice role. */
+export function sipHealth(carriers: Carrier[]): { trunks: Record<string, TrunkHealth> } {
+  return { trunks: Object.fromEntries(trunksOf(carriers).map((c) => [c.name, c.health()])) };
 }
 
-/** Registers the voice metrics once on `registry`; `carriers` gives this node's carriers when it runs them. */
-export function registerVoiceMetrics(
-  registry: client.Registry,
-  node: string,
-  carriers: () => Map<string, Carrier> | undefined,
-): void {
+/** Registers the voice metrics once on `registry`; `carriers` gives this node's SIP carriers at scrape time. */
+export function registerSipMetrics(registry: client.Registry, node: string, carriers: () => Carrier[]): void {
   if (registry.getSingleMetric('yona_calls_in_progress')) return;
-  const trunks = () => [...(carriers()?.values() ?? [])].filter((c): c is SipCarrier => c instanceof SipCarrier);
+  const trunks = () => trunksOf(carriers());
   new client.Gauge({
     name: 'yona_calls_in_progress',
     help: 'Voice calls up now on this node, per trunk',
