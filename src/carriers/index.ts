@@ -10,7 +10,7 @@ import { readCarrierLimits, takeCarrierLimits } from './limits.ts';
 import type { Role } from '../domain/roles.ts';
 import type { ProtocolCli } from './protocol-cli.ts';
 import type { ProtocolSimulator } from './protocol-simulator.ts';
-import { SipCarrier, type SipTrunkConfig } from './sip/connector.ts';
+import { createSipTrunk } from './sip/protocol.ts';
 import { sipConfigFromFile, sipFileTrunk } from './sip/settings.ts';
 import { smppCli } from './smpp/cli.ts';
 import { SmppCarrier, type SmppCarrierConfig } from './smpp/connector.ts';
@@ -70,7 +70,7 @@ registerProtocol('smpp', {
 });
 
 registerProtocol('sip', {
-  create: (config, logger) => new SipCarrier(config as SipTrunkConfig, undefined, logger),
+  create: createSipTrunk,
   channel: 'voice',
   shareKey: 'calls',
   settings: { schema: sipFileTrunk, toConfig: sipConfigFromFile },
