@@ -1,9 +1,10 @@
 // The carrier protocols: each one folder under carriers/ and one entry here. An entry says everything the rest
-// of Yona needs to know about a protocol: whether it carries SMS or voice (which node role runs it), the lease
+// of Yona needs to know about a protocol: the channel it carries (domain/channels.ts: which node role runs it), the lease
 // name of its shares, how its settings read (the carriers file and the store's settings document alike), its
 // options on `yona admin add-carrier`, and its bundled simulator. Nothing outside carriers/ names a protocol.
 import type { Registry } from 'prom-client';
 import type { z } from 'zod';
+import { type ChannelName, channelOf, DEFAULT_CHANNEL, isChannel } from '../domain/channels.ts';
 import { ConfigError } from '../domain/errors.ts';
 import { isSealedAtRest, openAtRest } from '../domain/sealed.ts';
 import { readCarrierLimits, takeCarrierLimits } from './limits.ts';
@@ -11,8 +12,8 @@ import type { Role } from '../domain/roles.ts';
 import type { ProtocolIngress } from './ingress.ts';
 import type { ProtocolCli } from './protocol-cli.ts';
 import type { ProtocolSimulator } from './protocol-simulator.ts';
-import { createSipCarrier } from './sip/connector.ts';
 import { registerSipMetrics, sipHealth } from './sip/metrics.ts';
+import { createSipTrunk } from './sip/protocol.ts';
 import { sipConfigFromFile, sipFileTrunk } from './sip/settings.ts';
 import { smppCli } from './smpp/cli.ts';
 import { SmppCarrier, type SmppCarrierConfig } from './smpp/connector.ts';
@@ -26,14 +27,14 @@ export type { ProtocolCli } from './protocol-cli.ts';
 export type { IngressAnswer, IngressEvent, IngressRequest, IngressRoute, ProtocolIngress } from './ingress.ts';
 export type { BundledSimulator, ProtocolSimulator } from './protocol-simulator.ts';
 
-/** What a protocol carries: SMS carriers run on dispatcher nodes, voice trunks on voice nodes. */
-export type CarrierChannel = 'sms' | 'voice';
+/** What a protocol carries: a channel of domain/channels.ts, whose entry says which node role runs its carriers. */
+export type CarrierChannel = ChannelName;
 
 /** How one protocol makes carriers, and what the rest of Yona needs to know about it. */
 export interface CarrierProtocol {
   create(config: CarrierConfigBase, logger: CarrierLogger): Carrier;
-  /** 'sms' when absent. */
-  channel?: CarrierChannel;
+  /** The channel it carries (a registered one); the default channel ('sms') when absent. */
+  channel?: ChannelName;
   /** First word of the lease of one of its carriers' shares (`KEY:NAME#i`); the protocol's name when absent. */
   shareKey?: string;
   /**
@@ -61,8 +62,10 @@ export interface CarrierProtocol {
 const PROTOCOLS = new Map<string, CarrierProtocol>();
 const DEFAULT_PROTOCOL = 'smpp';
 
-/** Adds a protocol (the one line a new protocol needs). */
+/** Adds a protocol (the one line a new protocol needs); its channel must be registered first. */
 export function registerProtocol(name: string, protocol: CarrierProtocol): void {
+  if (protocol.channel !== undefined && !isChannel(protocol.channel))
+    throw new Error(`protocol "${name}": unknown channel "${protocol.channel}" (register the channel first)`);
   PROTOCOLS.set(name, protocol);
 }
 
@@ -77,7 +80,7 @@ registerProtocol('smpp', {
 });
 
 registerProtocol('sip', {
-  create: createSipCarrier,
+  create: createSipTrunk,
   channel: 'voice',
   shareKey: 'calls',
   settings: { schema: sipFileTrunk, toConfig: sipConfigFromFile },
@@ -110,7 +113,7 @@ export function createCarrier(config: CarrierConfigBase, logger: CarrierLogger):
   const protocol = carrierProtocol(config.protocol, `carrier "${config.name}"`);
   // A carrier whose stored secret this node cannot open never connects with a wrong one: it stays down here.
   if (config.unopenedSecrets?.length)
-    return new UnopenedCarrier(config, carrierChannel(config.protocol) === 'voice', logger);
+    return new UnopenedCarrier(config, channelOf(carrierChannel(config.protocol)).payload === 'speech', logger);
   return protocol.create(config, logger);
 }
 
@@ -120,13 +123,13 @@ export function carrierSecrets(protocol: string | undefined): readonly string[] 
 }
 
 /** What a carrier of this protocol carries. */
-export function carrierChannel(protocol: string | undefined): CarrierChannel {
-  return PROTOCOLS.get(protocolName(protocol))?.channel ?? 'sms';
+export function carrierChannel(protocol: string | undefined): ChannelName {
+  return PROTOCOLS.get(protocolName(protocol))?.channel ?? DEFAULT_CHANNEL;
 }
 
-/** The node role that runs carriers of this protocol. */
+/** The node role that runs carriers of this protocol (its channel's). */
 export function carrierRole(protocol: string | undefined): Role {
-  return carrierChannel(protocol) === 'voice' ? 'voice' : 'dispatcher';
+  return channelOf(carrierChannel(protocol)).role;
 }
 
 /** The first word of the leases of a carrier's shares. */

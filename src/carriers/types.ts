@@ -1,11 +1,31 @@
-// The one interface every carrier protocol implements (SMPP today; a voice trunk next), in delivery terms: a
+// The one interface every carrier protocol implements (SMPP, a SIP voice trunk, ...), in delivery terms: a
 // submit result that says whether a failure is permanent (with our delivery status) or worth retrying, receipts
-// that carry our delivery status, inbound messages. Each protocol maps its own codes inside its own folder;
-// the delivery workers and the store never see a protocol's codes.
+// that carry our delivery status, inbound messages. A carrier keeps links to its provider (SMPP: binds; a trunk:
+// its share of the call limit); each protocol maps its own codes inside its own folder, and the delivery workers
+// and the store never see a protocol's codes.
 import type { DeliveryStatus } from '../domain/status.ts';
 
-/** One SMS to hand to a carrier. `text` is the full message; the carrier splits it into parts. */
-export interface OutboundSms {
+/** How a speech payload is spoken (a voice call). */
+export interface SpeechPayload {
+  voice: 'ymMale' | 'ymFemale';
+  rate: number;
+  repeat: number;
+  paidSeconds?: number;
+}
+
+/** A template payload: a template the provider approved, filled with its parameters (a WhatsApp-like channel). */
+export interface TemplatePayload {
+  name: string;
+  language: string;
+  parameters: string[];
+}
+
+/**
+ * One message to hand to a carrier, its payload that of its channel's kind (domain/channels.ts): a text payload is
+ * `text` (the full message; the carrier splits it into parts), a speech payload is `text` spoken as `spoken` says,
+ * a template payload is `template` (with `text` as what the message reads like, for logs and fallbacks).
+ */
+export interface OutboundMessage {
   /** Our message row id; echoed back in results so the dispatcher can record them. */
   messageId: number;
   /** Sender as the customer gave it (alphanumeric or digits). */
@@ -13,9 +33,14 @@ export interface OutboundSms {
   /** Destination in international form without '+', e.g. 972501234567. */
   destination: string;
   text: string;
-  /** Set when the message is a voice call: the text is spoken so. */
-  spoken?: { voice: 'ymMale' | 'ymFemale'; rate: number; repeat: number; paidSeconds?: number };
+  /** Set for a speech payload (a voice call): the text is spoken so. */
+  spoken?: SpeechPayload;
+  /** Set for a template payload. */
+  template?: TemplatePayload;
 }
+
+/** One SMS to hand to an SMS carrier: a message with a text payload. */
+export type OutboundSms = OutboundMessage;
 
 /**
  * Outcome of one submit. `transient` failures are retried by the dispatcher with backoff; a permanent one ends
@@ -31,7 +56,7 @@ export type SubmitResult =
       status?: DeliveryStatus;
       /**
        * The carrier took no part of the message and refused it for its own reasons (its failure, its queue, its
-       * throttling after retries, no bind to send on): another carrier on the message's route may take it now.
+       * throttling after retries, no link to send on): another carrier on the message's route may take it now.
        * Never set when the carrier may hold a copy (a submit left unanswered).
        */
       elsewhere?: boolean;
@@ -49,15 +74,18 @@ export interface Receipt {
   durationMs?: number;
 }
 
-/** A part whose submit_sm_resp (OK) came after the submit had timed out: the carrier holds that copy too. */
+/**
+ * A part the carrier accepted after its submit had been given up as timed out (SMPP: a late submit_sm_resp OK):
+ * the carrier holds that copy too.
+ */
 export interface LateAccept {
   messageId: number;
   partIndex: number;
   carrierMessageId: string;
 }
 
-/** An inbound (mobile-originated) SMS. */
-export interface InboundSms {
+/** An inbound (mobile-originated) message. */
+export interface InboundMessage {
   /** Sender in international form without '+'. */
   from: string;
   /** Our number it was sent to, as the carrier gave it. */
@@ -67,6 +95,9 @@ export interface InboundSms {
   /** Set when this is one part of a concatenated SMS (its text is the part's); the receiver reassembles. */
   part?: { ref: number; total: number; seq: number };
 }
+
+/** An inbound SMS: an inbound message. */
+export type InboundSms = InboundMessage;
 
 export interface Carrier {
   readonly name: string;
@@ -78,36 +109,42 @@ export interface Carrier {
    */
   readonly inFlightLimit: number;
   start(): Promise<void>;
-  /** Submits one SMS (all its parts). Resolves when the carrier answered every part. */
-  submit(sms: OutboundSms): Promise<SubmitResult>;
+  /** Submits one message (all its parts). Resolves when the carrier answered every part. */
+  submit(message: OutboundMessage): Promise<SubmitResult>;
   onReceipt(handler: (receipt: Receipt) => void | Promise<void>): void;
-  onInbound(handler: (sms: InboundSms) => void | Promise<void>): void;
-  /** Registers a handler for a part the carrier accepted after its submit had been given up as timed out. */
-  onLateAccept(handler: (accepted: LateAccept) => void | Promise<void>): void;
-  /** Whether it can take submits now (an SMPP carrier: at least one bind up). */
+  onInbound(handler: (message: InboundMessage) => void | Promise<void>): void;
+  /**
+   * A capability of carriers whose submits can be accepted after they timed out (SMPP): registers a handler for
+   * such a part. Absent when the protocol cannot accept late.
+   */
+  onLateAccept?(handler: (accepted: LateAccept) => void | Promise<void>): void;
+  /** Whether it can take submits now (at least one link up). */
   canSubmit(): boolean;
   /** For a voice trunk: calls it can start now (below its concurrent-call limit). */
   freeSlots?(): number;
   /**
-   * Units of its capacity that several nodes share through leases (an SMPP carrier's binds, shares of a
-   * trunk's concurrent calls); absent when it cannot be shared out.
+   * Units of its capacity that several nodes share through leases (its links: an SMPP carrier's binds, shares of
+   * a trunk's concurrent calls); absent when it cannot be shared out.
    */
   readonly shares?: number;
   /** Uses only the shares numbered `indexes` (those this node holds); `start()` uses them all. */
   useShares?(indexes: number[]): Promise<void>;
-  /** How it is doing on this node now (binds, window, throttling, last error), for health reports. */
+  /** How it is doing on this node now (links, window, throttling, last error), for health reports. */
   condition?(): CarrierCondition;
-  /** Graceful: unbind and close. */
+  /** Graceful: closes its links (SMPP: unbinds). */
   stop(): Promise<void>;
 }
 
-/** A carrier's own view of itself on this node, read for /healthz, /metrics and the node's health snapshot. */
+/**
+ * A carrier's own view of itself on this node, read for /healthz, /metrics and the node's health snapshot. Its
+ * `binds*` fields count links (the names /healthz and /metrics have always shown): SMPP binds, a trunk's answer.
+ */
 export interface CarrierCondition {
-  /** Binds able to submit now on this node (an SMPP bind; a voice trunk: 1 while it answers). */
+  /** Links able to submit now on this node (an SMPP bind; a voice trunk: 1 while it answers). */
   bindsUp: number;
-  /** Binds this node keeps open (the shares it holds). */
+  /** Links this node keeps open (the shares it holds). */
   bindsHeld: number;
-  /** Binds the carrier is configured with, over every node. */
+  /** Links the carrier is configured with, over every node. */
   bindsWanted: number;
   /** Submits sent and not yet answered (SMPP: submit_sm parts in the windows; a trunk: calls up). */
   windowInUse: number;
@@ -117,11 +154,11 @@ export interface CarrierCondition {
   throttledSince?: number;
   /** Submits wait now for the carrier's own pace (SMPP maxSubmitsPerSecond, or its rate cut after a push-back). */
   paced?: boolean;
-  /** Since when no bind can submit; absent while one can. */
+  /** Since when no link can submit; absent while one can. */
   downSince?: number;
   /** How long it may be down or throttled before that is an incident (SMPP downGraceMs). */
   graceMs: number;
-  /** The last failure it saw (a connection error, a refused bind, a refused submit), ms since the epoch. */
+  /** The last failure it saw (a connection error, a refused link, a refused submit), ms since the epoch. */
   lastError?: { text: string; at: number };
 }
 

@@ -40,7 +40,6 @@ export class UnopenedCarrier implements Carrier {
 
   onReceipt(): void {}
   onInbound(): void {}
-  onLateAccept(): void {}
 
   canSubmit(): boolean {
     return false;

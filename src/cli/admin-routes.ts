@@ -7,6 +7,7 @@ import { sealingKey } from '../secret-key.ts';
 import { carrierList, routePrefix } from '../delivery/routing.ts';
 import { routersOf } from '../delivery/carrier-set.ts';
 import { simulatorsServe } from '../delivery/bundled-simulators.ts';
+import { channelNames, channelOf, DEFAULT_CHANNEL, isChannel } from '../domain/channels.ts';
 import { ConfigError } from '../domain/errors.ts';
 import { normalizePhone } from '../domain/phone.ts';
 import { findAccountByUsername } from '../store/accounts.ts';
@@ -26,9 +27,14 @@ const FILTERS = {
   channel: { type: 'string' },
 } as const;
 
-const ROUTE_USAGE =
-  'usage: yona admin add-route PREFIX|default CARRIER[:WEIGHT]... [--account USERNAME] [--source SENDER] ' +
-  '[--channel sms|voice] (PREFIX in international digits, e.g. 97250; carriers in failover order)';
+// The channels --channel takes, as usage texts write them ('sms|voice').
+const channelChoice = () => channelNames().join('|');
+
+// A --channel value checked against the channels registered.
+function channelOption(channel: string): string {
+  if (!isChannel(channel)) fail(`--channel must be ${channelNames().join(' or ')}, got "${channel}"`);
+  return channel;
+}
 
 // The filters of a route as given on the command line, checked ('' when not given).
 async function filtersOf(
@@ -41,9 +47,7 @@ async function filtersOf(
     fail('PREFIX is empty: give international digits like 97250, or "default" for the route every destination takes');
   const prefix = routePrefix(rawPrefix);
   if (!/^\d*$/.test(prefix)) fail(`PREFIX must be international digits like 97250 (or "default"), got "${rawPrefix}"`);
-  const channel = values.channel ?? '';
-  if (channel !== '' && channel !== 'sms' && channel !== 'voice')
-    fail(`--channel must be sms or voice, got "${channel}"`);
+  const channel = values.channel === undefined || values.channel === '' ? '' : channelOption(values.channel);
   const account = values.account ?? '';
   if (account !== '' && !(await findAccountByUsername(store.db, account))) fail(`no account named "${account}"`);
   return { prefix, account, source: values.source ?? '', channel };
@@ -63,7 +67,11 @@ function describeRoute(r: { prefix: string; account?: string; source?: string; c
 export async function addRoute(store: Store, config: Config, args: string[], out: Out): Promise<void> {
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: FILTERS });
   const [rawPrefix, ...carriers] = positionals;
-  if (rawPrefix === undefined || carriers.length === 0) fail(ROUTE_USAGE);
+  if (rawPrefix === undefined || carriers.length === 0)
+    fail(
+      'usage: yona admin add-route PREFIX|default CARRIER[:WEIGHT]... [--account USERNAME] [--source SENDER] ' +
+        `[--channel ${channelChoice()}] (PREFIX in international digits, e.g. 97250; carriers in failover order)`,
+    );
   const filters = await filtersOf(store, rawPrefix, values);
   const spec = carriers.join(',');
   let list: ReturnType<typeof carrierList>;
@@ -88,7 +96,9 @@ export async function removeRoute(store: Store, _config: Config, args: string[],
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: FILTERS });
   const [rawPrefix] = positionals;
   if (rawPrefix === undefined)
-    fail('usage: yona admin remove-route PREFIX|default [--account USERNAME] [--source SENDER] [--channel sms|voice]');
+    fail(
+      `usage: yona admin remove-route PREFIX|default [--account USERNAME] [--source SENDER] [--channel ${channelChoice()}]`,
+    );
   const filters = await filtersOf(store, rawPrefix, values);
   if (!(await deleteRoute(store.db, filters))) fail(`no route for ${describeRoute(filters)}`);
   out(`removed the route for ${describeRoute(filters)}; running nodes apply it within 5 s`);
@@ -98,11 +108,13 @@ export async function removeRoute(store: Store, _config: Config, args: string[],
 export async function routeTest(store: Store, config: Config, args: string[], out: Out): Promise<void> {
   const { values } = parseArgs({ args, options: { ...FILTERS, to: { type: 'string' } } });
   if (!values.to)
-    fail('usage: yona admin route-test --to PHONE [--account USERNAME] [--source SENDER] [--channel sms|voice]');
+    fail(
+      `usage: yona admin route-test --to PHONE [--account USERNAME] [--source SENDER] [--channel ${channelChoice()}]`,
+    );
   const phone = normalizePhone(values.to, { allowInternational: true });
   if (!phone.ok) fail(`--to must be a phone number, got "${values.to}"`);
-  const channel = values.channel ?? 'sms';
-  if (channel !== 'sms' && channel !== 'voice') fail(`--channel must be sms or voice, got "${channel}"`);
+  const channel = channelOption(values.channel ?? DEFAULT_CHANNEL);
+  const { nouns } = channelOf(channel);
   let reseller: string | null = null;
   if (values.account) {
     const account =
@@ -110,9 +122,9 @@ export async function routeTest(store: Store, config: Config, args: string[], ou
     reseller = (await accountRouteNames(store.db, account.id))?.reseller ?? null;
   }
   const setup = await loadCarrierSetup(store.db, config.carriersFile, () => sealingKey(config));
-  // Texts and calls are routed apart, as the dispatcher does: a call is tried on voice trunks only.
-  const routers = routersOf(setup);
-  const router = channel === 'voice' ? routers.voiceRouter : routers.router;
+  // Each channel is routed apart, as the dispatcher does: a call is tried on voice trunks only.
+  const router = routersOf(setup).get(channel);
+  if (!router) fail(`no router for channel "${channel}"`);
   const target = { phone: phone.e164, source: values.source, account: values.account, reseller, channel } as const;
   const route = router.route(target);
   const carriers = router.candidates({ ...target, key: 0 });
@@ -121,10 +133,9 @@ export async function routeTest(store: Store, config: Config, args: string[], ou
       out("no carrier configured: yona serve's bundled simulator takes it (nothing leaves this machine)");
     else if (setup.carriers.length === 0)
       out('no carrier configured and YONA_SIMULATORS=off: such a send is refused at accept (5)');
-    else
-      out(`no ${channel === 'voice' ? 'voice trunk' : 'SMS carrier'} configured: such a send is refused at accept (5)`);
+    else out(`no ${nouns.carrier} configured: such a send is refused at accept (5)`);
     return;
   }
   out(`route: ${route ? `${describeRoute(route)} -> ${route.carrier}` : 'none matches; the first carrier configured'}`);
-  out(`${channel === 'voice' ? 'trunks' : 'carriers'}, in the order tried: ${carriers.join(', ')}`);
+  out(`${nouns.carriers}, in the order tried: ${carriers.join(', ')}`);
 }

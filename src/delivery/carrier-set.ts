@@ -2,6 +2,7 @@
 // leased like any other), one removed leaves the routes at once and unbinds once its submits in flight are
 // answered (queued ones go to the next carrier on their route), one whose settings changed is replaced so.
 import { carrierChannel, carrierRole, createCarrier } from '../carriers/index.ts';
+import { type ChannelName, channelNames, DEFAULT_CHANNEL } from '../domain/channels.ts';
 import type { Carrier, CarrierConfigBase } from '../carriers/types.ts';
 import { isShared, keepShares } from '../cluster/shares.ts';
 import type { ComponentHost } from '../component.ts';
@@ -12,21 +13,22 @@ import type { InboundHandler } from './inbound.ts';
 import type { ReceiptWorker } from './receipts.ts';
 import { carrierList, Router } from './routing.ts';
 
-/** The routers of a setup: texts and calls are routed apart, a route belonging to the side of its carriers. */
-export function routersOf(setup: CarrierSetup): { router: Router; voiceRouter: Router } {
-  const voice = new Set(setup.carriers.filter((c) => carrierChannel(c.protocol) === 'voice').map((c) => c.name));
-  const onVoice = (carrier: string) => voice.has(carrierList(carrier)[0].name);
-  const names = setup.carriers.map((c) => c.name);
-  return {
-    router: new Router(
-      setup.routes.filter((r) => !onVoice(r.carrier)),
-      names.filter((n) => !voice.has(n)),
-    ),
-    voiceRouter: new Router(
-      setup.routes.filter((r) => onVoice(r.carrier)),
-      names.filter((n) => voice.has(n)),
-    ),
-  };
+/** The routers of a setup, one per channel: each channel is routed apart, a route belonging to its carriers'. */
+export function routersOf(setup: CarrierSetup): Map<ChannelName, Router> {
+  const channelOfCarrier = new Map(setup.carriers.map((c) => [c.name, carrierChannel(c.protocol)]));
+  // A route naming a carrier nobody configured is the default channel's, whose router refuses it (ConfigError).
+  const routeChannel = (carrier: string) => channelOfCarrier.get(carrierList(carrier)[0].name) ?? DEFAULT_CHANNEL;
+  const routers = new Map<ChannelName, Router>();
+  for (const channel of channelNames()) {
+    routers.set(
+      channel,
+      new Router(
+        setup.routes.filter((r) => routeChannel(r.carrier) === channel),
+        setup.carriers.filter((c) => channelOfCarrier.get(c.name) === channel).map((c) => c.name),
+      ),
+    );
+  }
+  return routers;
 }
 
 interface Running {
@@ -86,7 +88,7 @@ export class CarrierSet {
     const carrier = createCarrier(config, logger);
     carrier.onReceipt((r) => receipts.add(config.name, r));
     carrier.onInbound(async (m) => void (await inbound.handle(config.name, m)));
-    carrier.onLateAccept(async (late) => {
+    carrier.onLateAccept?.(async (late) => {
       await recordLateCarrierId(
         service.store.db,
         service.store.dialect,

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { carrierChannel, carrierFromStore, carrierProtocol } from '../carriers/index.ts';
 import { carrierLimitsSchema, takeCarrierLimits } from '../carriers/limits.ts';
 import type { CarrierConfigBase } from '../carriers/types.ts';
+import { DEFAULT_CHANNEL, isChannel } from '../domain/channels.ts';
 import { ConfigError } from '../domain/errors.ts';
 import type { Queryable } from '../store/db.ts';
 import { listCarriers, listRoutes } from '../store/carriers.ts';
@@ -96,7 +97,7 @@ export async function loadCarrierSetup(
       carrier: r.carrier,
       ...(r.account ? { account: r.account } : {}),
       ...(r.source ? { source: r.source } : {}),
-      ...(r.channel === 'sms' || r.channel === 'voice' ? { channel: r.channel } : {}),
+      ...(isChannel(r.channel) ? { channel: r.channel } : {}),
     });
   }
   routes.push(...fromFile.routes);
@@ -113,5 +114,5 @@ export async function liveTextCarrier(
   key: () => Buffer,
 ): Promise<string | undefined> {
   const { carriers } = await loadCarrierSetup(db, carriersFile, key);
-  return carriers.find((c) => carrierChannel(c.protocol) === 'sms')?.name;
+  return carriers.find((c) => carrierChannel(c.protocol) === DEFAULT_CHANNEL)?.name;
 }

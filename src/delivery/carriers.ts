@@ -8,6 +8,7 @@ import type { Carrier } from '../carriers/types.ts';
 import type { Config } from '../config.ts';
 import { sealingKey } from '../secret-key.ts';
 import type { Component, RoleHealth, ComponentHost } from '../component.ts';
+import { channelOf, DEFAULT_CHANNEL } from '../domain/channels.ts';
 import type { Role } from '../domain/roles.ts';
 import { loadCarrierSetup, type CarrierSetup } from './carrier-setup.ts';
 import type { DeliverySettings } from './delivery-settings.ts';
@@ -159,7 +160,7 @@ export function carriersComponent(
     const held = service.node.leases();
     const reports = carrierReports(runtime);
     const report = (role: Role): RoleHealth => {
-      const own = reports.filter((r) => (r.channel === 'voice' ? 'voice' : 'dispatcher') === role);
+      const own = reports.filter((r) => channelOf(r.channel).role === role);
       return {
         role,
         ok: runtime?.dispatcher !== undefined,
@@ -168,7 +169,7 @@ export function carriersComponent(
       };
     };
     const dispatcher = report('dispatcher');
-    const texts = reports.filter((r) => r.channel === 'sms');
+    const texts = reports.filter((r) => r.channel === DEFAULT_CHANNEL);
     const submitting = dispatcherWell(service, texts);
     return [
       {
@@ -198,7 +199,7 @@ export function carriersComponent(
       const key = () => sealingKey(service.config);
       const configured = options.setup ?? (await loadCarrierSetup(service.store.db, config.carriersFile, key));
       const setup = await carriersFor(service, configured, settings);
-      const { router, voiceRouter } = routersOf(setup);
+      const routers = routersOf(setup);
       const outcomes = new DeliveryOutcomes();
       const deps = {
         store: service.store,
@@ -221,8 +222,7 @@ export function carriersComponent(
         health: healthBook,
         ...deps,
         carriers,
-        router,
-        voiceRouter,
+        routers,
         recorded: () => receipts.rematchSoon(),
         reclaimOnStart: service.store.dialect === 'sqlite',
         sealingKey: key(),
@@ -284,7 +284,7 @@ export function carriersComponent(
               const routers = routersOf(next);
               await set.apply(next);
               caps.setCaps(capsOf(next));
-              dispatcher.setRouters(routers.router, routers.voiceRouter);
+              dispatcher.setRouters(routers);
               if (next === configuredNow) await stopSimulators(service, configuredNow);
               last = text;
               service.logger.info(

@@ -7,6 +7,7 @@
 // campaign's batch, and its messages take the carrier's next free permit.
 import type { Router } from './routing.ts';
 import type { Carrier, SubmitResult } from '../carriers/types.ts';
+import { type ChannelName, channelOfStored } from '../domain/channels.ts';
 import { fillCode } from '../domain/otp.ts';
 import { unseal } from '../domain/sealed.ts';
 import type { Logger } from '../logger.ts';
@@ -38,7 +39,8 @@ export interface DispatcherDeps {
   signals: LocalSignals;
   clock: () => number;
   carriers: Map<string, Carrier>;
-  router: Router;
+  /** Where each channel's messages go (its carriers' routes); a channel without a router fails its messages. */
+  routers: ReadonlyMap<ChannelName, Router>;
   settings: DeliverySettings;
   /** Called after each batch's outcomes are committed (receipts that came early can now match). */
   recorded?: () => void;
@@ -46,8 +48,6 @@ export interface DispatcherDeps {
   reclaimOnStart?: boolean;
   /** The key sealed message values (one-time codes) are opened with. */
   sealingKey?: Buffer;
-  /** Where calls go (voice trunks); calls fail when absent. */
-  voiceRouter?: Router;
   /** The carriers' daily caps and prices; none apply when absent. */
   caps?: DailyCaps;
   /** Told of each submit, for the carriers' health (carrier-health.ts). */
@@ -308,9 +308,8 @@ export class Dispatcher {
   }
 
   /** Routes from now on (a live change of carriers or routes). */
-  setRouters(router: Router, voiceRouter: Router | undefined): void {
-    this.deps.router = router;
-    this.deps.voiceRouter = voiceRouter;
+  setRouters(routers: ReadonlyMap<ChannelName, Router>): void {
+    this.deps.routers = routers;
     this.routesVersion++;
   }
 
@@ -328,9 +327,9 @@ export class Dispatcher {
   // passed over while another on the list can take the message; when none can, each is tried in turn).
   private async carriersFor(
     message: ClaimedMessage,
-    call: boolean,
+    channel: ChannelName,
   ): Promise<{ carriers: Carrier[]; passedOver?: Carrier }> {
-    const router = call ? this.deps.voiceRouter : this.deps.router;
+    const router = this.deps.routers.get(channel);
     if (!router) return { carriers: [] };
     const account = router.filtersByAccount ? await this.accountOf(message.account_id) : undefined;
     const names = router.candidates({
@@ -338,7 +337,7 @@ export class Dispatcher {
       source: message.source,
       account: account?.username,
       reseller: account?.reseller,
-      channel: call ? 'voice' : 'sms',
+      channel,
       key: message.id,
     });
     const carriers = names.map((n) => this.deps.carriers.get(n)).filter((c): c is Carrier => c !== undefined);
@@ -371,7 +370,7 @@ export class Dispatcher {
     routesVersion: number,
   ): Promise<DispatchOutcome | undefined | typeof ROUTES_CHANGED> {
     const call = message.channel === 'call';
-    const { carriers, passedOver } = await this.carriersFor(message, call);
+    const { carriers, passedOver } = await this.carriersFor(message, channelOfStored(message.channel));
     const { health } = this.deps;
     if (passedOver) health?.diverted(passedOver.name);
     if (carriers.length === 0) {

@@ -1,18 +1,19 @@
 // Where each destination goes (longest matching route prefix) and the one form inbound numbers are kept in.
+import type { ChannelName } from '../domain/channels.ts';
 import { ConfigError } from '../domain/errors.ts';
 import { normalizePhone } from '../domain/phone.ts';
 
 /**
  * One route: destinations (international digits) starting with `prefix` ('' matches all) go to the carriers of
  * `carrier`, a list in failover order with optional weights ('a', 'a,b', 'a:3,b:1'). `account`, `source` and
- * `channel`, when set, narrow it to one account (or a reseller's sub-accounts), one sender, SMS or voice.
+ * `channel`, when set, narrow it to one account (or a reseller's sub-accounts), one sender, one channel.
  */
 export interface Route {
   prefix: string;
   carrier: string;
   account?: string;
   source?: string;
-  channel?: 'sms' | 'voice';
+  channel?: ChannelName;
 }
 
 /** What a route is chosen by: one message's destination, sender, account (and its reseller) and channel. */
@@ -21,7 +22,7 @@ export interface RouteTarget {
   source?: string;
   account?: string;
   reseller?: string | null;
-  channel?: 'sms' | 'voice';
+  channel?: ChannelName;
   /** Spreads a weighted route: the same key always picks the same first carrier (the message id). */
   key?: number;
 }

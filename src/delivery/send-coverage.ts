@@ -1,8 +1,8 @@
 // Which channels have a carrier to take a send, as the API sees it: the configured carriers (the store's and
 // YONA_CARRIERS_FILE's), read again every 2 s like the carriers a node runs, or the bundled simulators while none
 // is configured and YONA_SIMULATORS is on. A send needing a channel nothing takes is refused at accept.
-import type { CarrierChannel } from '../carriers/index.ts';
 import type { Config } from '../config.ts';
+import { type ChannelName, channelNames, channelOf } from '../domain/channels.ts';
 import type { Logger } from '../logger.ts';
 import { sealingKey } from '../secret-key.ts';
 import type { Store } from '../store/db.ts';
@@ -12,14 +12,15 @@ import { loadCarrierSetup } from './carrier-setup.ts';
 /** As often as a running node reads its carriers again (carriers.ts). */
 const REFRESH_MS = 2000;
 
-const NONE: Record<CarrierChannel, string> = {
-  sms: 'no carrier can take texts: no SMS carrier is configured',
-  voice: 'no voice trunk can take calls: no SIP trunk is configured',
-};
+// Why a channel's sends are refused while none of its carriers is configured.
+function none(channel: ChannelName): string {
+  const { nouns } = channelOf(channel);
+  return `no ${nouns.carrier} can take ${nouns.messages}: none is configured`;
+}
 
 /** What operations/ reads as `SendCoverage` (the API's context). */
 export class ChannelCoverage {
-  private served = new Set<CarrierChannel>(['sms', 'voice']);
+  private served = new Set<ChannelName>(channelNames());
   private timer: NodeJS.Timeout | undefined;
 
   private constructor(
@@ -41,12 +42,12 @@ export class ChannelCoverage {
     clearInterval(this.timer);
   }
 
-  unserved(channel: CarrierChannel): string | undefined {
+  unserved(channel: ChannelName): string | undefined {
     if (this.served.has(channel)) return undefined;
-    return this.config.delivery.simulators ? NONE[channel] : `${NONE[channel]} (YONA_SIMULATORS=off)`;
+    return this.config.delivery.simulators ? none(channel) : `${none(channel)} (YONA_SIMULATORS=off)`;
   }
 
-  refused(channel: CarrierChannel, account: string, why: string): void {
+  refused(channel: ChannelName, account: string, why: string): void {
     this.logger.warn({ event: 'send.unroutable', channel, account, why }, 'send refused: no carrier can take it');
   }
 

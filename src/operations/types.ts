@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import type { Config } from '../config.ts';
 import type { Account } from '../store/accounts.ts';
 import type { Dialect, Queryable } from '../store/db.ts';
+import type { ChannelName } from '../domain/channels.ts';
 import type { RequestStatus } from '../domain/status.ts';
 import type { Signals } from '../signals.ts';
 /** An operation's reply: `status` and the fields of its encoding-neutral document. */
@@ -15,8 +16,8 @@ export type ReplyTo<R extends z.ZodType> = ReplyFields<z.input<R>> & { status: R
 // An empty reply schema's type is a record of nothing, which would refuse `status` and `message`.
 type ReplyFields<T> = string extends keyof T ? unknown : T;
 
-/** What a send goes out on: texts over SMS carriers, calls over voice trunks. */
-export type SendChannel = 'sms' | 'voice';
+/** What a send goes out on (a channel of domain/channels.ts): texts over SMS carriers, calls over voice trunks. */
+export type SendChannel = ChannelName;
 
 /** Which channels have a carrier to take a send (the node's view of the configured carriers, kept fresh). */
 export interface SendCoverage {

@@ -9,6 +9,7 @@ import { refundMessage, skipMessages } from './messages.ts';
 import { recordStatusEvents, type StatusChange } from './status-events.ts';
 import { addCarrierUsage } from './carrier-usage.ts';
 import type { MessageState } from './schema/sending.ts';
+import { storedChannelsOf } from '../domain/channels.ts';
 import { DELIVERY, type DeliveryStatus } from '../domain/status.ts';
 
 /** A message the dispatcher holds under a lease. */
@@ -73,7 +74,8 @@ async function claimInState(
   if (limit <= 0) return [];
   // Every kind is texted, voice sends (kind 'tts') too: their types 2 and 3 carry an SMS half, and call-only
   // sends (type 4) are refused until a voice worker exists.
-  // The priority and call claims of queued messages spell their conditions as the partial indexes
+  // The text lanes claim the rows of every channel the dispatcher role runs (domain/channels.ts), the call lane
+  // the voice role's. The priority and call claims of queued messages spell their conditions as the partial indexes
   // messages_priority_queue and messages_call_queue do, so both stores look only at those indexes.
   const messages = db.selectFrom('messages');
   const due = (
@@ -81,7 +83,9 @@ async function claimInState(
       ? messages.where(sql<boolean>`state = 'queued' and priority > 0`)
       : scope === 'call' && state === 'queued'
         ? messages.where(sql<boolean>`state = 'queued' and channel = 'call'`)
-        : messages.where('state', '=', state).where('channel', '=', scope === 'call' ? 'call' : 'sms')
+        : messages
+            .where('state', '=', state)
+            .where('channel', 'in', storedChannelsOf(scope === 'call' ? 'voice' : 'dispatcher'))
   )
     .where('next_attempt_at', '<=', now)
     .orderBy('next_attempt_at')

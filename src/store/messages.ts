@@ -21,8 +21,11 @@ export interface NewMessage {
   unsubscribeCode: string | null;
   /** The encrypted value of the text's `[code]` (one-time codes); absent: none. */
   sealed?: string | null;
-  /** 'call': the text is spoken in a voice call, as `spoken` (JSON) says; absent: a text. */
-  channel?: 'sms' | 'call';
+  /**
+   * Its channel as message rows store it (domain/channels.ts `stored`): 'call', the text spoken in a voice call
+   * as `spoken` (JSON) says; absent: 'sms', a text.
+   */
+  channel?: string;
   spoken?: string | null;
 }
 

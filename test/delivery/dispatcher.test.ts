@@ -52,13 +52,18 @@ for (const target of targets) {
         signals: t.service.signals,
         clock: () => now,
         carriers,
-        router: new Router(
+        routers: new Map([
           [
-            { prefix: '97254', carrier: 'b' },
-            { prefix: '', carrier: 'a' },
+            'sms',
+            new Router(
+              [
+                { prefix: '97254', carrier: 'b' },
+                { prefix: '', carrier: 'a' },
+              ],
+              ['a', 'b'],
+            ),
           ],
-          ['a', 'b'],
-        ),
+        ]),
         settings,
       });
     });

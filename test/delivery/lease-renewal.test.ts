@@ -154,7 +154,7 @@ for (const target of targets.filter((x) => x.name === 'postgres')) {
         signals: h.t.service.signals,
         clock: Date.now,
         carriers: new Map([['sim', otherCarrier]]),
-        router: new Router([], ['sim']),
+        routers: new Map([['sms', new Router([], ['sim'])]]),
         settings: { ...deliverySettings({}), lanes: 1, leaseMs: 1000, pollMs: 50, batchSize: RECIPIENTS },
       });
     });

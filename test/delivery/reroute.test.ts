@@ -76,7 +76,7 @@ for (const target of targets) {
           ['a', a],
           ['b', b],
         ]),
-        router: new Router([{ prefix: '', carrier: route }], ['a', 'b']),
+        routers: new Map([['sms', new Router([{ prefix: '', carrier: route }], ['a', 'b'])]]),
         settings: { ...deliverySettings({}), batchSize: 50, throttleBacklog },
       });
 
@@ -90,7 +90,7 @@ for (const target of targets) {
       assert.equal(reply.status, 0);
       const batch = dispatcher.runBatch();
       await eventually(async () => a.received.length === 1 || undefined, 5000, 'the first message inside a window');
-      dispatcher.setRouters(new Router([{ prefix: '', carrier: 'b' }], ['a', 'b']), undefined);
+      dispatcher.setRouters(new Map([['sms', new Router([{ prefix: '', carrier: 'b' }], ['a', 'b'])]]));
       a.release();
       assert.equal(await batch, phones.length);
       assert.equal(a.received.length, 1, `only the message already inside a's window went to a: ${a.received}`);

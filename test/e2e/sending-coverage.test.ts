@@ -304,7 +304,7 @@ for (const target of targets) {
         signals: t.service.signals,
         clock: () => now,
         carriers: new Map([['a', carrier]]),
-        router: new Router([{ prefix: '', carrier: 'a' }], ['a']),
+        routers: new Map([['sms', new Router([{ prefix: '', carrier: 'a' }], ['a'])]]),
         settings: { ...deliverySettings({}), batchSize: 50, maxAttempts: 3 },
       });
     });

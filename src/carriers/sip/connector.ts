@@ -271,8 +271,3 @@ export class SipCarrier implements Carrier {
     await Promise.all([...this.calls]);
   }
 }
-
-/** A trunk for a carrier's settings, speaking with the shared speech engine (the registry's SIP entry makes these). */
-export function createSipCarrier(config: CarrierConfigBase, logger: CarrierLogger): Carrier {
-  return new SipCarrier(config as SipTrunkConfig, undefined, logger);
-}

@@ -34,7 +34,7 @@ export interface CarrierRouteTable {
   account: Generated<string>;
   /** Sender it is for; '' for every sender. */
   source: Generated<string>;
-  /** 'sms' or 'voice'; '' for both. */
+  /** A channel's name (domain/channels.ts: 'sms', 'voice', ...); '' for every channel. */
   channel: Generated<string>;
   /** Carriers in failover order, each with an optional weight: 'a', 'a,b', 'a:3,b:1'. */
   carrier: string;

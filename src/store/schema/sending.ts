@@ -73,7 +73,7 @@ export interface MessageTable {
   priority: Generated<number>;
   /** A secret the text's `[code]` stands for, encrypted (domain/sealed.ts); cleared once the message left. */
   sealed: Generated<string | null>;
-  /** 'sms' (a text) or 'call' (the text spoken in a voice call). */
+  /** Its channel's stored name (domain/channels.ts): 'sms' (a text), 'call' (the text spoken in a voice call), ... */
   channel: Generated<string>;
   /** For a call: how it is spoken, JSON `{voice, rate, repeat}`. */
   spoken: Generated<string | null>;
