@@ -3,7 +3,8 @@
 // carrier password `yona admin` sealed opens on both (each binds the carrier); a push signing secret `yona admin
 // push secret` sealed signs the push node B sends. A third node given another key shows the failure
 // docs/security.md ("Nodes with different keys") documents: the carrier stays down on it with
-// `carrier.secret_unopened`, while the nodes with the shared key keep it up.
+// `carrier.secret_unopened`, while the nodes with the shared key keep it up, and a code sent through node B is a
+// wrong code on it.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
@@ -71,6 +72,22 @@ describe('two nodes sharing one secret key (postgres)', { skip: !postgres && 'no
     return Number(/^yona_carrier_shares_in_use\{[^}]*carrier="sim"[^}]*\} (\d+)/m.exec(text)?.[1] ?? 0);
   };
 
+  // The one-time code the simulator received for `phone`.
+  const codeSentTo = async (phone: string) => {
+    let text = '';
+    await waitFor(
+      async () => {
+        text = (await sim.messages(phone))[0]?.text ?? '';
+        return text !== '';
+      },
+      `the code to ${phone}`,
+      20_000,
+    );
+    const code = /\d{4,8}/.exec(text)?.[0];
+    assert.ok(code, `a code in "${text}"`);
+    return code;
+  };
+
   before(async () => {
     created = await postgres!.create();
     sim = await startSmscSimProcess(['--receipt-delay', '20']);
@@ -102,17 +119,7 @@ describe('two nodes sharing one secret key (postgres)', { skip: !postgres && 'no
   it('validates through node B a one-time code sent through node A', async () => {
     const sent = await api(a, 'send_otp', { phone: '0521237001', source: 'Yona' });
     assert.equal(sent.status, 0, JSON.stringify(sent));
-    let text = '';
-    await waitFor(
-      async () => {
-        text = (await sim.messages('972521237001'))[0]?.text ?? '';
-        return text !== '';
-      },
-      'the code on the handset',
-      20_000,
-    );
-    const code = /\d{4,8}/.exec(text)?.[0];
-    assert.ok(code, `a code in "${text}"`);
+    const code = await codeSentTo('972521237001');
     const wrong = await api(b, 'validate_otp', { phone: '0521237001', code: code === '0000' ? '1111' : '0000' });
     assert.notEqual(wrong.status, 0, 'a wrong code is refused');
     const checked = await api(b, 'validate_otp', { phone: '0521237001', code });
@@ -129,7 +136,7 @@ describe('two nodes sharing one secret key (postgres)', { skip: !postgres && 'no
     assert.equal(verifyPushSignature(push.headers, push.body, pushSecret), true, 'signed with the secret');
   });
 
-  it('a node with another key cannot open the carrier password: the carrier is down on it, up on node B', async () => {
+  it('a node with another key: the carrier down on it (up on node B), a code sent through node B wrong on it', async () => {
     const c = await node('node-c', OTHER_KEY);
     try {
       await waitFor(() => c.logs().includes('"event":"carrier.secret_unopened"'), 'carrier.secret_unopened', 10_000);
@@ -137,6 +144,12 @@ describe('two nodes sharing one secret key (postgres)', { skip: !postgres && 'no
       assert.deepEqual([health.down, health.bindsUp], [true, 0]);
       assert.match(health.lastError?.text ?? '', /sealed with another secret key/);
       assert.ok((await carrier(b)).bindsUp > 0, 'node B keeps its bind');
+      const sent = await api(b, 'send_otp', { phone: '0521237003', source: 'Yona' });
+      assert.equal(sent.status, 0, JSON.stringify(sent));
+      const code = await codeSentTo('972521237003');
+      const refused = await api(c, 'validate_otp', { phone: '0521237003', code });
+      assert.deepEqual([refused.status, refused.message], [12, 'Unverified code: wrong code (2 attempts left)']);
+      assert.equal((await api(b, 'validate_otp', { phone: '0521237003', code })).status, 0, 'node B validates it');
     } finally {
       await c.stop();
     }
