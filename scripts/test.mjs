@@ -19,9 +19,20 @@ const filter = process.argv.slice(2);
 const files = find('test')
   .filter((f) => filter.length === 0 || filter.some((s) => f.includes(s)))
   .sort();
+// A hang fails instead of stalling the run: on Node 20 the runner applies --test-timeout to each test file as a
+// whole (docs/development.md). 15 minutes: above the slowest file (the multi-node suite), CI's whole budget.
+const timeoutMs = Number(process.env.TEST_TIMEOUT_MS ?? 15 * 60_000);
 const result = spawnSync(
   process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files],
+  [
+    '--import',
+    'tsx',
+    '--test',
+    '--test-concurrency=2',
+    `--test-timeout=${timeoutMs}`,
+    '--test-reporter=spec',
+    ...files,
+  ],
   { stdio: 'inherit' },
 );
 process.exit(result.status ?? 1);

@@ -24,6 +24,7 @@ import {
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { storeTargets, type StoreTarget } from '../helpers/stores.ts';
 import { loadConfig } from '../../src/config.ts';
+import { whenQuiet } from '../helpers/quiescence.ts';
 
 const ENV = {
   YONA_PUSH_ALLOW_PRIVATE: '1',
@@ -264,8 +265,8 @@ for (const target of targets) {
         `backoff of 20 then 40 ms at least (base 20, doubling), got gaps ${gaps}`,
       );
       const later = [await c.record('dlr', dlr('f-2', 102)), await c.record('dlr', dlr('f-3', 102))];
-      await sleep(200); // ten poll intervals and more than the backoff: a disabled registration stays silent
-      assert.equal(c.receiver.received.length, 3);
+      // Nothing for 500 ms (25 poll intervals, past the 20-40-80 ms backoff): a disabled registration stays silent.
+      assert.equal(await whenQuiet(() => c.receiver.received.length, 'pushes', { quietMs: 500 }), 3);
       assert.equal((await c.status())[0].pending_events, 3);
 
       c.receiver.respond = () => 200;

@@ -20,10 +20,10 @@ import {
   windowAroundNow,
   type Sender,
 } from '../delivery/delivery-helpers.ts';
+import { whenQuiet } from '../helpers/quiescence.ts';
 
 const PUSH_ENV = { YONA_PUSH_ALLOW_PRIVATE: '1', YONA_PUSH_RETRY_BASE_MS: '20', YONA_PUSH_POLL_MS: '20' };
 const NUMBER = '0559990000';
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const targets = await storeTargets();
 for (const target of targets) {
@@ -126,8 +126,12 @@ for (const target of targets) {
       await waitFor(() => receiver.received.length >= 3, 'the third blacklist push');
       await mo(phone, 'bas'); // already blocked: no new entry, no new push
       await eventually(async () => (await incomingCount()) === 8, 5000, 'both replies stored');
-      await sleep(300); // ten push polls: a second push for the same block would come now
-      assert.equal(receiver.received.length, 3, JSON.stringify(receiver.received.map((p) => p.fields)));
+      // Nothing for 500 ms (25 push polls): a second push for the same block would have come.
+      assert.equal(
+        await whenQuiet(() => receiver.received.length, 'blacklist pushes', { quietMs: 500 }),
+        3,
+        JSON.stringify(receiver.received.map((p) => p.fields)),
+      );
       const pushes = receiver.received.map((p) => p.fields);
       assert.deepEqual(pushes.map((f) => f.dest).sort(), ['972528870019', '972528870029', '972528870079']);
       // Each push's date is its block's time: the minute `blacklist` lists for it.

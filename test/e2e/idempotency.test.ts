@@ -14,6 +14,7 @@ import {
   type Sender,
 } from '../delivery/delivery-helpers.ts';
 import { newResellerWithSubSender, xmlField, xmlStatus } from '../operations/send-helpers.ts';
+import { whenQuiet } from '../helpers/quiescence.ts';
 
 const targets = await storeTargets();
 const DAY_MS = 86_400_000;
@@ -52,8 +53,10 @@ for (const target of targets) {
       const retry = await s.sms(doc, keyed('order-1'));
       assert.deepEqual(retry, first);
       await eventually(() => h.simulator.messages({ to: '972521110001' }).length === 1, 8000, 'the text');
-      await new Promise((r) => setTimeout(r, 300));
-      assert.equal(h.simulator.messages({ to: '972521110001' }).length, 1);
+      assert.equal(
+        await whenQuiet(() => h.simulator.messages({ to: '972521110001' }).length, 'texts to the handset'),
+        1,
+      );
       assert.equal((await s.balance()).credits, 99);
     });
 

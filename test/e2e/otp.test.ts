@@ -14,6 +14,7 @@ import {
   type DeliveryHarness,
   type Sender,
 } from '../delivery/delivery-helpers.ts';
+import { whenQuiet } from '../helpers/quiescence.ts';
 
 const targets = await storeTargets();
 const NO_LIMITS = {
@@ -210,8 +211,10 @@ for (const target of targets) {
           .executeTakeFirst(),
         undefined,
       );
-      await new Promise((r) => setTimeout(r, 200));
-      assert.equal(h.simulator.messages({ to: '972521230007' }).length, 0);
+      assert.equal(
+        await whenQuiet(() => h.simulator.messages({ to: '972521230007' }).length, 'texts to the handset'),
+        0,
+      );
 
       await otp({ phone: '0521230007' });
       await codeOnHandset(h, '972521230007', 1);

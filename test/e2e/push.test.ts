@@ -21,6 +21,7 @@ import {
   type DeliveryHarness,
   type Sender,
 } from '../delivery/delivery-helpers.ts';
+import { whenQuiet } from '../helpers/quiescence.ts';
 
 const ENV = {
   YONA_PUSH_ALLOW_PRIVATE: '1',
@@ -29,7 +30,6 @@ const ENV = {
   YONA_PUSH_POLL_MS: '20',
 };
 const EVENT_DATE = /^\d\d\/\d\d\/\d\d \d\d:\d\d:\d\d$/;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const targets = await storeTargets();
 for (const target of targets) {
@@ -70,8 +70,12 @@ for (const target of targets) {
       });
       assert.equal(reply.status, 0, JSON.stringify(reply));
       await waitFor(() => receiver.received.length >= 3, 'three dlr pushes');
-      await sleep(300); // receipts are all in: anything more would be a second push for a message
-      assert.equal(receiver.received.length, 3, JSON.stringify(receiver.received.map((p) => p.fields)));
+      // Receipts are all in: nothing more for 500 ms (25 push polls), or it would be a second push for a message.
+      assert.equal(
+        await whenQuiet(() => receiver.received.length, 'dlr pushes', { quietMs: 500 }),
+        3,
+        JSON.stringify(receiver.received.map((p) => p.fields)),
+      );
       const polled = await dlrById(
         s,
         Object.keys(phones).map((p) => `e2e-${p}`),
@@ -138,8 +142,12 @@ for (const target of targets) {
       assert.ok(refused >= 3, `three failed rounds reached the receiver, got ${refused} requests`);
       await send(['0523331003']); // its receipt comes while the registration is disabled: kept, not pushed
       await waitFor(async () => (await queued()) === 3, 'three dlr events kept');
-      await sleep(300); // ten poll intervals, well past the backoff: a disabled registration stays silent
-      assert.equal(receiver.received.length, refused, 'nothing pushed after disabling');
+      // Nothing for 500 ms (25 poll intervals, well past the backoff): a disabled registration stays silent.
+      assert.equal(
+        await whenQuiet(() => receiver.received.length, 'pushes', { quietMs: 500 }),
+        refused,
+        'nothing pushed after disabling',
+      );
       assert.equal((await status()).pending_events, 3);
 
       const answered: Record<string, string>[] = [];
@@ -149,7 +157,7 @@ for (const target of targets) {
         async () => (await status()).pending_events === 0 && answered.length >= 3,
         'the kept events delivered',
       );
-      await sleep(300); // any repeat would come now
+      await whenQuiet(() => answered.length, 'answered pushes', { quietMs: 500 }); // any repeat would have come
       assert.deepEqual(answered.map((f) => f.external_id).sort(), [
         'fail-0523331001',
         'fail-0523331002',

@@ -1,6 +1,8 @@
 // sipp (Debian's sip-tester) as an independent SIP peer for the voice tests, and the check that the voice
 // tools are installed: their tests skip with a notice without them, and fail instead when REQUIRE_VOICE=1 (CI).
 import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const TOOLS = ['sipp', 'espeak-ng', 'sox'];
@@ -40,24 +42,31 @@ export type SippScenario =
   | 'unavailable'
   | 'cancel-no-487'
   | 'hangup'
-  | 'malformed';
+  | 'malformed'
+  | 'final'
+  | 'ring-final';
 
 /**
  * Starts sipp as a UAS on loopback: its built-in `uas` scenario (answers, echoes RTP) or one of test/fixtures/sipp;
- * `timeoutS` bounds its run (60 s).
+ * `timeoutS` bounds its run (60 s); `fill` replaces the scenario's `{{name}}` fields (`final` and `ring-final` take
+ * the final response as `status` and `reason`: sipp reads a response's code when it loads the scenario).
  */
 export async function startSipp(
   scenario: 'uas' | SippScenario,
   calls = 1,
   transport: 'udp' | 'tcp' = 'udp',
-  options: { timeoutS?: number } = {},
+  options: { timeoutS?: number; fill?: Record<string, string> } = {},
 ): Promise<SippPeer> {
   const port = 20000 + Math.floor(Math.random() * 20000);
   const mediaPort = port + 2;
-  const which =
-    scenario === 'uas'
-      ? ['-sn', 'uas']
-      : ['-sf', join(import.meta.dirname, '..', 'fixtures', 'sipp', `${scenario}.xml`)];
+  let file = join(import.meta.dirname, '..', 'fixtures', 'sipp', `${scenario}.xml`);
+  if (options.fill) {
+    let xml = readFileSync(file, 'utf8');
+    for (const [name, value] of Object.entries(options.fill)) xml = xml.replaceAll(`{{${name}}}`, value);
+    file = join(mkdtempSync(join(tmpdir(), 'yona-sipp-')), `${scenario}.xml`);
+    writeFileSync(file, xml);
+  }
+  const which = scenario === 'uas' ? ['-sn', 'uas'] : ['-sf', file];
   const child = spawn(
     'sipp',
     [

@@ -20,10 +20,10 @@ import {
   type DeliveryHarness,
   type Sender,
 } from '../delivery/delivery-helpers.ts';
+import { whenQuiet } from '../helpers/quiescence.ts';
 
 const ENV = { YONA_PUSH_ALLOW_PRIVATE: '1', YONA_PUSH_RETRY_BASE_MS: '20', YONA_PUSH_POLL_MS: '20' };
 const NUMBER = '0559990011';
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const targets = await storeTargets();
 for (const target of targets) {
@@ -143,7 +143,8 @@ for (const target of targets) {
       await byApi(apiPhone);
       await byLink(code);
       await byReply(replyPhone);
-      await sleep(300); // fifteen push polls: a second push for any block would come now
+      // Nothing new for 500 ms (25 push polls): a second push for any block would have come.
+      await whenQuiet(() => receiver.received.length, 'blacklist pushes', { quietMs: 500 });
       assert.equal((await t.service.store.db.selectFrom('blocklist').select('phone').execute()).length, 3);
       assert.equal(
         (await t.service.store.db.selectFrom('push_events').select('type').where('type', '=', 'blacklist').execute())
