@@ -99,6 +99,11 @@ export class DailyCaps {
     );
   }
 
+  /** The carrier's daily cap in parts; undefined when it has none. */
+  dailyCap(carrier: string): number | undefined {
+    return this.caps.get(carrier)?.dailyCap;
+  }
+
   /** Whether the carrier has a cap and today's parts leave no room for this many more. */
   full(carrier: string, parts = 1): boolean {
     const cap = this.caps.get(carrier)?.dailyCap;

@@ -1,11 +1,12 @@
 // The dispatcher: claims due messages in batches under a lease, drops blocked recipients (201, refunded),
-// routes each message (routing.ts: its route's carriers in order, those bound and not throttled beyond their
-// backlog first; a carrier that refuses it for its own reasons hands it to the next), submits them concurrently
+// routes each message (routing.ts gives its route's carriers; carrier-choice.ts decides over a snapshot of them
+// which to submit to, those bound and not throttled beyond their backlog first, a carrier that refuses it for its
+// own reasons handing it to the next, and when it waits or fails), submits them concurrently
 // (the connector's windows bound what is in flight), and records the outcomes as they arrive, in small groups (batch-recorder.ts):
 // submitted (-1), retried with exponential backoff, or failed (refunded). Wakes on the 'dispatch' signal and
 // polls otherwise. One more lane claims only priority messages (one-time codes): it is never behind a
 // campaign's batch, and its messages take the carrier's next free permit.
-import type { Router } from './routing.ts';
+import type { Router, RouteCarrier } from './routing.ts';
 import type { Carrier, SubmitResult } from '../carriers/types.ts';
 import { type ChannelName, channelOfStored } from '../domain/channels.ts';
 import { fillCode } from '../domain/otp.ts';
@@ -25,6 +26,8 @@ import {
   type DispatchOutcome,
 } from '../store/dispatch.ts';
 import { BatchRecorder } from './batch-recorder.ts';
+import { type CarrierDecision, chooseCarrier, type TriedCarrier } from './carrier-choice.ts';
+import { readSnapshot } from './choice-snapshot.ts';
 import type { CarrierHealthBook } from './carrier-health.ts';
 import type { DeliveryOutcomes } from './delivery-outcomes.ts';
 import type { DeliverySettings } from './delivery-settings.ts';
@@ -77,8 +80,6 @@ const ROUTES_CHANGED = Symbol('routes changed');
 const PRIORITY_BATCH = 100;
 /** Calls the voice lane claims at a time when no trunk says how many it can start. */
 const CALL_BATCH = 50;
-/** How long a message waits when every carrier of its route has reached its daily cap (at most the backoff). */
-const CAPPED_WAIT_MS = 60_000;
 
 /** Runs `settings.lanes` claim-submit-record loops until stopped. */
 export class Dispatcher {
@@ -101,6 +102,8 @@ export class Dispatcher {
   private routesVersion = 0;
   /** Per carrier: messages submitted and not yet recorded, at most its inFlightLimit. */
   private readonly unrecorded = new Map<string, FifoPermits>();
+  /** Messages in line for a carrier's permits. */
+  private readonly waitingFor = (carrier: string): number => this.unrecorded.get(carrier)?.waiting ?? 0;
   /** Account names by id, for routes that filter by account. */
   private readonly accounts = new Map<number, Promise<{ username: string; reseller: string | null } | undefined>>();
 
@@ -323,35 +326,18 @@ export class Dispatcher {
     return names;
   }
 
-  // The carriers a message is tried on, in order: its route's list, those bound now first (a carrier down is
-  // passed over while another on the list can take the message; when none can, each is tried in turn).
-  private async carriersFor(
-    message: ClaimedMessage,
-    channel: ChannelName,
-  ): Promise<{ carriers: Carrier[]; passedOver?: Carrier }> {
+  // The carriers of a message's route (no router for its channel: none); the choice over them is carrier-choice.ts's.
+  private async routeOf(message: ClaimedMessage, channel: ChannelName): Promise<readonly RouteCarrier[]> {
     const router = this.deps.routers.get(channel);
-    if (!router) return { carriers: [] };
+    if (!router) return [];
     const account = router.filtersByAccount ? await this.accountOf(message.account_id) : undefined;
-    const names = router.candidates({
+    return router.carriersOf({
       phone: message.phone,
       source: message.source,
       account: account?.username,
       reseller: account?.reseller,
       channel,
-      key: message.id,
     });
-    const carriers = names.map((n) => this.deps.carriers.get(n)).filter((c): c is Carrier => c !== undefined);
-    if (carriers.length === 1) return { carriers };
-    const ordered = [...carriers.filter((c) => c.canSubmit()), ...carriers.filter((c) => !c.canSubmit())];
-    // The route's first carrier is down and another takes the message: it is diverted, not refused.
-    return ordered[0] === carriers[0] ? { carriers: ordered } : { carriers: ordered, passedOver: carriers[0] };
-  }
-
-  // A carrier pushing back (throttled) with more messages waiting in line for its permits than the backlog limit.
-  private backlogged(carrier: Carrier): boolean {
-    const waiting = this.unrecorded.get(carrier.name)?.waiting ?? 0;
-    if (waiting < this.deps.settings.throttleBacklog) return false;
-    return carrier.condition?.().throttledSince !== undefined;
   }
 
   // Undefined when the batch no longer holds the message (its lease lapsed): it is left to its next claimer.
@@ -364,76 +350,69 @@ export class Dispatcher {
     }
   }
 
+  // Carries out the choice of carrier-choice.ts, one carrier at a time: the next is asked for only once this one
+  // refused the message with nothing of it taken.
   private async submitOnRoutes(
     message: ClaimedMessage,
     recorder: BatchRecorder,
     routesVersion: number,
   ): Promise<DispatchOutcome | undefined | typeof ROUTES_CHANGED> {
     const call = message.channel === 'call';
-    const { carriers, passedOver } = await this.carriersFor(message, channelOfStored(message.channel));
-    const { health } = this.deps;
-    if (passedOver) health?.diverted(passedOver.name);
-    if (carriers.length === 0) {
-      return {
-        kind: 'failed',
-        message,
-        carrier: null,
-        status: DELIVERY.FAILED,
-        error: call ? 'no voice trunk routes this destination' : 'no carrier routes this destination',
-      };
-    }
-    const text = this.textOf(message);
-    if (text === undefined)
-      return {
-        kind: 'failed',
-        message,
-        carrier: null,
-        status: DELIVERY.FAILED,
-        error: 'its code was sealed under another key (YONA_SECRET_KEY differs between nodes)',
-      };
-    // One carrier at a time: the next is tried only once this one refused the message with nothing of it taken.
-    // A carrier whose daily cap the message's parts do not fit under is passed over as if it had refused.
-    const { caps } = this.deps;
-    const fits = (c: Carrier) => !caps?.full(c.name, message.parts);
-    const ready = (c: Carrier) => c.canSubmit() && fits(c) && !this.backlogged(c);
-    let tried: Array<{ carrier: Carrier; error: string }> = [];
-    for (const [i, carrier] of carriers.entries()) {
-      // A backlogged carrier is passed over for a later one of the route that is bound, not backlogged and under its
-      // cap (the messages already in its line stay there); checked as the message would join its line.
-      if (this.backlogged(carrier) && carriers.slice(i + 1).some(ready)) continue;
-      if (caps && !caps.reserve(carrier.name, message.parts)) continue;
-      const outcome = await this.submitTo(carrier, message, text, call, recorder, routesVersion);
-      if (outcome === ROUTES_CHANGED || !outcome?.ok) caps?.release(carrier.name, message.parts);
-      if (outcome === ROUTES_CHANGED || !outcome) return outcome;
+    const route = await this.routeOf(message, channelOfStored(message.channel));
+    const { health, caps } = this.deps;
+    const tried: TriedCarrier[] = [];
+    let text: string | undefined;
+    // The last carrier that refused the message, and whether the refusal was only its having no bind to send on.
+    let refusedBy: Carrier | undefined;
+    let unsent = false;
+    for (;;) {
+      const decision = chooseCarrier(readSnapshot(message, route, call, tried, this.deps, this.waitingFor));
+      if (tried.length === 0) {
+        if (decision.kind !== 'fail' && decision.kind !== 'accepted' && decision.diverted)
+          health?.diverted(decision.diverted);
+        if (decision.kind === 'fail') return { ...decision, kind: 'failed', message };
+        text = this.textOf(message);
+        if (text === undefined)
+          return {
+            kind: 'failed',
+            message,
+            carrier: null,
+            status: DELIVERY.FAILED,
+            error: 'its code was sealed under another key (YONA_SECRET_KEY differs between nodes)',
+          };
+      }
+      if (refusedBy && decision.carrier !== refusedBy.name) {
+        this.unrecorded.get(refusedBy.name)?.release(); // its permit: the message moves on
+        this.stats.failedOver++;
+        if (unsent) health?.diverted(refusedBy.name);
+        const refusal = tried[tried.length - 1].result;
+        this.deps.logger.debug(
+          {
+            carrier: refusedBy.name,
+            next: decision.carrier,
+            message: message.id,
+            error: refusal?.ok === false && refusal.error,
+          },
+          'dispatcher: carrier refused the message; trying the next on its route',
+        );
+      }
+      refusedBy = undefined;
+      if (decision.kind !== 'submit') return this.outcomeOf(message, decision, tried);
+      if (decision.skipped) for (const name of decision.skipped) tried.push({ carrier: name });
+      const carrier = this.deps.carriers.get(decision.carrier) as Carrier;
+      if (caps && !caps.reserve(carrier.name, message.parts)) {
+        tried.push({ carrier: carrier.name });
+        continue;
+      }
+      const result = await this.submitTo(carrier, message, text as string, call, recorder, routesVersion);
+      if (result === ROUTES_CHANGED || !result?.ok) caps?.release(carrier.name, message.parts);
+      if (result === ROUTES_CHANGED || !result) return result;
       // Failed without reaching a carrier that is down (no bind to send on): no refusal of its own.
-      const unsent = !outcome.ok && outcome.transient && outcome.elsewhere === true && !carrier.canSubmit();
-      if (!unsent) health?.answered(carrier.name, outcome);
-      const last = !carriers.slice(i + 1).some(fits);
-      if (outcome.ok || !outcome.transient || !outcome.elsewhere || last)
-        return this.outcomeOf(message, carrier, outcome, tried);
-      this.unrecorded.get(carrier.name)?.release(); // its permit: the message moves on
-      this.stats.failedOver++;
-      if (unsent) health?.diverted(carrier.name);
-      tried = [...tried, { carrier, error: outcome.error }];
-      this.deps.logger.debug(
-        { carrier: carrier.name, next: carriers[i + 1].name, message: message.id, error: outcome.error },
-        'dispatcher: carrier refused the message; trying the next on its route',
-      );
+      unsent = !result.ok && result.transient && result.elsewhere === true && !carrier.canSubmit();
+      if (!unsent) health?.answered(carrier.name, result);
+      tried.push({ carrier: carrier.name, result });
+      if (!result.ok) refusedBy = carrier;
     }
-    return this.cappedOutcome(message, tried);
-  }
-
-  // Every carrier of the message's route has reached its daily cap: it waits, and the wait is not an attempt.
-  private cappedOutcome(message: ClaimedMessage, tried: Array<{ carrier: Carrier; error: string }>): DispatchOutcome {
-    const before = tried.map((t) => `${t.carrier.name}: ${t.error}`).join('; ');
-    return {
-      kind: 'retry',
-      message,
-      carrier: null,
-      at: this.deps.clock() + Math.min(CAPPED_WAIT_MS, this.deps.settings.retryMaxMs),
-      error: `every carrier of its route has reached its daily cap${before ? ` (before: ${before})` : ''}`,
-      uncounted: tried.length === 0,
-    };
   }
 
   private async submitTo(
@@ -472,41 +451,28 @@ export class Dispatcher {
     return result;
   }
 
+  // The message's outcome as decided: accepted by the last carrier tried, retried later, or failed.
   private outcomeOf(
     message: ClaimedMessage,
-    carrier: Carrier,
-    result: SubmitResult,
-    tried: Array<{ carrier: Carrier; error: string }>,
+    decision: Exclude<CarrierDecision, { kind: 'submit' }>,
+    tried: TriedCarrier[],
   ): DispatchOutcome {
-    if (result.ok) {
-      this.stats.accepted++;
-      const { caps } = this.deps;
-      const perPart = caps?.costPerPartMilli(carrier.name);
-      return {
-        kind: 'submitted',
-        message,
-        carrier: carrier.name,
-        carrierMessageIds: result.carrierMessageIds,
-        ...(caps ? { day: caps.today() } : {}),
-        ...(perPart === undefined ? {} : { carrierCost: perPart * message.parts }),
-      };
+    if (decision.kind === 'fail') return { ...decision, kind: 'failed', message };
+    if (decision.kind === 'retry') {
+      const { diverted: _, ...retry } = decision;
+      return { ...retry, message };
     }
-    const { settings } = this.deps;
-    const error = tried.length
-      ? `${result.error} (before: ${tried.map((t) => `${t.carrier.name}: ${t.error}`).join('; ')})`
-      : result.error;
-    if (!result.transient)
-      return { kind: 'failed', message, carrier: carrier.name, status: result.status ?? DELIVERY.FAILED, error };
-    if (message.attempts >= settings.maxAttempts) {
-      return {
-        kind: 'failed',
-        message,
-        carrier: carrier.name,
-        status: DELIVERY.FAILED,
-        error: `gave up after ${message.attempts} attempts: ${error}`,
-      };
-    }
-    const delay = Math.min(settings.retryMaxMs, settings.retryBaseMs * 2 ** Math.min(message.attempts - 1, 20));
-    return { kind: 'retry', message, carrier: carrier.name, at: this.deps.clock() + delay, error };
+    this.stats.accepted++;
+    const result = tried[tried.length - 1].result as Extract<SubmitResult, { ok: true }>;
+    const { caps } = this.deps;
+    const perPart = caps?.costPerPartMilli(decision.carrier);
+    return {
+      kind: 'submitted',
+      message,
+      carrier: decision.carrier,
+      carrierMessageIds: result.carrierMessageIds,
+      ...(caps ? { day: caps.today() } : {}),
+      ...(perPart === undefined ? {} : { carrierCost: perPart * message.parts }),
+    };
   }
 }

@@ -2,6 +2,7 @@
 import type { ChannelName } from '../domain/channels.ts';
 import { ConfigError } from '../domain/errors.ts';
 import { normalizePhone } from '../domain/phone.ts';
+import { weightedFirst } from './carrier-choice.ts';
 
 /**
  * One route: destinations (international digits) starting with `prefix` ('' matches all) go to the carriers of
@@ -66,6 +67,7 @@ export function normalizeNumber(input: string): string {
 export class Router {
   private readonly routes: Array<Route & { carriers: RouteCarrier[] }>;
   private readonly fallback: string | undefined;
+  private readonly fallbackCarriers: readonly RouteCarrier[];
 
   constructor(routes: Route[], carrierNames: string[]) {
     const known = new Set(carrierNames);
@@ -78,6 +80,7 @@ export class Router {
       return { ...r, carriers };
     });
     this.fallback = carrierNames[0];
+    this.fallbackCarriers = this.fallback === undefined ? [] : [{ name: this.fallback }];
     this.filtersByAccount = routes.some((r) => r.account);
   }
 
@@ -105,31 +108,18 @@ export class Router {
 
   /** The carriers a message is tried on, in order (a weighted route starts with the carrier its key falls on). */
   candidates(target: RouteTarget): string[] {
-    const route = this.route(target) as (typeof this.routes)[number] | undefined;
-    if (!route) return this.fallback === undefined ? [] : [this.fallback];
-    const weighted = route.carriers.filter((c) => (c.weight ?? 0) > 0);
-    const names = route.carriers.map((c) => c.name);
-    if (weighted.length === 0) return names;
-    const total = weighted.reduce((sum, c) => sum + (c.weight ?? 0), 0);
-    // A Weyl sequence over the key: consecutive ids spread evenly over the weights.
-    let at = target.key === undefined ? Math.random() * total : fraction(target.key) * total;
-    let first = weighted[weighted.length - 1].name;
-    for (const c of weighted) {
-      at -= c.weight ?? 0;
-      if (at < 0) {
-        first = c.name;
-        break;
-      }
-    }
-    return [first, ...names.filter((n) => n !== first)];
+    const carriers = this.carriersOf(target);
+    const first = weightedFirst(carriers, target.key);
+    const names = carriers.map((c) => c.name);
+    return first === undefined ? names : [first.name, ...names.filter((n) => n !== first.name)];
   }
-}
 
-const GOLDEN = 0.6180339887498949;
-
-function fraction(key: number): number {
-  const x = key * GOLDEN;
-  return x - Math.floor(x);
+  /** The carriers of the route a message takes, in the route's order with their weights (no route: the fallback). */
+  carriersOf(target: RouteTarget): readonly RouteCarrier[] {
+    const route = this.route(target) as (typeof this.routes)[number] | undefined;
+    if (route) return route.carriers;
+    return this.fallbackCarriers;
+  }
 }
 
 // How specifically a route matches a message (compared left to right), or undefined when it does not.
