@@ -6,7 +6,7 @@ import type { Logger } from '../../logger.ts';
 import type { AppContext } from '../../operations/execute.ts';
 import type { Account } from '../../store/accounts.ts';
 import type { ConsoleSession } from '../../store/console-sessions.ts';
-import { esc, frame, type Html } from './html.ts';
+import { html, frame, type Html } from './html.ts';
 import { type FieldProblem, readFields, refusedParam } from './form-guard.ts';
 import { overHttps, parseCookies, redirect, safeBack, sendHtml } from './http.ts';
 import { fmt, messages, type Lang, type Messages } from './i18n.ts';
@@ -103,7 +103,7 @@ function refuseInput(b: Base, problem: FieldProblem): FastifyReply {
           why,
         });
   const path = b.request.method === 'POST' ? formPage(b.request) : safeBack(b.request.url.split('?')[0]);
-  const body = `<p><a href="${esc(path)}">${esc(t.inputBack)}</a></p>`;
+  const body = html`<p><a href="${path}">${t.inputBack}</a></p>`;
   return sendHtml(
     b.reply,
     frame({ lang: b.lang, t, title: t.inputRefusedTitle, body, path, notice: { kind: 'error', text } }),
@@ -175,9 +175,13 @@ export class ConsoleRouter {
           }
           const c = this.pageContext(b, live.account, live.session, (request.params ?? {}) as Record<string, string>);
           if (method === 'POST' && !sameSecret(b.form.get('_csrf'), live.session.csrf)) {
-            return c.render(b.t.formExpired, `<p><a href="${request.url.split('?')[0]}">${b.t.formExpired}</a></p>`, {
-              code: 403,
-            });
+            return c.render(
+              b.t.formExpired,
+              html`<p><a href="${request.url.split('?')[0]}">${b.t.formExpired}</a></p>`,
+              {
+                code: 403,
+              },
+            );
           }
           return await handler(c);
         } catch (err) {
@@ -237,7 +241,13 @@ export class ConsoleRouter {
     this.logger.error({ err, url: b.request.url }, 'console request failed');
     return sendHtml(
       b.reply,
-      frame({ lang: b.lang, t: b.t, title: b.t.failed, body: '<p><a href="/console">Yona</a></p>', path: '/console' }),
+      frame({
+        lang: b.lang,
+        t: b.t,
+        title: b.t.failed,
+        body: html`<p><a href="/console">Yona</a></p>`,
+        path: '/console',
+      }),
       500,
     );
   }

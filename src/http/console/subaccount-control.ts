@@ -7,21 +7,21 @@ import { messageLogPage } from '../../store/console-messages.ts';
 import { sendsSince } from '../../store/console-overview.ts';
 import { setSubAccountSuspended, subAccountSuspensions } from '../../store/console-subaccounts.ts';
 import { num } from './format.ts';
-import { actionForm, esc, type Html } from './html.ts';
+import { actionForm, html, type HtmlValue } from './html.ts';
 import { fmt } from './i18n.ts';
 import { filterForm, parseLogQuery } from './message-log.ts';
 import { badFiltersNotice, LOG_PAGE_SIZE, logSection } from './messages.ts';
 import type { ConsoleRouter, PageContext } from './router.ts';
 
 /** Per sub-account (by username): its usage this month, its state, and its links and suspend/resume button. */
-export async function subAccountCells(c: PageContext, usernames: string[]): Promise<Map<string, Html[]>> {
+export async function subAccountCells(c: PageContext, usernames: string[]): Promise<Map<string, HtmlValue[]>> {
   const { t } = c;
   const db = c.app.store.db;
   const tz = c.account.time_zone;
   const p = zonedParts(c.now, tz);
   const month = fromZoned({ ...p, day: 1, hour: 0, minute: 0, second: 0 }, tz);
   const suspended = await subAccountSuspensions(db, c.account.id);
-  const out = new Map<string, Html[]>();
+  const out = new Map<string, HtmlValue[]>();
   for (const username of usernames) {
     const sub = await findAccountByUsername(db, username);
     if (!sub) continue;
@@ -29,9 +29,9 @@ export async function subAccountCells(c: PageContext, usernames: string[]): Prom
     const isSuspended = suspended.get(username) != null;
     const u = encodeURIComponent(username);
     out.set(username, [
-      esc(fmt(t.overviewSends, { messages: num(usage.messages), credits: num(usage.credits) })),
-      isSuspended ? `<strong>${esc(t.subSuspended)}</strong>` : esc(t.subActive),
-      `<a href="/console/subaccounts/${u}/messages">${esc(t.navMessages)}</a> ${
+      fmt(t.overviewSends, { messages: num(usage.messages), credits: num(usage.credits) }),
+      isSuspended ? html`<strong>${t.subSuspended}</strong>` : t.subActive,
+      html`<a href="/console/subaccounts/${u}/messages">${t.navMessages}</a> ${
         isSuspended
           ? actionForm('/console/subaccounts/resume', c.session.csrf, t.subResume, { username })
           : actionForm(
@@ -56,13 +56,13 @@ async function ownSub(c: PageContext): Promise<Account | undefined> {
 async function subMessagesPage(c: PageContext) {
   const { t } = c;
   const sub = await ownSub(c);
-  if (!sub) return c.render(t.notFound, `<p>${esc(t.notFoundText)}</p>`, { code: 404 });
+  if (!sub) return c.render(t.notFound, html`<p>${t.notFoundText}</p>`, { code: 404 });
   const path = `/console/subaccounts/${encodeURIComponent(sub.username)}/messages`;
   const parsed = parseLogQuery(c.query, sub.time_zone);
   const rows = await messageLogPage(c.app.store.db, sub.id, parsed.filter, parsed.cursor, LOG_PAGE_SIZE);
   return c.render(
     fmt(t.subMessages, { username: sub.username }),
-    `<p><a href="/console/subaccounts">${esc(t.navSubs)}</a></p>${filterForm(t, path, parsed.values)}${logSection(c, parsed, rows, path)}`,
+    html`<p><a href="/console/subaccounts">${t.navSubs}</a></p>${filterForm(t, path, parsed.values)}${logSection(c, parsed, rows, path)}`,
     { notice: badFiltersNotice(c, parsed) },
   );
 }
