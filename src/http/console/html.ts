@@ -1,6 +1,7 @@
 // Console HTML: the `html` template (every interpolated value escaped), the page frame (navigation, language
 // switch, flash notice) and small form helpers.
 import type { Lang, Messages } from './i18n.ts';
+import { navigationFor } from './pages.ts';
 
 /** Wraps markup this module built itself (never text from outside). */
 let trusted: (markup: string) => Html;
@@ -81,33 +82,15 @@ export interface FrameOptions {
   styles?: string[];
 }
 
-const NAV: Array<[string, keyof Messages]> = [
-  ['/console/send', 'navSend'],
-  ['/console/messages', 'navMessages'],
-  ['/console/campaigns', 'navCampaigns'],
-  ['/console/inbound', 'navInbound'],
-  ['/console/tokens', 'navTokens'],
-  ['/console/ips', 'navIps'],
-  ['/console/push', 'navPush'],
-  ['/console/balance', 'navBalance'],
-  ['/console/senders', 'navSenders'],
-  ['/console/lists', 'navLists'],
-  ['/console/blocklist', 'navBlocklist'],
-  ['/console/birthdays', 'navBirthdays'],
-  ['/console/security', 'navSecurity'],
-];
-
 export function frame(o: FrameOptions): Html {
   const { t } = o;
   const dir = o.lang === 'he' ? 'rtl' : 'ltr';
   const other: Lang = o.lang === 'he' ? 'en' : 'he';
   const nav = o.user
-    ? [...NAV, ...(o.user.isReseller ? [['/console/subaccounts', 'navSubs'] as [string, keyof Messages]] : [])].map(
-        ([href, key]) => {
-          const current = o.path === href || o.path.startsWith(`${href}/`);
-          return html`<li><a href="${href}"${current ? html` aria-current="page"` : ''}>${t[key]}</a></li>`;
-        },
-      )
+    ? navigationFor({ is_reseller: o.user.isReseller }).map(({ href, label }) => {
+        const current = o.path === href || o.path.startsWith(`${href}/`);
+        return html`<li><a href="${href}"${current ? html` aria-current="page"` : ''}>${t[label]}</a></li>`;
+      })
     : '';
   const header = html`<header class="top"><a class="brand" href="/console">Yona</a>
 ${o.user ? html`<nav aria-label="${t.navLabel}"><ul>${nav}</ul></nav>` : ''}

@@ -1,5 +1,6 @@
-// The console's routes: every page needs a live session (else the sign-in page), every POST the session's CSRF
-// token; everything answers only over HTTPS. Page modules register GET and POST handlers here.
+// The console's routes: every page needs a live session (else the sign-in page) and an account of its audience in
+// the page table (pages.ts; else 404), every POST the session's CSRF token; everything answers only over HTTPS.
+// Page modules register GET and POST handlers here, each for a path of the page table.
 import { num } from './format.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from '../../logger.ts';
@@ -10,6 +11,7 @@ import { html, frame, type Html } from './html.ts';
 import { type FieldProblem, readFields, refusedParam } from './form-guard.ts';
 import { overHttps, parseCookies, redirect, safeBack, sendHtml } from './http.ts';
 import { fmt, messages, type Lang, type Messages } from './i18n.ts';
+import { consolePage, mayOpen } from './pages.ts';
 import { prefersHebrew } from '../language.ts';
 import { ConsoleAuth, sameSecret, SESSION_COOKIE } from './session.ts';
 import { sealingKey } from '../../secret-key.ts';
@@ -133,6 +135,7 @@ export class ConsoleRouter {
 
   /** A route open to anyone over HTTPS (sign-in, assets, language). */
   open(method: 'GET' | 'POST', path: string, handler: (b: Base) => Promise<FastifyReply>): void {
+    if (consolePage(path).audience !== 'anyone') throw new Error(`console path ${path} is not open to anyone`);
     this.fastify.route({
       method,
       url: path,
@@ -159,6 +162,7 @@ export class ConsoleRouter {
   }
 
   private route(method: 'GET' | 'POST', path: string, handler: Handler): void {
+    const page = consolePage(path);
     this.fastify.route({
       method,
       url: path,
@@ -174,6 +178,9 @@ export class ConsoleRouter {
             return redirect(reply, `/console/login${back}`);
           }
           const c = this.pageContext(b, live.account, live.session, (request.params ?? {}) as Record<string, string>);
+          // Outside the page's audience (a reseller's page, another account): as for a page that does not exist.
+          if (!mayOpen(page, live.account))
+            return c.render(b.t.notFound, html`<p>${b.t.notFoundText}</p>`, { code: 404 });
           if (method === 'POST' && !sameSecret(b.form.get('_csrf'), live.session.csrf)) {
             return c.render(
               b.t.formExpired,

@@ -1,6 +1,7 @@
 // A reseller's everyday view of its sub-accounts: each one's usage this month and state, its message log, and
 // suspend / resume (a suspended account's API tokens and console sign-in are refused until it is resumed; its
-// data, balance and tokens stay as they were). Anyone but the sub-account's reseller gets a 404.
+// data, balance and tokens stay as they were). Anyone but the sub-account's reseller gets a 404 (an account that
+// is not a reseller: by the page table).
 import { fromZoned, zonedParts } from '../../domain/dates.ts';
 import { findAccountByUsername, type Account } from '../../store/accounts.ts';
 import { messageLogPage } from '../../store/console-messages.ts';
@@ -48,7 +49,6 @@ export async function subAccountCells(c: PageContext, usernames: string[]): Prom
 }
 
 async function ownSub(c: PageContext): Promise<Account | undefined> {
-  if (!c.account.is_reseller) return undefined;
   const sub = await findAccountByUsername(c.app.store.db, c.params.username ?? '');
   return sub && Number(sub.parent_id) === Number(c.account.id) ? sub : undefined;
 }
@@ -75,9 +75,7 @@ export function registerSubaccountControl(r: ConsoleRouter): void {
   ] as const) {
     r.post(`/console/subaccounts/${action}`, async (c) => {
       const username = (c.form.get('username') ?? '').slice(0, 200);
-      const done =
-        !!c.account.is_reseller &&
-        (await setSubAccountSuspended(c.app.store.db, c.account.id, username, suspend ? c.now : null));
+      const done = await setSubAccountSuspended(c.app.store.db, c.account.id, username, suspend ? c.now : null);
       if (!done) return c.redirect('/console/subaccounts', { error: 'subNotYours' });
       return c.redirect('/console/subaccounts', { ok: suspend ? 'subSuspendedOk' : 'subResumedOk' });
     });
