@@ -8,7 +8,7 @@ import { blockNow } from '../../operations/block.ts';
 import { blocklistPage, removeFromBlocklist, type BlocklistCursor } from '../../store/blocklist.ts';
 import { ledgerPage } from '../../store/ledger.ts';
 import { listVerifiedSenders } from '../../store/senders.ts';
-import { actionForm, csrfField, esc, olderNewerPager, table, type Html } from './html.ts';
+import { actionForm, csrfField, html, olderNewerPager, table, type HtmlValue } from './html.ts';
 import { fmt } from './i18n.ts';
 import { runOperation } from '../../operations/execute.ts';
 import { balanceExtras } from './balance-extras.ts';
@@ -22,15 +22,15 @@ async function balancePage(c: PageContext) {
   const { t, account } = c;
   const before = whole(c.query.before);
   const entries = await ledgerPage(c.app.store.db, account.id, LEDGER_ROWS, before);
-  const rows = entries.map((e): Html[] => [
-    esc(formatLong(e.created_at, account.time_zone)),
-    `<span class="num">${esc(e.currency === 'credits' ? num(e.amount) : shekels(e.amount))}</span>`,
-    esc(e.currency === 'credits' ? t.credits : t.international),
-    esc(e.reason),
+  const rows = entries.map((e): HtmlValue[] => [
+    formatLong(e.created_at, account.time_zone),
+    html`<span class="num">${e.currency === 'credits' ? num(e.amount) : shekels(e.amount)}</span>`,
+    e.currency === 'credits' ? t.credits : t.international,
+    e.reason,
   ]);
-  const body = `<ul class="stats"><li>${esc(t.credits)}<b>${esc(num(account.credits))}</b></li>
-<li>${esc(t.international)}<b>${esc(shekels(account.intl_agorot))}</b></li></ul>
-<h2>${esc(t.ledger)}</h2><p class="muted">${esc(fmt(t.ledgerNewest, { n: num(LEDGER_ROWS) }))}</p>
+  const body = html`<ul class="stats"><li>${t.credits}<b>${num(account.credits)}</b></li>
+<li>${t.international}<b>${shekels(account.intl_agorot)}</b></li></ul>
+<h2>${t.ledger}</h2><p class="muted">${fmt(t.ledgerNewest, { n: num(LEDGER_ROWS) })}</p>
 ${table(t.ledger, [t.pushWhen, t.amount, t.currency, t.reason], rows, t.none)}
 ${olderNewerPager(t, '/console/balance', before !== undefined, entries.length === LEDGER_ROWS ? String(entries.at(-1)!.id) : undefined)}
 ${await balanceExtras(c)}`;
@@ -49,17 +49,17 @@ async function sendersPage(
 ) {
   const { t, account } = c;
   const senders = await listVerifiedSenders(c.app.store.db, account.id, false);
-  const rows = senders.map((s): Html[] => [
-    esc(s.source),
-    esc(s.method),
-    esc(formatLong(Number(s.verified_at), account.time_zone)),
+  const rows = senders.map((s): HtmlValue[] => [
+    s.source,
+    s.method,
+    formatLong(Number(s.verified_at), account.time_zone),
   ]);
-  const form = `<form method="post" action="/console/senders" class="card">${csrfField(c.session.csrf)}<h2>${esc(t.senderVerify)}</h2>
-<label for="sender-phone">${esc(t.phone)}</label><input id="sender-phone" name="phone" required maxlength="20" inputmode="tel" value="${esc(o.phone ?? '')}" aria-describedby="sender-hint">
-<p id="sender-hint" class="muted">${esc(t.senderHint)}</p><button type="submit">${esc(t.senderSend)}</button></form>`;
+  const form = html`<form method="post" action="/console/senders" class="card">${csrfField(c.session.csrf)}<h2>${t.senderVerify}</h2>
+<label for="sender-phone">${t.phone}</label><input id="sender-phone" name="phone" required maxlength="20" inputmode="tel" value="${o.phone ?? ''}" aria-describedby="sender-hint">
+<p id="sender-hint" class="muted">${t.senderHint}</p><button type="submit">${t.senderSend}</button></form>`;
   return c.render(
     t.navSenders,
-    `${table(t.navSenders, [t.sender, t.senderMethod, t.senderVerifiedAt], rows, t.sendersNone)}${form}`,
+    html`${table(t.navSenders, [t.sender, t.senderMethod, t.senderVerifiedAt], rows, t.sendersNone)}${form}`,
     { notice: o.notice },
   );
 }
@@ -72,10 +72,10 @@ async function renderBlocklist(
   const before = blocklistCursor(c.query.before);
   const entries = await blocklistPage(c.app.store.db, account.id, BLOCKLIST_ROWS, before);
   const last = entries.at(-1);
-  const rows = entries.map((e): Html[] => [
-    esc(toNational(e.phone)),
-    esc(e.source),
-    esc(formatLong(Number(e.created_at), account.time_zone)),
+  const rows = entries.map((e): HtmlValue[] => [
+    toNational(e.phone),
+    e.source,
+    formatLong(Number(e.created_at), account.time_zone),
     actionForm(
       '/console/blocklist/remove',
       c.session.csrf,
@@ -84,9 +84,9 @@ async function renderBlocklist(
       { confirm: fmt(t.unblockConfirm, { phone: maskPhone(e.phone) }) },
     ),
   ]);
-  const form = `<form method="post" action="/console/blocklist" class="card">${csrfField(c.session.csrf)}<h2>${esc(t.blockAdd)}</h2>
-<label for="block-phones">${esc(t.blockPhones)}</label><textarea id="block-phones" name="phones" required>${esc(o.phones ?? '')}</textarea>
-<button type="submit">${esc(t.block)}</button></form>`;
+  const form = html`<form method="post" action="/console/blocklist" class="card">${csrfField(c.session.csrf)}<h2>${t.blockAdd}</h2>
+<label for="block-phones">${t.blockPhones}</label><textarea id="block-phones" name="phones" required>${o.phones ?? ''}</textarea>
+<button type="submit">${t.block}</button></form>`;
   const pager = olderNewerPager(
     t,
     '/console/blocklist',
@@ -95,7 +95,7 @@ async function renderBlocklist(
   );
   return c.render(
     t.navBlocklist,
-    `<p>${esc(t.blockIntro)}</p>${form}${table(t.navBlocklist, [t.phone, t.blockSource, t.created, t.actions], rows, t.blockNone)}${pager}`,
+    html`<p>${t.blockIntro}</p>${form}${table(t.navBlocklist, [t.phone, t.blockSource, t.created, t.actions], rows, t.blockNone)}${pager}`,
     { notice: o.notice },
   );
 }

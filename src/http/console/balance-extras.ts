@@ -6,17 +6,17 @@ import { ledgerPage, type LedgerEntry } from '../../store/ledger.ts';
 import type { Queryable } from '../../store/db.ts';
 import { sendCsv } from './csv-export.ts';
 import { when } from './format.ts';
-import { csrfField, esc, type Html } from './html.ts';
+import { csrfField, html, type Html } from './html.ts';
 import type { ConsoleRouter, PageContext } from './router.ts';
 
 /** The threshold form and the ledger download link, for the balance page. */
 export async function balanceExtras(c: PageContext): Promise<Html> {
   const { t } = c;
   const threshold = await lowBalanceThreshold(c.app.store.db, c.account.id);
-  return `<p><a class="button" href="/console/balance/ledger.csv" download>${esc(t.exportLedger)}</a></p>
-<form method="post" action="/console/balance/low-balance" class="card">${csrfField(c.session.csrf)}<h2>${esc(t.lowBalanceTitle)}</h2>
-<label for="low-balance">${esc(t.lowBalanceLabel)}</label><input id="low-balance" name="credits" inputmode="numeric" maxlength="12" value="${esc(threshold ?? '')}">
-<button type="submit">${esc(t.save)}</button></form>`;
+  return html`<p><a class="button" href="/console/balance/ledger.csv" download>${t.exportLedger}</a></p>
+<form method="post" action="/console/balance/low-balance" class="card">${csrfField(c.session.csrf)}<h2>${t.lowBalanceTitle}</h2>
+<label for="low-balance">${t.lowBalanceLabel}</label><input id="low-balance" name="credits" inputmode="numeric" maxlength="12" value="${threshold ?? ''}">
+<button type="submit">${t.save}</button></form>`;
 }
 
 async function* allLedger(db: Queryable, accountId: number): AsyncGenerator<LedgerEntry> {

@@ -4,7 +4,7 @@ import { editBirthdayCampaign, newBirthdayCampaign, DEFAULT_BIRTHDAY_HOUR } from
 import { listBirthdayCampaigns } from '../../store/birthdays.ts';
 import { listContactLists } from '../../store/contacts.ts';
 import { listVerifiedSenders } from '../../store/senders.ts';
-import { actionForm, csrfField, esc, table, type Html, userText } from './html.ts';
+import { actionForm, csrfField, html, table, type HtmlValue, userText } from './html.ts';
 import { runOperation } from '../../operations/execute.ts';
 import type { ConsoleRouter, PageContext } from './router.ts';
 
@@ -18,35 +18,35 @@ async function birthdaysPage(c: PageContext, o: { error?: string; values?: Recor
   ]);
   const v = o.values ?? {};
   const listName = new Map(lists.map((l) => [Number(l.id), l.name]));
-  const rows = campaigns.map((k): Html[] => [
+  const rows = campaigns.map((k): HtmlValue[] => [
     userText(k.name),
-    esc(listName.get(Number(k.list_id)) ?? k.list_id),
-    esc(k.message),
-    esc(k.source),
-    esc(`${String(k.hour).padStart(2, '0')}:00`),
-    esc(k.dob_field),
-    esc(k.active ? t.birthdayOn : t.birthdayOff),
+    listName.get(Number(k.list_id)) ?? k.list_id,
+    k.message,
+    k.source,
+    `${String(k.hour).padStart(2, '0')}:00`,
+    k.dob_field,
+    k.active ? t.birthdayOn : t.birthdayOff,
     actionForm('/console/birthdays/active', c.session.csrf, k.active ? t.birthdayStop : t.birthdayStart, {
       id: String(k.id),
       active: k.active ? '0' : '1',
     }),
   ]);
   const option = (value: string, label: string, selected: boolean) =>
-    `<option value="${esc(value)}"${selected ? ' selected' : ''}>${esc(label)}</option>`;
+    html`<option value="${value}"${selected ? html` selected` : ''}>${label}</option>`;
   const form =
     lists.length === 0 || senders.length === 0
-      ? `<p class="warn">${esc(t.birthdayNeeds)}</p>`
-      : `<form method="post" action="/console/birthdays" class="card">${csrfField(c.session.csrf)}<h2>${esc(t.birthdayNew)}</h2>
-<label for="bd-name">${esc(t.name)}</label><input id="bd-name" name="name" required maxlength="100" dir="auto" value="${esc(v.name ?? '')}">
-<label for="bd-list">${esc(t.contactList)}</label><select id="bd-list" name="cl_id">${lists.map((l) => option(String(l.id), l.name, v.cl_id === String(l.id))).join('')}</select>
-<label for="bd-message">${esc(t.birthdayMessage)}</label><textarea id="bd-message" name="message" required maxlength="1005">${esc(v.message ?? '')}</textarea>
-<label for="bd-source">${esc(t.sender)}</label><select id="bd-source" name="source">${senders.map((s) => option(s.source, s.source, v.source === s.source)).join('')}</select>
-<div class="row"><div><label for="bd-hour">${esc(t.birthdayHour)}</label><input id="bd-hour" name="hour" type="number" min="0" max="23" required value="${esc(v.hour ?? DEFAULT_BIRTHDAY_HOUR)}"></div>
-<div><label for="bd-field">${esc(t.birthdayField)}</label><select id="bd-field" name="dob_field">${['df1', 'df2', 'df3', 'df4', 'df5', 'df6'].map((f) => option(f, f, (v.dob_field ?? 'df2') === f)).join('')}</select></div></div>
-<button type="submit">${esc(t.birthdayCreate)}</button></form>`;
+      ? html`<p class="warn">${t.birthdayNeeds}</p>`
+      : html`<form method="post" action="/console/birthdays" class="card">${csrfField(c.session.csrf)}<h2>${t.birthdayNew}</h2>
+<label for="bd-name">${t.name}</label><input id="bd-name" name="name" required maxlength="100" dir="auto" value="${v.name ?? ''}">
+<label for="bd-list">${t.contactList}</label><select id="bd-list" name="cl_id">${lists.map((l) => option(String(l.id), l.name, v.cl_id === String(l.id)))}</select>
+<label for="bd-message">${t.birthdayMessage}</label><textarea id="bd-message" name="message" required maxlength="1005">${v.message ?? ''}</textarea>
+<label for="bd-source">${t.sender}</label><select id="bd-source" name="source">${senders.map((s) => option(s.source, s.source, v.source === s.source))}</select>
+<div class="row"><div><label for="bd-hour">${t.birthdayHour}</label><input id="bd-hour" name="hour" type="number" min="0" max="23" required value="${v.hour ?? DEFAULT_BIRTHDAY_HOUR}"></div>
+<div><label for="bd-field">${t.birthdayField}</label><select id="bd-field" name="dob_field">${['df1', 'df2', 'df3', 'df4', 'df5', 'df6'].map((f) => option(f, f, (v.dob_field ?? 'df2') === f))}</select></div></div>
+<button type="submit">${t.birthdayCreate}</button></form>`;
   return c.render(
     t.navBirthdays,
-    `${table(t.navBirthdays, [t.name, t.contactList, t.birthdayMessage, t.sender, t.birthdayHour, t.birthdayField, t.state, t.actions], rows, t.birthdaysNone)}${form}`,
+    html`${table(t.navBirthdays, [t.name, t.contactList, t.birthdayMessage, t.sender, t.birthdayHour, t.birthdayField, t.state, t.actions], rows, t.birthdaysNone)}${form}`,
     { notice: o.error ? { kind: 'error', text: o.error } : undefined },
   );
 }

@@ -4,14 +4,14 @@
 // and browsers without scripts.
 import type { TimelinePoint } from '../../store/console-campaigns.ts';
 import { num, when } from './format.ts';
-import { esc, table, type Html } from './html.ts';
+import { html, jsonScript, table, type Html } from './html.ts';
 import { fmt } from './i18n.ts';
 import type { PageContext } from './router.ts';
 
 export function deliveryChart(c: PageContext, timeline: { bucketMs: number; points: TimelinePoint[] }): Html {
   const { t } = c;
   const tz = c.account.time_zone;
-  if (timeline.points.length === 0) return `<p class="empty">${esc(t.chartEmpty)}</p>`;
+  if (timeline.points.length === 0) return html`<p class="empty">${t.chartEmpty}</p>`;
   // Cumulative counts, from zero one bucket before the first outcome (one bucket alone would make no line).
   const data = {
     x: [Math.round((timeline.points[0].at - timeline.bucketMs) / 1000)],
@@ -32,14 +32,14 @@ export function deliveryChart(c: PageContext, timeline: { bucketMs: number; poin
     data.delivered.push((ok += p.delivered));
     data.failed.push((bad += p.failed));
   }
-  return `<figure>
-<div id="chart" class="chart" role="img" aria-label="${esc(fmt(t.chartLabel, { delivered: num(ok), failed: num(bad) }))}"></div>
-<figcaption class="muted">${esc(fmt(t.chartCaption, { seconds: num(timeline.bucketMs / 1000) }))}</figcaption></figure>
-<script type="application/json" id="chart-data">${JSON.stringify(data).replace(/</g, '\\u003c')}</script>
-<details><summary>${esc(t.chartTable)}</summary>${table(
+  return html`<figure>
+<div id="chart" class="chart" role="img" aria-label="${fmt(t.chartLabel, { delivered: num(ok), failed: num(bad) })}"></div>
+<figcaption class="muted">${fmt(t.chartCaption, { seconds: num(timeline.bucketMs / 1000) })}</figcaption></figure>
+${jsonScript('chart-data', data)}
+<details><summary>${t.chartTable}</summary>${table(
     t.chartTable,
     [t.pushWhen, t.delivered, t.failedCount],
-    timeline.points.map((p) => [esc(when(p.at, tz)), esc(num(p.delivered)), esc(num(p.failed))]),
+    timeline.points.map((p) => [when(p.at, tz), num(p.delivered), num(p.failed)]),
     t.chartEmpty,
   )}</details>`;
 }

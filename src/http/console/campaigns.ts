@@ -12,7 +12,7 @@ import { deliveryChart } from './campaign-chart.ts';
 import { num, percent, shekels, when } from './format.ts';
 import { filterForm, logQuery, outcomeOf, parseLogQuery, shownText, statusWords } from './message-log.ts';
 import { badFiltersNotice, LOG_PAGE_SIZE, logSection, sendLogCsv } from './messages.ts';
-import { actionForm, esc, olderNewerPager, table, type Html, userText } from './html.ts';
+import { actionForm, html, olderNewerPager, table, type Html, type HtmlValue, userText } from './html.ts';
 import { fmt, type Messages } from './i18n.ts';
 import { runOperation } from '../../operations/execute.ts';
 import { whole, type ConsoleRouter, type PageContext } from './router.ts';
@@ -31,11 +31,11 @@ const CODE_KINDS = ['otp', 'verify'];
 async function listPage(c: PageContext) {
   const { t } = c;
   const kind = KINDS.includes(c.query.kind ?? '') ? c.query.kind : undefined;
-  const filter = `<form method="get" action="/console/campaigns" class="row" role="search">
-<div><label for="kind">${esc(t.campaignKind)}</label><select id="kind" name="kind"><option value="">${esc(t.kindAllButCodes)}</option>
-${KINDS.map((k) => `<option value="${k}"${kind === k ? ' selected' : ''}>${esc(k)}</option>`).join('')}</select></div>
-<button type="submit">${esc(t.logApply)}</button></form><p class="muted"><a href="/console/codes">${esc(t.codesLink)}</a></p>`;
-  return c.render(t.navCampaigns, filter + (await campaignList(c, c.account, '/console/campaigns', true, kind)));
+  const filter = html`<form method="get" action="/console/campaigns" class="row" role="search">
+<div><label for="kind">${t.campaignKind}</label><select id="kind" name="kind"><option value="">${t.kindAllButCodes}</option>
+${KINDS.map((k) => html`<option value="${k}"${kind === k ? html` selected` : ''}>${k}</option>`)}</select></div>
+<button type="submit">${t.logApply}</button></form><p class="muted"><a href="/console/codes">${t.codesLink}</a></p>`;
+  return c.render(t.navCampaigns, html`${filter}${await campaignList(c, c.account, '/console/campaigns', true, kind)}`);
 }
 
 /**
@@ -65,18 +65,18 @@ export async function campaignList(
     campaigns.map((k) => Number(k.id)),
   );
   const tz = owner.time_zone;
-  const rows = campaigns.map((k): Html[] => {
+  const rows = campaigns.map((k): HtmlValue[] => {
     const o = outcomes.get(Number(k.id))!;
     return [
-      linked ? `<a href="/console/campaigns/${k.id}">${esc(k.id)}</a>` : esc(k.id),
+      linked ? html`<a href="/console/campaigns/${k.id}">${k.id}</a>` : k.id,
       userText(k.name ?? ''),
-      esc(k.kind),
-      esc(stateName(t, k.state)),
-      esc(formatLong(Number(k.scheduled_at ?? k.created_at), tz)),
-      `<span class="num">${esc(num(k.recipients))}</span>`,
-      esc(num(o.delivered)),
-      esc(num(o.failed)),
-      esc(num(o.pending)),
+      k.kind,
+      stateName(t, k.state),
+      formatLong(Number(k.scheduled_at ?? k.created_at), tz),
+      html`<span class="num">${num(k.recipients)}</span>`,
+      num(o.delivered),
+      num(o.failed),
+      num(o.pending),
     ];
   });
   const last = campaigns.at(-1);
@@ -86,7 +86,7 @@ export async function campaignList(
     before !== undefined,
     campaigns.length === CAMPAIGNS_PER_PAGE && last ? String(last.id) : undefined,
   );
-  return `${table(t.navCampaigns, [t.campaignId, t.name, t.campaignKind, t.state, t.campaignWhen, t.recipients, t.delivered, t.failedCount, t.pending], rows, t.campaignsNone)}${pager}`;
+  return html`${table(t.navCampaigns, [t.campaignId, t.name, t.campaignKind, t.state, t.campaignWhen, t.recipients, t.delivered, t.failedCount, t.pending], rows, t.campaignsNone)}${pager}`;
 }
 
 async function campaignPage(c: PageContext, notice?: { kind: 'ok' | 'error'; text: string }) {
@@ -94,7 +94,7 @@ async function campaignPage(c: PageContext, notice?: { kind: 'ok' | 'error'; tex
   const db = c.app.store.db;
   const id = whole(c.params.id);
   const campaign = id === undefined ? undefined : await findCampaign(db, account.id, id);
-  if (!campaign) return c.render(t.notFound, `<p>${esc(t.notFoundText)}</p>`, { code: 404 });
+  if (!campaign) return c.render(t.notFound, html`<p>${t.notFoundText}</p>`, { code: 404 });
   const tz = account.time_zone;
   const parsed = parseLogQuery(c.query, tz);
   const path = `/console/campaigns/${id}`;
@@ -107,19 +107,19 @@ async function campaignPage(c: PageContext, notice?: { kind: 'ok' | 'error'; tex
   const counts = { delivered: 0, failed: 0, blocked: 0, pending: 0, cancelled: 0 };
   for (const b of breakdown) counts[outcomeOf(b)] += b.count;
   const finished = counts.delivered + counts.failed;
-  const stats = `<ul class="stats">
-<li>${esc(t.state)}<b>${esc(stateName(t, campaign.state))}</b></li>
-<li>${esc(t.recipients)}<b>${esc(num(campaign.recipients))}</b></li>
-<li>${esc(t.delivered)}<b>${esc(num(counts.delivered))}</b></li>
-<li>${esc(t.failedCount)}<b>${esc(num(counts.failed))}</b></li>
-${counts.blocked ? `<li>${esc(t.logStatus_blocked)}<b>${esc(num(counts.blocked))}</b></li>` : ''}
-<li>${esc(t.pending)}<b>${esc(num(counts.pending))}</b></li>
-${counts.cancelled ? `<li>${esc(t.cancelledCount)}<b>${esc(num(counts.cancelled))}</b></li>` : ''}
-<li>${esc(t.campaignRate)}<b>${esc(percent(counts.delivered, finished))}</b></li>
-<li>${esc(t.campaignCost)}<b>${esc(costText(t, campaign))}</b></li></ul>
-${first ? `<h2>${esc(t.campaignTextTitle)}</h2>${userText(shownText(first), 'blockquote', ' class="message-text"')}${campaign.kind === 'bulk' ? `<p class="muted">${esc(t.campaignTextFirst)}</p>` : ''}` : ''}
-<p class="muted">${esc(fmt(t.campaignFacts, { kind: campaign.kind, source: campaign.source, created: when(campaign.created_at, tz), credits: num(campaign.credits_charged) }))}
-${campaign.scheduled_at ? ` ${esc(fmt(t.campaignScheduledFor, { at: when(campaign.scheduled_at, tz) }))}` : ''}</p>`;
+  const stats = html`<ul class="stats">
+<li>${t.state}<b>${stateName(t, campaign.state)}</b></li>
+<li>${t.recipients}<b>${num(campaign.recipients)}</b></li>
+<li>${t.delivered}<b>${num(counts.delivered)}</b></li>
+<li>${t.failedCount}<b>${num(counts.failed)}</b></li>
+${counts.blocked ? html`<li>${t.logStatus_blocked}<b>${num(counts.blocked)}</b></li>` : ''}
+<li>${t.pending}<b>${num(counts.pending)}</b></li>
+${counts.cancelled ? html`<li>${t.cancelledCount}<b>${num(counts.cancelled)}</b></li>` : ''}
+<li>${t.campaignRate}<b>${percent(counts.delivered, finished)}</b></li>
+<li>${t.campaignCost}<b>${costText(t, campaign)}</b></li></ul>
+${first ? html`<h2>${t.campaignTextTitle}</h2>${userText(shownText(first), 'blockquote', html` class="message-text"`)}${campaign.kind === 'bulk' ? html`<p class="muted">${t.campaignTextFirst}</p>` : ''}` : ''}
+<p class="muted">${fmt(t.campaignFacts, { kind: campaign.kind, source: campaign.source, created: when(campaign.created_at, tz), credits: num(campaign.credits_charged) })}
+${campaign.scheduled_at ? ` ${fmt(t.campaignScheduledFor, { at: when(campaign.scheduled_at, tz) })}` : ''}</p>`;
   const cancelForm =
     campaign.state === 'scheduled'
       ? actionForm(
@@ -134,16 +134,16 @@ ${campaign.scheduled_at ? ` ${esc(fmt(t.campaignScheduledFor, { at: when(campaig
     t.campaignBreakdown,
     [t.logStatus, t.logError, t.campaignCount],
     breakdown.map((b) => [
-      `<span class="status-${outcomeOf(b)}">${esc(statusWords(t, c.lang, b))}</span>`,
-      esc(b.error ?? ''),
-      `<span class="num">${esc(num(b.count))}</span>`,
+      html`<span class="status-${outcomeOf(b)}">${statusWords(t, c.lang, b)}</span>`,
+      b.error ?? '',
+      html`<span class="num">${num(b.count)}</span>`,
     ]),
     t.messagesNone,
   );
-  const body = `${stats}${cancelForm}<h2>${esc(t.chartTitle)}</h2>${deliveryChart(c, timeline)}
-<h2>${esc(t.campaignBreakdown)}</h2>${reasons}
-<h2>${esc(t.messages)}</h2>${filterForm(t, path, parsed.values, true)}
-<p><a class="button" href="${esc(`${path}/messages.csv${logQuery(parsed.values)}`)}" download>${esc(t.campaignExport)}</a></p>
+  const body = html`${stats}${cancelForm}<h2>${t.chartTitle}</h2>${deliveryChart(c, timeline)}
+<h2>${t.campaignBreakdown}</h2>${reasons}
+<h2>${t.messages}</h2>${filterForm(t, path, parsed.values, true)}
+<p><a class="button" href="${`${path}/messages.csv${logQuery(parsed.values)}`}" download>${t.campaignExport}</a></p>
 ${logSection(c, parsed, messages, path)}`;
   return c.render(`${t.campaign} ${id}${campaign.name ? ` · ${campaign.name}` : ''}`, body, {
     notice: notice ?? badFiltersNotice(c, parsed),

@@ -4,7 +4,7 @@
 import { toNational } from '../../domain/phone.ts';
 import { codesPage, type CodeRow } from '../../store/console-codes.ts';
 import { when } from './format.ts';
-import { esc, olderNewerPager, table, type Html } from './html.ts';
+import { html, olderNewerPager, table, type HtmlValue } from './html.ts';
 import type { Messages } from './i18n.ts';
 import { statusWords } from './message-log.ts';
 import { whole, type ConsoleRouter, type PageContext } from './router.ts';
@@ -24,13 +24,13 @@ async function codesList(c: PageContext) {
   const tz = c.account.time_zone;
   const before = whole(c.query.before);
   const rows = await codesPage(c.app.store.db, c.account.id, before, PER_PAGE);
-  const cells = rows.map((r): Html[] => [
-    `<span class="nowrap">${esc(when(r.created_at, tz))}</span>`,
-    `<span class="nowrap">${esc(toNational(r.phone))}</span>`,
-    esc(r.state === null ? '' : statusWords(t, c.lang, { state: r.state, status: r.status })),
-    esc(codeState(t, r, c.now)),
-    `<span class="num">${esc(`${r.attempts} / ${r.max_tries}`)}</span>`,
-    `<span class="nowrap">${esc(when(r.expires_at, tz))}</span>`,
+  const cells = rows.map((r): HtmlValue[] => [
+    html`<span class="nowrap">${when(r.created_at, tz)}</span>`,
+    html`<span class="nowrap">${toNational(r.phone)}</span>`,
+    r.state === null ? '' : statusWords(t, c.lang, { state: r.state, status: r.status }),
+    codeState(t, r, c.now),
+    html`<span class="num">${`${r.attempts} / ${r.max_tries}`}</span>`,
+    html`<span class="nowrap">${when(r.expires_at, tz)}</span>`,
   ]);
   const pager = olderNewerPager(
     t,
@@ -40,7 +40,7 @@ async function codesList(c: PageContext) {
   );
   return c.render(
     t.codesTitle,
-    `<p class="muted">${esc(t.codesIntro)}</p><p><a href="/console/campaigns?kind=verify">${esc(t.codesVerify)}</a></p>
+    html`<p class="muted">${t.codesIntro}</p><p><a href="/console/campaigns?kind=verify">${t.codesVerify}</a></p>
 ${table(t.codesTitle, [t.logTime, t.phone, t.deliveryStatus, t.codeState, t.codeAttempts, t.codeExpires], cells, t.codesNone)}${pager}`,
   );
 }

@@ -1,20 +1,70 @@
-// Console HTML: escaping, the page frame (navigation, language switch, flash notice) and small form helpers.
+// Console HTML: the `html` template (every interpolated value escaped), the page frame (navigation, language
+// switch, flash notice) and small form helpers.
 import type { Lang, Messages } from './i18n.ts';
+import { navigationFor } from './pages.ts';
 
-export function esc(value: unknown): string {
+/** Wraps markup this module built itself (never text from outside). */
+let trusted: (markup: string) => Html;
+let markupOfHtml: (h: Html) => string;
+
+/** Markup known to be safe as it is, built by `html` (its values escaped); only this module makes one. */
+export class Html {
+  readonly #markup: string;
+
+  private constructor(markup: string) {
+    this.#markup = markup;
+  }
+
+  static {
+    trusted = (markup) => new Html(markup);
+    markupOfHtml = (h) => h.#markup;
+  }
+
+  toString(): string {
+    return this.#markup;
+  }
+}
+
+/** What a template may interpolate: markup as it is, text and numbers escaped, arrays one after another. */
+export type HtmlValue = Html | string | number | bigint | boolean | null | undefined | readonly HtmlValue[];
+
+function escapeText(value: unknown): string {
   return String(value ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-/** Markup already escaped (a page body built with `esc`). */
-export type Html = string;
+/** The text of markup (or of a value as a template would put it in): what is sent. */
+export function markupOf(value: unknown): string {
+  if (value instanceof Html) return markupOfHtml(value);
+  if (Array.isArray(value)) return value.map(markupOf).join('');
+  return escapeText(value);
+}
+
+/**
+ * The console's markup: `html\`<p>${text}</p>\`` escapes every interpolated value (in text and in attribute
+ * values alike), except an Html fragment (a nested template, a helper's output), which goes in as it is; an array
+ * goes in element after element; null and undefined are empty.
+ */
+export function html(strings: TemplateStringsArray, ...values: HtmlValue[]): Html {
+  let out = strings[0];
+  for (let i = 0; i < values.length; i++) out += markupOf(values[i]) + strings[i + 1];
+  return trusted(out);
+}
+
+/** Nothing (an empty fragment, for optional parts of a page). */
+export const NO_HTML: Html = html``;
+
+/** Data for a page script, as the text of `<script type="application/json">` (no `<` in it to end the element). */
+export function jsonScript(id: string, data: unknown): Html {
+  return html`<script type="application/json" id="${id}">${trusted(JSON.stringify(data).replace(/</g, '\\u003c'))}</script>`;
+}
 
 /**
  * Text a customer or a recipient wrote (a message, a campaign or list name, a reply), escaped in an element whose
  * direction follows its own first strong letter: a Hebrew text reads right to left on an English page, and an
  * English one left to right on a Hebrew page.
  */
-export function userText(value: unknown, tag = 'span', attrs = ''): Html {
-  return `<${tag} dir="auto"${attrs}>${esc(value)}</${tag}>`;
+export function userText(value: unknown, tag = 'span', attrs: Html = NO_HTML): Html {
+  return html`<${trusted(tag)} dir="auto"${attrs}>${String(value ?? '')}</${trusted(tag)}>`;
 }
 
 export interface FrameOptions {
@@ -32,59 +82,41 @@ export interface FrameOptions {
   styles?: string[];
 }
 
-const NAV: Array<[string, keyof Messages]> = [
-  ['/console/send', 'navSend'],
-  ['/console/messages', 'navMessages'],
-  ['/console/campaigns', 'navCampaigns'],
-  ['/console/inbound', 'navInbound'],
-  ['/console/tokens', 'navTokens'],
-  ['/console/ips', 'navIps'],
-  ['/console/push', 'navPush'],
-  ['/console/balance', 'navBalance'],
-  ['/console/senders', 'navSenders'],
-  ['/console/lists', 'navLists'],
-  ['/console/blocklist', 'navBlocklist'],
-  ['/console/birthdays', 'navBirthdays'],
-  ['/console/security', 'navSecurity'],
-];
-
 export function frame(o: FrameOptions): Html {
   const { t } = o;
   const dir = o.lang === 'he' ? 'rtl' : 'ltr';
   const other: Lang = o.lang === 'he' ? 'en' : 'he';
   const nav = o.user
-    ? [...NAV, ...(o.user.isReseller ? [['/console/subaccounts', 'navSubs'] as [string, keyof Messages]] : [])]
-        .map(([href, key]) => {
-          const current = o.path === href || o.path.startsWith(`${href}/`);
-          return `<li><a href="${href}"${current ? ' aria-current="page"' : ''}>${esc(t[key])}</a></li>`;
-        })
-        .join('')
+    ? navigationFor({ is_reseller: o.user.isReseller }).map(({ href, label }) => {
+        const current = o.path === href || o.path.startsWith(`${href}/`);
+        return html`<li><a href="${href}"${current ? html` aria-current="page"` : ''}>${t[label]}</a></li>`;
+      })
     : '';
-  const header = `<header class="top"><a class="brand" href="/console">Yona</a>
-${o.user ? `<nav aria-label="${esc(t.navLabel)}"><ul>${nav}</ul></nav>` : ''}
+  const header = html`<header class="top"><a class="brand" href="/console">Yona</a>
+${o.user ? html`<nav aria-label="${t.navLabel}"><ul>${nav}</ul></nav>` : ''}
 <div class="who">${
     o.user
-      ? `<span>${esc(o.user.username)}</span>
-<form method="post" action="/console/logout">${csrfField(o.user.csrf)}<button type="submit" class="link">${esc(t.logout)}</button></form>`
+      ? html`<span>${o.user.username}</span>
+<form method="post" action="/console/logout">${csrfField(o.user.csrf)}<button type="submit" class="link">${t.logout}</button></form>`
       : ''
   }
 <a href="/console/lang/${other}?back=${encodeURIComponent(o.path)}" lang="${other}" hreflang="${other}">${other === 'he' ? 'עברית' : 'English'}</a></div></header>`;
   const notice = o.notice
-    ? `<p class="notice ${o.notice.kind}" role="${o.notice.kind === 'error' ? 'alert' : 'status'}">${esc(o.notice.text)}</p>`
+    ? html`<p class="notice ${o.notice.kind}" role="${o.notice.kind === 'error' ? 'alert' : 'status'}">${o.notice.text}</p>`
     : '';
-  return `<!doctype html><html lang="${o.lang}" dir="${dir}"><head><meta charset="utf-8">
+  return html`<!doctype html><html lang="${o.lang}" dir="${dir}"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex">
-<title>${esc(o.title)} · Yona</title><link rel="icon" href="/console/assets/favicon.svg" type="image/svg+xml"><link rel="stylesheet" href="/console/assets/console.css">
-${(o.styles ?? []).map((s) => `<link rel="stylesheet" href="/console/assets/${s}">`).join('')}
-</head><body><a class="skip" href="#main">${esc(t.skip)}</a>${header}
-<main id="main" tabindex="-1"><h1>${esc(o.title)}</h1>${notice}${o.body}</main>
+<title>${o.title} · Yona</title><link rel="icon" href="/console/assets/favicon.svg" type="image/svg+xml"><link rel="stylesheet" href="/console/assets/console.css">
+${(o.styles ?? []).map((s) => html`<link rel="stylesheet" href="/console/assets/${s}">`)}
+</head><body><a class="skip" href="#main">${t.skip}</a>${header}
+<main id="main" tabindex="-1"><h1>${o.title}</h1>${notice}${o.body}</main>
 <script src="/console/assets/console.js" defer></script>
-${(o.scripts ?? []).map((s) => `<script src="/console/assets/${s}" defer></script>`).join('')}
+${(o.scripts ?? []).map((s) => html`<script src="/console/assets/${s}" defer></script>`)}
 </body></html>`;
 }
 
 export function csrfField(csrf: string): Html {
-  return `<input type="hidden" name="_csrf" value="${esc(csrf)}">`;
+  return html`<input type="hidden" name="_csrf" value="${csrf}">`;
 }
 
 /** A POST form with the CSRF field and one submit button (delete, cancel, enable...). */
@@ -95,22 +127,20 @@ export function actionForm(
   fields: Record<string, string> = {},
   opts: { confirm?: string; danger?: boolean } = {},
 ): Html {
-  const hidden = Object.entries(fields)
-    .map(([k, v]) => `<input type="hidden" name="${esc(k)}" value="${esc(v)}">`)
-    .join('');
-  const confirm = opts.confirm ? ` data-confirm="${esc(opts.confirm)}"` : '';
-  return `<form method="post" action="${esc(action)}" class="inline"${confirm}>${csrfField(csrf)}${hidden}<button type="submit"${opts.danger ? ' class="danger"' : ''}>${esc(label)}</button></form>`;
+  const hidden = Object.entries(fields).map(([k, v]) => html`<input type="hidden" name="${k}" value="${v}">`);
+  const confirm = opts.confirm ? html` data-confirm="${opts.confirm}"` : '';
+  return html`<form method="post" action="${action}" class="inline"${confirm}>${csrfField(csrf)}${hidden}<button type="submit"${opts.danger ? html` class="danger"` : ''}>${label}</button></form>`;
 }
 
 /**
  * A table in a focusable scroll region. Each cell carries its column's header in data-label: on a phone-sized
- * screen the stylesheet shows every row as a card of "header: value" lines instead of a wide table.
+ * screen the stylesheet shows every row as a card of "header: value" lines instead of a wide table. A cell is text
+ * (escaped) or an Html fragment.
  */
-export function table(caption: string, headers: string[], rows: Html[][], empty: string): Html {
-  if (rows.length === 0) return `<p class="empty">${esc(empty)}</p>`;
-  const labels = headers.map(esc);
-  return `<div class="scroll" tabindex="0" role="region" aria-label="${esc(caption)}"><table><caption>${esc(caption)}</caption><thead><tr>${headers.map((h) => `<th scope="col">${esc(h)}</th>`).join('')}</tr></thead>
-<tbody>${rows.map((r) => `<tr>${r.map((c, i) => `<td data-label="${labels[i] ?? ''}">${c}</td>`).join('')}</tr>`).join('')}</tbody></table></div>`;
+export function table(caption: string, headers: string[], rows: HtmlValue[][], empty: string): Html {
+  if (rows.length === 0) return html`<p class="empty">${empty}</p>`;
+  return html`<div class="scroll" tabindex="0" role="region" aria-label="${caption}"><table><caption>${caption}</caption><thead><tr>${headers.map((h) => html`<th scope="col">${h}</th>`)}</tr></thead>
+<tbody>${rows.map((r) => html`<tr>${r.map((c, i) => html`<td data-label="${headers[i] ?? ''}">${c}</td>`)}</tr>`)}</tbody></table></div>`;
 }
 
 /**
@@ -123,6 +153,6 @@ export function olderNewerPager(
   onOlderPage: boolean,
   olderCursor: string | undefined,
 ): Html {
-  return `<nav class="pager" aria-label="${esc(labels.pages)}">${onOlderPage ? `<a href="${esc(path)}">${esc(labels.newest)}</a>` : ''}
-${olderCursor !== undefined ? `<a href="${esc(path)}${path.includes('?') ? '&amp;' : '?'}before=${encodeURIComponent(olderCursor)}">${esc(labels.older)}</a>` : ''}</nav>`;
+  return html`<nav class="pager" aria-label="${labels.pages}">${onOlderPage ? html`<a href="${path}">${labels.newest}</a>` : ''}
+${olderCursor !== undefined ? html`<a href="${path}${path.includes('?') ? '&' : '?'}before=${encodeURIComponent(olderCursor)}">${labels.older}</a>` : ''}</nav>`;
 }

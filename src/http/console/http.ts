@@ -1,5 +1,6 @@
 // Console request plumbing: cookies, form bodies, security headers and replies.
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { type Html, markupOf } from './html.ts';
 
 export function parseCookies(header: string | undefined): Map<string, string> {
   const out = new Map<string, string>();
@@ -47,9 +48,9 @@ const SECURITY_HEADERS: Record<string, string> = {
   'strict-transport-security': 'max-age=31536000',
 };
 
-export function sendHtml(reply: FastifyReply, html: string, code = 200): FastifyReply {
+export function sendHtml(reply: FastifyReply, page: Html, code = 200): FastifyReply {
   for (const [k, v] of Object.entries(SECURITY_HEADERS)) reply.header(k, v);
-  return reply.code(code).header('content-type', 'text/html; charset=utf-8').send(html);
+  return reply.code(code).header('content-type', 'text/html; charset=utf-8').send(markupOf(page));
 }
 
 /** 303 to a console path (after a form: the browser GETs it). */

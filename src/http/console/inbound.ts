@@ -4,7 +4,7 @@
 import { toNational } from '../../domain/phone.ts';
 import { inboundPage, type InboundCursor } from '../../store/console-inbound.ts';
 import { when } from './format.ts';
-import { esc, table, type Html, userText } from './html.ts';
+import { html, table, type HtmlValue, userText } from './html.ts';
 import type { ConsoleRouter, PageContext } from './router.ts';
 
 const PER_PAGE = 50;
@@ -24,23 +24,23 @@ async function repliesPage(c: PageContext) {
     cursor,
     limit: PER_PAGE,
   });
-  const cells = rows.map((r): Html[] => [
-    `<span class="nowrap">${esc(when(r.received_at, tz))}</span>`,
-    `<span class="nowrap">${esc(toNational(r.phone))}</span>`,
-    esc(toNational(r.dest)),
-    `${userText(r.text, 'span', ' class="text"')}${r.blocked_by_reply ? ` <span class="badge">${esc(t.inboundBlocked)}</span>` : ''}`,
+  const cells = rows.map((r): HtmlValue[] => [
+    html`<span class="nowrap">${when(r.received_at, tz)}</span>`,
+    html`<span class="nowrap">${toNational(r.phone)}</span>`,
+    toNational(r.dest),
+    html`${userText(r.text, 'span', html` class="text"`)}${r.blocked_by_reply ? html` <span class="badge">${t.inboundBlocked}</span>` : ''}`,
     r.campaign_id === null
       ? ''
-      : `<a href="/console/campaigns/${r.campaign_id}">${esc(r.campaign_name ? `${r.campaign_id} · ${r.campaign_name}` : r.campaign_id)}</a>`,
+      : html`<a href="/console/campaigns/${r.campaign_id}">${r.campaign_name ? `${r.campaign_id} · ${r.campaign_name}` : r.campaign_id}</a>`,
   ]);
   const q = search ? `q=${encodeURIComponent(search)}&` : '';
   const last = rows.at(-1);
-  const pager = `<nav class="pager" aria-label="${esc(t.pages)}">${cursor ? `<a href="/console/inbound${search ? `?q=${encodeURIComponent(search)}` : ''}">${esc(t.newest)}</a>` : ''}
-${rows.length === PER_PAGE && last ? `<a href="/console/inbound?${q}before=${last.received_at}.${last.id}">${esc(t.older)}</a>` : ''}</nav>`;
-  const form = `<form method="get" action="/console/inbound" class="row" role="search">
-<div><label for="q">${esc(t.inboundSearch)}</label><input id="q" name="q" type="search" value="${esc(search)}" maxlength="100"></div>
-<button type="submit">${esc(t.search)}</button>${search ? `<a href="/console/inbound">${esc(t.clearSearch)}</a>` : ''}</form>`;
-  const body = `<p class="muted">${esc(t.inboundIntro)}</p>${form}${table(
+  const pager = html`<nav class="pager" aria-label="${t.pages}">${cursor ? html`<a href="/console/inbound${search ? `?q=${encodeURIComponent(search)}` : ''}">${t.newest}</a>` : ''}
+${rows.length === PER_PAGE && last ? html`<a href="/console/inbound?${q}before=${last.received_at}.${last.id}">${t.older}</a>` : ''}</nav>`;
+  const form = html`<form method="get" action="/console/inbound" class="row" role="search">
+<div><label for="q">${t.inboundSearch}</label><input id="q" name="q" type="search" value="${search}" maxlength="100"></div>
+<button type="submit">${t.search}</button>${search ? html`<a href="/console/inbound">${t.clearSearch}</a>` : ''}</form>`;
+  const body = html`<p class="muted">${t.inboundIntro}</p>${form}${table(
     t.inboundTitle,
     [t.logTime, t.inboundFrom, t.inboundTo, t.logText, t.inboundAnswers],
     cells,

@@ -2,7 +2,7 @@
 // address locks the API out (the spec), so the console asks for a second confirmation first.
 import { parseCidr } from '../../domain/ip.ts';
 import { addAllowedIp, listAllowedIps, removeAllowedIp, setIpCheck } from '../../store/accounts.ts';
-import { actionForm, csrfField, esc, table } from './html.ts';
+import { actionForm, csrfField, html, table } from './html.ts';
 import { fmt } from './i18n.ts';
 import type { ConsoleRouter, PageContext } from './router.ts';
 
@@ -10,14 +10,14 @@ async function ipsPage(c: PageContext, o: { error?: string; confirmOn?: boolean;
   const { t, account } = c;
   const cidrs = await listAllowedIps(c.app.store.db, account.id);
   const on = !!account.ip_check;
-  const state = `<p>${esc(on ? t.ipCheckOn : t.ipCheckOff)}</p>`;
-  const warnNone = on && cidrs.length === 0 ? `<p class="warn" role="alert">${esc(t.ipOnWithNone)}</p>` : '';
+  const state = html`<p>${on ? t.ipCheckOn : t.ipCheckOff}</p>`;
+  const warnNone = on && cidrs.length === 0 ? html`<p class="warn" role="alert">${t.ipOnWithNone}</p>` : '';
   const toggle = o.confirmOn
-    ? `<div class="warn" role="alert"><p>${esc(t.ipConfirmOnNone)}</p>${actionForm('/console/ips/check', c.session.csrf, t.ipTurnOnAnyway, { on: '1', confirm: '1' }, { danger: true })}
-<a href="/console/ips">${esc(t.cancelAction)}</a></div>`
+    ? html`<div class="warn" role="alert"><p>${t.ipConfirmOnNone}</p>${actionForm('/console/ips/check', c.session.csrf, t.ipTurnOnAnyway, { on: '1', confirm: '1' }, { danger: true })}
+<a href="/console/ips">${t.cancelAction}</a></div>`
     : actionForm('/console/ips/check', c.session.csrf, on ? t.ipTurnOff : t.ipTurnOn, { on: on ? '0' : '1' });
   const rows = cidrs.map((cidr) => [
-    `<code>${esc(cidr)}</code>`,
+    html`<code>${cidr}</code>`,
     actionForm(
       '/console/ips/remove',
       c.session.csrf,
@@ -26,12 +26,12 @@ async function ipsPage(c: PageContext, o: { error?: string; confirmOn?: boolean;
       { confirm: fmt(t.ipRemoveConfirm, { cidr }), danger: true },
     ),
   ]);
-  const add = `<form method="post" action="/console/ips/add" class="card">${csrfField(c.session.csrf)}
-<label for="cidr">${esc(t.ipAddLabel)}</label><input id="cidr" name="cidr" required maxlength="60" value="${esc(o.value ?? '')}" aria-describedby="cidr-hint">
-<p id="cidr-hint" class="muted">${esc(fmt(t.ipHint, { ip: c.request.ip }))}</p><button type="submit">${esc(t.add)}</button></form>`;
+  const add = html`<form method="post" action="/console/ips/add" class="card">${csrfField(c.session.csrf)}
+<label for="cidr">${t.ipAddLabel}</label><input id="cidr" name="cidr" required maxlength="60" value="${o.value ?? ''}" aria-describedby="cidr-hint">
+<p id="cidr-hint" class="muted">${fmt(t.ipHint, { ip: c.request.ip })}</p><button type="submit">${t.add}</button></form>`;
   return c.render(
     t.navIps,
-    `${state}${warnNone}${toggle}<h2>${esc(t.ipList)}</h2>${table(t.ipList, [t.ipAddress, t.actions], rows, t.ipNone)}${add}`,
+    html`${state}${warnNone}${toggle}<h2>${t.ipList}</h2>${table(t.ipList, [t.ipAddress, t.actions], rows, t.ipNone)}${add}`,
     { notice: o.error ? { kind: 'error', text: o.error } : undefined },
   );
 }

@@ -7,7 +7,7 @@ import { toNational } from '../../domain/phone.ts';
 import { addNumCL, newCL, removeCL, type RowError } from '../../operations/contacts.ts';
 import { findContactList, listContactLists, pageContacts } from '../../store/contacts.ts';
 import { csvDestinations, parseContactsCsv, type CsvRow } from './csv.ts';
-import { actionForm, csrfField, esc, table, type Html } from './html.ts';
+import { actionForm, csrfField, html, table, type Html, type HtmlValue } from './html.ts';
 import { fmt, type Messages } from './i18n.ts';
 import { runOperation } from '../../operations/execute.ts';
 import { whole, type ConsoleRouter, type PageContext } from './router.ts';
@@ -17,11 +17,11 @@ const MAX_CSV_ROWS = 100_000;
 
 function csvFields(c: PageContext, id: string): Html {
   const { t } = c;
-  return `<label for="${id}-file">${esc(t.csvFile)}</label>
+  return html`<label for="${id}-file">${t.csvFile}</label>
 <input id="${id}-file" type="file" accept=".csv,text/csv,text/plain" data-into="${id}-csv" data-progress="${id}-progress" aria-describedby="${id}-hint">
-<progress id="${id}-progress" max="1" value="0" hidden aria-label="${esc(t.csvProgress)}"></progress>
-<label for="${id}-csv">${esc(t.csvText)}</label><textarea id="${id}-csv" name="csv" aria-describedby="${id}-hint"></textarea>
-<p id="${id}-hint" class="muted">${esc(t.csvHint)}</p>`;
+<progress id="${id}-progress" max="1" value="0" hidden aria-label="${t.csvProgress}"></progress>
+<label for="${id}-csv">${t.csvText}</label><textarea id="${id}-csv" name="csv" aria-describedby="${id}-hint"></textarea>
+<p id="${id}-hint" class="muted">${t.csvHint}</p>`;
 }
 
 function reasonText(t: Messages, reason: string): string {
@@ -36,12 +36,11 @@ function uploadReport(c: PageContext, rows: CsvRow[], added: number, errors: Row
     .slice(0, 500)
     .map(
       (e) =>
-        `<li>${esc(fmt(t.rowError, { line: rows[e.row - 1]?.line ?? e.row, phone: e.phone, reason: reasonText(t, e.reason) }))}</li>`,
-    )
-    .join('');
-  const more = errors.length > 500 ? `<p>${esc(fmt(t.rowErrorsMore, { n: num(errors.length - 500) }))}</p>` : '';
-  return `<section class="card" aria-labelledby="upload-report"><h2 id="upload-report">${esc(t.uploadReport)}</h2>
-<p role="status">${esc(fmt(t.uploadAdded, { added: num(added), rejected: num(errors.length) }))}</p>${errors.length ? `<ul class="errors">${items}</ul>${more}` : ''}</section>`;
+        html`<li>${fmt(t.rowError, { line: rows[e.row - 1]?.line ?? e.row, phone: e.phone, reason: reasonText(t, e.reason) })}</li>`,
+    );
+  const more = errors.length > 500 ? html`<p>${fmt(t.rowErrorsMore, { n: num(errors.length - 500) })}</p>` : '';
+  return html`<section class="card" aria-labelledby="upload-report"><h2 id="upload-report">${t.uploadReport}</h2>
+<p role="status">${fmt(t.uploadAdded, { added: num(added), rejected: num(errors.length) })}</p>${errors.length ? html`<ul class="errors">${items}</ul>${more}` : ''}</section>`;
 }
 
 function readCsv(c: PageContext): { rows: CsvRow[]; error?: string } {
@@ -54,15 +53,15 @@ function readCsv(c: PageContext): { rows: CsvRow[]; error?: string } {
 async function listsPage(c: PageContext, o: { error?: string; name?: string } = {}) {
   const { t, account } = c;
   const lists = await listContactLists(c.app.store.db, account.id);
-  const rows = lists.map((l): Html[] => [
-    `<a href="/console/lists/${l.id}" dir="auto">${esc(l.name)}</a>`,
-    `<span class="num">${esc(num(l.contact_count))}</span>`,
-    esc(formatLong(Number(l.created_at), account.time_zone)),
+  const rows = lists.map((l): HtmlValue[] => [
+    html`<a href="/console/lists/${l.id}" dir="auto">${l.name}</a>`,
+    html`<span class="num">${num(l.contact_count)}</span>`,
+    formatLong(Number(l.created_at), account.time_zone),
   ]);
-  const form = `<form method="post" action="/console/lists" class="card" data-progress-on-submit="new-progress">${csrfField(c.session.csrf)}
-<h2>${esc(t.listNew)}</h2><label for="list-name">${esc(t.name)}</label><input id="list-name" name="name" required maxlength="100" dir="auto" value="${esc(o.name ?? '')}">
-${csvFields(c, 'new')}<button type="submit">${esc(t.listCreate)}</button></form>`;
-  return c.render(t.navLists, `${table(t.navLists, [t.name, t.contacts, t.created], rows, t.listsNone)}${form}`, {
+  const form = html`<form method="post" action="/console/lists" class="card" data-progress-on-submit="new-progress">${csrfField(c.session.csrf)}
+<h2>${t.listNew}</h2><label for="list-name">${t.name}</label><input id="list-name" name="name" required maxlength="100" dir="auto" value="${o.name ?? ''}">
+${csvFields(c, 'new')}<button type="submit">${t.listCreate}</button></form>`;
+  return c.render(t.navLists, html`${table(t.navLists, [t.name, t.contacts, t.created], rows, t.listsNone)}${form}`, {
     notice: o.error ? { kind: 'error', text: o.error } : undefined,
   });
 }
@@ -72,23 +71,23 @@ async function listPage(c: PageContext, o: { error?: string; report?: Html } = {
   const db = c.app.store.db;
   const id = whole(c.params.id);
   const list = id === undefined ? undefined : await findContactList(db, account.id, id);
-  if (!list) return c.render(t.notFound, `<p>${esc(t.notFoundText)}</p>`, { code: 404 });
+  if (!list) return c.render(t.notFound, html`<p>${t.notFoundText}</p>`, { code: 404 });
   const after = whole(c.query.after);
   const contacts = await pageContacts(db, list.id, after === undefined ? { offset: 0 } : { after }, CONTACTS_PER_PAGE);
-  const rows = contacts.map((k): Html[] => [
-    esc(toNational(k.phone)),
-    esc(k.df1 ?? ''),
-    esc(k.df2 ?? ''),
-    esc(k.df3 ?? ''),
-    esc(k.df4 ?? ''),
-    esc(k.df5 ?? ''),
-    esc(k.df6 ?? ''),
+  const rows = contacts.map((k): HtmlValue[] => [
+    toNational(k.phone),
+    k.df1 ?? '',
+    k.df2 ?? '',
+    k.df3 ?? '',
+    k.df4 ?? '',
+    k.df5 ?? '',
+    k.df6 ?? '',
   ]);
   const last = contacts.at(-1);
-  const pager = `<nav class="pager" aria-label="${esc(t.pages)}">${after !== undefined ? `<a href="/console/lists/${list.id}">${esc(t.firstPage)}</a>` : ''}
-${contacts.length === CONTACTS_PER_PAGE && last ? `<a href="/console/lists/${list.id}?after=${last.id}">${esc(t.nextPage)}</a>` : ''}</nav>`;
-  const add = `<form method="post" action="/console/lists/${list.id}/add" class="card" data-progress-on-submit="add-progress">${csrfField(c.session.csrf)}
-<h2>${esc(t.listAdd)}</h2>${csvFields(c, 'add')}<button type="submit">${esc(t.add)}</button></form>`;
+  const pager = html`<nav class="pager" aria-label="${t.pages}">${after !== undefined ? html`<a href="/console/lists/${list.id}">${t.firstPage}</a>` : ''}
+${contacts.length === CONTACTS_PER_PAGE && last ? html`<a href="/console/lists/${list.id}?after=${last.id}">${t.nextPage}</a>` : ''}</nav>`;
+  const add = html`<form method="post" action="/console/lists/${list.id}/add" class="card" data-progress-on-submit="add-progress">${csrfField(c.session.csrf)}
+<h2>${t.listAdd}</h2>${csvFields(c, 'add')}<button type="submit">${t.add}</button></form>`;
   const remove = actionForm(
     `/console/lists/${list.id}/delete`,
     c.session.csrf,
@@ -96,7 +95,7 @@ ${contacts.length === CONTACTS_PER_PAGE && last ? `<a href="/console/lists/${lis
     {},
     { confirm: fmt(t.listDeleteConfirm, { name: list.name }), danger: true },
   );
-  const body = `${o.report ?? ''}<p>${esc(fmt(t.listSize, { n: num(list.contact_count) }))}</p>
+  const body = html`${o.report ?? ''}<p>${fmt(t.listSize, { n: num(list.contact_count) })}</p>
 ${table(list.name, [t.phone, 'df1', 'df2', 'df3', 'df4', 'df5', 'df6'], rows, t.listEmpty)}${pager}${add}${remove}`;
   return c.render(`${t.contactList} · ${list.name}`, body, {
     notice: o.error ? { kind: 'error', text: o.error } : undefined,

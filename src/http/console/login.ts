@@ -1,6 +1,6 @@
 // Sign-in, sign-out and the language switch. The sign-in form carries a CSRF token from a cookie set with the
 // form (there is no session yet): a form posted from another site has no such cookie value.
-import { esc, frame } from './html.ts';
+import { frame, html, type Html } from './html.ts';
 import { clearCookie, parseCookies, redirect, safeBack, sendHtml, setCookie } from './http.ts';
 import { fmt } from './i18n.ts';
 import { LANG_COOKIE, type Base, type ConsoleRouter } from './router.ts';
@@ -19,20 +19,20 @@ function loginPage(b: Base, o: { back: string; error?: string; notice?: string; 
   const csrf = randomId();
   setCookie(b.reply, LOGIN_CSRF_COOKIE, csrf, { maxAgeSeconds: 3600 });
   const { t } = b;
-  const body = `<form method="post" action="/console/login" class="card narrow">
-<input type="hidden" name="_csrf" value="${esc(csrf)}"><input type="hidden" name="back" value="${esc(o.back)}">
-<label for="username">${esc(t.username)}</label>
-<input id="username" name="username" autocomplete="username" required maxlength="200" value="${esc(o.username ?? '')}"${o.username ? '' : ' autofocus'}>
-<label for="password">${esc(t.password)}</label>
-<input id="password" name="password" type="password" autocomplete="current-password" required maxlength="1000"${o.username ? ' autofocus' : ''}>
-<button type="submit">${esc(t.signIn)}</button></form>`;
+  const body = html`<form method="post" action="/console/login" class="card narrow">
+<input type="hidden" name="_csrf" value="${csrf}"><input type="hidden" name="back" value="${o.back}">
+<label for="username">${t.username}</label>
+<input id="username" name="username" autocomplete="username" required maxlength="200" value="${o.username ?? ''}"${o.username ? '' : html` autofocus`}>
+<label for="password">${t.password}</label>
+<input id="password" name="password" type="password" autocomplete="current-password" required maxlength="1000"${o.username ? html` autofocus` : ''}>
+<button type="submit">${t.signIn}</button></form>`;
   return signInFrame(b, t.loginTitle, body, '/console/login', o);
 }
 
 function signInFrame(
   b: Base,
   title: string,
-  body: string,
+  body: Html,
   path: string,
   o: { error?: string; notice?: string; code?: number },
 ) {
@@ -49,14 +49,14 @@ function codePage(b: Base, o: { back: string; error?: string; code?: number }) {
   const csrf = randomId();
   setCookie(b.reply, LOGIN_CSRF_COOKIE, csrf, { maxAgeSeconds: 3600 });
   const { t } = b;
-  const body = `<form method="post" action="/console/login/code" class="card narrow">
-<input type="hidden" name="_csrf" value="${esc(csrf)}"><input type="hidden" name="back" value="${esc(o.back)}">
-<p>${esc(t.loginCodeIntro)}</p>
-<label for="code">${esc(t.loginCode)}</label>
+  const body = html`<form method="post" action="/console/login/code" class="card narrow">
+<input type="hidden" name="_csrf" value="${csrf}"><input type="hidden" name="back" value="${o.back}">
+<p>${t.loginCodeIntro}</p>
+<label for="code">${t.loginCode}</label>
 <input id="code" name="code" autocomplete="one-time-code" inputmode="text" required maxlength="20" aria-describedby="code-hint" autofocus>
-<p id="code-hint" class="muted">${esc(t.loginCodeHint)}</p>
-<button type="submit">${esc(t.loginVerify)}</button>
-<p><a href="/console/login">${esc(t.loginStartOver)}</a></p></form>`;
+<p id="code-hint" class="muted">${t.loginCodeHint}</p>
+<button type="submit">${t.loginVerify}</button>
+<p><a href="/console/login">${t.loginStartOver}</a></p></form>`;
   return signInFrame(b, t.loginCodeTitle, body, '/console/login/code', o);
 }
 

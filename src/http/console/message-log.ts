@@ -8,7 +8,7 @@ import type { ChannelFilter, LogCursor, LogRow, MessageFilter, OutcomeFilter } f
 import { nextDay, readDay, type TypedDay } from './date-input.ts';
 import { csvPhone, type CsvValue } from './csv-export.ts';
 import { num, when } from './format.ts';
-import { esc, type Html, userText } from './html.ts';
+import { html, type Html, type HtmlValue, NO_HTML, userText } from './html.ts';
 import { fmt, type Lang, type Messages } from './i18n.ts';
 
 export const FILTER_NAMES = ['status', 'phone', 'from', 'to', 'campaign', 'channel'] as const;
@@ -83,20 +83,20 @@ export function logQuery(values: ParsedLog['values'], extra: Record<string, stri
 /** The GET form of the filters; `fixedCampaign`: on a campaign's page, where the campaign is not a filter. */
 export function filterForm(t: Messages, action: string, values: ParsedLog['values'], fixedCampaign = false): Html {
   const option = (value: string, label: string, current: string | undefined) =>
-    `<option value="${esc(value)}"${current === value ? ' selected' : ''}>${esc(label)}</option>`;
+    html`<option value="${value}"${current === value ? html` selected` : ''}>${label}</option>`;
   const numericStatus = values.status && !(OUTCOMES as string[]).includes(values.status) ? values.status : '';
-  const input = (name: string, label: string, type: string, extra = '') =>
-    `<div><label for="f-${name}">${esc(label)}</label><input id="f-${name}" name="${name}" type="${type}" value="${esc(values[name as keyof typeof values] ?? '')}"${extra}></div>`;
-  const dateExtra = ` inputmode="numeric" maxlength="10" placeholder="${esc(t.dateHint)}" autocomplete="off"`;
-  return `<form method="get" action="${esc(action)}" class="filters" role="search" aria-label="${esc(t.logFilters)}">
-<div><label for="f-status">${esc(t.logStatus)}</label><select id="f-status" name="status">${option('', t.logStatusAny, values.status)}
-${OUTCOMES.map((o) => option(o, t[`logStatus_${o}`], values.status)).join('')}${numericStatus ? option(numericStatus, numericStatus, numericStatus) : ''}</select></div>
-${input('phone', t.logPhone, 'search', ' inputmode="tel" maxlength="20"')}
+  const input = (name: string, label: string, type: string, extra: Html = NO_HTML) =>
+    html`<div><label for="f-${name}">${label}</label><input id="f-${name}" name="${name}" type="${type}" value="${values[name as keyof typeof values] ?? ''}"${extra}></div>`;
+  const dateExtra = html` inputmode="numeric" maxlength="10" placeholder="${t.dateHint}" autocomplete="off"`;
+  return html`<form method="get" action="${action}" class="filters" role="search" aria-label="${t.logFilters}">
+<div><label for="f-status">${t.logStatus}</label><select id="f-status" name="status">${option('', t.logStatusAny, values.status)}
+${OUTCOMES.map((o) => option(o, t[`logStatus_${o}`], values.status))}${numericStatus ? option(numericStatus, numericStatus, numericStatus) : ''}</select></div>
+${input('phone', t.logPhone, 'search', html` inputmode="tel" maxlength="20"`)}
 ${input('from', `${t.logFrom} (${t.dateHint})`, 'text', dateExtra)}${input('to', `${t.logTo} (${t.dateHint})`, 'text', dateExtra)}
-${fixedCampaign ? '' : input('campaign', t.logCampaign, 'text', ' inputmode="numeric" maxlength="15"')}
-<div><label for="f-channel">${esc(t.logChannel)}</label><select id="f-channel" name="channel">${option('', t.logChannelAny, values.channel)}
-${CHANNELS.map((ch) => option(ch, t[`logChannel_${ch}`], values.channel)).join('')}</select></div>
-<div class="buttons"><button type="submit">${esc(t.logApply)}</button> <a href="${esc(action)}">${esc(t.logClear)}</a></div></form>`;
+${fixedCampaign ? '' : input('campaign', t.logCampaign, 'text', html` inputmode="numeric" maxlength="15"`)}
+<div><label for="f-channel">${t.logChannel}</label><select id="f-channel" name="channel">${option('', t.logChannelAny, values.channel)}
+${CHANNELS.map((ch) => option(ch, t[`logChannel_${ch}`], values.channel))}</select></div>
+<div class="buttons"><button type="submit">${t.logApply}</button> <a href="${action}">${t.logClear}</a></div></form>`;
 }
 
 /** The message's channel as the log names it: a one-time code, an SMS or a voice call. */
@@ -149,26 +149,25 @@ export const LOG_HEADERS = (t: Messages): string[] => [
  */
 function clippedText(t: Messages, row: LogRow): Html {
   const text = shownText(row);
-  return `<a class="clip" dir="auto" href="/console/messages/${row.id}" title="${esc(text)}">${esc(text) || esc(fmt(t.msgOpen, { id: row.id }))}</a>`;
+  return html`<a class="clip" dir="auto" href="/console/messages/${row.id}" title="${text}">${text || fmt(t.msgOpen, { id: row.id })}</a>`;
 }
 
-export function logCells(t: Messages, lang: Lang, timeZone: string, row: LogRow): Html[] {
+export function logCells(t: Messages, lang: Lang, timeZone: string, row: LogRow): HtmlValue[] {
   return [
     // The day and the time may sit on two lines: the columns after the text keep their room at 1280 px.
     when(row.created_at, timeZone)
       .split(' ')
-      .map((part) => `<span class="nowrap">${esc(part)}</span>`)
-      .join(' '),
-    `<span class="nowrap">${esc(toNational(row.phone))}</span>`,
-    esc(row.source),
-    esc(t[`logChannel_${channelOf(row)}`]),
-    `<a href="/console/campaigns/${row.campaign_id}" class="nowrap">${esc(row.campaign_id)}${row.campaign_name ? ` · ${userText(row.campaign_name, 'span', ` class="clip" title="${esc(row.campaign_name)}"`)}` : ''}</a>`,
+      .map((part, i) => html`${i > 0 ? ' ' : ''}<span class="nowrap">${part}</span>`),
+    html`<span class="nowrap">${toNational(row.phone)}</span>`,
+    row.source,
+    t[`logChannel_${channelOf(row)}`],
+    html`<a href="/console/campaigns/${row.campaign_id}" class="nowrap">${row.campaign_id}${row.campaign_name ? html` · ${userText(row.campaign_name, 'span', html` class="clip" title="${row.campaign_name}"`)}` : ''}</a>`,
     clippedText(t, row),
-    `<span class="num">${esc(num(row.parts))}</span>`,
-    `<span class="num">${esc(num(row.cost_credits))}</span>`,
-    `<span class="status-${outcomeOf(row)}">${esc(statusWords(t, lang, row))}</span>`,
-    row.carrier ? `<span class="carrier">${esc(row.carrier)}</span>` : '',
-    row.error ? userText(row.error, 'span', ` class="clip" title="${esc(row.error)}"`) : '',
+    html`<span class="num">${num(row.parts)}</span>`,
+    html`<span class="num">${num(row.cost_credits)}</span>`,
+    html`<span class="status-${outcomeOf(row)}">${statusWords(t, lang, row)}</span>`,
+    row.carrier ? html`<span class="carrier">${row.carrier}</span>` : '',
+    row.error ? userText(row.error, 'span', html` class="clip" title="${row.error}"`) : '',
   ];
 }
 

@@ -6,7 +6,7 @@ import { toNational } from '../../domain/phone.ts';
 import { deliveryStatusText } from '../../domain/status.ts';
 import { type MessageHistory, messageHistory } from '../../store/console-message-detail.ts';
 import { num, when } from './format.ts';
-import { esc, type Html, table, userText } from './html.ts';
+import { html, type HtmlValue, table, userText } from './html.ts';
 import { fmt, type Lang, type Messages } from './i18n.ts';
 import { channelOf, outcomeOf, shownText, statusWords } from './message-log.ts';
 import { whole, type ConsoleRouter, type PageContext } from './router.ts';
@@ -14,7 +14,7 @@ import { whole, type ConsoleRouter, type PageContext } from './router.ts';
 interface Event {
   at: number | null;
   what: string;
-  details: Html;
+  details: HtmlValue;
 }
 
 function statusMeaning(lang: Lang, status: number): string {
@@ -34,13 +34,11 @@ function events(t: Messages, lang: Lang, h: MessageHistory): Event[] {
     {
       at: m.created_at,
       what: t.evAccepted,
-      details: esc(
-        fmt(t.evAcceptedDetails, {
-          campaign: m.campaign_id,
-          parts: num(m.parts),
-          credits: num(m.cost_credits),
-        }),
-      ),
+      details: fmt(t.evAcceptedDetails, {
+        campaign: m.campaign_id,
+        parts: num(m.parts),
+        credits: num(m.cost_credits),
+      }),
     },
   ];
   if (m.scheduled_at !== null) out.push({ at: m.scheduled_at, what: t.evScheduled, details: '' });
@@ -50,9 +48,10 @@ function events(t: Messages, lang: Lang, h: MessageHistory): Event[] {
     out.push({
       at: parts[0].created_at,
       what: fmt(t.evSubmitted, { carrier }),
-      details: parts
-        .map((p) => esc(fmt(t.evSubmittedPart, { part: p.part_index + 1, id: p.carrier_message_id })))
-        .join('<br>'),
+      details: parts.map(
+        (p, i) =>
+          html`${i > 0 ? html`<br>` : ''}${fmt(t.evSubmittedPart, { part: p.part_index + 1, id: p.carrier_message_id })}`,
+      ),
     });
   }
   if (carriers.length === 0 && m.submitted_at !== null && m.carrier) {
@@ -63,7 +62,7 @@ function events(t: Messages, lang: Lang, h: MessageHistory): Event[] {
     out.push({
       at: null,
       what: fmt(t.evReceipt, { part: p.part_index + 1 }),
-      details: esc(statusMeaning(lang, p.part_status)),
+      details: statusMeaning(lang, p.part_status),
     });
   }
   if (m.status !== null) {
@@ -71,29 +70,26 @@ function events(t: Messages, lang: Lang, h: MessageHistory): Event[] {
     out.push({
       at: m.status_at,
       what: refused ? t.evRefused : t.evStatus,
-      details: `<span class="status-${outcomeOf(m)}">${esc(statusWords(t, lang, m))}</span>${m.error ? `<br>${esc(m.error)}` : ''}`,
+      details: html`<span class="status-${outcomeOf(m)}">${statusWords(t, lang, m)}</span>${m.error ? html`<br>${m.error}` : ''}`,
     });
   }
   for (const push of h.pushes) {
     out.push({
       at: push.created_at,
       what: fmt(t.evPush, { status: push.status }),
-      details: esc(
-        fmt(t.evPushDetails, { date: push.date, state: pushState(t, push.state) }).replace(
-          /^/,
-          `${statusMeaning(lang, push.status)}. `,
-        ),
+      details: fmt(t.evPushDetails, { date: push.date, state: pushState(t, push.state) }).replace(
+        /^/,
+        `${statusMeaning(lang, push.status)}. `,
       ),
     });
     for (const a of push.attempts) {
       out.push({
         at: a.at,
         what: t.evPushAttempt,
-        details: esc(
+        details:
           a.http_status !== null
             ? fmt(t.evPushAnswer, { code: a.http_status, ms: num(a.latency_ms) })
             : fmt(t.evPushNoAnswer, { ms: num(a.latency_ms), error: a.error ?? '' }),
-        ),
       });
     }
   }
@@ -110,29 +106,29 @@ async function messagePage(c: PageContext) {
   const { t } = c;
   const id = whole(c.params.id);
   const h = id === undefined ? undefined : await messageHistory(c.app.store.db, c.account.id, id);
-  if (!h) return c.render(t.notFound, `<p>${esc(t.notFoundText)}</p>`, { code: 404 });
+  if (!h) return c.render(t.notFound, html`<p>${t.notFoundText}</p>`, { code: 404 });
   const m = h.message;
   const tz = c.account.time_zone;
-  const fact = (label: string, value: Html) => `<dt>${esc(label)}</dt><dd>${value}</dd>`;
-  const summary = `<section class="card" aria-labelledby="msg-summary"><h2 id="msg-summary">${esc(t.msgSummary)}</h2><dl class="facts">
-${fact(t.logTime, `<span class="nowrap">${esc(when(m.created_at, tz))}</span>`)}
-${fact(t.phone, `<span class="nowrap" dir="ltr">${esc(toNational(m.phone))}</span>`)}
+  const fact = (label: string, value: HtmlValue) => html`<dt>${label}</dt><dd>${value}</dd>`;
+  const summary = html`<section class="card" aria-labelledby="msg-summary"><h2 id="msg-summary">${t.msgSummary}</h2><dl class="facts">
+${fact(t.logTime, html`<span class="nowrap">${when(m.created_at, tz)}</span>`)}
+${fact(t.phone, html`<span class="nowrap" dir="ltr">${toNational(m.phone)}</span>`)}
 ${fact(t.logSender, userText(m.source))}
-${fact(t.logChannel, esc(t[`logChannel_${channelOf(m)}`]))}
-${fact(t.campaign, `<a href="/console/campaigns/${m.campaign_id}">${esc(m.campaign_id)}</a>${m.campaign_name ? ` · ${userText(m.campaign_name)}` : ''}`)}
-${fact(t.parts, esc(num(m.parts)))}
-${fact(t.logCredits, esc(num(m.cost_credits)))}
-${fact(t.logStatus, `<span class="status-${outcomeOf(m)}">${esc(statusWords(t, c.lang, m))}</span>`)}
-${fact(t.logCarrier, esc(m.carrier ?? ''))}
+${fact(t.logChannel, t[`logChannel_${channelOf(m)}`])}
+${fact(t.campaign, html`<a href="/console/campaigns/${m.campaign_id}">${m.campaign_id}</a>${m.campaign_name ? html` · ${userText(m.campaign_name)}` : ''}`)}
+${fact(t.parts, num(m.parts))}
+${fact(t.logCredits, num(m.cost_credits))}
+${fact(t.logStatus, html`<span class="status-${outcomeOf(m)}">${statusWords(t, c.lang, m)}</span>`)}
+${fact(t.logCarrier, m.carrier ?? '')}
 ${fact(t.logError, userText(m.error ?? ''))}
-</dl><h3>${esc(t.msgWholeText)}</h3>${userText(shownText(m), 'blockquote', ' class="message-text"')}</section>`;
-  const rows = events(t, c.lang, h).map((e): Html[] => [
-    `<span class="nowrap">${e.at === null ? esc(t.msgNoTime) : esc(when(e.at, tz))}</span>`,
-    esc(e.what),
+</dl><h3>${t.msgWholeText}</h3>${userText(shownText(m), 'blockquote', html` class="message-text"`)}</section>`;
+  const rows = events(t, c.lang, h).map((e): HtmlValue[] => [
+    html`<span class="nowrap">${e.at === null ? t.msgNoTime : when(e.at, tz)}</span>`,
+    e.what,
     e.details,
   ]);
-  const body = `<p><a href="/console/messages">${esc(t.msgBack)}</a></p>${summary}
-<h2>${esc(t.msgEvents)}</h2>${table(t.msgEventsCaption, [t.msgEventTime, t.msgEvent, t.msgEventDetails], rows, '')}`;
+  const body = html`<p><a href="/console/messages">${t.msgBack}</a></p>${summary}
+<h2>${t.msgEvents}</h2>${table(t.msgEventsCaption, [t.msgEventTime, t.msgEvent, t.msgEventDetails], rows, '')}`;
   return c.render(fmt(t.msgTitle, { id: m.id }), body);
 }
 

@@ -3,7 +3,7 @@
 // /console/messages.csv.
 import { messageLogAll, messageLogPage, type LogRow } from '../../store/console-messages.ts';
 import { sendCsv } from './csv-export.ts';
-import { esc, table, type Html } from './html.ts';
+import { html, table, type Html } from './html.ts';
 import { fmt } from './i18n.ts';
 import {
   CSV_HEADERS,
@@ -27,9 +27,9 @@ export function logSection(c: PageContext, parsed: ParsedLog, rows: LogRow[], pa
   const tz = c.account.time_zone;
   const filtered = Object.keys(parsed.values).length > 0;
   const last = rows.at(-1);
-  const pager = `<nav class="pager" aria-label="${esc(t.pages)}">${parsed.cursor ? `<a href="${esc(path + logQuery(parsed.values))}">${esc(t.logNewest)}</a>` : ''}
-${rows.length === LOG_PAGE_SIZE && last ? `<a href="${esc(path + logQuery(parsed.values, { before: `${last.created_at}.${last.id}` }))}">${esc(t.logOlder)}</a>` : ''}</nav>`;
-  return `<div class="log">${table(
+  const pager = html`<nav class="pager" aria-label="${t.pages}">${parsed.cursor ? html`<a href="${path + logQuery(parsed.values)}">${t.logNewest}</a>` : ''}
+${rows.length === LOG_PAGE_SIZE && last ? html`<a href="${path + logQuery(parsed.values, { before: `${last.created_at}.${last.id}` })}">${t.logOlder}</a>` : ''}</nav>`;
+  return html`<div class="log">${table(
     t.messages,
     LOG_HEADERS(t),
     rows.map((r) => logCells(t, c.lang, tz, r)),
@@ -45,8 +45,8 @@ async function logPage(c: PageContext) {
   const { t } = c;
   const parsed = parseLogQuery(c.query, c.account.time_zone);
   const rows = await messageLogPage(c.app.store.db, c.account.id, parsed.filter, parsed.cursor, LOG_PAGE_SIZE);
-  const body = `<p class="muted">${esc(t.logIntro)}</p>${filterForm(t, '/console/messages', parsed.values)}
-<p><a class="button" href="/console/messages.csv${esc(logQuery(parsed.values))}" download>${esc(t.logExport)}</a></p>
+  const body = html`<p class="muted">${t.logIntro}</p>${filterForm(t, '/console/messages', parsed.values)}
+<p><a class="button" href="/console/messages.csv${logQuery(parsed.values)}" download>${t.logExport}</a></p>
 ${logSection(c, parsed, rows, '/console/messages')}`;
   return c.render(t.logTitle, body, { notice: badFiltersNotice(c, parsed) });
 }

@@ -8,7 +8,7 @@ import { campaignOutcomes, campaignsPage } from '../../store/console-campaigns.t
 import { failingPushUrls, lowBalanceThreshold, outcomesSince, sendsSince } from '../../store/console-overview.ts';
 import { listActiveTokens } from '../../store/tokens.ts';
 import { num, percent, shekels, when } from './format.ts';
-import { esc, table, userText } from './html.ts';
+import { html, table, type Html, userText } from './html.ts';
 import { fmt } from './i18n.ts';
 import type { ConsoleRouter } from './router.ts';
 
@@ -37,20 +37,18 @@ export function registerOverview(r: ConsoleRouter): void {
       account.id,
       campaigns.map((k) => Number(k.id)),
     );
-    const todo: string[] = [];
-    if (tokens.length === 0) todo.push(`<li><a href="/console/tokens">${esc(t.overviewNoToken)}</a></li>`);
-    if (account.ip_check && ips.length === 0) todo.push(`<li><a href="/console/ips">${esc(t.ipOnWithNone)}</a></li>`);
+    const todo: Html[] = [];
+    if (tokens.length === 0) todo.push(html`<li><a href="/console/tokens">${t.overviewNoToken}</a></li>`);
+    if (account.ip_check && ips.length === 0) todo.push(html`<li><a href="/console/ips">${t.ipOnWithNone}</a></li>`);
     const low =
       threshold !== null && Number(account.credits) < threshold
-        ? `<p class="notice error" role="alert"><a href="/console/balance">${esc(fmt(t.overviewLowBalance, { credits: num(account.credits), threshold: num(threshold) }))}</a></p>`
+        ? html`<p class="notice error" role="alert"><a href="/console/balance">${fmt(t.overviewLowBalance, { credits: num(account.credits), threshold: num(threshold) })}</a></p>`
         : '';
     const pushes = failing.length
-      ? `<h2>${esc(t.overviewFailingPush)}</h2><ul>${failing
-          .map(
-            (f) =>
-              `<li><a href="/console/push">${esc(fmt(t.overviewPushFailing, { type: f.type, url: f.url, failures: num(f.failures), since: when(f.since, tz) }))}</a></li>`,
-          )
-          .join('')}</ul>`
+      ? html`<h2>${t.overviewFailingPush}</h2><ul>${failing.map(
+          (f) =>
+            html`<li><a href="/console/push">${fmt(t.overviewPushFailing, { type: f.type, url: f.url, failures: num(f.failures), since: when(f.since, tz) })}</a></li>`,
+        )}</ul>`
       : '';
     const finished = week.delivered + week.failed;
     const recent = table(
@@ -61,31 +59,31 @@ export function registerOverview(r: ConsoleRouter): void {
         const total = o.delivered + o.failed + o.pending;
         const done = o.delivered + o.failed;
         return [
-          `<a href="/console/campaigns/${k.id}">${esc(k.id)}${k.name ? ` · ${userText(k.name)}` : ''}</a>`,
-          esc(t[`campaignState_${k.state}` as keyof typeof t] ?? k.state),
-          `<span class="nowrap">${esc(when(Number(k.scheduled_at ?? k.created_at), tz))}</span>`,
-          `<span class="num">${esc(num(k.recipients))}</span>`,
-          `<span class="num">${esc(num(o.delivered))}</span>`,
-          `<span class="num">${esc(num(o.failed))}</span>`,
-          `<span class="num">${esc(num(o.pending))}</span>`,
-          `<progress max="${total || 1}" value="${done}" aria-label="${esc(fmt(t.overviewProgressOf, { id: k.id }))}"></progress> ${esc(percent(done, total))}`,
+          html`<a href="/console/campaigns/${k.id}">${k.id}${k.name ? html` · ${userText(k.name)}` : ''}</a>`,
+          t[`campaignState_${k.state}` as keyof typeof t] ?? k.state,
+          html`<span class="nowrap">${when(Number(k.scheduled_at ?? k.created_at), tz)}</span>`,
+          html`<span class="num">${num(k.recipients)}</span>`,
+          html`<span class="num">${num(o.delivered)}</span>`,
+          html`<span class="num">${num(o.failed)}</span>`,
+          html`<span class="num">${num(o.pending)}</span>`,
+          html`<progress max="${total || 1}" value="${done}" aria-label="${fmt(t.overviewProgressOf, { id: k.id })}"></progress> ${percent(done, total)}`,
         ];
       }),
       t.campaignsNone,
     );
     return c.render(
       t.home,
-      `${low}<ul class="stats">
-<li>${esc(t.credits)}<b>${esc(num(account.credits))}</b></li>
-<li>${esc(t.international)}<b>${esc(shekels(account.intl_agorot))}</b></li>
-<li>${esc(t.overviewToday)}<b>${esc(fmt(t.overviewSends, { messages: num(day.messages), credits: num(day.credits) }))}</b></li>
-<li>${esc(t.overviewMonth)}<b>${esc(fmt(t.overviewSends, { messages: num(monthly.messages), credits: num(monthly.credits) }))}</b></li>
-<li>${esc(t.overviewRate)}<b>${esc(percent(week.delivered, finished))}</b><span class="muted">${esc(fmt(t.overviewRateOf, { delivered: num(week.delivered), finished: num(finished) }))}</span></li>
-<li>${esc(t.overviewTokens)}<b>${esc(tokens.length)}</b></li>
-<li>${esc(t.overviewIpCheck)}<b>${esc(account.ip_check ? t.birthdayOn : t.birthdayOff)}</b></li></ul>
-${todo.length ? `<h2>${esc(t.overviewTodo)}</h2><ul>${todo.join('')}</ul>` : ''}${pushes}
-<h2>${esc(t.overviewLastCampaigns)}</h2>${recent}
-<p><a href="/console/campaigns">${esc(t.overviewCampaigns)}</a> · <a href="/console/messages">${esc(t.logTitle)}</a></p>`,
+      html`${low}<ul class="stats">
+<li>${t.credits}<b>${num(account.credits)}</b></li>
+<li>${t.international}<b>${shekels(account.intl_agorot)}</b></li>
+<li>${t.overviewToday}<b>${fmt(t.overviewSends, { messages: num(day.messages), credits: num(day.credits) })}</b></li>
+<li>${t.overviewMonth}<b>${fmt(t.overviewSends, { messages: num(monthly.messages), credits: num(monthly.credits) })}</b></li>
+<li>${t.overviewRate}<b>${percent(week.delivered, finished)}</b><span class="muted">${fmt(t.overviewRateOf, { delivered: num(week.delivered), finished: num(finished) })}</span></li>
+<li>${t.overviewTokens}<b>${tokens.length}</b></li>
+<li>${t.overviewIpCheck}<b>${account.ip_check ? t.birthdayOn : t.birthdayOff}</b></li></ul>
+${todo.length ? html`<h2>${t.overviewTodo}</h2><ul>${todo}</ul>` : ''}${pushes}
+<h2>${t.overviewLastCampaigns}</h2>${recent}
+<p><a href="/console/campaigns">${t.overviewCampaigns}</a> · <a href="/console/messages">${t.logTitle}</a></p>`,
     );
   });
 }

@@ -18,7 +18,7 @@ import {
   setPushSecret,
 } from '../../store/push.ts';
 import type { PushType } from '../../store/schema/push.ts';
-import { actionForm, csrfField, esc, table, type Html } from './html.ts';
+import { actionForm, csrfField, html, table, type Html } from './html.ts';
 import { fmt } from './i18n.ts';
 import { runOperation } from '../../operations/execute.ts';
 import type { ConsoleRouter, PageContext } from './router.ts';
@@ -41,9 +41,9 @@ async function pushPage(c: PageContext, o: { error?: string; secret?: string; ur
     const id = `push-${type}`;
     let inner: Html;
     if (!reg) {
-      inner = `<form method="post" action="/console/push/register">${csrfField(csrf)}<input type="hidden" name="type" value="${type}">
-<label for="${id}-url">${esc(fmt(t.pushUrlFor, { type }))}</label><input id="${id}-url" name="url" type="url" required maxlength="2000" placeholder="https://" value="${esc(o.urls?.[type] ?? '')}">
-<button type="submit">${esc(t.pushRegister)}</button></form>`;
+      inner = html`<form method="post" action="/console/push/register">${csrfField(csrf)}<input type="hidden" name="type" value="${type}">
+<label for="${id}-url">${fmt(t.pushUrlFor, { type })}</label><input id="${id}-url" name="url" type="url" required maxlength="2000" placeholder="https://" value="${o.urls?.[type] ?? ''}">
+<button type="submit">${t.pushRegister}</button></form>`;
     } else {
       const attempts = await listPushAttempts(db, reg.id, RECENT);
       // A registered URL whose last delivery rounds failed is failing, not delivering.
@@ -56,7 +56,7 @@ async function pushPage(c: PageContext, o: { error?: string; secret?: string; ur
       const actions = [
         reg.state === 'registered'
           ? actionForm('/console/push/test', csrf, t.pushTest, { type })
-          : `<p class="muted">${esc(t.pushTestPaused)}</p>`,
+          : html`<p class="muted">${t.pushTestPaused}</p>`,
         reg.state === 'registered'
           ? actionForm('/console/push/disable', csrf, t.pushDisable, { type })
           : actionForm('/console/push/enable', csrf, t.pushEnable, { type }),
@@ -67,33 +67,33 @@ async function pushPage(c: PageContext, o: { error?: string; secret?: string; ur
           { type },
           { confirm: fmt(t.pushDeleteConfirm, { type }), danger: true },
         ),
-      ].join('');
+      ];
       const log = table(
         fmt(t.pushLog, { type }),
         [t.pushWhen, t.pushCode, t.pushLatency, t.pushError],
-        attempts.map((a) => [esc(at(a.at)), esc(a.http_status ?? '-'), esc(`${a.latency_ms} ms`), esc(a.error ?? '')]),
+        attempts.map((a) => [at(a.at), a.http_status ?? '-', `${a.latency_ms} ms`, a.error ?? '']),
         t.pushNoAttempts,
       );
-      inner = `<p class="mono">${esc(reg.url)}</p><p><strong>${esc(state)}</strong></p>
-<p class="muted">${esc(fmt(t.pushCounts, { pending: reg.pending_events, failures: reg.consecutive_failures }))}</p>${actions}
-<h3>${esc(fmt(t.pushLog, { type }))}</h3>${log}`;
+      inner = html`<p class="mono">${reg.url}</p><p><strong>${state}</strong></p>
+<p class="muted">${fmt(t.pushCounts, { pending: reg.pending_events, failures: reg.consecutive_failures })}</p>${actions}
+<h3>${fmt(t.pushLog, { type })}</h3>${log}`;
     }
     sections.push(
-      `<section class="card" aria-labelledby="${id}"><h2 id="${id}"><code>${type}</code></h2>${inner}</section>`,
+      html`<section class="card" aria-labelledby="${id}"><h2 id="${id}"><code>${type}</code></h2>${inner}</section>`,
     );
   }
   const signed = await hasPushSecret(db, account.id);
-  const secret = `<section class="card" aria-labelledby="push-secret"><h2 id="push-secret">${esc(t.pushSecret)}</h2>
-<p>${esc(signed ? t.pushSigned : t.pushUnsigned)}</p>
+  const secret = html`<section class="card" aria-labelledby="push-secret"><h2 id="push-secret">${t.pushSecret}</h2>
+<p>${signed ? t.pushSigned : t.pushUnsigned}</p>
 ${
   o.secret
-    ? `<p class="warn">${esc(t.pushSecretOnce)}</p><label for="secret-value">${esc(t.pushSecret)}</label><input id="secret-value" readonly class="mono" value="${esc(o.secret)}">
-<button type="button" data-copy="secret-value" data-copied="${esc(t.copied)}" hidden>${esc(t.copy)}</button>`
+    ? html`<p class="warn">${t.pushSecretOnce}</p><label for="secret-value">${t.pushSecret}</label><input id="secret-value" readonly class="mono" value="${o.secret}">
+<button type="button" data-copy="secret-value" data-copied="${t.copied}" hidden>${t.copy}</button>`
     : ''
 }
 ${actionForm('/console/push/secret', csrf, signed ? t.pushSecretReplace : t.pushSecretNew, {}, signed ? { confirm: t.pushSecretReplaceConfirm } : {})}
 ${signed ? actionForm('/console/push/secret/clear', csrf, t.pushSecretClear, {}, { danger: true }) : ''}</section>`;
-  return c.render(t.navPush, `<p>${esc(t.pushIntro)}</p>${sections.join('')}${secret}`, {
+  return c.render(t.navPush, html`<p>${t.pushIntro}</p>${sections}${secret}`, {
     notice: o.error ? { kind: 'error', text: o.error } : undefined,
   });
 }

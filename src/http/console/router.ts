@@ -1,15 +1,17 @@
-// The console's routes: every page needs a live session (else the sign-in page), every POST the session's CSRF
-// token; everything answers only over HTTPS. Page modules register GET and POST handlers here.
+// The console's routes: every page needs a live session (else the sign-in page) and an account of its audience in
+// the page table (pages.ts; else 404), every POST the session's CSRF token; everything answers only over HTTPS.
+// Page modules register GET and POST handlers here, each for a path of the page table.
 import { num } from './format.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from '../../logger.ts';
 import type { AppContext } from '../../operations/execute.ts';
 import type { Account } from '../../store/accounts.ts';
 import type { ConsoleSession } from '../../store/console-sessions.ts';
-import { esc, frame, type Html } from './html.ts';
+import { html, frame, type Html } from './html.ts';
 import { type FieldProblem, readFields, refusedParam } from './form-guard.ts';
 import { overHttps, parseCookies, redirect, safeBack, sendHtml } from './http.ts';
 import { fmt, messages, type Lang, type Messages } from './i18n.ts';
+import { consolePage, mayOpen } from './pages.ts';
 import { prefersHebrew } from '../language.ts';
 import { ConsoleAuth, sameSecret, SESSION_COOKIE } from './session.ts';
 import { sealingKey } from '../../secret-key.ts';
@@ -103,7 +105,7 @@ function refuseInput(b: Base, problem: FieldProblem): FastifyReply {
           why,
         });
   const path = b.request.method === 'POST' ? formPage(b.request) : safeBack(b.request.url.split('?')[0]);
-  const body = `<p><a href="${esc(path)}">${esc(t.inputBack)}</a></p>`;
+  const body = html`<p><a href="${path}">${t.inputBack}</a></p>`;
   return sendHtml(
     b.reply,
     frame({ lang: b.lang, t, title: t.inputRefusedTitle, body, path, notice: { kind: 'error', text } }),
@@ -133,6 +135,7 @@ export class ConsoleRouter {
 
   /** A route open to anyone over HTTPS (sign-in, assets, language). */
   open(method: 'GET' | 'POST', path: string, handler: (b: Base) => Promise<FastifyReply>): void {
+    if (consolePage(path).audience !== 'anyone') throw new Error(`console path ${path} is not open to anyone`);
     this.fastify.route({
       method,
       url: path,
@@ -159,6 +162,7 @@ export class ConsoleRouter {
   }
 
   private route(method: 'GET' | 'POST', path: string, handler: Handler): void {
+    const page = consolePage(path);
     this.fastify.route({
       method,
       url: path,
@@ -174,10 +178,17 @@ export class ConsoleRouter {
             return redirect(reply, `/console/login${back}`);
           }
           const c = this.pageContext(b, live.account, live.session, (request.params ?? {}) as Record<string, string>);
+          // Outside the page's audience (a reseller's page, another account): as for a page that does not exist.
+          if (!mayOpen(page, live.account))
+            return c.render(b.t.notFound, html`<p>${b.t.notFoundText}</p>`, { code: 404 });
           if (method === 'POST' && !sameSecret(b.form.get('_csrf'), live.session.csrf)) {
-            return c.render(b.t.formExpired, `<p><a href="${request.url.split('?')[0]}">${b.t.formExpired}</a></p>`, {
-              code: 403,
-            });
+            return c.render(
+              b.t.formExpired,
+              html`<p><a href="${request.url.split('?')[0]}">${b.t.formExpired}</a></p>`,
+              {
+                code: 403,
+              },
+            );
           }
           return await handler(c);
         } catch (err) {
@@ -237,7 +248,13 @@ export class ConsoleRouter {
     this.logger.error({ err, url: b.request.url }, 'console request failed');
     return sendHtml(
       b.reply,
-      frame({ lang: b.lang, t: b.t, title: b.t.failed, body: '<p><a href="/console">Yona</a></p>', path: '/console' }),
+      frame({
+        lang: b.lang,
+        t: b.t,
+        title: b.t.failed,
+        body: html`<p><a href="/console">Yona</a></p>`,
+        path: '/console',
+      }),
       500,
     );
   }

@@ -7,7 +7,7 @@ import { newTotpSecret, totpStep, totpUri } from '../../domain/totp.ts';
 import { sealingKey } from '../../secret-key.ts';
 import { clearLoginFailures } from '../../store/console-sessions.ts';
 import { changePassword, securityState, setTwoFactor } from '../../store/console-security.ts';
-import { csrfField, esc, type Html } from './html.ts';
+import { csrfField, html, type Html } from './html.ts';
 import { fmt } from './i18n.ts';
 import { qrSvg } from './qr-code.ts';
 import { refusal } from './login.ts';
@@ -20,32 +20,32 @@ async function securityPage(c: PageContext, o: { notice?: Notice; extra?: Html; 
   const { t } = c;
   const state = await securityState(c.app.store.db, c.account.id);
   const csrf = csrfField(c.session.csrf);
-  const password = `<form method="post" action="/console/security/password" class="card">${csrf}<h2>${esc(t.secPassword)}</h2>
-<label for="sec-current">${esc(t.secCurrent)}</label><input id="sec-current" name="current" type="password" autocomplete="current-password" required maxlength="1000">
-<label for="sec-new">${esc(t.secNew)}</label><input id="sec-new" name="new" type="password" autocomplete="new-password" required minlength="6" maxlength="128">
-<label for="sec-repeat">${esc(t.secRepeat)}</label><input id="sec-repeat" name="repeat" type="password" autocomplete="new-password" required maxlength="128">
-<p class="muted">${esc(t.secPasswordHint)}</p><button type="submit">${esc(t.secChange)}</button></form>`;
+  const password = html`<form method="post" action="/console/security/password" class="card">${csrf}<h2>${t.secPassword}</h2>
+<label for="sec-current">${t.secCurrent}</label><input id="sec-current" name="current" type="password" autocomplete="current-password" required maxlength="1000">
+<label for="sec-new">${t.secNew}</label><input id="sec-new" name="new" type="password" autocomplete="new-password" required minlength="6" maxlength="128">
+<label for="sec-repeat">${t.secRepeat}</label><input id="sec-repeat" name="repeat" type="password" autocomplete="new-password" required maxlength="128">
+<p class="muted">${t.secPasswordHint}</p><button type="submit">${t.secChange}</button></form>`;
   const twoFactor = state?.totpSecret
-    ? `<form method="post" action="/console/security/totp/off" class="card">${csrf}<h2>${esc(t.secTwoFactor)}</h2>
-<p><strong>${esc(t.secTwoFactorOn)}</strong> ${esc(t.secRecoveryLeft.replace('{n}', String(state.recovery.length)))}</p>
-<label for="sec-off-password">${esc(t.password)}</label><input id="sec-off-password" name="password" type="password" autocomplete="current-password" required maxlength="1000">
-<button type="submit" class="danger">${esc(t.secTurnOff)}</button></form>`
-    : `<form method="post" action="/console/security/totp/start" class="card">${csrf}<h2>${esc(t.secTwoFactor)}</h2>
-<p>${esc(t.secTwoFactorOff)}</p><button type="submit">${esc(t.secTurnOn)}</button></form>`;
-  return c.render(t.secTitle, `${o.extra ?? ''}${password}${twoFactor}`, { notice: o.notice, code: o.code });
+    ? html`<form method="post" action="/console/security/totp/off" class="card">${csrf}<h2>${t.secTwoFactor}</h2>
+<p><strong>${t.secTwoFactorOn}</strong> ${t.secRecoveryLeft.replace('{n}', String(state.recovery.length))}</p>
+<label for="sec-off-password">${t.password}</label><input id="sec-off-password" name="password" type="password" autocomplete="current-password" required maxlength="1000">
+<button type="submit" class="danger">${t.secTurnOff}</button></form>`
+    : html`<form method="post" action="/console/security/totp/start" class="card">${csrf}<h2>${t.secTwoFactor}</h2>
+<p>${t.secTwoFactorOff}</p><button type="submit">${t.secTurnOn}</button></form>`;
+  return c.render(t.secTitle, html`${o.extra ?? ''}${password}${twoFactor}`, { notice: o.notice, code: o.code });
 }
 
 function setupForm(c: PageContext, secret: string, pending: string): Html {
   const { t } = c;
   const grouped = secret.match(/.{1,4}/g)!.join(' ');
   const uri = totpUri(secret, 'Yona', c.account.username);
-  return `<section class="card" aria-labelledby="totp-setup"><h2 id="totp-setup">${esc(t.secSetup)}</h2>
-<p>${esc(t.secSetupHint)}</p><figure class="qr-figure">${qrSvg(uri, fmt(t.secQrAlt, { username: c.account.username }))}<figcaption>${esc(t.secQr)}</figcaption></figure>
-<p>${esc(t.secSecretText)}</p><p class="mono" dir="ltr" id="totp-secret">${esc(grouped)}</p>
-<p class="muted">${esc(t.secUri)}</p><p class="muted mono uri" id="totp-uri" dir="ltr">${esc(uri)}</p>
-<form method="post" action="/console/security/totp/confirm">${csrfField(c.session.csrf)}<input type="hidden" name="pending" value="${esc(pending)}">
-<label for="totp-code">${esc(t.secFirstCode)}</label><input id="totp-code" name="code" inputmode="numeric" autocomplete="one-time-code" required maxlength="6">
-<button type="submit">${esc(t.secConfirm)}</button></form></section>`;
+  return html`<section class="card" aria-labelledby="totp-setup"><h2 id="totp-setup">${t.secSetup}</h2>
+<p>${t.secSetupHint}</p><figure class="qr-figure">${qrSvg(uri, fmt(t.secQrAlt, { username: c.account.username }))}<figcaption>${t.secQr}</figcaption></figure>
+<p>${t.secSecretText}</p><p class="mono" dir="ltr" id="totp-secret">${grouped}</p>
+<p class="muted">${t.secUri}</p><p class="muted mono uri" id="totp-uri" dir="ltr">${uri}</p>
+<form method="post" action="/console/security/totp/confirm">${csrfField(c.session.csrf)}<input type="hidden" name="pending" value="${pending}">
+<label for="totp-code">${t.secFirstCode}</label><input id="totp-code" name="code" inputmode="numeric" autocomplete="one-time-code" required maxlength="6">
+<button type="submit">${t.secConfirm}</button></form></section>`;
 }
 
 /**
@@ -103,8 +103,8 @@ export function registerSecurity(r: ConsoleRouter): void {
       });
     }
     const codes = await enableTwoFactor(c.app.store.db, key(), c.account.id, secret, step);
-    const list = `<section class="card" aria-labelledby="recovery"><h2 id="recovery">${esc(t.secRecovery)}</h2>
-<p>${esc(t.secRecoveryHint)}</p><ul class="mono recovery">${codes.map((x) => `<li>${esc(x)}</li>`).join('')}</ul></section>`;
+    const list = html`<section class="card" aria-labelledby="recovery"><h2 id="recovery">${t.secRecovery}</h2>
+<p>${t.secRecoveryHint}</p><ul class="mono recovery">${codes.map((x) => html`<li>${x}</li>`)}</ul></section>`;
     return securityPage(c, { notice: { kind: 'ok', text: t.secEnabled }, extra: list });
   });
 

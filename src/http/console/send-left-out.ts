@@ -6,7 +6,7 @@ import { normalizePhone, toNational } from '../../domain/phone.ts';
 import type { Rejected } from '../../operations/send/rejections.ts';
 import { filteredAmong } from '../../store/filtered-phones.ts';
 import { num } from './format.ts';
-import { esc, type Html, table } from './html.ts';
+import { html, type Html, type HtmlValue, table } from './html.ts';
 import { fmt, type Messages } from './i18n.ts';
 import type { PageContext } from './router.ts';
 
@@ -41,30 +41,30 @@ export async function leftOut(
 ): Promise<Html> {
   const { t } = c;
   const { again, unique } = repeats(typed);
-  const rows: Html[][] = [
+  const rows: HtmlValue[][] = [
     // Blocked numbers are named once read (international form): shown as the console shows numbers.
     ...refused.map((r) => [
-      `<span class="nowrap" dir="ltr">${esc(AS_READ.has(r.reason) ? toNational(r.phone) : r.phone)}</span>`,
-      esc(reasonText(t, r.reason)),
+      html`<span class="nowrap" dir="ltr">${AS_READ.has(r.reason) ? toNational(r.phone) : r.phone}</span>`,
+      reasonText(t, r.reason),
     ]),
     ...again
       .slice(0, MAX_LISTED)
-      .map((phone) => [`<span class="nowrap" dir="ltr">${esc(phone)}</span>`, esc(t.reason_duplicate)]),
+      .map((phone) => [html`<span class="nowrap" dir="ltr">${phone}</span>`, t.reason_duplicate]),
   ];
   const more = refusedTotal - refused.length + Math.max(0, again.length - MAX_LISTED);
   const filtered = [...(await filteredAmong(c.app.store.db, unique.slice(0, MAX_LISTED)))];
-  return `<h3 id="left-out">${esc(t.sendLeftOutTitle)}</h3>${
+  return html`<h3 id="left-out">${t.sendLeftOutTitle}</h3>${
     rows.length
       ? table(t.sendLeftOutCaption, [t.sendLeftOutNumber, t.sendLeftOutReason], rows, '')
-      : `<p>${esc(t.sendLeftOutNone)}</p>`
-  }${more > 0 ? `<p>${esc(fmt(t.sendLeftOutMore, { count: num(more) }))}</p>` : ''}${
+      : html`<p>${t.sendLeftOutNone}</p>`
+  }${more > 0 ? html`<p>${fmt(t.sendLeftOutMore, { count: num(more) })}</p>` : ''}${
     filtered.length
-      ? `<p class="notice error">${esc(t.sendLikelyFail)}</p>${table(
+      ? html`<p class="notice error">${t.sendLikelyFail}</p>${table(
           t.reason_filtered,
           [t.sendLeftOutNumber, t.sendLeftOutReason],
           filtered.map((phone) => [
-            `<span class="nowrap" dir="ltr">${esc(toNational(phone))}</span>`,
-            esc(t.reason_filtered),
+            html`<span class="nowrap" dir="ltr">${toNational(phone)}</span>`,
+            t.reason_filtered,
           ]),
           '',
         )}`

@@ -11,7 +11,7 @@ import type { Rejected } from '../../operations/send/rejections.ts';
 import { readDayTime } from './date-input.ts';
 import { num } from './format.ts';
 import { leftOut } from './send-left-out.ts';
-import { csrfField, esc, type Html } from './html.ts';
+import { csrfField, html, type Html } from './html.ts';
 import { fmt, type Messages } from './i18n.ts';
 import { runOperation } from '../../operations/execute.ts';
 import type { ConsoleRouter, PageContext } from './router.ts';
@@ -67,8 +67,8 @@ function counter(t: Messages, text: string): Html {
     parts: num(c.parts),
     encoding: t[`counter_${c.encoding}`],
   });
-  return `<p class="counter"><output id="send-counter" for="send-message" aria-live="polite" data-one="${esc(t.counterLiveOne)}" data-many="${esc(t.counterLive)}" data-gsm7="${esc(t.counter_gsm7)}" data-ucs2="${esc(t.counter_ucs2)}" data-encoding="${c.encoding}" data-parts="${c.parts}" data-units="${c.units}">${esc(words)}</output></p>
-<p id="send-counter-hint" class="muted">${esc(t.counterHint)}</p>`;
+  return html`<p class="counter"><output id="send-counter" for="send-message" aria-live="polite" data-one="${t.counterLiveOne}" data-many="${t.counterLive}" data-gsm7="${t.counter_gsm7}" data-ucs2="${t.counter_ucs2}" data-encoding="${c.encoding}" data-parts="${c.parts}" data-units="${c.units}">${words}</output></p>
+<p id="send-counter-hint" class="muted">${t.counterHint}</p>`;
 }
 
 async function sendPage(c: PageContext, f: SendForm = {}, o: { preview?: Html; error?: string } = {}) {
@@ -79,32 +79,32 @@ async function sendPage(c: PageContext, f: SendForm = {}, o: { preview?: Html; e
     listContactLists(db, c.account.id),
   ]);
   const option = (value: string, label: string, current: string | undefined) =>
-    `<option value="${esc(value)}"${current === value ? ' selected' : ''}>${esc(label)}</option>`;
-  const hidden = FIELDS.filter((k) => f[k] !== undefined)
-    .map((k) => `<input type="hidden" name="${k}" value="${esc(f[k])}">`)
-    .join('');
+    html`<option value="${value}"${current === value ? html` selected` : ''}>${label}</option>`;
+  const hidden = FIELDS.filter((k) => f[k] !== undefined).map(
+    (k) => html`<input type="hidden" name="${k}" value="${f[k]}">`,
+  );
   const confirm = o.preview
-    ? `<section class="card" aria-labelledby="preview-title"><h2 id="preview-title">${esc(t.sendPreviewTitle)}</h2>${o.preview}
+    ? html`<section class="card" aria-labelledby="preview-title"><h2 id="preview-title">${t.sendPreviewTitle}</h2>${o.preview}
 <form method="post" action="/console/send">${csrfField(c.session.csrf)}${hidden}<input type="hidden" name="action" value="send">
-<button type="submit">${esc(t.sendNow)}</button></form></section>`
+<button type="submit">${t.sendNow}</button></form></section>`
     : '';
-  const form = `<form method="post" action="/console/send" class="card">${csrfField(c.session.csrf)}<input type="hidden" name="action" value="preview">
-<label for="send-phones">${esc(t.sendPhones)}</label><textarea id="send-phones" name="phones" rows="4" aria-describedby="send-phones-hint">${esc(f.phones ?? '')}</textarea>
-<p id="send-phones-hint" class="muted">${esc(t.sendPhonesHint)}</p>
-<label for="send-list">${esc(t.sendList)}</label><select id="send-list" name="list">${option('', t.sendNoList, f.list)}${lists.map((l) => option(String(l.id), `${l.name} (${num(l.contact_count)})`, f.list)).join('')}</select>
-<div class="check"><input type="checkbox" id="send-dynamic" name="dynamic" value="1"${f.dynamic === '1' ? ' checked' : ''}><label for="send-dynamic">${esc(t.sendDynamic)}</label></div>
-<label for="send-source">${esc(t.sender)}</label><select id="send-source" name="source" required>${senders.map((s) => option(s.source, s.source, f.source)).join('')}</select>
-${senders.length ? '' : `<p class="muted"><a href="/console/senders">${esc(t.sendNoSender)}</a></p>`}
-<label for="send-message">${esc(t.sendMessage)}</label><textarea id="send-message" name="message" rows="4" required maxlength="5000" dir="auto" aria-describedby="send-counter-hint">${esc(f.message ?? '')}</textarea>
+  const form = html`<form method="post" action="/console/send" class="card">${csrfField(c.session.csrf)}<input type="hidden" name="action" value="preview">
+<label for="send-phones">${t.sendPhones}</label><textarea id="send-phones" name="phones" rows="4" aria-describedby="send-phones-hint">${f.phones ?? ''}</textarea>
+<p id="send-phones-hint" class="muted">${t.sendPhonesHint}</p>
+<label for="send-list">${t.sendList}</label><select id="send-list" name="list">${option('', t.sendNoList, f.list)}${lists.map((l) => option(String(l.id), `${l.name} (${num(l.contact_count)})`, f.list))}</select>
+<div class="check"><input type="checkbox" id="send-dynamic" name="dynamic" value="1"${f.dynamic === '1' ? html` checked` : ''}><label for="send-dynamic">${t.sendDynamic}</label></div>
+<label for="send-source">${t.sender}</label><select id="send-source" name="source" required>${senders.map((s) => option(s.source, s.source, f.source))}</select>
+${senders.length ? '' : html`<p class="muted"><a href="/console/senders">${t.sendNoSender}</a></p>`}
+<label for="send-message">${t.sendMessage}</label><textarea id="send-message" name="message" rows="4" required maxlength="5000" dir="auto" aria-describedby="send-counter-hint">${f.message ?? ''}</textarea>
 ${counter(t, f.message ?? '')}
-<label for="send-link">${esc(t.sendLink)}</label><input id="send-link" name="link" type="url" maxlength="2000" placeholder="https://" value="${esc(f.link ?? '')}" aria-describedby="send-link-hint">
-<p id="send-link-hint" class="muted">${esc(t.sendLinkHint)}</p>
-<label for="send-unsub">${esc(t.sendUnsubscribe)}</label><select id="send-unsub" name="unsubscribe">${option('', t.sendUnsubNone, f.unsubscribe)}${option('2', t.sendUnsubReply, f.unsubscribe)}${option('3', t.sendUnsubLink, f.unsubscribe)}</select>
-<label for="send-timing">${esc(t.sendTiming)}</label><input id="send-timing" name="timing" type="text" inputmode="numeric" maxlength="16" autocomplete="off" placeholder="dd/mm/yyyy hh:mm" value="${esc(f.timing ?? '')}" aria-describedby="send-timing-hint">
-<p id="send-timing-hint" class="muted">${esc(fmt(t.dateTimeHint, { zone: c.account.time_zone }))}</p>
-<label for="send-name">${esc(t.sendName)}</label><input id="send-name" name="name" maxlength="100" dir="auto" value="${esc(f.name ?? '')}">
-<button type="submit">${esc(t.sendPreview)}</button></form>`;
-  return c.render(t.sendTitle, `${confirm}${form}`, {
+<label for="send-link">${t.sendLink}</label><input id="send-link" name="link" type="url" maxlength="2000" placeholder="https://" value="${f.link ?? ''}" aria-describedby="send-link-hint">
+<p id="send-link-hint" class="muted">${t.sendLinkHint}</p>
+<label for="send-unsub">${t.sendUnsubscribe}</label><select id="send-unsub" name="unsubscribe">${option('', t.sendUnsubNone, f.unsubscribe)}${option('2', t.sendUnsubReply, f.unsubscribe)}${option('3', t.sendUnsubLink, f.unsubscribe)}</select>
+<label for="send-timing">${t.sendTiming}</label><input id="send-timing" name="timing" type="text" inputmode="numeric" maxlength="16" autocomplete="off" placeholder="dd/mm/yyyy hh:mm" value="${f.timing ?? ''}" aria-describedby="send-timing-hint">
+<p id="send-timing-hint" class="muted">${fmt(t.dateTimeHint, { zone: c.account.time_zone })}</p>
+<label for="send-name">${t.sendName}</label><input id="send-name" name="name" maxlength="100" dir="auto" value="${f.name ?? ''}">
+<button type="submit">${t.sendPreview}</button></form>`;
+  return c.render(t.sendTitle, html`${confirm}${form}`, {
     scripts: ['encoding.js', 'counter.js'],
     code: o.error ? 400 : 200,
     notice: o.error ? { kind: 'error', text: o.error } : undefined,
@@ -126,14 +126,14 @@ export function registerSend(r: ConsoleRouter): void {
     }
     if (send) return c.redirect(`/console/campaigns/${reply.campaign_id}`, { ok: 'sendDone' });
     const rejected = Number(reply.rejected_total ?? 0);
-    const preview = `<ul class="stats">
-<li>${esc(t.recipients)}<b>${esc(num(Number(reply.recipients)))}</b></li>
-<li>${esc(t.parts)}<b>${esc(num(Number(reply.parts)))}</b></li>
-<li>${esc(t.sendPrice)}<b>${esc(fmt(t.sendCredits, { credits: num(Number(reply.credits)) }))}${reply.international_cost ? ` + ₪${esc(reply.international_cost)}` : ''}</b></li>
-${rejected ? `<li>${esc(t.sendRejected)}<b>${esc(num(rejected))}</b></li>` : ''}</ul>
-${reply.timing ? `<p>${esc(fmt(t.campaignScheduledFor, { at: String(reply.timing) }))}</p>` : ''}
+    const preview = html`<ul class="stats">
+<li>${t.recipients}<b>${num(Number(reply.recipients))}</b></li>
+<li>${t.parts}<b>${num(Number(reply.parts))}</b></li>
+<li>${t.sendPrice}<b>${fmt(t.sendCredits, { credits: num(Number(reply.credits)) })}${reply.international_cost ? ` + ₪${reply.international_cost}` : ''}</b></li>
+${rejected ? html`<li>${t.sendRejected}<b>${num(rejected)}</b></li>` : ''}</ul>
+${reply.timing ? html`<p>${fmt(t.campaignScheduledFor, { at: String(reply.timing) })}</p>` : ''}
 ${await leftOut(c, typedPhones(f), (reply.rejected ?? []) as Rejected[], rejected)}
-<p class="muted">${esc(t.sendPreviewNote)}</p>`;
+<p class="muted">${t.sendPreviewNote}</p>`;
     return sendPage(c, f, { preview });
   });
 }

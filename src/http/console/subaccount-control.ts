@@ -1,27 +1,28 @@
 // A reseller's everyday view of its sub-accounts: each one's usage this month and state, its message log, and
 // suspend / resume (a suspended account's API tokens and console sign-in are refused until it is resumed; its
-// data, balance and tokens stay as they were). Anyone but the sub-account's reseller gets a 404.
+// data, balance and tokens stay as they were). Anyone but the sub-account's reseller gets a 404 (an account that
+// is not a reseller: by the page table).
 import { fromZoned, zonedParts } from '../../domain/dates.ts';
 import { findAccountByUsername, type Account } from '../../store/accounts.ts';
 import { messageLogPage } from '../../store/console-messages.ts';
 import { sendsSince } from '../../store/console-overview.ts';
 import { setSubAccountSuspended, subAccountSuspensions } from '../../store/console-subaccounts.ts';
 import { num } from './format.ts';
-import { actionForm, esc, type Html } from './html.ts';
+import { actionForm, html, type HtmlValue } from './html.ts';
 import { fmt } from './i18n.ts';
 import { filterForm, parseLogQuery } from './message-log.ts';
 import { badFiltersNotice, LOG_PAGE_SIZE, logSection } from './messages.ts';
 import type { ConsoleRouter, PageContext } from './router.ts';
 
 /** Per sub-account (by username): its usage this month, its state, and its links and suspend/resume button. */
-export async function subAccountCells(c: PageContext, usernames: string[]): Promise<Map<string, Html[]>> {
+export async function subAccountCells(c: PageContext, usernames: string[]): Promise<Map<string, HtmlValue[]>> {
   const { t } = c;
   const db = c.app.store.db;
   const tz = c.account.time_zone;
   const p = zonedParts(c.now, tz);
   const month = fromZoned({ ...p, day: 1, hour: 0, minute: 0, second: 0 }, tz);
   const suspended = await subAccountSuspensions(db, c.account.id);
-  const out = new Map<string, Html[]>();
+  const out = new Map<string, HtmlValue[]>();
   for (const username of usernames) {
     const sub = await findAccountByUsername(db, username);
     if (!sub) continue;
@@ -29,9 +30,9 @@ export async function subAccountCells(c: PageContext, usernames: string[]): Prom
     const isSuspended = suspended.get(username) != null;
     const u = encodeURIComponent(username);
     out.set(username, [
-      esc(fmt(t.overviewSends, { messages: num(usage.messages), credits: num(usage.credits) })),
-      isSuspended ? `<strong>${esc(t.subSuspended)}</strong>` : esc(t.subActive),
-      `<a href="/console/subaccounts/${u}/messages">${esc(t.navMessages)}</a> ${
+      fmt(t.overviewSends, { messages: num(usage.messages), credits: num(usage.credits) }),
+      isSuspended ? html`<strong>${t.subSuspended}</strong>` : t.subActive,
+      html`<a href="/console/subaccounts/${u}/messages">${t.navMessages}</a> ${
         isSuspended
           ? actionForm('/console/subaccounts/resume', c.session.csrf, t.subResume, { username })
           : actionForm(
@@ -48,7 +49,6 @@ export async function subAccountCells(c: PageContext, usernames: string[]): Prom
 }
 
 async function ownSub(c: PageContext): Promise<Account | undefined> {
-  if (!c.account.is_reseller) return undefined;
   const sub = await findAccountByUsername(c.app.store.db, c.params.username ?? '');
   return sub && Number(sub.parent_id) === Number(c.account.id) ? sub : undefined;
 }
@@ -56,13 +56,13 @@ async function ownSub(c: PageContext): Promise<Account | undefined> {
 async function subMessagesPage(c: PageContext) {
   const { t } = c;
   const sub = await ownSub(c);
-  if (!sub) return c.render(t.notFound, `<p>${esc(t.notFoundText)}</p>`, { code: 404 });
+  if (!sub) return c.render(t.notFound, html`<p>${t.notFoundText}</p>`, { code: 404 });
   const path = `/console/subaccounts/${encodeURIComponent(sub.username)}/messages`;
   const parsed = parseLogQuery(c.query, sub.time_zone);
   const rows = await messageLogPage(c.app.store.db, sub.id, parsed.filter, parsed.cursor, LOG_PAGE_SIZE);
   return c.render(
     fmt(t.subMessages, { username: sub.username }),
-    `<p><a href="/console/subaccounts">${esc(t.navSubs)}</a></p>${filterForm(t, path, parsed.values)}${logSection(c, parsed, rows, path)}`,
+    html`<p><a href="/console/subaccounts">${t.navSubs}</a></p>${filterForm(t, path, parsed.values)}${logSection(c, parsed, rows, path)}`,
     { notice: badFiltersNotice(c, parsed) },
   );
 }
@@ -75,9 +75,7 @@ export function registerSubaccountControl(r: ConsoleRouter): void {
   ] as const) {
     r.post(`/console/subaccounts/${action}`, async (c) => {
       const username = (c.form.get('username') ?? '').slice(0, 200);
-      const done =
-        !!c.account.is_reseller &&
-        (await setSubAccountSuspended(c.app.store.db, c.account.id, username, suspend ? c.now : null));
+      const done = await setSubAccountSuspended(c.app.store.db, c.account.id, username, suspend ? c.now : null);
       if (!done) return c.redirect('/console/subaccounts', { error: 'subNotYours' });
       return c.redirect('/console/subaccounts', { ok: suspend ? 'subSuspendedOk' : 'subResumedOk' });
     });

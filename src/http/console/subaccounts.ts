@@ -7,7 +7,7 @@ import { addSub, getBlanceSubs, updateAmountSub } from '../../operations/reselle
 import { campaignList } from './campaigns.ts';
 import { subAccountCells } from './subaccount-control.ts';
 import { fmt } from './i18n.ts';
-import { csrfField, esc, table, type Html } from './html.ts';
+import { csrfField, html, table, type HtmlValue } from './html.ts';
 import type { ConsoleRouter, PageContext } from './router.ts';
 
 async function subsPage(
@@ -16,39 +16,39 @@ async function subsPage(
 ) {
   const { t } = c;
   const listed = await runOperation(c.app, c.account, getBlanceSubs, {});
-  if (listed.status !== 0) return c.render(t.notFound, `<p>${esc(t.notFoundText)}</p>`, { code: 404 });
+  if (listed.status !== 0) return c.render(t.notFound, html`<p>${t.notFoundText}</p>`, { code: 404 });
   const subs = listed.subs as { username: string; name: string; balance: string; international_balance: string }[];
   const v = o.values ?? {};
   const extra = await subAccountCells(
     c,
     subs.map((s) => s.username),
   );
-  const rows = subs.map((s): Html[] => [
-    `<a href="/console/subaccounts/${encodeURIComponent(s.username)}/campaigns">${esc(s.username)}</a>`,
-    esc(s.name),
-    `<span class="num">${esc(num(s.balance))}</span>`,
-    `<span class="num">${esc(shekels(Math.round(Number(s.international_balance) * 100)))}</span>`,
+  const rows = subs.map((s): HtmlValue[] => [
+    html`<a href="/console/subaccounts/${encodeURIComponent(s.username)}/campaigns">${s.username}</a>`,
+    s.name,
+    html`<span class="num">${num(s.balance)}</span>`,
+    html`<span class="num">${shekels(Math.round(Number(s.international_balance) * 100))}</span>`,
     ...(extra.get(s.username) ?? []),
   ]);
   const transfer =
     subs.length === 0
       ? ''
-      : `<form method="post" action="/console/subaccounts/transfer" class="card">${csrfField(c.session.csrf)}<h2>${esc(t.subTransfer)}</h2>
-<p class="muted">${esc(t.subTransferHint)}</p>
-<label for="tr-user">${esc(t.username)}</label><select id="tr-user" name="username">${subs.map((s) => `<option${v.username === s.username ? ' selected' : ''}>${esc(s.username)}</option>`).join('')}</select>
-<div class="row"><div><label for="tr-credits">${esc(t.credits)}</label><input id="tr-credits" name="amount" inputmode="numeric" maxlength="15" value="${esc(v.amount ?? '')}"></div>
-<div><label for="tr-money">${esc(t.subMoney)}</label><input id="tr-money" name="amount_int" inputmode="decimal" maxlength="15" value="${esc(v.amount_int ?? '')}"></div></div>
-<button type="submit">${esc(t.subTransferGo)}</button></form>`;
-  const create = `<form method="post" action="/console/subaccounts" class="card">${csrfField(c.session.csrf)}<h2>${esc(t.subNew)}</h2>
-<div class="row"><div><label for="sub-name">${esc(t.name)}</label><input id="sub-name" name="name" required maxlength="50" value="${esc(v.name ?? '')}"></div>
-<div><label for="sub-username">${esc(t.username)}</label><input id="sub-username" name="new_username" required maxlength="100" autocomplete="off" value="${esc(v.new_username ?? '')}"></div></div>
-<div class="row"><div><label for="sub-password">${esc(t.password)}</label><input id="sub-password" name="password" type="password" required autocomplete="new-password" maxlength="200"></div>
-<div><label for="sub-source">${esc(t.sender)}</label><input id="sub-source" name="source" required maxlength="20" value="${esc(v.source ?? '')}"></div>
-<div><label for="sub-amount">${esc(t.subOpening)}</label><input id="sub-amount" name="opening" inputmode="numeric" required maxlength="15" value="${esc(v.opening ?? '0')}"></div></div>
-<button type="submit">${esc(t.subCreate)}</button></form>`;
+      : html`<form method="post" action="/console/subaccounts/transfer" class="card">${csrfField(c.session.csrf)}<h2>${t.subTransfer}</h2>
+<p class="muted">${t.subTransferHint}</p>
+<label for="tr-user">${t.username}</label><select id="tr-user" name="username">${subs.map((s) => html`<option${v.username === s.username ? html` selected` : ''}>${s.username}</option>`)}</select>
+<div class="row"><div><label for="tr-credits">${t.credits}</label><input id="tr-credits" name="amount" inputmode="numeric" maxlength="15" value="${v.amount ?? ''}"></div>
+<div><label for="tr-money">${t.subMoney}</label><input id="tr-money" name="amount_int" inputmode="decimal" maxlength="15" value="${v.amount_int ?? ''}"></div></div>
+<button type="submit">${t.subTransferGo}</button></form>`;
+  const create = html`<form method="post" action="/console/subaccounts" class="card">${csrfField(c.session.csrf)}<h2>${t.subNew}</h2>
+<div class="row"><div><label for="sub-name">${t.name}</label><input id="sub-name" name="name" required maxlength="50" value="${v.name ?? ''}"></div>
+<div><label for="sub-username">${t.username}</label><input id="sub-username" name="new_username" required maxlength="100" autocomplete="off" value="${v.new_username ?? ''}"></div></div>
+<div class="row"><div><label for="sub-password">${t.password}</label><input id="sub-password" name="password" type="password" required autocomplete="new-password" maxlength="200"></div>
+<div><label for="sub-source">${t.sender}</label><input id="sub-source" name="source" required maxlength="20" value="${v.source ?? ''}"></div>
+<div><label for="sub-amount">${t.subOpening}</label><input id="sub-amount" name="opening" inputmode="numeric" required maxlength="15" value="${v.opening ?? '0'}"></div></div>
+<button type="submit">${t.subCreate}</button></form>`;
   return c.render(
     t.navSubs,
-    `${table(t.navSubs, [t.username, t.name, t.credits, t.international, t.subUsage, t.subState, t.actions], rows, t.subsNone)}${transfer}${create}`,
+    html`${table(t.navSubs, [t.username, t.name, t.credits, t.international, t.subUsage, t.subState, t.actions], rows, t.subsNone)}${transfer}${create}`,
     { notice: o.notice },
   );
 }
@@ -58,12 +58,12 @@ async function subsPage(
 async function subCampaignsPage(c: PageContext) {
   const { t, account } = c;
   const sub = await accountActedFor(c.app, account, c.params.username ?? '');
-  if (!sub || sub.id === account.id) return c.render(t.notFound, `<p>${esc(t.notFoundText)}</p>`, { code: 404 });
+  if (!sub || sub.id === account.id) return c.render(t.notFound, html`<p>${t.notFoundText}</p>`, { code: 404 });
   const path = `/console/subaccounts/${encodeURIComponent(sub.username)}/campaigns`;
   const title = fmt(t.subCampaigns, { username: sub.username });
   return c.render(
     title,
-    `<p><a href="/console/subaccounts">${esc(t.navSubs)}</a></p>${await campaignList(c, sub, path, false)}`,
+    html`<p><a href="/console/subaccounts">${t.navSubs}</a></p>${await campaignList(c, sub, path, false)}`,
   );
 }
 

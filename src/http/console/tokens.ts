@@ -5,7 +5,7 @@ import { ApiError } from '../../domain/errors.ts';
 import { maskToken, MAX_ACTIVE_TOKENS, TOKEN_PREFIX } from '../../domain/token.ts';
 import { mintToken } from '../../operations/tokens.ts';
 import { deleteToken, listTokens } from '../../store/tokens.ts';
-import { actionForm, csrfField, esc, table, type Html } from './html.ts';
+import { actionForm, csrfField, html, table, type HtmlValue } from './html.ts';
 import { fmt } from './i18n.ts';
 import type { ConsoleRouter, PageContext } from './router.ts';
 
@@ -17,14 +17,14 @@ async function tokensPage(
   const tokens = await listTokens(c.app.store.db, account.id);
   const active = tokens.filter((k) => k.expires_at > c.now && k.superseded_at === null);
   const tz = account.time_zone;
-  const rows = tokens.map((k): Html[] => {
+  const rows = tokens.map((k): HtmlValue[] => {
     const live = k.expires_at > c.now && k.superseded_at === null;
     return [
-      esc(k.name),
-      esc(formatLong(k.created_at, tz)),
-      esc(formatLong(k.expires_at, tz)),
-      `<code>${esc(maskToken(TOKEN_PREFIX, k.last4))}</code>`,
-      esc(live ? t.tokenActive : t.tokenExpired),
+      k.name,
+      formatLong(k.created_at, tz),
+      formatLong(k.expires_at, tz),
+      html`<code>${maskToken(TOKEN_PREFIX, k.last4)}</code>`,
+      live ? t.tokenActive : t.tokenExpired,
       actionForm(
         '/console/tokens/delete',
         c.session.csrf,
@@ -35,17 +35,17 @@ async function tokensPage(
     ];
   });
   const created = extra.created
-    ? `<section class="card" aria-labelledby="new-token"><h2 id="new-token">${esc(t.tokenCreated)}</h2>
-<p class="warn">${esc(t.tokenShownOnce)}</p><label for="token-value">${esc(extra.created.name)}</label>
-<input id="token-value" readonly value="${esc(extra.created.token)}" class="mono">
-<button type="button" data-copy="token-value" data-copied="${esc(t.copied)}" hidden>${esc(t.copy)}</button>
-<p class="muted">${esc(fmt(t.tokenExpires, { date: formatLong(extra.created.expiresAt, tz) }))}</p></section>`
+    ? html`<section class="card" aria-labelledby="new-token"><h2 id="new-token">${t.tokenCreated}</h2>
+<p class="warn">${t.tokenShownOnce}</p><label for="token-value">${extra.created.name}</label>
+<input id="token-value" readonly value="${extra.created.token}" class="mono">
+<button type="button" data-copy="token-value" data-copied="${t.copied}" hidden>${t.copy}</button>
+<p class="muted">${fmt(t.tokenExpires, { date: formatLong(extra.created.expiresAt, tz) })}</p></section>`
     : '';
   const full = active.length >= MAX_ACTIVE_TOKENS;
   const form = full
-    ? `<p class="warn" id="limit">${esc(fmt(t.tokenLimitReached, { max: MAX_ACTIVE_TOKENS }))}</p>`
-    : `<form method="post" action="/console/tokens/new">${csrfField(c.session.csrf)}<button type="submit">${esc(t.tokenNew)}</button></form>`;
-  const body = `${created}<p>${esc(fmt(t.tokenLimit, { max: MAX_ACTIVE_TOKENS, active: active.length }))}</p>${form}
+    ? html`<p class="warn" id="limit">${fmt(t.tokenLimitReached, { max: MAX_ACTIVE_TOKENS })}</p>`
+    : html`<form method="post" action="/console/tokens/new">${csrfField(c.session.csrf)}<button type="submit">${t.tokenNew}</button></form>`;
+  const body = html`${created}<p>${fmt(t.tokenLimit, { max: MAX_ACTIVE_TOKENS, active: active.length })}</p>${form}
 ${table(t.navTokens, [t.name, t.created, t.tokenExpiry, t.tokenValue, t.state, t.actions], rows, t.none)}`;
   return c.render(t.navTokens, body, { notice: extra.error ? { kind: 'error', text: extra.error } : undefined });
 }

@@ -201,5 +201,32 @@ for (const target of await storeTargets()) {
       assert.equal(bad.status, 200);
       assert.match(bad.text, /class="notice error"/);
     });
+
+    it('refuses the reseller-only pages and forms to an account that is not a reseller, and leaves them out of its navigation', async () => {
+      const anaConsole = new ConsoleClient(t.httpsUrl);
+      await anaConsole.login('ana', 'secret-pw');
+      assert.doesNotMatch((await anaConsole.get('/console')).text, /href="\/console\/subaccounts"/);
+      assert.match((await ben.get('/console')).text, /<li><a href="\/console\/subaccounts">Sub-accounts<\/a><\/li>/);
+      const form = {
+        username: 'ana',
+        name: 'Ana Shop',
+        new_username: 'ana-shop',
+        password: 'shop-pw-123',
+        source: 'AnaShop',
+      };
+      for (const path of ['/console/subaccounts', '/console/subaccounts/transfer', '/console/subaccounts/suspend']) {
+        const res = await anaConsole.post(path, { ...form, opening: '0', amount: '1' });
+        assert.equal(res.status, 404, path);
+        assert.doesNotMatch(res.text, /class="notice/, path);
+      }
+      for (const path of ['/console/subaccounts/ana/campaigns', '/console/subaccounts/ana/messages'])
+        assert.equal((await anaConsole.get(path)).status, 404, path);
+      const shop = await t.service.store.db
+        .selectFrom('accounts')
+        .select('id')
+        .where('username', '=', 'ana-shop')
+        .executeTakeFirst();
+      assert.equal(shop, undefined);
+    });
   });
 }
