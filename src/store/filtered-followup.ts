@@ -32,7 +32,7 @@ export async function followFilteredHandsets(
       .select(['m.channel', 'm.text', 'm.source', 'm.external_id', 'c.kind', 'c.options'])
       .where('m.id', '=', change.messageId)
       .executeTakeFirst();
-    if (row?.channel !== 'sms' || row.kind !== 'tts') continue;
+    if (!row) continue;
     const options = JSON.parse(row.options) as {
       tts?: { type: number; voice: string; rate: number; repeat: number };
       call_credits_per_minute?: number;
