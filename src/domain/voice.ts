@@ -1,6 +1,6 @@
-// Pricing a voice call before it is placed: the spoken length of its text (as rendered when the send is
+// The length of a voice call before it is placed: the spoken length of its text (as rendered when the send is
 // accepted, or estimated from its characters at the voice's speed when it was not), times the plays and the
-// pauses between them, in started minutes; a call plays at most the minutes it was paid for.
+// pauses between them. Its price (started minutes, the playback cap) is domain/pricing.ts's.
 import { speakableText } from './speakable.ts';
 
 /** Characters a second the speech engine says at normal speed (espeak-ng at 175 words a minute, Hebrew). */
@@ -20,14 +20,4 @@ export function callSeconds(onceSeconds: number, repeat: number): number {
 export function estimatedCallSeconds(text: string, rate: number, repeat: number): number {
   const speed = 1 + Math.max(-10, Math.min(10, rate)) * 0.05;
   return callSeconds([...speakableText(text)].length / (CHARS_PER_SECOND * speed), repeat);
-}
-
-/** The seconds a call of `seconds` is paid for: its started minutes. */
-export function paidCallSeconds(seconds: number): number {
-  return Math.max(1, Math.ceil(seconds / 60)) * 60;
-}
-
-/** Credits for a call of `seconds`: every started minute at `perMinute`. */
-export function callCredits(seconds: number, perMinute: number): number {
-  return Math.max(1, Math.ceil(seconds / 60)) * perMinute;
 }

@@ -10,7 +10,8 @@ import { recordStatusEvents, type StatusChange } from './status-events.ts';
 import { addCarrierUsage } from './carrier-usage.ts';
 import type { MessageState } from './schema/sending.ts';
 import { storedChannelsOf } from '../domain/channels.ts';
-import { DELIVERY, type DeliveryStatus } from '../domain/status.ts';
+import type { DeliveryStatus } from '../domain/status.ts';
+import { LEASED_STATE, OPEN_STATES, nextState, type Standing } from '../domain/lifecycle.ts';
 
 /** A message the dispatcher holds under a lease. */
 export interface ClaimedMessage {
@@ -52,6 +53,11 @@ const CLAIM_COLUMNS = [
   'parts',
 ] as const;
 const CHUNK = 500;
+// The dispatcher's outcomes as the lifecycle decides them for a message under lease (domain/lifecycle.ts).
+const LEASED: Standing = { state: LEASED_STATE, status: null };
+const ON_SUBMITTED = nextState(LEASED, { kind: 'submitted' })!;
+const ON_RETRY = nextState(LEASED, { kind: 'retry' })!;
+const ON_BLOCKED = nextState(LEASED, { kind: 'blocked' })!;
 
 function chunks<T>(items: T[], size = CHUNK): T[][] {
   const out: T[][] = [];
@@ -98,7 +104,7 @@ async function claimInState(
       : sql<boolean>`id in (${due.select('id')})`;
   const rows = await db
     .updateTable('messages')
-    .set({ state: 'submitting', lease_until: leaseUntil, next_attempt_at: leaseUntil, attempts: sql`attempts + 1` })
+    .set({ state: LEASED_STATE, lease_until: leaseUntil, next_attempt_at: leaseUntil, attempts: sql`attempts + 1` })
     .where(claimed)
     .returning([...CLAIM_COLUMNS])
     .execute();
@@ -167,12 +173,12 @@ export async function suppressBlocked(
     for (const m of messages) {
       if (!blocked.has(m.phone)) continue;
       blockedIds.add(m.id);
-      await refundMessage(db, m, 'refund: recipient blocked at dispatch', now);
-      changes.push(statusChange(m, DELIVERY.BLOCKED, null, now));
+      await refundMessage(db, m, ON_BLOCKED.refund!, now);
+      changes.push(statusChange(m, ON_BLOCKED.status!, null, now));
     }
   }
   if (blockedIds.size === 0) return claimed;
-  await skipMessages(db, [...blockedIds], DELIVERY.BLOCKED, 'blocked', now);
+  await skipMessages(db, [...blockedIds], ON_BLOCKED.status!, 'blocked', now);
   await db
     .updateTable('messages')
     .set({ lease_until: null })
@@ -388,14 +394,14 @@ export async function recordOutcomes(
       .where('id', 'in', ids)
       .where('created_at', '>=', since)
       .where('created_at', '<=', until)
-      .where('state', '=', 'submitting')
+      .where('state', '=', LEASED_STATE)
       .where('lease_until', '=', leaseUntil);
   for (const { carrier, cost, ids } of submittedBy.values()) {
     for (const part of chunks(ids)) {
       await held(part)
         .set({
-          state: 'submitted',
-          status: DELIVERY.SUBMITTED,
+          state: ON_SUBMITTED.state,
+          status: ON_SUBMITTED.status,
           status_at: now,
           submitted_at: now,
           carrier,
@@ -413,7 +419,7 @@ export async function recordOutcomes(
     for (const part of chunks(group.ids)) {
       await held(part)
         .set({
-          state: 'queued',
+          state: ON_RETRY.state,
           next_attempt_at: group.at,
           lease_until: null,
           error: group.error,
@@ -425,10 +431,11 @@ export async function recordOutcomes(
   }
   const changes: StatusChange[] = [];
   for (const f of failures) {
+    const failed = nextState(LEASED, { kind: 'failed', status: f.status })!;
     const res = await held([f.message.id])
       .set({
-        state: 'failed',
-        status: f.status,
+        state: failed.state,
+        status: failed.status,
         status_at: now,
         carrier: f.carrier,
         lease_until: null,
@@ -437,7 +444,7 @@ export async function recordOutcomes(
       })
       .executeTakeFirst();
     if (Number(res.numUpdatedRows) !== 1) continue;
-    await refundMessage(db, f.message, 'refund: message failed before reaching the carrier', now);
+    if (failed.refund !== null) await refundMessage(db, f.message, failed.refund, now);
     changes.push(statusChange(f.message, f.status, f.carrier, now));
   }
   await recordStatusEvents(db, changes, now);
@@ -465,7 +472,7 @@ export async function finishCampaigns(
       .selectFrom('messages')
       .select('id')
       .where('campaign_id', '=', id)
-      .where('state', 'in', ['scheduled', 'queued', 'submitting'])
+      .where('state', 'in', OPEN_STATES)
       .limit(1)
       .executeTakeFirst();
     if (open) continue;

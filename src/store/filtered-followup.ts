@@ -1,13 +1,13 @@
-// What a status-15 receipt (a filtered, "Kosher", handset refused the text) sets off: the phone joins the
-// filtered-phone registry, and when the text was a voice send of type 2 it is followed, once, by a call speaking
-// the same text (charged per started minute as the send's acceptance priced calls; not placed without the credit).
-import { callCredits, estimatedCallSeconds, paidCallSeconds } from '../domain/voice.ts';
+// Writing what a status-15 receipt (a filtered, "Kosher", handset refused the text) sets off, as the lifecycle
+// (domain/lifecycle.ts) decides it: the phone joins the filtered-phone registry, and a voice send's text of type 2
+// is followed, once, by a call speaking it (priced by domain/pricing.ts; not placed without the credit).
+import { refusesTexts, wantsFollowUpCall } from '../domain/lifecycle.ts';
+import { callPrice } from '../domain/pricing.ts';
 import type { Dialect, Queryable } from './db.ts';
 import { addFilteredPhones } from './filtered-phones.ts';
 import { applyLedgerChange } from './ledger.ts';
 import { insertMessages } from './messages.ts';
 import type { StatusChange } from './status-events.ts';
-import { DELIVERY } from '../domain/status.ts';
 
 /** Records the filtered phones among `changes` and queues the follow-up calls; returns how many calls were queued. */
 export async function followFilteredHandsets(
@@ -16,7 +16,7 @@ export async function followFilteredHandsets(
   changes: StatusChange[],
   now: number,
 ): Promise<number> {
-  const refused = changes.filter((c) => c.status === DELIVERY.FILTERED_HANDSET);
+  const refused = changes.filter((c) => refusesTexts(c.status));
   if (refused.length === 0) return 0;
   await addFilteredPhones(
     db,
@@ -32,12 +32,13 @@ export async function followFilteredHandsets(
       .select(['m.channel', 'm.text', 'm.source', 'm.external_id', 'c.kind', 'c.options'])
       .where('m.id', '=', change.messageId)
       .executeTakeFirst();
-    if (row?.channel !== 'sms' || row.kind !== 'tts') continue;
+    if (!row) continue;
     const options = JSON.parse(row.options) as {
       tts?: { type: number; voice: string; rate: number; repeat: number };
       call_credits_per_minute?: number;
     };
-    if (options.tts?.type !== 2) continue;
+    const message = { channel: row.channel, campaignKind: row.kind, ttsType: options.tts?.type };
+    if (!options.tts || !wantsFollowUpCall(change.status, message)) continue;
     const already = await db
       .selectFrom('messages')
       .select('id')
@@ -48,8 +49,12 @@ export async function followFilteredHandsets(
     if (already) continue;
     const { voice, rate, repeat } = options.tts;
     // Priced on the estimate (a receipt cannot wait for speech to render); it plays at most the minutes paid.
-    const seconds = estimatedCallSeconds(row.text, rate, repeat);
-    const credits = callCredits(seconds, options.call_credits_per_minute ?? 0);
+    const { credits, paidSeconds } = callPrice(
+      row.text,
+      { rate, repeat },
+      options.call_credits_per_minute ?? 0,
+      undefined,
+    );
     const paid = await applyLedgerChange(db, {
       accountId: change.accountId,
       currency: 'credits',
@@ -75,7 +80,7 @@ export async function followFilteredHandsets(
           costAgorot: 0,
           unsubscribeCode: null,
           channel: 'call',
-          spoken: JSON.stringify({ voice, rate, repeat, paidSeconds: paidCallSeconds(seconds) }),
+          spoken: JSON.stringify({ voice, rate, repeat, paidSeconds }),
         },
       ],
     );

@@ -1,15 +1,11 @@
 // Applying delivery receipts in batches: match by carrier message id (unknown ids wait in pending_receipts),
-// keep each part's status, derive the message's status from its parts, change it only forward, and record
-// a `dlr` push event for every change in the same transaction. Also the receipt-window sweeper (status 2).
-//
-// Part rule: a part's first final status sticks; an intermediate receipt (-1) never replaces a final one.
+// keep each part's status, and write the message's status as the lifecycle (domain/lifecycle.ts) derives it
+// from its parts, with a `dlr` push event for every change in the same transaction. Also the receipt-window
+// sweeper (status 2).
 // Part statuses are stored (carrier_message_ids.part_status) for messages of several parts; for a one-part
 // message the message's own status is its part's status.
 // A message's parts are the submit_sm it was submitted in (its carrier ids): messages.parts for UDH parts, one
 // for a carrier taking long messages in message_payload.
-// Message rule: final only when every part is final; then 102 when every part was delivered, else the
-// status of the lowest-numbered part that failed. A final status is never replaced, except the sweeper's 2
-// ("no confirmation within the window"), which a later final receipt does replace (it is better information).
 import { CompiledQuery } from 'kysely';
 import type { Dialect, Queryable } from './db.ts';
 import { followFilteredHandsets } from './filtered-followup.ts';
@@ -21,7 +17,16 @@ import {
   type MessageForUpdate,
   type StatusChange,
 } from './status-events.ts';
-import { DELIVERY, type DeliveryStatus } from '../domain/status.ts';
+import type { DeliveryStatus } from '../domain/status.ts';
+import {
+  AWAITING_RECEIPTS_STATE,
+  betterPartStatus,
+  mergePartStatus,
+  nextState,
+  receiptRefund,
+  type LifecycleEvent,
+  type LifecycleState,
+} from '../domain/lifecycle.ts';
 
 /** Re-exported for callers that record status changes along with receipts. */
 export { recordStatusEvents, type StatusChange } from './status-events.ts';
@@ -39,35 +44,8 @@ export interface IncomingReceipt {
 }
 
 const CHUNK = 400;
-const DELIVERED = new Set<DeliveryStatus>([DELIVERY.DELIVERED_LEGACY, DELIVERY.DELIVERED]);
-// A receipt may settle a message that is out with the carrier (or being re-submitted after a lease expiry).
-const UPDATABLE = new Set(['submitting', 'submitted', 'done']);
-
-const isFinal = (s: DeliveryStatus | null | undefined): s is DeliveryStatus =>
-  s !== null && s !== undefined && s !== DELIVERY.SUBMITTED;
-
-/** The part-level merge: the first final status sticks; intermediate only fills an empty slot. */
-export function mergePartStatus(current: DeliveryStatus | null, incoming: DeliveryStatus): DeliveryStatus | null {
-  if (isFinal(current)) return current;
-  return incoming;
-}
-
-/** A message's status from its parts' statuses (index = part); undefined while any part is not final. */
-export function deriveMessageStatus(
-  parts: Array<DeliveryStatus | null | undefined>,
-  partCount: number,
-): DeliveryStatus | undefined {
-  if (parts.length < partCount) return undefined;
-  for (let i = 0; i < partCount; i++) if (!isFinal(parts[i])) return undefined;
-  for (let i = 0; i < partCount; i++) if (!DELIVERED.has(parts[i]!)) return parts[i]!;
-  return DELIVERY.DELIVERED;
-}
-
-/** Whether a message at `current` may move to the final status `next` (monotone; 2 may be replaced). */
-export function mayReplace(current: DeliveryStatus | null, next: DeliveryStatus): boolean {
-  if (current === next) return false;
-  return current === null || current === DELIVERY.SUBMITTED || current === DELIVERY.TIMEOUT;
-}
+// The receipt-window sweeper's change, as the lifecycle decides it for a message awaiting receipts.
+const WINDOW_ENDED = nextState({ state: AWAITING_RECEIPTS_STATE, status: null }, { kind: 'window-ended' })!;
 
 interface PartRow {
   carrier: string;
@@ -115,13 +93,8 @@ export async function applyReceipts(
       unmatched.push(r);
       continue;
     }
-    if (r.refund)
-      await refundMessage(
-        db,
-        { id: part.message_id },
-        'refund: the trunk did not carry the call (never placed, refused, or no codec in common)',
-        now,
-      );
+    const refund = receiptRefund(r);
+    if (refund !== null) await refundMessage(db, { id: part.message_id }, refund, now);
     if (r.durationMs !== undefined) {
       await db
         .updateTable('messages')
@@ -169,27 +142,23 @@ export async function applyReceipts(
   );
   const statusesOf = await partStatuses(db, [...multiPart]);
   const changes: StatusChange[] = [];
-  const updates: Array<{ id: number; status: DeliveryStatus; at: number }> = [];
+  const updates: Array<{ id: number; status: DeliveryStatus; state: LifecycleState; at: number }> = [];
   const changedOf = new Map<number, PartRow>();
   for (const p of changedParts.values()) changedOf.set(p.message_id, p);
   for (const m of messages) {
-    if (!UPDATABLE.has(m.state)) continue;
     // Every part's id is recorded in one transaction, so the parts known are the parts submitted.
     const submitted = statusesOf.get(m.id) ?? [];
-    const derived =
+    const event: LifecycleEvent =
       m.parts > 1
-        ? deriveMessageStatus(submitted, Math.max(1, submitted.length))
-        : deriveMessageStatus([changedOf.get(m.id)?.part_status], 1);
-    if (derived === undefined || !mayReplace(m.status, derived)) continue;
+        ? { kind: 'receipts', parts: submitted, partCount: Math.max(1, submitted.length) }
+        : { kind: 'receipts', parts: [changedOf.get(m.id)?.part_status], partCount: 1 };
+    const next = nextState(m, event);
+    if (next?.status == null) continue;
     const at = atByMessage.get(m.id)!;
-    updates.push({ id: m.id, status: derived, at });
-    changes.push(changeOf(m, derived, at));
+    updates.push({ id: m.id, status: next.status, state: next.state, at });
+    changes.push(changeOf(m, next.status, at));
   }
-  await updateMessageStatuses(
-    db,
-    dialect,
-    updates.map((u) => ({ ...u, state: 'done' })),
-  );
+  await updateMessageStatuses(db, dialect, updates);
   await recordStatusEvents(db, changes, now);
   const followUpCalls = await followFilteredHandsets(db, dialect, changes, now);
   onChanges?.(changes);
@@ -252,15 +221,7 @@ async function partStatuses(db: Queryable, messageIds: number[]): Promise<Map<nu
     for (const row of rows) {
       const id = Number(row.message_id);
       const list = out.get(id) ?? [];
-      const current = list[row.part_index];
-      const s = row.part_status;
-      if (
-        current === undefined ||
-        (!isFinal(current) && s !== null) ||
-        (isFinal(s) && DELIVERED.has(s) && !DELIVERED.has(current as DeliveryStatus))
-      ) {
-        list[row.part_index] = s;
-      }
+      list[row.part_index] = betterPartStatus(list[row.part_index], row.part_status);
       out.set(id, list);
     }
   }
@@ -354,19 +315,19 @@ export async function sweepUnconfirmed(
 ): Promise<number> {
   const rows = await db
     .updateTable('messages')
-    .set({ state: 'done', status: DELIVERY.TIMEOUT, status_at: now })
+    .set({ state: WINDOW_ENDED.state, status: WINDOW_ENDED.status, status_at: now })
     .where('id', 'in', (eb) => {
       const due = eb
         .selectFrom('messages')
         .select('id')
-        .where('state', '=', 'submitted')
+        .where('state', '=', AWAITING_RECEIPTS_STATE)
         .where('next_attempt_at', '<=', now)
         .orderBy('next_attempt_at')
         .orderBy('id')
         .limit(limit);
       return dialect === 'postgres' ? due.forUpdate().skipLocked() : due;
     })
-    .where('state', '=', 'submitted')
+    .where('state', '=', AWAITING_RECEIPTS_STATE)
     .returning(['id', 'account_id', 'campaign_id', 'external_id', 'phone', 'carrier'])
     .execute();
   const changes = rows.map((r) => ({
@@ -376,7 +337,7 @@ export async function sweepUnconfirmed(
     externalId: r.external_id,
     phone: r.phone,
     carrier: r.carrier,
-    status: DELIVERY.TIMEOUT,
+    status: WINDOW_ENDED.status!,
     at: now,
   }));
   await recordStatusEvents(db, changes, now);

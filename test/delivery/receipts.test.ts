@@ -5,15 +5,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { claimDueMessages, recordOutcomes } from '../../src/store/dispatch.ts';
 import { insertPushRegistration } from '../../src/store/push.ts';
-import {
-  applyReceipts,
-  deriveMessageStatus,
-  mayReplace,
-  mergePartStatus,
-  rematchPending,
-  sweepUnconfirmed,
-  type IncomingReceipt,
-} from '../../src/store/receipts.ts';
+import { deriveMessageStatus, mayReplace, mergePartStatus } from '../../src/domain/lifecycle.ts';
+import { applyReceipts, rematchPending, sweepUnconfirmed, type IncomingReceipt } from '../../src/store/receipts.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { storeTargets } from '../helpers/stores.ts';
 import { newSender, settleOnClose, type Sender } from './delivery-helpers.ts';

@@ -11,7 +11,8 @@ import { after, before, describe, it } from 'node:test';
 import type { SipCarrier, SipTrunkConfig } from '../../src/carriers/sip/connector.ts';
 import { pcmSeconds } from '../../src/speech/g711.ts';
 import { sharedSpeech } from '../../src/speech/speech.ts';
-import { callCredits, callSeconds } from '../../src/domain/voice.ts';
+import { callCredits } from '../../src/domain/pricing.ts';
+import { callSeconds } from '../../src/domain/voice.ts';
 import {
   dlrById,
   eventually,

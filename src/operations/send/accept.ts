@@ -3,13 +3,8 @@
 // all in the handler's transaction (not enough credit -> 4, not enough money -> 12, nothing created).
 import { PUBLIC_CODE_LENGTH, newPublicCodes } from '../../domain/codes.ts';
 import { countParts, detectEncoding, type Encoding } from '../../domain/encoding.ts';
-import {
-  callCredits,
-  callSeconds,
-  estimatedCallSeconds,
-  paidCallSeconds,
-  type SpokenLengths,
-} from '../../domain/voice.ts';
+import type { SpokenLengths } from '../../domain/voice.ts';
+import { callPrice as priceCall, smsAgorot, smsCredits } from '../../domain/pricing.ts';
 import { ApiError } from '../../domain/errors.ts';
 import { UNSUBSCRIBE_LINK_PREFIX, unsubscribeUrl, type UnsubscribeMode } from '../../domain/sending.ts';
 import { insertCampaign, setCampaignCharges, type NewCampaign } from '../../store/campaigns.ts';
@@ -303,14 +298,13 @@ function newPricing(ctx: OperationContext, draft: CampaignDraft): Pricing {
   const callPrice = (text: string) => {
     let price = prices.get(text);
     if (price === undefined) {
-      const once = rendered?.get(text);
-      const seconds =
-        once !== undefined ? callSeconds(once, spoken.repeat) : estimatedCallSeconds(text, spoken.rate, spoken.repeat);
-      price = {
-        seconds,
-        credits: callCredits(seconds, ctx.config.callCreditsPerMinute),
-        spoken: JSON.stringify({ ...spoken, paidSeconds: paidCallSeconds(seconds) }),
-      };
+      const { seconds, credits, paidSeconds } = priceCall(
+        text,
+        spoken,
+        ctx.config.callCreditsPerMinute,
+        rendered?.get(text),
+      );
+      price = { seconds, credits, spoken: JSON.stringify({ ...spoken, paidSeconds }) };
       if (prices.size < 10_000) prices.set(text, price);
     }
     return price;
@@ -358,8 +352,8 @@ function priceRows(kept: Recipient[], p: Pricing, total: Totals): NewMessage[] {
     const code = codes ? codes[i] : null;
     const shown = r.stored?.text ?? r.text;
     const text = code ? shown + UNSUBSCRIBE_LINK_PREFIX + unsubscribeUrl(p.publicUrl, code) : shown;
-    const costCredits = p.free || r.international ? 0 : measured.parts;
-    const costAgorot = p.free || !r.international ? 0 : measured.parts * p.priceAgorot;
+    const costCredits = smsCredits(measured.parts, r.international, p.free);
+    const costAgorot = smsAgorot(measured.parts, r.international, p.free, p.priceAgorot);
     total.credits += costCredits;
     total.agorot += costAgorot;
     if (measured.parts > total.maxParts) total.maxParts = measured.parts;
