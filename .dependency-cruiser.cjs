@@ -99,21 +99,40 @@ module.exports = {
     {
       name: 'http-runs-operations',
       comment:
-        'the HTTP edge acts through the operation runner (operations/execute.ts); only these files use the store, ' +
-        'for what no operation gives: health (migrations), the public pages (short links, unsubscribe, sender ' +
-        'verification) and the console pages that read or change what only the console shows (sessions, tokens, ' +
-        'IP allowlist, push registrations, ledger and blocklist pages, lists, campaigns, birthdays, overview, the message log and a message page, ' +
-        "replies, one-time codes, the send form's lists and senders, sub-account suspension, the account's own security). " +
-        'Types (Account, ...) may be imported anywhere.',
+        'the HTTP edge changes state only through the operation runner (operations/execute.ts: public and internal ' +
+        'operations); of the store it imports read models only: store/read-models.ts (the reads of the aggregate ' +
+        'modules), the console readers (console-*.ts), the migration check of /healthz, the console sign-in state ' +
+        '(sessions, login failures, a second factor used up: console authorization, not a change of the account) ' +
+        "and the public link pages' click count (no account signs in there). Types (Account, ...) may be imported " +
+        'anywhere.',
+      severity: 'error',
+      from: { path: LAYERS.http },
+      to: {
+        path: LAYERS.store,
+        pathNot: [
+          `${SRC}store/read-models[.]ts$`,
+          `${SRC}store/console-(campaigns|campaign-detail|codes|inbound|message-detail|messages|overview|subaccounts)[.]ts$`,
+          `${SRC}store/migrations/index[.]ts$`,
+          `${SRC}store/console-(sessions|security)[.]ts$`,
+          `${SRC}store/links[.]ts$`,
+        ],
+        dependencyTypesNot: ['type-only'],
+      },
+    },
+    {
+      name: 'console-sign-in-state',
+      comment:
+        "only the console's sign-in (session.ts, login.ts, two-factor.ts, security.ts) uses its sign-in state, and " +
+        'only the public link pages count a click: every other change goes through an operation',
       severity: 'error',
       from: {
         path: LAYERS.http,
-        pathNot: [
-          `${SRC}http/(health|public-pages)[.]ts$`,
-          `${SRC}http/console/(session|tokens|ips|push|account|lists|campaigns|birthdays|overview|messages|message-page|inbound|codes|send|send-left-out|balance-extras|subaccount-control|security|two-factor)[.]ts$`,
-        ],
+        pathNot: [`${SRC}http/console/(session|login|two-factor|security)[.]ts$`, `${SRC}http/public-pages[.]ts$`],
       },
-      to: { path: LAYERS.store, dependencyTypesNot: ['type-only'] },
+      to: {
+        path: [`${SRC}store/console-(sessions|security)[.]ts$`, `${SRC}store/links[.]ts$`],
+        dependencyTypesNot: ['type-only'],
+      },
     },
     onlyBelow(
       'service-below-cli',

@@ -41,6 +41,7 @@ it('refuses an import cycle, a file in no layer and an HTTP file using the store
   assert.match(r.stdout, /error no-circular: test\/fixtures\/layers\/src\/store\/cycle-[ab]\.ts/);
   assert.match(r.stdout, /error every-file-in-a-layer: test\/fixtures\/layers\/src\/stray\.ts/);
   assert.match(r.stdout, /error http-runs-operations: test\/fixtures\/layers\/src\/http\/page\.ts/);
+  assert.doesNotMatch(r.stdout, /http\/reads\.ts/);
 });
 
 it('places every file of src/ in a layer, even one that imports nothing', () => {

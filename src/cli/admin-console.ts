@@ -1,18 +1,21 @@
-// `yona admin set-password USERNAME --password PW`: the account's console password (argon2id). Signs the
-// account out of every console session and lifts a sign-in lockout.
+// `yona admin set-password USERNAME --password PW`: the account's console password (argon2id), through the
+// setConsolePassword operation the console's own form runs. Signs the account out of every console session and
+// lifts a sign-in lockout.
 import { parseArgs } from 'node:util';
 import type { Config } from '../config.ts';
 import { passwordProblem } from '../domain/accounts.ts';
-import { hashPassword } from '../domain/password.ts';
+import { setConsolePassword } from '../operations/account-security.ts';
+import { runOperation } from '../operations/execute.ts';
 import { findAccountByUsername } from '../store/accounts.ts';
 import type { Store } from '../store/db.ts';
+import { operatorApp, worked } from './operator-app.ts';
 import { UsageError } from './usage-error.ts';
 
 const USAGE = 'usage: yona admin set-password USERNAME --password PW';
 
 export async function setPasswordCommand(
   store: Store,
-  _config: Config,
+  config: Config,
   args: string[],
   out: (line: string) => void,
 ): Promise<void> {
@@ -30,11 +33,13 @@ export async function setPasswordCommand(
   if (problem) throw new UsageError(problem);
   const account = await findAccountByUsername(store.db, username);
   if (!account) throw new UsageError(`no account named "${username}"`);
-  const passwordHash = await hashPassword(password);
-  await store.db.transaction().execute(async (trx) => {
-    await trx.updateTable('accounts').set({ password_hash: passwordHash }).where('id', '=', account.id).execute();
-    await trx.deleteFrom('console_sessions').where('account_id', '=', account.id).execute();
-    await trx.deleteFrom('console_login_failures').where('username', '=', username).execute();
-  });
+  const reply = await runOperation(
+    operatorApp(store, config),
+    account,
+    setConsolePassword,
+    { password },
+    { via: 'operator' },
+  );
+  worked(reply);
   out(`the console password of ${username} is set; its console sessions are signed out`);
 }

@@ -3,24 +3,14 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { loadConfig, settingGiven, type Config } from '../config.ts';
 import { passwordProblem, sourceProblem, usernameProblem } from '../domain/accounts.ts';
 import { isValidTimeZone } from '../domain/dates.ts';
-import { ApiError } from '../domain/errors.ts';
 import { parseCidr } from '../domain/ip.ts';
 import { parseShekels } from '../domain/money.ts';
-import { hashPassword } from '../domain/password.ts';
 import { parseDuration } from '../domain/token.ts';
 import { formatLong } from '../domain/dates.ts';
-import { mintToken } from '../operations/tokens.ts';
-import {
-  allowIp,
-  findAccountByUsername,
-  usernameTaken,
-  insertAccount,
-  setIpCheck,
-  setLegacyPassword,
-  setOtpInternational,
-  type Account,
-} from '../store/accounts.ts';
-import { deleteToken } from '../store/tokens.ts';
+import { addAllowedAddress, deleteApiToken, mintApiToken, setAddressCheck } from '../operations/account-access.ts';
+import { createAccount as createAccountOperation } from '../operations/account-creation.ts';
+import { runForOperator, runOperation } from '../operations/execute.ts';
+import { findAccountByUsername, setLegacyPassword, setOtpInternational, type Account } from '../store/accounts.ts';
 import { openStore, type Store } from '../store/db.ts';
 import { sealClearSecrets } from '../store/seal-at-rest.ts';
 import { carrierSecrets } from '../carriers/index.ts';
@@ -31,6 +21,7 @@ import { addFilteredPhones } from '../store/filtered-phones.ts';
 import { ADMIN_HELP, didYouMean, formatCommandList, formatHelp, wantsHelp } from './help.ts';
 import { normalizePhone } from '../domain/phone.ts';
 import { readFileSync } from 'node:fs';
+import { operatorApp, worked } from './operator-app.ts';
 import { parseArgsProblem, UsageError } from './usage-error.ts';
 import { locateStore, missingStoreProblem, takeStoreFlags, type StoreChoice } from './store-location.ts';
 
@@ -124,38 +115,21 @@ const createAccount: Command = async (store, config, args, out) => {
   const cidrs = (values['allow-ip'] ?? []).map(
     (c) => parseCidr(c) ?? fail(`--allow-ip is not an address or CIDR: "${c}"`),
   );
-  const parent = values.parent ? await account(store, values.parent) : undefined;
-  if (await usernameTaken(store.db, username))
-    fail(`an account named "${username}" already exists (names are compared without regard to case)`);
-  const passwordHash = await hashPassword(values.password!);
-  const now = Date.now();
-  await store.db.transaction().execute(async (trx) => {
-    const id = await insertAccount(trx, {
-      username,
-      name: values.name ?? username,
-      passwordHash,
-      isReseller: values.reseller!,
-      parentId: parent?.id ?? null,
-      timeZone,
-      now,
-    });
-    await applyLedgerChange(trx, {
-      accountId: id,
-      currency: 'credits',
-      amount: credits,
-      reason: 'operator: opening balance',
-      refType: 'operator',
-      now,
-    });
-    await applyLedgerChange(trx, {
-      accountId: id,
-      currency: 'international',
-      amount: agorot,
-      reason: 'operator: opening balance',
-      refType: 'operator',
-      now,
-    });
-    for (const cidr of cidrs) await allowIp(trx, id, cidr, now);
+  if (values.parent) await account(store, values.parent);
+  const reply = await runForOperator(operatorApp(store, config), createAccountOperation, {
+    username,
+    password: values.password!,
+    name: values.name,
+    credits,
+    internationalAgorot: agorot,
+    reseller: values.reseller!,
+    parent: values.parent,
+    timeZone,
+    allowIps: cidrs,
+  });
+  worked(reply, {
+    994: `an account named "${username}" already exists (names are compared without regard to case)`,
+    3: `no account named "${values.parent}"`,
   });
   out(`created account ${username}${values.reseller ? ' (reseller)' : ''} with ${credits} credits`);
 };
@@ -168,25 +142,35 @@ const createToken: Command = async (store, config, args, out) => {
   const target = await account(store, username);
   if (target.closed_at != null) fail(`${target.username} is closed: a closed account gets no tokens`);
   const ttl = values['expires-in'] === undefined ? config.tokenTtlMs : tokenLifetime(values['expires-in']);
-  const now = Date.now();
-  const minted = await store.db
-    .transaction()
-    .execute((trx) => mintToken(trx, target, now, ttl))
-    .catch((err: unknown) => {
-      if (!(err instanceof ApiError && err.status === 511)) throw err;
-      throw new Error(`${target.username}: ${err.message} (yona admin delete-token ${target.username} "TOKEN NAME")`);
-    });
+  const reply = await runOperation(
+    operatorApp(store, config),
+    target,
+    mintApiToken,
+    { ttlMs: ttl },
+    { via: 'operator' },
+  );
+  if (reply.status === 511)
+    throw new Error(`${target.username}: ${reply.message} (yona admin delete-token ${target.username} "TOKEN NAME")`);
+  const minted = worked(reply);
   out(
     `token "${minted.name}" for ${target.username}, expires ${formatLong(minted.expiresAt, target.time_zone)}; shown once, store it now:`,
   );
   out(minted.token);
 };
 
-const allowIpCommand: Command = async (store, _config, all, out) => {
+const allowIpCommand: Command = async (store, config, all, out) => {
   const args = positionals(all, 'yona admin allow-ip USERNAME CIDR');
   const target = await account(store, args[0]);
   const cidr = parseCidr(args[1] ?? '') ?? fail(`usage: yona admin allow-ip USERNAME CIDR (got "${args[1] ?? ''}")`);
-  await allowIp(store.db, target.id, cidr, Date.now());
+  worked(
+    await runOperation(
+      operatorApp(store, config),
+      target,
+      addAllowedAddress,
+      { cidr, checkOn: true },
+      { via: 'operator' },
+    ),
+  );
   out(`${target.username} may now call from ${cidr} (IP check on)`);
 };
 
@@ -218,19 +202,21 @@ const verifySender: Command = async (store, _config, all, out) => {
   out(`${source} is a verified sender of ${target.username}`);
 };
 
-const ipCheck: Command = async (store, _config, all, out) => {
+const ipCheck: Command = async (store, config, all, out) => {
   const args = positionals(all, 'yona admin ip-check USERNAME on|off');
   const target = await account(store, args[0]);
   if (args[1] !== 'on' && args[1] !== 'off') fail('usage: yona admin ip-check USERNAME on|off');
-  await setIpCheck(store.db, target.id, args[1] === 'on');
+  const on = args[1] === 'on';
+  worked(await runOperation(operatorApp(store, config), target, setAddressCheck, { on }, { via: 'operator' }));
   out(`IP check for ${target.username} is ${args[1]}`);
 };
 
-const deleteTokenCommand: Command = async (store, _config, all, out) => {
+const deleteTokenCommand: Command = async (store, config, all, out) => {
   const args = positionals(all, 'yona admin delete-token USERNAME "TOKEN NAME"');
   const target = await account(store, args[0]);
   const name = args[1] ?? fail('usage: yona admin delete-token USERNAME "TOKEN NAME"');
-  if (!(await deleteToken(store.db, target.id, name))) fail(`${target.username} has no token named "${name}"`);
+  const deleted = await runOperation(operatorApp(store, config), target, deleteApiToken, { name }, { via: 'operator' });
+  if (!worked(deleted).done) fail(`${target.username} has no token named "${name}"`);
   out(`deleted token "${name}" of ${target.username}; it stops working now`);
 };
 

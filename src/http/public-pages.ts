@@ -8,9 +8,8 @@ import { maskPhone } from '../domain/phone.ts';
 import { unsubscribeByCode } from '../operations/block.ts';
 import { confirmSenderVerification } from '../operations/senders.ts';
 import type { Component, ComponentHost } from '../component.ts';
-import { recordClick, shortLinkTarget } from '../store/links.ts';
-import { findUnsubscribeTarget } from '../store/messages.ts';
-import { findSenderVerification } from '../store/senders.ts';
+import { recordClick } from '../store/links.ts';
+import { findSenderVerification, findUnsubscribeTarget, shortLinkTarget } from '../store/read-models.ts';
 
 function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

@@ -56,9 +56,10 @@ export const blacklist = defineOperation({
   },
 });
 
-/** addNumBL: blocks numbers (source 'api'); 946 on success. */
+/** addNumBL: blocks numbers (source 'api', or 'console' for the console's form); 946 on success. */
 export const addNumBL = defineOperation({
   names: ['addNumBL'],
+  shapes: { phones: { phone: undefined } },
   reply: z.object({ added: int(), already_listed: int() }),
   successStatuses: [946],
   input: z.object({
@@ -70,7 +71,7 @@ export const addNumBL = defineOperation({
     const added = await blockNumbers(ctx.db, ctx.signals, {
       accountId: ctx.account.id,
       phones,
-      source: 'api',
+      source: ctx.via === 'console' ? 'console' : 'api',
       now: ctx.now,
     });
     return {
@@ -85,6 +86,7 @@ export const addNumBL = defineOperation({
 /** rmNumBL: unblocks numbers; 944 when some were not blocked. */
 export const rmNumBL = defineOperation({
   names: ['rmNumBL'],
+  shapes: { phones: { phone: undefined } },
   reply: z.object({ deleted: int(), not_in_blacklist: int() }),
   successStatuses: [0, 944],
   input: z.object({

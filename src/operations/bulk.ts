@@ -8,6 +8,7 @@ import {
   destinationsOf,
   normaliseGivenPhones,
   requireDestinations,
+  DESTINATIONS_SHAPE,
   type NormalisedDestinations,
 } from './send/destinations.ts';
 import {
@@ -43,8 +44,13 @@ function bulkItems(messages: unknown, ctx: IssueSink): Array<Record<string, unkn
   return items;
 }
 
+// One message of `messages` (or `messages.sms`), read by hand: its shape for the field-name check.
+const BULK_ITEM = { source: undefined, message: undefined, destinations: DESTINATIONS_SHAPE };
+
 export const bulk = defineOperation({
   names: ['bulk'],
+  idempotent: true,
+  shapes: { messages: { sms: BULK_ITEM, ...BULK_ITEM } },
   reply: SEND_REPLY,
   sharesCommits: true,
   input: z.object({

@@ -33,7 +33,7 @@ import {
 } from '../store/contacts.ts';
 import { asList, lateMissing, lenient, optInt, text, textOf } from './fields.ts';
 import { DATE, int, str } from './replies.ts';
-import { defineOperation, type OperationContext } from './types.ts';
+import { defineOperation, type OperationContext, type Shape } from './types.ts';
 
 /** A destination row that did not make it into (or out of) a list. */
 export interface RowError {
@@ -187,9 +187,25 @@ const LIST_SUMMARY = z.object({
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
+// The shapes of the fields read by hand (a list's `cl`, its `destinations`), for the field-name check.
+const LIST_DESTINATIONS: Shape = {
+  destination: {
+    phone: undefined,
+    df1: undefined,
+    df2: undefined,
+    df3: undefined,
+    df4: undefined,
+    df5: undefined,
+    df6: undefined,
+  },
+  phone: undefined,
+};
+const LIST_ID_SHAPE: Shape = { id: undefined };
+
 /** newCL: creates one or more lists; bad rows are reported, not fatal. */
 export const newCL = defineOperation({
   names: ['newCL'],
+  shapes: { cl: { name: undefined, destinations: LIST_DESTINATIONS } },
   reply: z.object({ id: int('the first new list'), lists: z.array(LIST_SUMMARY), errors: z.array(ROW_ERROR) }),
   input: z.object({
     cl: z.preprocess(present, z.array(z.object({ name: text(), destinations: contactRows() }))),
@@ -213,6 +229,7 @@ export const newCL = defineOperation({
 /** removeCL: deletes lists with their contacts (all named lists, or none). */
 export const removeCL = defineOperation({
   names: ['removeCL'],
+  shapes: { cl: LIST_ID_SHAPE },
   reply: z.object({ ids: z.array(int()) }),
   input: z.object({ cl: listRef('`{"id": ...}`, repeatable: the lists to delete.', false) }),
   async handler(ctx, input) {
@@ -233,6 +250,7 @@ export const removeCL = defineOperation({
 /** addNumCL: adds contacts to a list; duplicates are reported, not added. */
 export const addNumCL = defineOperation({
   names: ['addNumCL'],
+  shapes: { cl: LIST_ID_SHAPE, destinations: LIST_DESTINATIONS },
   reply: z.object({
     id: int(),
     added: int(),
@@ -252,6 +270,7 @@ export const addNumCL = defineOperation({
 /** rmNumCL: removes numbers from a list. */
 export const rmNumCL = defineOperation({
   names: ['rmNumCL'],
+  shapes: { cl: LIST_ID_SHAPE, destinations: LIST_DESTINATIONS },
   reply: z.object({
     id: int(),
     removed: int(),
@@ -312,6 +331,7 @@ export const getCL = defineOperation({
 /** getCLbyID: one page of a list's contacts. */
 export const getCLbyID = defineOperation({
   names: ['getCLbyID'],
+  shapes: { cl: LIST_ID_SHAPE },
   reply: z.object({
     id: int(),
     name: str(),

@@ -21,7 +21,16 @@ import {
   requestHash,
 } from './idempotency.ts';
 import { checkFieldNames, nearMiss, operationShape } from './near-miss.ts';
-import type { Operation, OperationContext, Reply, SendCoverage, Signals } from './types.ts';
+import type {
+  Operation,
+  OperationContext,
+  OperationReply,
+  OperatorOperation,
+  Reply,
+  RunVia,
+  SendCoverage,
+  Signals,
+} from './types.ts';
 
 export interface AppContext {
   store: Store;
@@ -66,7 +75,7 @@ interface SignedIn {
    * How the account signed in: its password on the API (legacy authentication, under the account's IP allowlist)
    * or a console session (where the allowlist is edited, so it does not govern it).
    */
-  via: 'password' | 'console';
+  via: 'password' | 'console' | 'operator';
 }
 
 // The operator's hints of refused replies (ApiError.hint): kept beside the reply, never in it, for the log.
@@ -95,17 +104,19 @@ export async function executeRequest(app: AppContext, req: ApiRequest): Promise<
 }
 
 /**
- * Runs an operation for the account a console session signed in, exactly as the API would run it for that
- * account (same flags, validation, transaction, error replies and signals), so the console never re-implements
- * what the API does; `dryRun`: as /api/test runs it (the transaction rolled back). An unexpected error is thrown (the console answers it with its error page).
+ * Runs an operation (public or internal) for the account a console session signed in, exactly as the API would
+ * run it for that account (same flags, validation, transaction, error replies and signals), so the console never
+ * re-implements what the API does; `dryRun`: as /api/test runs it (the transaction rolled back). `via: 'operator'`
+ * runs it for the operator's CLI on `account`, whatever the account's state (suspended accounts included). An
+ * unexpected error is thrown (the console answers it with its error page).
  */
-export async function runOperation(
+export async function runOperation<S extends z.ZodType, R extends z.ZodType>(
   app: AppContext,
   account: Account,
-  op: Operation<z.ZodType>,
+  op: Operation<S, R>,
   doc: Record<string, unknown>,
-  o: { dryRun?: boolean } = {},
-): Promise<Reply> {
+  o: { dryRun?: boolean; via?: Exclude<RunVia, 'api'> } = {},
+): Promise<OperationReply<R>> {
   const req: ApiRequest = {
     root: op.names[0],
     doc: { ...doc, user: { username: account.username } },
@@ -114,9 +125,49 @@ export async function runOperation(
     dryRun: o.dryRun === true,
   };
   try {
-    return await runHandler(app, op, req, app.clock(), { account, via: 'console' });
+    const reply = await runHandler(app, op as unknown as Operation<z.ZodType>, req, app.clock(), {
+      account,
+      via: o.via ?? 'console',
+    });
+    return reply as OperationReply<R>;
   } catch (err) {
-    if (err instanceof ApiError) return errorReply(err);
+    if (err instanceof ApiError) return errorReply(err) as OperationReply<R>;
+    throw err;
+  }
+}
+
+/**
+ * Runs an operator's operation (`yona admin`, no account signed in): input validated as the API validates it
+ * (2 otherwise), `prepare` before the transaction, the handler in one transaction, an ApiError as its reply and the
+ * workers signalled after the commit. An unexpected error is thrown.
+ */
+export async function runForOperator<S extends z.ZodType, R extends z.ZodType>(
+  app: AppContext,
+  op: OperatorOperation<S, R>,
+  doc: Record<string, unknown>,
+): Promise<OperationReply<R>> {
+  const pending = new Set<'dispatch' | 'push' | 'schedule'>();
+  try {
+    const input = parseInput(op as unknown as Operation, doc) as z.output<S>;
+    const prepared = await op.prepare?.(input);
+    const now = app.clock();
+    const reply = await inTransaction(app.store.db, (db) =>
+      op.handler(
+        {
+          db,
+          dialect: app.store.dialect,
+          config: app.config,
+          now,
+          prepared,
+          signals: { notify: (t) => pending.add(t) },
+        },
+        input,
+      ),
+    );
+    for (const topic of pending) app.signals.notify(topic);
+    return reply as OperationReply<R>;
+  } catch (err) {
+    if (err instanceof ApiError) return errorReply(err) as OperationReply<R>;
     throw err;
   }
 }
@@ -137,12 +188,12 @@ export async function accountActedFor(
 
 async function execute(app: AppContext, req: ApiRequest): Promise<Reply> {
   const op = findOperation(req.root);
-  if (!op) {
+  if (!op || op.internal) {
     const near = operationNames().find((name) => nearMiss(req.root, name));
     const fix = near === undefined ? '' : `; did you mean "${near}"?`;
     throw new ApiError(997, `Not a valid command sent: unknown operation "${req.root}"${fix}`);
   }
-  refuseMisspelledIdempotencyHeader(req.root, req.headerNames);
+  refuseMisspelledIdempotencyHeader(op, req.headerNames);
   const now = app.clock();
   return runHandler(app, op, req, now, await passwordCaller(app, req, now));
 }
@@ -175,16 +226,24 @@ async function authorize(
       : op.readOnly
         ? signedIn.account
         : await accountById(db, signedIn.account.id);
-  refuseSuspended(caller);
-  if (signedIn?.via !== 'console') await checkIpAllowed(db, caller, req.ip);
+  // The operator acts on an account whatever its state; a console session was refused at sign-in already.
+  if (signedIn?.via !== 'operator') refuseSuspended(caller);
+  if (signedIn === undefined || signedIn.via === 'password') await checkIpAllowed(db, caller, req.ip);
   const user = userField.safeParse(req.doc.user);
   if (!user.success) throw missingField('user.username');
   const account = await resolveActingAccount(db, caller, user.data.username);
   if (op.resellerOnly && !account.is_reseller) throw new ApiError(511);
-  const extras = checkFieldNames(req.root, operationShape(op, idempotencyShape(req.root)), req.doc);
+  const extras = checkFieldNames(req.root, operationShape(op, idempotencyShape(op)), req.doc);
   const input = parseInput(op, req.doc);
   return {
-    who: { caller, account, now, dryRun: req.dryRun, passwordAuthenticated: signedIn?.via === 'password' },
+    who: {
+      caller,
+      account,
+      now,
+      dryRun: req.dryRun,
+      passwordAuthenticated: signedIn?.via === 'password',
+      via: signedIn === undefined || signedIn.via === 'password' ? 'api' : signedIn.via,
+    },
     input,
     extras,
   };
@@ -220,6 +279,7 @@ interface Who {
   now: number;
   dryRun: boolean;
   passwordAuthenticated: boolean;
+  via: RunVia;
 }
 
 // Extras are listed in the /api/test reply and told to the log hook (which logs each once per account).
@@ -261,7 +321,7 @@ async function runHandler(
     const { input } = await authorize(store.db, op, req, now, signedIn);
     prepared = await op.prepare(input);
   }
-  const key = req.dryRun ? undefined : idempotencyKeyOf(req.root, req.idempotencyKey, req.doc);
+  const key = req.dryRun ? undefined : idempotencyKeyOf(op, req.idempotencyKey, req.doc);
   const guard = key === undefined ? undefined : new IdempotencyGuard(key, requestHash(req.root, req.doc), now);
   let accountId: number | undefined;
   try {

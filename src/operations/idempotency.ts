@@ -1,4 +1,4 @@
-// Idempotent sends: a request to sms, bulk, send_otp or updateAmountSub carrying an `Idempotency-Key` header (or an
+// Idempotent sends: a request to an operation declared `idempotent` (sms, bulk, send_otp, updateAmountSub) carrying an `Idempotency-Key` header (or an
 // `idempotency_key` field, for XML clients that cannot set headers) runs once per account and key within a day.
 // The key is claimed and the reply written in the operation's own transaction, so a send, its key and its reply
 // commit together or not at all. The same key again returns the first reply and does nothing more, also while the
@@ -17,17 +17,15 @@ import {
 } from '../store/idempotency.ts';
 import { textOf } from './fields.ts';
 import { nearMiss, type Shape } from './near-miss.ts';
-import type { Reply } from './types.ts';
+import type { Operation, Reply } from './types.ts';
 
-/** The operations a key makes safe to retry. */
-const IDEMPOTENT_OPERATIONS = new Set(['sms', 'bulk', 'send_otp', 'updateAmountSub']);
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 export const IDEMPOTENCY_FIELD = 'idempotency_key';
 const MAX_KEY_LENGTH = 255;
 
-/** Whether the operation takes an idempotency key. */
-export function takesIdempotencyKey(root: string): boolean {
-  return IDEMPOTENT_OPERATIONS.has(root);
+/** Whether the operation takes an idempotency key (it says so: `idempotent`). */
+export function takesIdempotencyKey(op: Pick<Operation, 'idempotent'>): boolean {
+  return op.idempotent === true;
 }
 
 /** What a key is, for the API document. */
@@ -35,17 +33,17 @@ export const IDEMPOTENCY_DESCRIPTION =
   'Makes the call safe to retry: the same key from the same account within 24 hours answers the first reply and does nothing more (also while the first still runs, or ran on another node); the same key with a different request answers status 2. 1 to 255 printable ASCII characters. Sent as the `Idempotency-Key` header, or as this field by clients that cannot set headers.';
 
 /** The extra field the idempotent operations take (for the field-name check). */
-export function idempotencyShape(root: string): Shape {
-  return takesIdempotencyKey(root) ? { [IDEMPOTENCY_FIELD]: undefined } : {};
+export function idempotencyShape(op: Pick<Operation, 'idempotent'>): Shape {
+  return takesIdempotencyKey(op) ? { [IDEMPOTENCY_FIELD]: undefined } : {};
 }
 
 /** The request's key: the header, else the field; undefined when none (or the operation takes none). */
 export function idempotencyKeyOf(
-  root: string,
+  op: Pick<Operation, 'idempotent'>,
   header: string | undefined,
   doc: Record<string, unknown>,
 ): string | undefined {
-  if (!IDEMPOTENT_OPERATIONS.has(root)) return undefined;
+  if (op.idempotent !== true) return undefined;
   const key = header ?? textOf(doc[IDEMPOTENCY_FIELD]);
   if (key === undefined) return undefined;
   if (key === '' || key.length > MAX_KEY_LENGTH || !/^[\x21-\x7e]+$/.test(key)) {
@@ -62,8 +60,11 @@ export function idempotencyKeyOf(
  * `X-Idempotency-Key`) on an operation that takes a key, as a near miss of a field is refused: ignored, it would
  * let a retry send twice.
  */
-export function refuseMisspelledIdempotencyHeader(root: string, headerNames: readonly string[] | undefined): void {
-  if (headerNames === undefined || !IDEMPOTENT_OPERATIONS.has(root)) return;
+export function refuseMisspelledIdempotencyHeader(
+  op: Pick<Operation, 'idempotent'>,
+  headerNames: readonly string[] | undefined,
+): void {
+  if (headerNames === undefined || op.idempotent !== true) return;
   for (const name of headerNames) {
     if (misspellsIdempotencyHeader(name))
       throw new ApiError(2, `unknown header "${name}"; did you mean "Idempotency-Key"?`);

@@ -1,4 +1,5 @@
-// The operation table: every root element the API answers, in one place.
+// The operation table: every root element the API answers, in one place; and, apart, the internal operations the
+// console and the CLI run (never answered on /api, never in the API document).
 import type { Operation } from './types.ts';
 import { balance } from './balance.ts';
 import { getApiToken } from './tokens.ts';
@@ -13,6 +14,26 @@ import { dlr, dlrByDate, incoming } from './reports.ts';
 import { pushUrl } from './push.ts';
 import { sendOtp, validateOtp } from './otp.ts';
 import { addSub, getBlanceSubs, updateAmountSub } from './reseller.ts';
+import {
+  addAllowedAddress,
+  clearPushSigning,
+  deleteApiToken,
+  deletePushUrl,
+  disablePushUrl,
+  enablePushUrl,
+  mintApiToken,
+  newPushSecret,
+  removeAllowedAddress,
+  setAddressCheck,
+  testPushUrl,
+} from './account-access.ts';
+import {
+  disableTwoFactor,
+  enableTwoFactor,
+  holdSubAccount,
+  setConsolePassword,
+  setLowBalanceWarning,
+} from './account-security.ts';
 
 const OPERATIONS: Operation<any>[] = [
   getApiToken,
@@ -45,8 +66,32 @@ const OPERATIONS: Operation<any>[] = [
   getBlanceSubs,
 ];
 
+/** The internal operations: run by the console and the CLI through the runner, never by an API request. */
+const INTERNAL_OPERATIONS: Operation<any>[] = [
+  addAllowedAddress,
+  removeAllowedAddress,
+  setAddressCheck,
+  mintApiToken,
+  deleteApiToken,
+  testPushUrl,
+  disablePushUrl,
+  enablePushUrl,
+  deletePushUrl,
+  newPushSecret,
+  clearPushSigning,
+  setConsolePassword,
+  enableTwoFactor,
+  disableTwoFactor,
+  setLowBalanceWarning,
+  holdSubAccount,
+];
+
 const byName = new Map<string, Operation<any>>();
+for (const op of INTERNAL_OPERATIONS) {
+  if (!op.internal) throw new Error(`operation ${op.names[0]} is listed as internal but not declared so`);
+}
 for (const op of OPERATIONS) {
+  if (op.internal) throw new Error(`internal operation ${op.names[0]} listed in the API's table`);
   for (const name of op.names) {
     if (byName.has(name)) throw new Error(`operation ${name} declared twice`);
     byName.set(name, op);
@@ -61,4 +106,9 @@ export function findOperation(root: string): Operation<any> | undefined {
 /** Every root element name, for docs and tests. */
 export function operationNames(): string[] {
   return [...byName.keys()];
+}
+
+/** The names of the internal operations (for tests: none of them is answered on /api or documented). */
+export function internalOperationNames(): string[] {
+  return INTERNAL_OPERATIONS.flatMap((op) => op.names);
 }

@@ -4,42 +4,16 @@
 // clients of the 019 API send: they stay accepted, and are listed for /api/test and the log.
 //
 // The known fields come from each operation's zod schema (object shapes walked through optional, preprocess and
-// array wrappers) and, for the shapes a handler reads itself, from HAND_READ below. The document model is xml2js's:
+// array wrappers) and, for the shapes a handler reads itself, from the operation's own `shapes`. The document model is xml2js's:
 // `$` holds attributes and `_` text, and neither is a field.
 import type { z } from 'zod';
 import { ApiError } from '../domain/errors.ts';
-import type { Operation } from './types.ts';
+import type { Operation, Shape } from './types.ts';
 import { editDistance } from '../domain/edit-distance.ts';
 
-/** Known fields of an object: each with its own shape, or undefined for a value whose inside is not checked. */
-export type Shape = { readonly [field: string]: Shape | undefined };
+export type { Shape } from './types.ts';
 
 const leaf = undefined;
-const SEND_DESTINATIONS: Shape = { phone: { id: leaf }, cl_id: leaf };
-const BULK_ITEM: Shape = { source: leaf, message: leaf, destinations: SEND_DESTINATIONS };
-const LIST_DESTINATIONS: Shape = {
-  destination: { phone: leaf, df1: leaf, df2: leaf, df3: leaf, df4: leaf, df5: leaf, df6: leaf },
-  phone: leaf,
-};
-const LIST_ID: Shape = { id: leaf };
-
-/** The shapes handlers read by hand, by operation name and field (where the schema holds no object shape). */
-const HAND_READ: Record<string, Shape> = {
-  'sms.destinations': SEND_DESTINATIONS,
-  'sms.links': { link: { id: leaf } },
-  'sms.tts': { type: leaf, rate: leaf, repeat: leaf, voice: leaf },
-  'bulk.messages': { sms: BULK_ITEM, ...BULK_ITEM },
-  'newCL.cl': { name: leaf, destinations: LIST_DESTINATIONS },
-  'removeCL.cl': LIST_ID,
-  'addNumCL.cl': LIST_ID,
-  'addNumCL.destinations': LIST_DESTINATIONS,
-  'rmNumCL.cl': LIST_ID,
-  'rmNumCL.destinations': LIST_DESTINATIONS,
-  'getCLbyID.cl': LIST_ID,
-  'addNumBL.phones': { phone: leaf },
-  'rmNumBL.phones': { phone: leaf },
-  'dlr.transactions': { external_id: leaf },
-};
 
 /** Every request's `user` element: `password` is what older clients send beside the username. */
 const USER: Shape = { username: leaf, password: leaf };
@@ -84,7 +58,7 @@ export function operationShape(op: Operation<z.ZodType>, extra: Shape = {}): Sha
   if (!shape) {
     const fromSchema = shapeOfSchema(op.input) ?? {};
     const merged: Record<string, Shape | undefined> = { ...COMMON, ...extra };
-    for (const [k, v] of Object.entries(fromSchema)) merged[k] = HAND_READ[`${op.names[0]}.${k}`] ?? v;
+    for (const [k, v] of Object.entries(fromSchema)) merged[k] = op.shapes?.[k] ?? v;
     shape = merged;
     shapes.set(op, shape);
   }

@@ -103,6 +103,7 @@ async function enforceSendLimits(ctx: OperationContext, phone: string, appId: nu
 
 export const sendOtp = defineOperation({
   names: ['send_otp'],
+  idempotent: true,
   reply: z.object({
     shipment_id: str(),
     campaign_id: int(),

@@ -93,6 +93,7 @@ function countMessage(n: number, noun: string): string {
 /** dlr: reports of messages by the caller's external ids. */
 export const dlr = defineOperation({
   names: ['dlr'],
+  shapes: { transactions: { external_id: undefined } },
   reply: REPORTS_REPLY,
   input: z
     .object({

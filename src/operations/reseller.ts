@@ -72,6 +72,16 @@ async function move(ctx: OperationContext, sub: Account, currency: Currency, amo
   }
 }
 
+/**
+ * Takes a new account's username for this transaction, or answers 994 when an account has it (in any case): two
+ * requests for one name take turns (a lock per name), the second sees the first's account, not a clash. Every
+ * account is created after it (addSub, and the operator's createAccount).
+ */
+export async function claimUsername(ctx: Pick<OperationContext, 'db' | 'dialect'>, username: string): Promise<void> {
+  await lockLimitScope(ctx.db, ctx.dialect, `username:${username.toLowerCase()}`);
+  if (await usernameTaken(ctx.db, username)) throw new ApiError(994, `Username already exists: "${username}"`);
+}
+
 const newSubAccount = z.preprocess(
   first,
   z.object({
@@ -112,9 +122,7 @@ export const addSub = defineOperation({
         throw new ApiError(933, `Invalid phone number: userDetails.otpPhone "${d.otpPhone}" is not a mobile number`);
       otpPhone = n.e164;
     }
-    // Two requests for one name (in any case) take turns: the second sees the first's account, not a clash.
-    await lockLimitScope(ctx.db, ctx.dialect, `username:${d.username.toLowerCase()}`);
-    if (await usernameTaken(ctx.db, d.username)) throw new ApiError(994, `Username already exists: "${d.username}"`);
+    await claimUsername(ctx, d.username);
     if (amount > Number(ctx.account.credits)) {
       throw new ApiError(
         990,
@@ -146,6 +154,7 @@ export const addSub = defineOperation({
 
 export const updateAmountSub = defineOperation({
   names: ['updateAmountSub'],
+  idempotent: true,
   reply: z.object({ balance: str(), international_balance: str(SHEKELS) }),
   input: z
     .object({

@@ -8,6 +8,7 @@ import {
   destinationsOf,
   normaliseGivenPhones,
   requireDestinations,
+  DESTINATIONS_SHAPE,
   type NormalisedDestinations,
 } from './send/destinations.ts';
 import { listRecipients, resolveLists } from './send/lists.ts';
@@ -104,6 +105,12 @@ export function commonSmsInput(doc: Record<string, unknown>): SmsInput | undefin
 
 export const sms = defineOperation({
   names: ['sms'],
+  idempotent: true,
+  shapes: {
+    destinations: DESTINATIONS_SHAPE,
+    links: { link: { id: undefined } },
+    tts: { type: undefined, rate: undefined, repeat: undefined, voice: undefined },
+  },
   input: smsInput,
   commonInput: commonSmsInput,
   reply: SEND_REPLY,

@@ -11,6 +11,12 @@ export type Reply = Record<string, unknown> & { status: RequestStatus };
 
 export type { Signals } from '../signals.ts';
 
+/** Known fields of an object: each with its own shape, or undefined for a value whose inside is not checked. */
+export type Shape = { readonly [field: string]: Shape | undefined };
+
+/** Who ran an operation: an API request, a console session (its own sign-in checks done) or the operator's CLI. */
+export type RunVia = 'api' | 'console' | 'operator';
+
 /** What a handler answers: `status`, `message` and the fields its operation's `reply` schema declares. */
 export type ReplyTo<R extends z.ZodType> = ReplyFields<z.input<R>> & { status: RequestStatus; message: string };
 // An empty reply schema's type is a record of nothing, which would refuse `status` and `message`.
@@ -39,6 +45,8 @@ export interface OperationContext {
   dryRun: boolean;
   /** The call authenticated with `user.password` (legacy-auth.ts), not a bearer token or the console. */
   passwordAuthenticated?: boolean;
+  /** Where the call came from, when not the API (a blocklist row records it as its source). */
+  via?: RunVia;
   config: Config;
   signals: Signals;
   /** What the operation's `prepare` gave, worked out before the transaction (undefined without one). */
@@ -66,6 +74,18 @@ export interface Operation<S extends z.ZodType = z.ZodType, R extends z.ZodType 
   commonInput?(doc: Record<string, unknown>): z.output<S> | undefined;
   /** The statuses of a call that worked, when not just 0 (addNumBL answers 946). */
   successStatuses?: readonly RequestStatus[];
+  /**
+   * Not part of the API: run by the console or the operator's CLI through the runner, never listed in the
+   * operation table, /api or the API document.
+   */
+  internal?: boolean;
+  /** A request may carry an `Idempotency-Key` (operations/idempotency.ts): a retry answers the first reply. */
+  idempotent?: boolean;
+  /**
+   * The shapes of its fields read by hand (`lenient`), by field name, for the field-name check (near-miss.ts):
+   * the schema holds no object shape for them.
+   */
+  shapes?: Readonly<Record<string, Shape>>;
   /** Only reseller accounts may call it (else 511). */
   resellerOnly?: boolean;
   /** Reads only: runs without a transaction. */
@@ -87,6 +107,28 @@ export interface Operation<S extends z.ZodType = z.ZodType, R extends z.ZodType 
   preparesFor?(doc: Record<string, unknown>): boolean;
   handler(ctx: OperationContext, input: z.output<S>): Promise<ReplyTo<R>>;
 }
+
+/** What an operator's operation runs with: no account signed in (`yona admin` acts on the store as the operator). */
+export type OperatorContext = Pick<OperationContext, 'db' | 'dialect' | 'config' | 'signals' | 'now' | 'prepared'>;
+
+/**
+ * An internal operation of the operator's own, acting on no one account (creating one): run by `runForOperator`
+ * (operations/execute.ts) in one transaction, its input validated by its schema, refusals as replies.
+ */
+export interface OperatorOperation<S extends z.ZodType = z.ZodType, R extends z.ZodType = z.ZodType> {
+  names: readonly string[];
+  internal: true;
+  input: S;
+  reply: R;
+  /** Slow work on the input before the transaction opens (hashing a password): `ctx.prepared`. */
+  prepare?(input: z.output<S>): Promise<unknown>;
+  handler(ctx: OperatorContext, input: z.output<S>): Promise<ReplyTo<R>>;
+}
+
+/** What running `op` answers: its reply fields on success; on a refusal only `status` and `message`. */
+export type OperationReply<R extends z.ZodType> =
+  | ReplyTo<R>
+  | ({ status: RequestStatus; message: string } & { [K in keyof ReplyFields<z.input<R>>]?: undefined });
 
 /** Declares an operation with its input and reply types inferred from their schemas. */
 export function defineOperation<S extends z.ZodType, R extends z.ZodType>(op: Operation<S, R>): Operation<S, R> {

@@ -74,7 +74,3 @@ export async function lowBalanceThreshold(db: Queryable, accountId: number): Pro
     .executeTakeFirst();
   return row?.low_balance_credits == null ? null : Number(row.low_balance_credits);
 }
-
-export async function setLowBalanceThreshold(db: Queryable, accountId: number, credits: number | null): Promise<void> {
-  await db.updateTable('accounts').set({ low_balance_credits: credits }).where('id', '=', accountId).execute();
-}

@@ -22,39 +22,6 @@ export async function securityState(db: Queryable, accountId: number): Promise<S
   };
 }
 
-/** Sets the password hash; every console session of the account but `keepSessionId` ends. */
-export async function changePassword(
-  db: Queryable,
-  accountId: number,
-  passwordHash: string,
-  keepSessionId: number,
-): Promise<void> {
-  await db.updateTable('accounts').set({ password_hash: passwordHash }).where('id', '=', accountId).execute();
-  await db
-    .deleteFrom('console_sessions')
-    .where('account_id', '=', accountId)
-    .where('id', '<>', keepSessionId)
-    .execute();
-}
-
-/** Turns two-factor on (a sealed secret and recovery code hashes) or off (nulls). */
-export async function setTwoFactor(
-  db: Queryable,
-  accountId: number,
-  sealedSecret: string | null,
-  recoveryHashes: string[] | null,
-): Promise<void> {
-  await db
-    .updateTable('accounts')
-    .set({
-      totp_secret: sealedSecret,
-      totp_recovery: recoveryHashes ? JSON.stringify(recoveryHashes) : null,
-      totp_last_step: null,
-    })
-    .where('id', '=', accountId)
-    .execute();
-}
-
 /** Removes one recovery code (its hash) once used; false when it is not (or no longer) one of the account's. */
 export async function useRecoveryCode(db: Queryable, accountId: number, codeHash: string): Promise<boolean> {
   const state = await securityState(db, accountId);

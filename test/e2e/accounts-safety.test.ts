@@ -1,6 +1,7 @@
 // Tokens and usernames, over HTTP(S) on every store: with password authentication on, a password alone cannot mint
 // an API token (511; `current` still reads back), a bearer token can; usernames are unique without regard to case
-// (addSub and `yona admin create-account` refuse `TSUB1` beside `tsub1`, also when both arrive at once); and the
+// (addSub and `yona admin create-account` refuse `TSUB1` beside `tsub1`, also when both arrive at once, each taking
+// the name under the same lock); and the
 // migration making them so reports existing clashes and changes nothing until the operator renames one.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -91,6 +92,44 @@ for (const target of targets) {
         await t.admin('create-account', 'SHOP1', '--password', 'secret-pw').catch((e: Error) => [e.message]),
         ['an account named "SHOP1" already exists (names are compared without regard to case)'],
       );
+    });
+
+    it('creates one account when yona admin create-account and addSub ask for one name at once', async () => {
+      const resellerToken = await newResellerWithSubSender(t, 'shop2', 'tsub2');
+      for (let i = 0; i < 6; i++) {
+        const [cli, api] = await Promise.all([
+          t.admin('create-account', `Race${i}`, '--password', 'secret-pw').then(
+            () => 'created',
+            (e: Error) => e.message,
+          ),
+          t.api(
+            'addSub',
+            {
+              user: { username: 'shop2' },
+              userDetails: {
+                name: 'Sub',
+                username: `rACE${i}`,
+                password: 'long-enough-pw',
+                source: 'Sub',
+                amount: '0',
+              },
+            },
+            { token: resellerToken },
+          ),
+        ]);
+        const outcomes = [cli === 'created' ? 0 : cli, api.status];
+        const refusedCli = `an account named "Race${i}" already exists (names are compared without regard to case)`;
+        assert.ok(
+          (outcomes[0] === 0 && outcomes[1] === 994) || (outcomes[0] === refusedCli && outcomes[1] === 0),
+          `one created, the other refused: ${JSON.stringify(outcomes)}`,
+        );
+        const rows = await t.service.store.db
+          .selectFrom('accounts')
+          .select('id')
+          .where(sql`lower(username)`, '=', `race${i}`)
+          .execute();
+        assert.equal(rows.length, 1);
+      }
     });
   });
 

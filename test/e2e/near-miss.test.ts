@@ -27,7 +27,7 @@ const DOCUMENTED: Record<string, Record<string, unknown>> = JSON.parse(
 function check(root: string, doc: Record<string, unknown>): string[] {
   const op = findOperation(root);
   assert.ok(op, root);
-  return checkFieldNames(root, operationShape(op, idempotencyShape(root)), doc);
+  return checkFieldNames(root, operationShape(op, idempotencyShape(op)), doc);
 }
 
 describe('near-miss field names', () => {

@@ -4,10 +4,8 @@ import { formatLong } from '../../domain/dates.ts';
 import { num, shekels } from './format.ts';
 import { maskPhone, normalizePhone, toNational } from '../../domain/phone.ts';
 import { verifyPhone } from '../../operations/senders.ts';
-import { blockNow } from '../../operations/block.ts';
-import { blocklistPage, removeFromBlocklist, type BlocklistCursor } from '../../store/blocklist.ts';
-import { ledgerPage } from '../../store/ledger.ts';
-import { listVerifiedSenders } from '../../store/senders.ts';
+import { addNumBL, rmNumBL } from '../../operations/blocklist.ts';
+import { blocklistPage, ledgerPage, listVerifiedSenders, type BlocklistCursor } from '../../store/read-models.ts';
 import { actionForm, csrfField, html, olderNewerPager, table, type HtmlValue } from './html.ts';
 import { fmt } from './i18n.ts';
 import { runOperation } from '../../operations/execute.ts';
@@ -133,24 +131,19 @@ export function registerAccountPages(r: ConsoleRouter): void {
         phones: text,
       });
     const phones = given.map((p) => (normalizePhone(p, { allowInternational: true }) as { e164: string }).e164);
-    const added = await blockNow(c.app.store, c.app.signals, {
-      accountId: c.account.id,
-      phones,
-      source: 'console',
-      now: c.now,
-    });
+    const reply = await runOperation(c.app, c.account, addNumBL, { phones: { phone: phones } });
+    if (reply.added === undefined)
+      return renderBlocklist(c, { notice: { kind: 'error', text: reply.message }, phones: text });
     // Redirected (303), so reloading the page it lands on does not block the numbers again.
     return c.redirect('/console/blocklist', {
       ok: 'blockAdded',
-      counts: { added: added.length, already: new Set(phones).size - added.length },
+      counts: { added: reply.added, already: reply.already_listed },
     });
   });
 
   r.post('/console/blocklist/remove', async (c) => {
     const phone = c.form.get('phone') ?? '';
-    const removed = await c.app.store.db
-      .transaction()
-      .execute((trx) => removeFromBlocklist(trx, c.account.id, [phone], 'console', c.now));
-    return c.redirect('/console/blocklist', removed.length ? { ok: 'unblocked' } : { error: 'notBlocked' });
+    const reply = await runOperation(c.app, c.account, rmNumBL, { phones: { phone: [phone] }, reason: 'console' });
+    return c.redirect('/console/blocklist', reply.deleted ? { ok: 'unblocked' } : { error: 'notBlocked' });
   });
 }

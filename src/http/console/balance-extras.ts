@@ -1,8 +1,10 @@
 // The balance page's additions: the low-balance warning level (the overview warns below it) and the ledger as a
 // streamed CSV download (every entry newest first, read 1,000 at a time).
 import { formatShekels } from '../../domain/money.ts';
-import { lowBalanceThreshold, setLowBalanceThreshold } from '../../store/console-overview.ts';
-import { ledgerPage, type LedgerEntry } from '../../store/ledger.ts';
+import { setLowBalanceWarning } from '../../operations/account-security.ts';
+import { runOperation } from '../../operations/execute.ts';
+import { lowBalanceThreshold } from '../../store/console-overview.ts';
+import { ledgerPage, type LedgerEntry } from '../../store/read-models.ts';
 import type { Queryable } from '../../store/db.ts';
 import { sendCsv } from './csv-export.ts';
 import { when } from './format.ts';
@@ -33,8 +35,10 @@ export function registerBalanceExtras(r: ConsoleRouter): void {
   r.post('/console/balance/low-balance', async (c) => {
     const raw = (c.form.get('credits') ?? '').trim().replace(/,/g, '');
     if (raw !== '' && !/^\d{1,12}$/.test(raw)) return c.redirect('/console/balance', { error: 'lowBalanceBad' });
-    await setLowBalanceThreshold(c.app.store.db, c.account.id, raw === '' ? null : Number(raw));
-    return c.redirect('/console/balance', { ok: 'lowBalanceSaved' });
+    const saved = await runOperation(c.app, c.account, setLowBalanceWarning, {
+      credits: raw === '' ? null : Number(raw),
+    });
+    return c.redirect('/console/balance', saved.status === 0 ? { ok: 'lowBalanceSaved' } : { error: 'lowBalanceBad' });
   });
   r.get('/console/balance/ledger.csv', async (c) => {
     const tz = c.account.time_zone;

@@ -1,9 +1,7 @@
 // Birthday campaigns: the list with their contact list, hour and state; a new one and turning one on or off,
 // through the API's new_birthday_campaign and edit_birthday_campaign.
 import { editBirthdayCampaign, newBirthdayCampaign, DEFAULT_BIRTHDAY_HOUR } from '../../operations/birthdays.ts';
-import { listBirthdayCampaigns } from '../../store/birthdays.ts';
-import { listContactLists } from '../../store/contacts.ts';
-import { listVerifiedSenders } from '../../store/senders.ts';
+import { listBirthdayCampaigns, listContactLists, listVerifiedSenders } from '../../store/read-models.ts';
 import { actionForm, csrfField, html, table, type HtmlValue, userText } from './html.ts';
 import { runOperation } from '../../operations/execute.ts';
 import type { ConsoleRouter, PageContext } from './router.ts';

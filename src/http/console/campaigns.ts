@@ -4,7 +4,7 @@
 import { formatLong } from '../../domain/dates.ts';
 import { cancel } from '../../operations/campaigns.ts';
 import type { Account } from '../../store/accounts.ts';
-import { findCampaign, type Campaign } from '../../store/campaigns.ts';
+import { findCampaign, type Campaign } from '../../store/read-models.ts';
 import { campaignBreakdown, campaignText } from '../../store/console-campaign-detail.ts';
 import { campaignOutcomes, campaignsPage, campaignTimeline } from '../../store/console-campaigns.ts';
 import { messageLogPage } from '../../store/console-messages.ts';

@@ -1,7 +1,9 @@
 // Authorised IPs: the check on or off, addresses and CIDRs added and removed. Turning the check on with no
 // address locks the API out (the spec), so the console asks for a second confirmation first.
 import { parseCidr } from '../../domain/ip.ts';
-import { addAllowedIp, listAllowedIps, removeAllowedIp, setIpCheck } from '../../store/accounts.ts';
+import { addAllowedAddress, removeAllowedAddress, setAddressCheck } from '../../operations/account-access.ts';
+import { runOperation } from '../../operations/execute.ts';
+import { listAllowedIps } from '../../store/read-models.ts';
 import { actionForm, csrfField, html, table } from './html.ts';
 import { fmt } from './i18n.ts';
 import type { ConsoleRouter, PageContext } from './router.ts';
@@ -44,13 +46,13 @@ export function registerIps(r: ConsoleRouter): void {
     const cidr = parseCidr(value);
     if (!cidr)
       return ipsPage(c, { error: fmt(c.t.ipInvalid, { value: value.slice(0, 60) }), value: value.slice(0, 60) });
-    const added = await addAllowedIp(c.app.store.db, c.account.id, cidr, c.now);
-    return c.redirect('/console/ips', added ? { ok: 'ipAdded' } : { error: 'ipAlready' });
+    const added = await runOperation(c.app, c.account, addAllowedAddress, { cidr });
+    return c.redirect('/console/ips', added.done ? { ok: 'ipAdded' } : { error: 'ipAlready' });
   });
 
   r.post('/console/ips/remove', async (c) => {
-    const removed = await removeAllowedIp(c.app.store.db, c.account.id, c.form.get('cidr') ?? '');
-    return c.redirect('/console/ips', removed ? { ok: 'ipRemoved' } : { error: 'ipUnknown' });
+    const removed = await runOperation(c.app, c.account, removeAllowedAddress, { cidr: c.form.get('cidr') ?? '' });
+    return c.redirect('/console/ips', removed.done ? { ok: 'ipRemoved' } : { error: 'ipUnknown' });
   });
 
   r.post('/console/ips/check', async (c) => {
@@ -58,7 +60,8 @@ export function registerIps(r: ConsoleRouter): void {
     if (on && c.form.get('confirm') !== '1' && (await listAllowedIps(c.app.store.db, c.account.id)).length === 0) {
       return ipsPage(c, { confirmOn: true });
     }
-    await setIpCheck(c.app.store.db, c.account.id, on);
+    const set = await runOperation(c.app, c.account, setAddressCheck, { on });
+    if (set.status !== 0) return ipsPage(c, { error: set.message });
     return c.redirect('/console/ips', { ok: on ? 'ipTurnedOn' : 'ipTurnedOff' });
   });
 }

@@ -5,7 +5,7 @@ import { num } from './format.ts';
 import { formatLong } from '../../domain/dates.ts';
 import { toNational } from '../../domain/phone.ts';
 import { addNumCL, newCL, removeCL, type RowError } from '../../operations/contacts.ts';
-import { findContactList, listContactLists, pageContacts } from '../../store/contacts.ts';
+import { findContactList, listContactLists, pageContacts } from '../../store/read-models.ts';
 import { csvDestinations, parseContactsCsv, type CsvRow } from './csv.ts';
 import { actionForm, csrfField, html, table, type Html, type HtmlValue } from './html.ts';
 import { fmt, type Messages } from './i18n.ts';

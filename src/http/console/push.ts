@@ -1,22 +1,17 @@
 // Push URLs: per type the URL, its state (and why it was disabled), the recent delivery log with response
 // codes; register (the API's push_url), disable, re-enable, delete; the signing secret (shown once).
 import { formatEvent } from '../../domain/dates.ts';
-import { PUSH_TYPES, testEventFields } from '../../domain/push-fields.ts';
-import { generatePushSecret } from '../../domain/push-sign.ts';
-import { pushUrl } from '../../operations/push.ts';
-import { sealingKey } from '../../secret-key.ts';
+import { PUSH_TYPES } from '../../domain/push-fields.ts';
 import {
-  clearPushSecret,
-  deletePushRegistration,
-  disablePushRegistration,
-  enablePushRegistration,
-  findPushRegistration,
-  hasPushSecret,
-  listPushAttempts,
-  listPushRegistrations,
-  recordPushEvent,
-  setPushSecret,
-} from '../../store/push.ts';
+  clearPushSigning,
+  deletePushUrl,
+  disablePushUrl,
+  enablePushUrl,
+  newPushSecret,
+  testPushUrl,
+} from '../../operations/account-access.ts';
+import { pushUrl } from '../../operations/push.ts';
+import { hasPushSecret, listPushAttempts, listPushRegistrations } from '../../store/read-models.ts';
 import type { PushType } from '../../store/schema/push.ts';
 import { actionForm, csrfField, html, table, type Html } from './html.ts';
 import { fmt } from './i18n.ts';
@@ -113,25 +108,17 @@ export function registerPush(r: ConsoleRouter): void {
   // pusher, its outcome recorded in the delivery log (and counted like any delivery, failures included).
   r.post('/console/push/test', async (c) => {
     const type = pushType(c.form.get('type'));
-    const db = c.app.store.db;
-    const reg = type && (await findPushRegistration(db, c.account.id, type));
-    if (!type || !reg) return c.redirect('/console/push', { error: 'pushMissing' });
-    if (reg.state !== 'registered') return c.redirect('/console/push', { error: 'pushTestPaused' });
-    const fields = testEventFields(type, c.now, c.account.time_zone);
-    await db
-      .transaction()
-      .execute((trx) => recordPushEvent(trx, { accountId: c.account.id, type, fields, now: c.now }));
-    c.app.signals.notify('push');
+    const tested = type && (await runOperation(c.app, c.account, testPushUrl, { type }));
+    if (!tested || tested.outcome === 'missing' || tested.outcome === undefined)
+      return c.redirect('/console/push', { error: 'pushMissing' });
+    if (tested.outcome === 'paused') return c.redirect('/console/push', { error: 'pushTestPaused' });
     return c.redirect('/console/push', { ok: 'pushTestOk' });
   });
 
   r.post('/console/push/disable', async (c) => {
     const type = pushType(c.form.get('type'));
     const done =
-      type &&
-      (await c.app.store.db
-        .transaction()
-        .execute((trx) => disablePushRegistration(trx, c.account.id, type, c.t.pushPausedReason, c.now)));
+      type && (await runOperation(c.app, c.account, disablePushUrl, { type, reason: c.t.pushPausedReason })).outcome;
     return c.redirect(
       '/console/push',
       done === 'disabled' || done === 'already-disabled' ? { ok: 'pushDisabledOk' } : { error: 'pushMissing' },
@@ -140,10 +127,7 @@ export function registerPush(r: ConsoleRouter): void {
 
   r.post('/console/push/enable', async (c) => {
     const type = pushType(c.form.get('type'));
-    const done =
-      type &&
-      (await c.app.store.db.transaction().execute((trx) => enablePushRegistration(trx, c.account.id, type, c.now)));
-    if (done === 'enabled') c.app.signals.notify('push');
+    const done = type && (await runOperation(c.app, c.account, enablePushUrl, { type })).outcome;
     return c.redirect(
       '/console/push',
       done === 'enabled' || done === 'already-registered' ? { ok: 'pushEnabledOk' } : { error: 'pushMissing' },
@@ -152,20 +136,18 @@ export function registerPush(r: ConsoleRouter): void {
 
   r.post('/console/push/delete', async (c) => {
     const type = pushType(c.form.get('type'));
-    const done =
-      type &&
-      (await c.app.store.db.transaction().execute((trx) => deletePushRegistration(trx, c.account.id, type, c.now)));
+    const done = type && (await runOperation(c.app, c.account, deletePushUrl, { type })).done;
     return c.redirect('/console/push', done ? { ok: 'pushDeletedOk' } : { error: 'pushMissing' });
   });
 
   r.post('/console/push/secret', async (c) => {
-    const secret = generatePushSecret();
-    await setPushSecret(c.app.store.db, sealingKey(c.app.config), c.account.id, secret, c.now);
-    return pushPage(c, { secret });
+    const made = await runOperation(c.app, c.account, newPushSecret, {});
+    if (made.secret === undefined) return pushPage(c, { error: made.message });
+    return pushPage(c, { secret: made.secret });
   });
 
   r.post('/console/push/secret/clear', async (c) => {
-    await clearPushSecret(c.app.store.db, c.account.id);
+    await runOperation(c.app, c.account, clearPushSigning, {});
     return c.redirect('/console/push', { ok: 'pushSecretCleared' });
   });
 }

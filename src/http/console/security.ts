@@ -2,17 +2,18 @@
 // session of the account ends), and optional two-factor sign-in with an authenticator app (RFC 6238): turned
 // on by confirming a first code (ten recovery codes are then shown once), turned off with the password.
 import { passwordProblem } from '../../domain/accounts.ts';
-import { hashPassword, verifyPassword } from '../../domain/password.ts';
+import { verifyPassword } from '../../domain/password.ts';
 import { newTotpSecret, totpStep, totpUri } from '../../domain/totp.ts';
 import { sealingKey } from '../../secret-key.ts';
-import { clearLoginFailures } from '../../store/console-sessions.ts';
-import { changePassword, securityState, setTwoFactor } from '../../store/console-security.ts';
+import { disableTwoFactor, enableTwoFactor, setConsolePassword } from '../../operations/account-security.ts';
+import { runOperation } from '../../operations/execute.ts';
+import { securityState } from '../../store/console-security.ts';
 import { csrfField, html, type Html } from './html.ts';
 import { fmt } from './i18n.ts';
 import { qrSvg } from './qr-code.ts';
 import { refusal } from './login.ts';
 import type { ConsoleRouter, PageContext } from './router.ts';
-import { enableTwoFactor, openPending, sealPending } from './two-factor.ts';
+import { openPending, sealPending } from './two-factor.ts';
 
 type Notice = { kind: 'ok' | 'error'; text: string };
 
@@ -73,14 +74,16 @@ export function registerSecurity(r: ConsoleRouter): void {
 
   r.post('/console/security/password', async (c) => {
     const { t } = c;
-    const db = c.app.store.db;
     const fresh = c.form.get('new') ?? '';
     const refused = await currentPasswordProblem(r, c, c.form.get('current') ?? '');
     if (refused) return securityPage(c, refused);
     const problem = fresh !== (c.form.get('repeat') ?? '') ? t.secMismatch : passwordProblem(fresh);
     if (problem) return securityPage(c, { notice: { kind: 'error', text: problem }, code: 400 });
-    await changePassword(db, c.account.id, await hashPassword(fresh), c.session.id);
-    await clearLoginFailures(db, c.account.username);
+    const changed = await runOperation(c.app, c.account, setConsolePassword, {
+      password: fresh,
+      keepSession: c.session.id,
+    });
+    if (changed.status !== 0) return securityPage(c, { notice: { kind: 'error', text: changed.message }, code: 400 });
     return c.redirect('/console/security', { ok: 'secChanged' });
   });
 
@@ -102,7 +105,10 @@ export function registerSecurity(r: ConsoleRouter): void {
         code: 400,
       });
     }
-    const codes = await enableTwoFactor(c.app.store.db, key(), c.account.id, secret, step);
+    const enabled = await runOperation(c.app, c.account, enableTwoFactor, { secret, confirmedStep: step });
+    if (enabled.recoveryCodes === undefined)
+      return securityPage(c, { notice: { kind: 'error', text: enabled.message }, code: 400 });
+    const codes = enabled.recoveryCodes;
     const list = html`<section class="card" aria-labelledby="recovery"><h2 id="recovery">${t.secRecovery}</h2>
 <p>${t.secRecoveryHint}</p><ul class="mono recovery">${codes.map((x) => html`<li>${x}</li>`)}</ul></section>`;
     return securityPage(c, { notice: { kind: 'ok', text: t.secEnabled }, extra: list });
@@ -111,7 +117,7 @@ export function registerSecurity(r: ConsoleRouter): void {
   r.post('/console/security/totp/off', async (c) => {
     const refused = await currentPasswordProblem(r, c, c.form.get('password') ?? '');
     if (refused) return securityPage(c, refused);
-    await setTwoFactor(c.app.store.db, c.account.id, null, null);
+    await runOperation(c.app, c.account, disableTwoFactor, {});
     return c.redirect('/console/security', { ok: 'secDisabled' });
   });
 }

@@ -4,7 +4,7 @@
 // numbers known to refuse texts (filtered handsets), which are sent to but will most likely fail.
 import { normalizePhone, toNational } from '../../domain/phone.ts';
 import type { Rejected } from '../../operations/send/rejections.ts';
-import { filteredAmong } from '../../store/filtered-phones.ts';
+import { filteredAmong } from '../../store/read-models.ts';
 import { num } from './format.ts';
 import { html, type Html, type HtmlValue, table } from './html.ts';
 import { fmt, type Messages } from './i18n.ts';

@@ -5,8 +5,7 @@
 import { countParts } from '../../domain/encoding.ts';
 import { hebrewMessage } from '../../domain/status.ts';
 import { sms } from '../../operations/sms.ts';
-import { listContactLists } from '../../store/contacts.ts';
-import { listVerifiedSenders } from '../../store/senders.ts';
+import { listContactLists, listVerifiedSenders } from '../../store/read-models.ts';
 import type { Rejected } from '../../operations/send/rejections.ts';
 import { readDayTime } from './date-input.ts';
 import { num } from './format.ts';

@@ -4,7 +4,8 @@
 // sessions (the cookie holds a random id; the store keeps its SHA-256), idle and absolute expiry, CSRF tokens.
 import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { hashPassword, verifyPassword } from '../../domain/password.ts';
-import { findAccountById, type Account } from '../../store/accounts.ts';
+import type { Account } from '../../store/accounts.ts';
+import { findAccountById } from '../../store/read-models.ts';
 import {
   clearAddressFailures,
   deleteConsoleSession,

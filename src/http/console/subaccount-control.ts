@@ -3,10 +3,13 @@
 // data, balance and tokens stay as they were). Anyone but the sub-account's reseller gets a 404 (an account that
 // is not a reseller: by the page table).
 import { fromZoned, zonedParts } from '../../domain/dates.ts';
-import { findAccountByUsername, type Account } from '../../store/accounts.ts';
+import { holdSubAccount } from '../../operations/account-security.ts';
+import { runOperation } from '../../operations/execute.ts';
+import type { Account } from '../../store/accounts.ts';
+import { findAccountByUsername } from '../../store/read-models.ts';
 import { messageLogPage } from '../../store/console-messages.ts';
 import { sendsSince } from '../../store/console-overview.ts';
-import { setSubAccountSuspended, subAccountSuspensions } from '../../store/console-subaccounts.ts';
+import { subAccountSuspensions } from '../../store/console-subaccounts.ts';
 import { num } from './format.ts';
 import { actionForm, html, type HtmlValue } from './html.ts';
 import { fmt } from './i18n.ts';
@@ -75,8 +78,8 @@ export function registerSubaccountControl(r: ConsoleRouter): void {
   ] as const) {
     r.post(`/console/subaccounts/${action}`, async (c) => {
       const username = (c.form.get('username') ?? '').slice(0, 200);
-      const done = await setSubAccountSuspended(c.app.store.db, c.account.id, username, suspend ? c.now : null);
-      if (!done) return c.redirect('/console/subaccounts', { error: 'subNotYours' });
+      const held = await runOperation(c.app, c.account, holdSubAccount, { username, suspend });
+      if (held.done !== true) return c.redirect('/console/subaccounts', { error: 'subNotYours' });
       return c.redirect('/console/subaccounts', { ok: suspend ? 'subSuspendedOk' : 'subResumedOk' });
     });
   }

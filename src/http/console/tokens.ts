@@ -1,10 +1,10 @@
 // API tokens: the list (masked), a new one shown once with a copy button, deletion (stops at once), and the
 // five-token limit explained. Minting is the API's own (operations/tokens.ts mintToken).
 import { formatLong } from '../../domain/dates.ts';
-import { ApiError } from '../../domain/errors.ts';
 import { maskToken, MAX_ACTIVE_TOKENS, TOKEN_PREFIX } from '../../domain/token.ts';
-import { mintToken } from '../../operations/tokens.ts';
-import { deleteToken, listTokens } from '../../store/tokens.ts';
+import { deleteApiToken, mintApiToken } from '../../operations/account-access.ts';
+import { runOperation } from '../../operations/execute.ts';
+import { listTokens } from '../../store/read-models.ts';
 import { actionForm, csrfField, html, table, type HtmlValue } from './html.ts';
 import { fmt } from './i18n.ts';
 import type { ConsoleRouter, PageContext } from './router.ts';
@@ -54,21 +54,15 @@ export function registerTokens(r: ConsoleRouter): void {
   r.get('/console/tokens', (c) => tokensPage(c));
 
   r.post('/console/tokens/new', async (c) => {
-    try {
-      const created = await c.app.store.db
-        .transaction()
-        .execute((trx) => mintToken(trx, c.account, c.now, c.app.config.tokenTtlMs));
-      return await tokensPage(c, { created });
-    } catch (err) {
-      if (err instanceof ApiError && err.status === 511)
-        return tokensPage(c, { error: fmt(c.t.tokenLimitReached, { max: MAX_ACTIVE_TOKENS }) });
-      throw err;
-    }
+    const created = await runOperation(c.app, c.account, mintApiToken, {});
+    if (created.status === 511) return tokensPage(c, { error: fmt(c.t.tokenLimitReached, { max: MAX_ACTIVE_TOKENS }) });
+    if (created.token === undefined) return tokensPage(c, { error: created.message });
+    return tokensPage(c, { created: { token: created.token, name: created.name, expiresAt: created.expiresAt } });
   });
 
   r.post('/console/tokens/delete', async (c) => {
     const name = c.form.get('name') ?? '';
-    const deleted = name ? await deleteToken(c.app.store.db, c.account.id, name) : false;
-    return c.redirect('/console/tokens', deleted ? { ok: 'tokenDeleted' } : { error: 'tokenUnknown' });
+    const deleted = await runOperation(c.app, c.account, deleteApiToken, { name });
+    return c.redirect('/console/tokens', deleted.done ? { ok: 'tokenDeleted' } : { error: 'tokenUnknown' });
   });
 }

@@ -19,7 +19,7 @@ export function requestContentSchema(root: string): JsonSchema {
   if (!op) throw new Error(`no operation ${root}`);
   const input = inputSchema(op.input);
   const properties: JsonSchema = { user: USER, ...(input.properties as JsonSchema | undefined) };
-  if (takesIdempotencyKey(root))
+  if (takesIdempotencyKey(op))
     properties[IDEMPOTENCY_FIELD] = {
       type: 'string',
       minLength: 1,

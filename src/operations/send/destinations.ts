@@ -4,6 +4,7 @@ import { missingField } from '../../domain/errors.ts';
 import { normalizePhone } from '../../domain/phone.ts';
 import { asList, attrsOf, textOf } from '../fields.ts';
 import type { Rejections } from './rejections.ts';
+import type { Shape } from '../types.ts';
 
 /** One accepted recipient of a send. */
 export interface Recipient {
@@ -104,3 +105,6 @@ export function normaliseGivenPhones(
 export function isIsraeliE164(phone: string): boolean {
   return phone.startsWith('972');
 }
+
+/** The shape of a send's `destinations` (read by hand, `destinationsOf`), for the field-name check. */
+export const DESTINATIONS_SHAPE: Shape = { phone: { id: undefined }, cl_id: undefined };
