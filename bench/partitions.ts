@@ -8,7 +8,7 @@
 // One JSON line.
 import { sql } from 'kysely';
 import { claimDueMessages } from '../src/store/dispatch.ts';
-import { openStore, type Db } from '../src/store/db.ts';
+import { openStore, type Db } from '../src/store/engine/db.ts';
 import { dropExpiredMonths, ensureMonthPartitions, monthPartitions, monthStart } from '../src/store/partitions.ts';
 import { reportsByDate, reportsByExternalIds } from '../src/store/reports.ts';
 import { argValue, scratchDatabase } from './lib/nodes.ts';

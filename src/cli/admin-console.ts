@@ -5,7 +5,7 @@ import type { Config } from '../config.ts';
 import { passwordProblem } from '../domain/accounts.ts';
 import { hashPassword } from '../domain/password.ts';
 import { findAccountByUsername } from '../store/accounts.ts';
-import type { Store } from '../store/db.ts';
+import type { Store } from '../store/engine/db.ts';
 import { UsageError } from './usage-error.ts';
 
 const USAGE = 'usage: yona admin set-password USERNAME --password PW';

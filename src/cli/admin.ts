@@ -21,7 +21,7 @@ import {
   type Account,
 } from '../store/accounts.ts';
 import { deleteToken } from '../store/tokens.ts';
-import { openStore, type Store } from '../store/db.ts';
+import { openStore, type Store } from '../store/engine/db.ts';
 import { sealClearSecrets } from '../store/seal-at-rest.ts';
 import { carrierSecrets } from '../carriers/index.ts';
 import { hasSealingKey, sealingKey } from '../secret-key.ts';

@@ -1,8 +1,8 @@
 // Per-node Prometheus metrics: who this node is, what it holds, and the shared queue as it sees it. Every node
 // serves its own /metrics; a Prometheus scraping all of them gets one series per node (label `node`).
 import client from 'prom-client';
-import type { Store } from '../store/db.ts';
-import { groupCommitStats } from '../store/group-commit.ts';
+import type { Store } from '../store/engine/db.ts';
+import { groupCommitStats } from '../store/engine/group-commit.ts';
 import { queueDepth } from '../store/nodes.ts';
 import type { ClusterNode } from './node.ts';
 
@@ -48,7 +48,7 @@ export function registerNodeMetrics(registry: client.Registry, node: ClusterNode
       this.inc({ ...labels, operation: 'heartbeat' }, node.heartbeatFailures);
     },
   });
-  // Counters kept by the group commits (store/group-commit.ts, store/pg-group-commit.ts), read at scrape time.
+  // Counters kept by the group commits (store/engine/group-commit.ts, store/engine/pg-group-commit.ts), read at scrape time.
   const groups = store.sendGroups?.stats;
   const counters: Array<[name: string, help: string, read: () => number]> =
     store.dialect === 'sqlite'

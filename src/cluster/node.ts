@@ -6,7 +6,7 @@ import { hostname } from 'node:os';
 import type { NodeSettings } from '../config.ts';
 import type { Role } from '../domain/roles.ts';
 import type { Logger } from '../logger.ts';
-import type { Store } from '../store/db.ts';
+import type { Store } from '../store/engine/db.ts';
 import {
   acquireLease,
   beat,

@@ -7,7 +7,7 @@ import { carrierChannel, carrierFromStore, carrierProtocol } from '../carriers/i
 import { carrierLimitsSchema, takeCarrierLimits } from '../carriers/limits.ts';
 import type { CarrierConfigBase } from '../carriers/types.ts';
 import { ConfigError } from '../domain/errors.ts';
-import type { Queryable } from '../store/db.ts';
+import type { Queryable } from '../store/engine/db.ts';
 import { listCarriers, listRoutes } from '../store/carriers.ts';
 import { routePrefix, type Route } from './routing.ts';
 

@@ -12,7 +12,7 @@ import { unseal } from '../domain/sealed.ts';
 import type { Logger } from '../logger.ts';
 import { FifoPermits } from '../support/permits.ts';
 import type { LocalSignals } from '../signals.ts';
-import type { Store } from '../store/db.ts';
+import type { Store } from '../store/engine/db.ts';
 import { accountRouteNames } from '../store/carriers.ts';
 import {
   claimDueMessages,

@@ -10,7 +10,7 @@ import type { Logger } from '../logger.ts';
 import { HeldSignals, type LocalSignals } from '../signals.ts';
 import { blockNumbers } from '../store/blocklist.ts';
 import { findNumberOwner } from '../store/carriers.ts';
-import type { Queryable, Store } from '../store/db.ts';
+import type { Queryable, Store } from '../store/engine/db.ts';
 import {
   addInboundPart,
   insertInbound,

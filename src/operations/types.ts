@@ -2,7 +2,7 @@
 import type { z } from 'zod';
 import type { Config } from '../config.ts';
 import type { Account } from '../store/accounts.ts';
-import type { Dialect, Queryable } from '../store/db.ts';
+import type { Dialect, Queryable } from '../store/engine/db.ts';
 import type { RequestStatus } from '../domain/status.ts';
 import type { Signals } from '../signals.ts';
 /** An operation's reply: `status` and the fields of its encoding-neutral document. */
@@ -71,7 +71,7 @@ export interface Operation<S extends z.ZodType = z.ZodType, R extends z.ZodType 
   readOnly?: boolean;
   /**
    * Writes no shared row but its account's balance (through the ledger): on PostgreSQL it may share its
-   * transaction with concurrent requests of the same kind (store/pg-group-commit.ts).
+   * transaction with concurrent requests of the same kind (store/engine/pg-group-commit.ts).
    */
   sharesCommits?: boolean;
   /**

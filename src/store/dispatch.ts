@@ -4,7 +4,7 @@
 // expiry (an expired lease is claimed again), submitted -> end of the receipt window (the sweeper's 2).
 import { sql } from 'kysely';
 import { blockedAmong } from './blocklist.ts';
-import type { Dialect, Queryable } from './db.ts';
+import type { Dialect, Queryable } from './engine/db.ts';
 import { refundMessage, skipMessages } from './messages.ts';
 import { recordStatusEvents, type StatusChange } from './status-events.ts';
 import { addCarrierUsage } from './carrier-usage.ts';

@@ -2,7 +2,7 @@
 // filtered-phone registry, and when the text was a voice send of type 2 it is followed, once, by a call speaking
 // the same text (charged per started minute as the send's acceptance priced calls; not placed without the credit).
 import { callCredits, estimatedCallSeconds, paidCallSeconds } from '../domain/voice.ts';
-import type { Dialect, Queryable } from './db.ts';
+import type { Dialect, Queryable } from './engine/db.ts';
 import { addFilteredPhones } from './filtered-phones.ts';
 import { applyLedgerChange } from './ledger.ts';
 import { insertMessages } from './messages.ts';

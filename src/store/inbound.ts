@@ -1,7 +1,7 @@
 // Inbound SMS: stored per account for `incoming` (or kept aside when no account owns the number), and the
 // look-up that tells whether a sender was sent a reply-to-remove campaign (add_unsubscribe 2) by the account.
 import { sql } from 'kysely';
-import type { Dialect, Queryable } from './db.ts';
+import type { Dialect, Queryable } from './engine/db.ts';
 import type { InboundPartTable } from './schema/carriers.ts';
 
 /** An inbound message routed to an account. */

@@ -1,6 +1,6 @@
 // The credit ledger: every balance change is a row in the same transaction as its cause.
 import { CompiledQuery, sql } from 'kysely';
-import { runPrepared, runPreparedWrite } from './hot-queries.ts';
+import { runPrepared, runPreparedWrite } from './engine/hot-queries.ts';
 import { pgArray } from './pg-arrays.ts';
 import type { Dialect, Queryable } from './types.ts';
 

@@ -3,7 +3,7 @@
 // scope (one account and phone, one account), on one node or several, take turns at the check. SQLite has one
 // writer at a time: its transactions already take turns.
 import { sql } from 'kysely';
-import type { Dialect, Queryable } from './db.ts';
+import type { Dialect, Queryable } from './engine/db.ts';
 
 /** Waits for the scope's lock, inside the caller's transaction (a no-op on SQLite). */
 export async function lockLimitScope(db: Queryable, dialect: Dialect, scope: string): Promise<void> {

@@ -1,11 +1,11 @@
 // Message rows (one per recipient): multi-row inserts for large sends, the temp_bl look-back, the state
 // changes of scheduled messages, and refunds of messages that never left.
 import { CompiledQuery, sql } from 'kysely';
-import { runCompiled, type Dialect, type Queryable } from './db.ts';
+import { runCompiled, type Dialect, type Queryable } from './engine/db.ts';
 import { CAMPAIGN_COLUMNS, campaignValues, type NewCampaign } from './campaigns.ts';
 import { applyLedgerChange } from './ledger.ts';
 import { pgArray } from './pg-arrays.ts';
-import { inGroupBatch, type GroupBatchKind } from './pg-group-batch.ts';
+import { inGroupBatch, type GroupBatchKind } from './engine/pg-group-batch.ts';
 import type { MessageState } from './schema/sending.ts';
 import type { DeliveryStatus } from '../domain/status.ts';
 

@@ -1,6 +1,6 @@
 // One-time code rows: the current code of a phone and app, its attempts, and the counts the abuse limits read.
 import type { Selectable } from 'kysely';
-import type { Dialect, Queryable } from './db.ts';
+import type { Dialect, Queryable } from './engine/db.ts';
 import type { OtpCodeTable } from './schema/otp.ts';
 
 export type OtpCode = Selectable<OtpCodeTable>;

@@ -7,7 +7,7 @@
 // carrier id is recorded after its message), no push event still to deliver. Such a month is kept, and dropped
 // at a later run. The embedded store has no partitions; its retention deletes rows (store/retention.ts).
 import { sql } from 'kysely';
-import type { Db, Queryable } from './db.ts';
+import type { Db, Queryable } from './engine/db.ts';
 import { OPEN_MESSAGE_STATES } from './retention.ts';
 
 export const PARTITIONED_TABLES = ['messages', 'carrier_message_ids', 'push_events'] as const;

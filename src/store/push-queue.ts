@@ -3,7 +3,7 @@
 // and pruning old rows. Claims use FOR UPDATE SKIP LOCKED on PostgreSQL; SQLite has one writer.
 import { sql } from 'kysely';
 import { retryDelay, type PushSettings } from '../domain/push-settings.ts';
-import type { Dialect, Queryable } from './db.ts';
+import type { Dialect, Queryable } from './engine/db.ts';
 import { HELD } from './push.ts';
 import type { PushType } from './schema/push.ts';
 

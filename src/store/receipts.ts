@@ -11,7 +11,7 @@
 // status of the lowest-numbered part that failed. A final status is never replaced, except the sweeper's 2
 // ("no confirmation within the window"), which a later final receipt does replace (it is better information).
 import { CompiledQuery } from 'kysely';
-import type { Dialect, Queryable } from './db.ts';
+import type { Dialect, Queryable } from './engine/db.ts';
 import { followFilteredHandsets } from './filtered-followup.ts';
 import { refundMessage } from './messages.ts';
 import {

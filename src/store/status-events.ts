@@ -3,7 +3,7 @@
 import { CompiledQuery } from 'kysely';
 import { dlrFields } from '../domain/push-fields.ts';
 import type { DeliveryStatus } from '../domain/status.ts';
-import type { Dialect, Queryable } from './db.ts';
+import type { Dialect, Queryable } from './engine/db.ts';
 import { recordPushEvents, type PushEventInput } from './push.ts';
 import type { MessageState } from './schema/sending.ts';
 

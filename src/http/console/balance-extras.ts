@@ -3,7 +3,7 @@
 import { formatShekels } from '../../domain/money.ts';
 import { lowBalanceThreshold, setLowBalanceThreshold } from '../../store/console-overview.ts';
 import { ledgerPage, type LedgerEntry } from '../../store/ledger.ts';
-import type { Queryable } from '../../store/db.ts';
+import type { Queryable } from '../../store/engine/db.ts';
 import { sendCsv } from './csv-export.ts';
 import { when } from './format.ts';
 import { csrfField, esc, type Html } from './html.ts';

@@ -5,7 +5,7 @@ import { hash, randomBytes } from 'node:crypto';
 import { seal, unseal } from '../../domain/sealed.ts';
 import { base32Encode, totpStep } from '../../domain/totp.ts';
 import { acceptTotpStep, setTwoFactor, useRecoveryCode } from '../../store/console-security.ts';
-import type { Queryable } from '../../store/db.ts';
+import type { Queryable } from '../../store/engine/db.ts';
 
 const RECOVERY_CODES = 10;
 

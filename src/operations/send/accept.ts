@@ -14,7 +14,7 @@ import { ApiError } from '../../domain/errors.ts';
 import { UNSUBSCRIBE_LINK_PREFIX, unsubscribeUrl, type UnsubscribeMode } from '../../domain/sending.ts';
 import { insertCampaign, setCampaignCharges, type NewCampaign } from '../../store/campaigns.ts';
 import { applyLedgerChange, changeBalance, recordLedgerEntry } from '../../store/ledger.ts';
-import { writeWithoutSavepoint } from '../../store/db.ts';
+import { writeWithoutSavepoint } from '../../store/engine/db.ts';
 import { insertShortLinks } from '../../store/links.ts';
 import { filteredAmong } from '../../store/filtered-phones.ts';
 import {

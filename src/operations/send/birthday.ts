@@ -3,7 +3,7 @@
 import type { Config } from '../../config.ts';
 import { ApiError } from '../../domain/errors.ts';
 import { findAccountById } from '../../store/accounts.ts';
-import type { Dialect } from '../../store/db.ts';
+import type { Dialect } from '../../store/engine/db.ts';
 import type { BirthdaySender } from '../../store/birthdays.ts';
 import type { OperationContext, Signals } from '../types.ts';
 import { acceptCampaign } from './accept.ts';

@@ -4,14 +4,14 @@ import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect } from 'kysely';
 import type pg from 'pg';
-import type { Database } from './schema/index.ts';
-import { migrateToLatest } from './migrations/index.ts';
+import type { Database } from '../schema/index.ts';
+import { migrateToLatest } from './migrate.ts';
 import { groupCommitSqliteDialect } from './group-commit.ts';
 import { withNamedStatements } from './pg-prepared.ts';
 import { PgGroupCommit } from './pg-group-commit.ts';
-import type { Db, Dialect } from './types.ts';
+import type { Db, Dialect } from '../types.ts';
 
-export type { Db, Dialect, Queryable, Tx } from './types.ts';
+export type { Db, Dialect, Queryable, Tx } from '../types.ts';
 export { inTransaction, writeWithoutSavepoint } from './group-commit.ts';
 export { runCompiled, runPrepared, runPreparedWrite, type WriteResult } from './hot-queries.ts';
 
