@@ -60,7 +60,7 @@ async function timeReads(db: Db, account: number, now: number): Promise<Record<s
       db
         .transaction()
         .execute(async (trx) => {
-          await claimDueMessages(trx, 'postgres', now, now + 30_000, 500);
+          await claimDueMessages(trx, now, now + 30_000, 500);
           throw rollback;
         })
         .catch((err) => {

@@ -102,8 +102,7 @@ export class BatchRecorder {
     let ok = false;
     try {
       await store.db.transaction().execute(async (trx) => {
-        for (const [lease, outcomes] of byLease)
-          await recordOutcomes(trx, store.dialect, outcomes, lease, clock(), receiptWindowMs);
+        for (const [lease, outcomes] of byLease) await recordOutcomes(trx, outcomes, lease, clock(), receiptWindowMs);
       });
       ok = true;
     } catch (err) {

@@ -61,7 +61,7 @@ export class InboundHandler {
     const held = new HeldSignals();
     const outcome = await store.db.transaction().execute(async (trx): Promise<InboundOutcome> => {
       if (!sms.part) return this.storeWhole(trx, held, carrier, { ...sms, phone, dest }, now);
-      const whole = await addInboundPart(trx, store.dialect, {
+      const whole = await addInboundPart(trx, {
         carrier,
         phone,
         dest,

@@ -50,7 +50,7 @@ async function move(ctx: OperationContext, sub: Account, currency: Currency, amo
   const reseller = ctx.account;
   const give = amount > 0;
   const [from, to] = give ? [reseller, sub] : [sub, reseller];
-  const moved = await transferBetweenAccounts(ctx.db, ctx.dialect, {
+  const moved = await transferBetweenAccounts(ctx.db, {
     fromId: from.id,
     toId: to.id,
     currency,
@@ -113,7 +113,7 @@ export const addSub = defineOperation({
       otpPhone = n.e164;
     }
     // Two requests for one name (in any case) take turns: the second sees the first's account, not a clash.
-    await lockLimitScope(ctx.db, ctx.dialect, `username:${d.username.toLowerCase()}`);
+    await lockLimitScope(ctx.db, `username:${d.username.toLowerCase()}`);
     if (await usernameTaken(ctx.db, d.username)) throw new ApiError(994, `Username already exists: "${d.username}"`);
     if (amount > Number(ctx.account.credits)) {
       throw new ApiError(

@@ -2,7 +2,7 @@
 // filtered-phone registry, and when the text was a voice send of type 2 it is followed, once, by a call speaking
 // the same text (charged per started minute as the send's acceptance priced calls; not placed without the credit).
 import { callCredits, estimatedCallSeconds, paidCallSeconds } from '../domain/voice.ts';
-import type { Dialect, Queryable } from './engine/db.ts';
+import type { Queryable } from './engine/db.ts';
 import { addFilteredPhones } from './filtered-phones.ts';
 import { applyLedgerChange } from './ledger.ts';
 import { insertMessages } from './messages.ts';
@@ -10,12 +10,7 @@ import type { StatusChange } from './status-events.ts';
 import { DELIVERY } from '../domain/status.ts';
 
 /** Records the filtered phones among `changes` and queues the follow-up calls; returns how many calls were queued. */
-export async function followFilteredHandsets(
-  db: Queryable,
-  dialect: Dialect,
-  changes: StatusChange[],
-  now: number,
-): Promise<number> {
+export async function followFilteredHandsets(db: Queryable, changes: StatusChange[], now: number): Promise<number> {
   const refused = changes.filter((c) => c.status === DELIVERY.FILTERED_HANDSET);
   if (refused.length === 0) return 0;
   await addFilteredPhones(
@@ -62,7 +57,6 @@ export async function followFilteredHandsets(
     if (!paid) continue;
     await insertMessages(
       db,
-      dialect,
       { campaignId: change.campaignId, accountId: change.accountId, state: 'queued', nextAttemptAt: now, now },
       [
         {

@@ -1,7 +1,8 @@
 // Message rows (one per recipient): multi-row inserts for large sends, the temp_bl look-back, the state
 // changes of scheduled messages, and refunds of messages that never left.
 import { CompiledQuery, sql } from 'kysely';
-import { runCompiled, type Dialect, type Queryable } from './engine/db.ts';
+import { runCompiled, type Queryable } from './engine/db.ts';
+import { dialectOf } from './engine/dialect.ts';
 import { CAMPAIGN_COLUMNS, campaignValues, type NewCampaign } from './campaigns.ts';
 import { applyLedgerChange } from './ledger.ts';
 import { pgArray } from './pg-arrays.ts';
@@ -124,12 +125,8 @@ function sharedValues(common: Omit<MessageBatchCommon, 'campaignId'>): unknown[]
 }
 
 /** Inserts message rows in multi-row statements (unnest on PostgreSQL); ids are not returned. */
-export async function insertMessages(
-  db: Queryable,
-  dialect: Dialect,
-  common: MessageBatchCommon,
-  rows: NewMessage[],
-): Promise<void> {
+export async function insertMessages(db: Queryable, common: MessageBatchCommon, rows: NewMessage[]): Promise<void> {
+  const dialect = dialectOf(db);
   const shared = [common.campaignId, ...sharedValues(common)];
   if (dialect === 'postgres') {
     for (let i = 0; i < rows.length; i += POSTGRES_CHUNK) {

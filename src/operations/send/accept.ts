@@ -201,7 +201,7 @@ export async function acceptCampaign(ctx: OperationContext, draft: CampaignDraft
       return;
     }
     campaignId ??= await writeCampaign(ctx, draft, kept.length, total.credits, total.agorot);
-    await insertMessages(ctx.db, ctx.dialect, { campaignId, ...common }, rows);
+    await insertMessages(ctx.db, { campaignId, ...common }, rows);
   };
   // Arrays and generators of a send's own phones are walked without the promise per step of `for await`.
   if (Symbol.asyncIterator in draft.recipients) for await (const batch of draft.recipients) await take(batch);
