@@ -244,7 +244,6 @@ async function runHandler(
   let prepared: unknown;
   const context = (db: OperationContext['db'], who: Who): OperationContext => ({
     db,
-    dialect: store.dialect,
     config,
     signals,
     prepared,

@@ -2,7 +2,7 @@
 import type { z } from 'zod';
 import type { Config } from '../config.ts';
 import type { Account } from '../store/accounts.ts';
-import type { Dialect, Queryable } from '../store/engine/db.ts';
+import type { Queryable } from '../store/engine/db.ts';
 import type { RequestStatus } from '../domain/status.ts';
 import type { Signals } from '../signals.ts';
 /** An operation's reply: `status` and the fields of its encoding-neutral document. */
@@ -29,7 +29,6 @@ export interface SendCoverage {
 export interface OperationContext {
   /** The transaction the whole handler runs in (rolled back on error and in dry-run). */
   db: Queryable;
-  dialect: Dialect;
   /** The account the call acts for (`user.username`). */
   account: Account;
   /** The account the token belongs to (a reseller when acting for a sub-account). */

@@ -3,7 +3,7 @@
 import { CompiledQuery, sql } from 'kysely';
 import { runCompiled, type Queryable } from './engine/db.ts';
 import { dialectOf } from './engine/dialect.ts';
-import { CAMPAIGN_COLUMNS, campaignValues, type NewCampaign } from './campaigns.ts';
+import { CAMPAIGN_COLUMNS, campaignValues, insertCampaign, type NewCampaign } from './campaigns.ts';
 import { applyLedgerChange } from './ledger.ts';
 import { pgArray } from './pg-arrays.ts';
 import { inGroupBatch, type GroupBatchKind } from './engine/pg-group-batch.ts';
@@ -163,8 +163,9 @@ export async function insertMessages(db: Queryable, common: MessageBatchCommon, 
 export const CAMPAIGN_WITH_MESSAGES_MAX = POSTGRES_CHUNK;
 
 /**
- * PostgreSQL: inserts a campaign and its first messages (at most CAMPAIGN_WITH_MESSAGES_MAX) in one statement, a
- * round trip fewer on every send than the campaign and then its messages; returns the campaign's id.
+ * Inserts a campaign and its first messages (at most CAMPAIGN_WITH_MESSAGES_MAX); returns the campaign's id. On
+ * PostgreSQL in one statement, a round trip fewer on every send than the campaign and then its messages; on
+ * SQLite, where a statement costs no round trip, as the campaign and then its messages.
  */
 export async function insertCampaignWithMessages(
   db: Queryable,
@@ -172,6 +173,7 @@ export async function insertCampaignWithMessages(
   common: Omit<MessageBatchCommon, 'campaignId'>,
   rows: NewMessage[],
 ): Promise<number> {
+  if (dialectOf(db) === 'sqlite') return insertCampaignThenMessages(db, campaign, common, rows);
   if (rows.length <= GROUP_BATCH_ROWS) {
     const batched = inGroupBatch(db, CAMPAIGNS_IN_GROUP, { campaign, common, rows });
     if (batched) return batched;
@@ -184,6 +186,18 @@ export async function insertCampaignWithMessages(
     `m as (insert into messages (${COLUMN_LIST}) select c.id, ${placeholders(head.length + 1, shared.length)}, ${exprs} from c, ${from}) select id from c`;
   const result = await db.executeQuery<{ id: number }>(CompiledQuery.raw(text, [...head, ...shared, ...params]));
   return Number(result.rows[0].id);
+}
+
+// The campaign, then its messages: insertCampaignWithMessages on SQLite.
+async function insertCampaignThenMessages(
+  db: Queryable,
+  campaign: NewCampaign,
+  common: Omit<MessageBatchCommon, 'campaignId'>,
+  rows: NewMessage[],
+): Promise<number> {
+  const campaignId = await insertCampaign(db, campaign);
+  await insertMessages(db, { campaignId, ...common }, rows);
+  return campaignId;
 }
 
 // A PostgreSQL send group's campaigns (pg-group-batch.ts), for sends of up to this many messages: one statement

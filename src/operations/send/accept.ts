@@ -185,13 +185,8 @@ export async function acceptCampaign(ctx: OperationContext, draft: CampaignDraft
       now,
       priority: draft.priority ? 1 : 0,
     };
-    // On PostgreSQL a send without short links writes its campaign and first messages in one statement.
-    if (
-      campaignId === undefined &&
-      ctx.dialect === 'postgres' &&
-      draft.links.length === 0 &&
-      rows.length <= CAMPAIGN_WITH_MESSAGES_MAX
-    ) {
+    // A send without short links writes its campaign and first messages together (one statement on PostgreSQL).
+    if (campaignId === undefined && draft.links.length === 0 && rows.length <= CAMPAIGN_WITH_MESSAGES_MAX) {
       campaignId = await insertCampaignWithMessages(
         ctx.db,
         newCampaign(ctx, draft, kept.length, total.credits, total.agorot),
@@ -250,7 +245,6 @@ export async function acceptCampaign(ctx: OperationContext, draft: CampaignDraft
 function debitsFirst(ctx: OperationContext, draft: CampaignDraft): boolean {
   return (
     draft.finalWrite === true &&
-    ctx.dialect === 'sqlite' &&
     !ctx.dryRun &&
     Array.isArray(draft.recipients) &&
     draft.recipients.length === 1 &&
