@@ -357,6 +357,7 @@ function refusingStore(problem: Error): Store {
       return refuse();
     },
     dialect: 'sqlite',
+    shared: false,
     close: async () => {},
   };
 }

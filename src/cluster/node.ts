@@ -85,7 +85,7 @@ export class ClusterNode {
       same.pid !== process.pid &&
       same.host === this.host &&
       processAlive(same.pid) &&
-      this.store.dialect === 'postgres'
+      this.store.shared
     ) {
       throw new Error(
         `node name "${this.name}" is in use by process ${same.pid} on this host: give each node its own YONA_NODE_NAME`,

@@ -221,7 +221,7 @@ export function carriersComponent(
         router,
         voiceRouter,
         recorded: () => receipts.rematchSoon(),
-        reclaimOnStart: service.store.dialect === 'sqlite',
+        reclaimOnStart: !service.store.shared,
         sealingKey: key(),
         caps,
       });

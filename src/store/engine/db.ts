@@ -18,6 +18,8 @@ export { runCompiled, runPrepared, runPreparedWrite, type WriteResult } from './
 export interface Store {
   db: Db;
   dialect: Dialect;
+  /** Other processes (nodes) may use the store at the same time: PostgreSQL; the embedded store has one process. */
+  shared: boolean;
   /** On PostgreSQL (unless YONA_PG_GROUP_LANES is 0): runs API sends in transactions they share (pg-group-commit.ts). */
   sendGroups?: PgGroupCommit;
   /**
@@ -75,7 +77,7 @@ function openSqlite(dataDir: string, groupCommit: boolean): Store {
   // (bench accept: 130-136 against 143-151 us per send in alternating runs).
   sqlite.pragma('wal_autocheckpoint = 10000');
   const db = new Kysely<Database>({ dialect: groupCommitSqliteDialect(withStatementCache(sqlite), groupCommit) });
-  return { db, control: db, dialect: 'sqlite', close: () => db.destroy() };
+  return { db, control: db, dialect: 'sqlite', shared: false, close: () => db.destroy() };
 }
 
 /**
@@ -115,6 +117,7 @@ function openPostgres(driver: typeof pg, url: string, max: number, groupLanes: n
     db,
     control,
     dialect: 'postgres',
+    shared: true,
     sendGroups,
     close: async () => {
       await sendGroups?.close();
