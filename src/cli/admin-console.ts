@@ -5,6 +5,7 @@ import type { Config } from '../config.ts';
 import { passwordProblem } from '../domain/accounts.ts';
 import { hashPassword } from '../domain/password.ts';
 import { findAccountByUsername } from '../store/accounts.ts';
+import { resetPassword } from '../store/console-security.ts';
 import type { Store } from '../store/engine/db.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -31,10 +32,6 @@ export async function setPasswordCommand(
   const account = await findAccountByUsername(store.db, username);
   if (!account) throw new UsageError(`no account named "${username}"`);
   const passwordHash = await hashPassword(password);
-  await store.db.transaction().execute(async (trx) => {
-    await trx.updateTable('accounts').set({ password_hash: passwordHash }).where('id', '=', account.id).execute();
-    await trx.deleteFrom('console_sessions').where('account_id', '=', account.id).execute();
-    await trx.deleteFrom('console_login_failures').where('username', '=', username).execute();
-  });
+  await store.db.transaction().execute((trx) => resetPassword(trx, account.id, username, passwordHash));
   out(`the console password of ${username} is set; its console sessions are signed out`);
 }

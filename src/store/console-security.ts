@@ -37,6 +37,18 @@ export async function changePassword(
     .execute();
 }
 
+/** Sets the password hash from outside the console (yona admin set-password): every session ends, a sign-in lockout lifts. */
+export async function resetPassword(
+  db: Queryable,
+  accountId: number,
+  username: string,
+  passwordHash: string,
+): Promise<void> {
+  await db.updateTable('accounts').set({ password_hash: passwordHash }).where('id', '=', accountId).execute();
+  await db.deleteFrom('console_sessions').where('account_id', '=', accountId).execute();
+  await db.deleteFrom('console_login_failures').where('username', '=', username).execute();
+}
+
 /** Turns two-factor on (a sealed secret and recovery code hashes) or off (nulls). */
 export async function setTwoFactor(
   db: Queryable,
