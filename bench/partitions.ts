@@ -8,7 +8,7 @@
 // One JSON line.
 import { sql } from 'kysely';
 import { claimDueMessages } from '../src/store/dispatch.ts';
-import { openStore, type Db } from '../src/store/db.ts';
+import { openStore, type Db } from '../src/store/engine/db.ts';
 import { dropExpiredMonths, ensureMonthPartitions, monthPartitions, monthStart } from '../src/store/partitions.ts';
 import { reportsByDate, reportsByExternalIds } from '../src/store/reports.ts';
 import { argValue, scratchDatabase } from './lib/nodes.ts';
@@ -60,7 +60,7 @@ async function timeReads(db: Db, account: number, now: number): Promise<Record<s
       db
         .transaction()
         .execute(async (trx) => {
-          await claimDueMessages(trx, 'postgres', now, now + 30_000, 500);
+          await claimDueMessages(trx, now, now + 30_000, 500);
           throw rollback;
         })
         .catch((err) => {

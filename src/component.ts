@@ -7,7 +7,7 @@ import type { Config } from './config.ts';
 import type { Role } from './domain/roles.ts';
 import type { Logger } from './logger.ts';
 import type { LocalSignals } from './signals.ts';
-import type { Store } from './store/db.ts';
+import type { Store } from './store/engine/db.ts';
 
 /** What the process gives its components. */
 export interface ComponentHost {

@@ -15,7 +15,7 @@ import type { AppContext } from './operations/execute.ts';
 import { UnknownFieldLog } from './operations/near-miss.ts';
 import { LocalSignals } from './signals.ts';
 import { ChannelCoverage } from './delivery/send-coverage.ts';
-import { openStore } from './store/db.ts';
+import { openStore } from './store/engine/db.ts';
 import { sealClearSecrets } from './store/seal-at-rest.ts';
 import { carrierSecrets } from './carriers/index.ts';
 import { sealingKey } from './secret-key.ts';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { runAdminCommand } from '../../src/cli/admin.ts';
 import { loadConfig } from '../../src/config.ts';
-import { openStore, type Store } from '../../src/store/db.ts';
+import { openStore, type Store } from '../../src/store/engine/db.ts';
 
 const PG_ADMIN = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const bin = join(import.meta.dirname, '../../bin/yona.js');

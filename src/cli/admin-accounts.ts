@@ -12,7 +12,7 @@ import {
   suspendAccount,
   type AccountSummary,
 } from '../operations/operator-accounts.ts';
-import type { Store } from '../store/db.ts';
+import type { Store } from '../store/engine/db.ts';
 import { UsageError } from './usage-error.ts';
 
 type Out = (line: string) => void;

@@ -9,7 +9,7 @@ import type { CarrierHealth } from '../delivery/carrier-health.ts';
 import { loadCarrierSetup } from '../delivery/carrier-setup.ts';
 import { sealingKey } from '../secret-key.ts';
 import { dueQueue, retryQueueByCarrier } from '../store/carrier-queue.ts';
-import type { Store } from '../store/db.ts';
+import type { Store } from '../store/engine/db.ts';
 import { liveNodes, type NodeRecord } from '../store/nodes.ts';
 
 type Out = (line: string) => void;

@@ -10,7 +10,7 @@ import { sealingKey } from '../secret-key.ts';
 import { normalizeNumber } from '../delivery/routing.ts';
 import { findAccountByUsername } from '../store/accounts.ts';
 import { addAccountNumber, deleteCarrier, upsertCarrier } from '../store/carriers.ts';
-import type { Store } from '../store/db.ts';
+import type { Store } from '../store/engine/db.ts';
 import { LIMIT_OPTIONS, LIMIT_USAGE, limitSettings } from '../carriers/limits.ts';
 import type { CarrierConfigBase } from '../carriers/types.ts';
 import { calendarDay } from '../domain/dates.ts';

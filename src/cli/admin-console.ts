@@ -7,7 +7,7 @@ import { passwordProblem } from '../domain/accounts.ts';
 import { setConsolePassword } from '../operations/account-security.ts';
 import { runOperation } from '../operations/execute.ts';
 import { findAccountByUsername } from '../store/accounts.ts';
-import type { Store } from '../store/db.ts';
+import type { Store } from '../store/engine/db.ts';
 import { operatorApp, worked } from './operator-app.ts';
 import { UsageError } from './usage-error.ts';
 

@@ -4,7 +4,7 @@ import { formatLong } from '../domain/dates.ts';
 import { formatShekels } from '../domain/money.ts';
 import type { Config } from '../config.ts';
 import { findAccountByUsername } from '../store/accounts.ts';
-import type { Store } from '../store/db.ts';
+import type { Store } from '../store/engine/db.ts';
 import { ledgerEntries } from '../store/ledger.ts';
 import { UsageError } from './usage-error.ts';
 

@@ -3,7 +3,7 @@
 // once they run out.
 import type { Config } from '../config.ts';
 import { formatLong } from '../domain/dates.ts';
-import type { Store } from '../store/db.ts';
+import type { Store } from '../store/engine/db.ts';
 import { currentLeases, liveNodes } from '../store/nodes.ts';
 import { UsageError } from './usage-error.ts';
 

@@ -5,7 +5,7 @@ import { PUSH_TYPES } from '../domain/push-fields.ts';
 import { generatePushSecret } from '../domain/push-sign.ts';
 import { setAccountPushAllowPrivate } from '../operations/operator-accounts.ts';
 import { findAccountByUsername, type Account } from '../store/accounts.ts';
-import type { Store } from '../store/db.ts';
+import type { Store } from '../store/engine/db.ts';
 import { sealingKey } from '../secret-key.ts';
 import {
   clearPushSecret,

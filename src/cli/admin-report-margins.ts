@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 import type { Config } from '../config.ts';
 import { calendarMonth, monthSpan } from '../domain/dates.ts';
 import { formatMilliShekels } from '../domain/money.ts';
-import type { Store } from '../store/db.ts';
+import type { Store } from '../store/engine/db.ts';
 import { type AccountTraffic, trafficBetween } from '../store/margins.ts';
 import { didYouMean } from './help.ts';
 import { parseArgsProblem, UsageError } from './usage-error.ts';

@@ -12,7 +12,7 @@ import { ConfigError } from '../domain/errors.ts';
 import { normalizePhone } from '../domain/phone.ts';
 import { findAccountByUsername } from '../store/accounts.ts';
 import { accountRouteNames, deleteRoute, setRoute } from '../store/carriers.ts';
-import type { Store } from '../store/db.ts';
+import type { Store } from '../store/engine/db.ts';
 import { UsageError } from './usage-error.ts';
 
 type Out = (line: string) => void;

@@ -11,7 +11,7 @@ import { addAllowedAddress, deleteApiToken, mintApiToken, setAddressCheck } from
 import { createAccount as createAccountOperation } from '../operations/account-creation.ts';
 import { runForOperator, runOperation } from '../operations/execute.ts';
 import { findAccountByUsername, setLegacyPassword, setOtpInternational, type Account } from '../store/accounts.ts';
-import { openStore, type Store } from '../store/db.ts';
+import { openStore, type Store } from '../store/engine/db.ts';
 import { sealClearSecrets } from '../store/seal-at-rest.ts';
 import { carrierSecrets } from '../carriers/index.ts';
 import { hasSealingKey, sealingKey } from '../secret-key.ts';
@@ -343,6 +343,7 @@ function refusingStore(problem: Error): Store {
       return refuse();
     },
     dialect: 'sqlite',
+    shared: false,
     close: async () => {},
   };
 }

@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import type { Config } from '../config.ts';
 import type { AppContext } from '../operations/execute.ts';
 import type { OperationReply, ReplyTo } from '../operations/types.ts';
-import type { Store } from '../store/db.ts';
+import type { Store } from '../store/engine/db.ts';
 import { UsageError } from './usage-error.ts';
 
 /** The runner's context for `yona admin` on `store`. */

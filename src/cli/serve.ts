@@ -41,7 +41,6 @@ export function birthdaysComponent(intervalMs?: number): Component {
   let service: ComponentHost | undefined;
   const worker = birthdayComponent(
     createBirthdaySender(() => ({
-      dialect: service!.store.dialect,
       config: service!.config,
       signals: service!.signals,
       clock: service!.clock,

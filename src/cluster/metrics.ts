@@ -1,8 +1,8 @@
 // Per-node Prometheus metrics: who this node is, what it holds, and the shared queue as it sees it. Every node
 // serves its own /metrics; a Prometheus scraping all of them gets one series per node (label `node`).
 import client from 'prom-client';
-import type { Store } from '../store/db.ts';
-import { groupCommitStats } from '../store/group-commit.ts';
+import type { Store } from '../store/engine/db.ts';
+import { engineCounters } from '../store/engine/stats.ts';
 import { queueDepth } from '../store/nodes.ts';
 import type { ClusterNode } from './node.ts';
 
@@ -48,46 +48,8 @@ export function registerNodeMetrics(registry: client.Registry, node: ClusterNode
       this.inc({ ...labels, operation: 'heartbeat' }, node.heartbeatFailures);
     },
   });
-  // Counters kept by the group commits (store/group-commit.ts, store/pg-group-commit.ts), read at scrape time.
-  const groups = store.sendGroups?.stats;
-  const counters: Array<[name: string, help: string, read: () => number]> =
-    store.dialect === 'sqlite'
-      ? [
-          [
-            'yona_sqlite_transactions_total',
-            'Transactions run on the embedded store (sharing commits when group commit is on)',
-            () => groupCommitStats.transactions,
-          ],
-          [
-            'yona_sqlite_commits_total',
-            "Commits of the embedded store's write groups (over transactions: transactions per commit)",
-            () => groupCommitStats.commits,
-          ],
-          [
-            'yona_sqlite_statements_total',
-            "Statements run on the embedded store, savepoints and the groups' BEGIN and COMMIT included",
-            () => groupCommitStats.statements,
-          ],
-        ]
-      : groups
-        ? [
-            [
-              'yona_pg_send_groups_total',
-              'PostgreSQL transactions committed for groups of API sends',
-              () => groups.groups,
-            ],
-            [
-              'yona_pg_grouped_sends_total',
-              'API sends committed in those groups (over groups: sends per commit)',
-              () => groups.sends,
-            ],
-            [
-              'yona_pg_send_group_retries_total',
-              "Groups rolled back and their sends run again (a combined debit found too little: that account's sends one by one, the others as a group; a send failed after writing: all one by one)",
-              () => groups.fallbacks,
-            ],
-          ]
-        : [];
+  // Counters kept by the store's engine (its group commits), read at scrape time.
+  const counters = engineCounters(store);
   for (const [name, help, read] of counters)
     new client.Counter({
       name,

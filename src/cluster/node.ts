@@ -6,7 +6,7 @@ import { hostname } from 'node:os';
 import type { NodeSettings } from '../config.ts';
 import type { Role } from '../domain/roles.ts';
 import type { Logger } from '../logger.ts';
-import type { Store } from '../store/db.ts';
+import type { Store } from '../store/engine/db.ts';
 import {
   acquireLease,
   beat,
@@ -80,13 +80,7 @@ export class ClusterNode {
   async start(): Promise<void> {
     const now = this.clock();
     const same = (await liveNodes(this.store.control, now)).find((n) => n.name === this.name);
-    if (
-      same &&
-      same.pid !== process.pid &&
-      same.host === this.host &&
-      processAlive(same.pid) &&
-      this.store.dialect === 'postgres'
-    ) {
+    if (same && same.pid !== process.pid && same.host === this.host && processAlive(same.pid) && this.store.shared) {
       throw new Error(
         `node name "${this.name}" is in use by process ${same.pid} on this host: give each node its own YONA_NODE_NAME`,
       );

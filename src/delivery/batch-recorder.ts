@@ -6,7 +6,7 @@
 // moved: a message it did not move is no longer ours (another claimer took it after the lease lapsed), so the
 // dispatcher does not submit it (`holds`), and its outcome, if it was already on the wire, is written under the
 // lease it had, which matches the row only while no one else claimed it.
-import type { Store } from '../store/db.ts';
+import type { Store } from '../store/engine/db.ts';
 import { recordOutcomes, renewLease, type DispatchOutcome } from '../store/dispatch.ts';
 
 /** Outcomes written together at most. */
@@ -102,8 +102,7 @@ export class BatchRecorder {
     let ok = false;
     try {
       await store.db.transaction().execute(async (trx) => {
-        for (const [lease, outcomes] of byLease)
-          await recordOutcomes(trx, store.dialect, outcomes, lease, clock(), receiptWindowMs);
+        for (const [lease, outcomes] of byLease) await recordOutcomes(trx, outcomes, lease, clock(), receiptWindowMs);
       });
       ok = true;
     } catch (err) {

@@ -16,7 +16,7 @@ import {
 } from '../store/birthdays.ts';
 
 export type { BirthdaySend, BirthdaySender };
-import type { Queryable, Store } from '../store/db.ts';
+import type { Queryable, Store } from '../store/engine/db.ts';
 
 /** What one run did. */
 export interface BirthdayRunResult {

@@ -2,7 +2,7 @@
 // the health reports of this node's carriers (carrier-health.ts) and, for the queues the store keeps (retries per
 // carrier, the due queue), from the store at most once per STORE_READ_MS.
 import client from 'prom-client';
-import type { Store } from '../store/db.ts';
+import type { Store } from '../store/engine/db.ts';
 import { dueQueue, retryQueueByCarrier, type RetryQueue } from '../store/carrier-queue.ts';
 import type { CarrierHealth } from './carrier-health.ts';
 

@@ -91,7 +91,6 @@ export class CarrierSet {
     carrier.onLateAccept?.(async (late) => {
       await recordLateCarrierId(
         service.store.db,
-        service.store.dialect,
         config.name,
         late.messageId,
         late.partIndex,

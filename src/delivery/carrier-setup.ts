@@ -8,7 +8,7 @@ import { carrierLimitsSchema, takeCarrierLimits } from '../carriers/limits.ts';
 import type { CarrierConfigBase } from '../carriers/types.ts';
 import { DEFAULT_CHANNEL, isChannel } from '../domain/channels.ts';
 import { ConfigError } from '../domain/errors.ts';
-import type { Queryable } from '../store/db.ts';
+import type { Queryable } from '../store/engine/db.ts';
 import { listCarriers, listRoutes } from '../store/carriers.ts';
 import { routePrefix, type Route } from './routing.ts';
 

@@ -224,7 +224,7 @@ export function carriersComponent(
         carriers,
         routers,
         recorded: () => receipts.rematchSoon(),
-        reclaimOnStart: service.store.dialect === 'sqlite',
+        reclaimOnStart: !service.store.shared,
         sealingKey: key(),
         caps,
       });

@@ -6,7 +6,7 @@
 import { type CarrierLimits, costPerPartMilli } from '../carriers/limits.ts';
 import { calendarDay, fromZoned, zonedParts } from '../domain/dates.ts';
 import type { Logger } from '../logger.ts';
-import type { Queryable } from '../store/db.ts';
+import type { Queryable } from '../store/engine/db.ts';
 import { carrierUsageOn } from '../store/carrier-usage.ts';
 
 /** How often the day's counts are read from the store. */

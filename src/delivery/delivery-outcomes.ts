@@ -5,7 +5,7 @@
 // and those dropped still unmatched when the receipt window ended.
 import client from 'prom-client';
 import { DELIVERY, type DeliveryStatus } from '../domain/status.ts';
-import type { Queryable } from '../store/db.ts';
+import type { Queryable } from '../store/engine/db.ts';
 import { unmatchedReceipts } from '../store/receipts.ts';
 
 /**

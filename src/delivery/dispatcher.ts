@@ -14,7 +14,7 @@ import { unseal } from '../domain/sealed.ts';
 import type { Logger } from '../logger.ts';
 import { FifoPermits } from '../support/permits.ts';
 import type { LocalSignals } from '../signals.ts';
-import type { Store } from '../store/db.ts';
+import type { Store } from '../store/engine/db.ts';
 import { accountRouteNames } from '../store/carriers.ts';
 import {
   claimDueMessages,
@@ -187,7 +187,7 @@ export class Dispatcher {
     // A node holding none of the carriers' binds (other nodes hold them all) leaves the messages to those nodes.
     if (scope !== 'call' && !this.anyTextCarrierBound()) return 0;
     const { claimed, toSend } = await store.db.transaction().execute(async (trx) => {
-      const claimed = await claimDueMessages(trx, store.dialect, now, lease, limit, scope);
+      const claimed = await claimDueMessages(trx, now, lease, limit, scope);
       return { claimed, toSend: claimed.length ? await suppressBlocked(trx, claimed, now) : [] };
     });
     if (claimed.length === 0) return 0;
@@ -226,7 +226,7 @@ export class Dispatcher {
     await recorder.finish();
     const finished = await store.db
       .transaction()
-      .execute((trx) => finishCampaigns(trx, store.dialect, [...new Set(claimed.map((m) => m.campaign_id))], clock()));
+      .execute((trx) => finishCampaigns(trx, [...new Set(claimed.map((m) => m.campaign_id))], clock()));
     for (const campaign of finished) await this.logFinished(campaign);
     return claimed.length;
   }

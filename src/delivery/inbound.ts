@@ -10,7 +10,7 @@ import type { Logger } from '../logger.ts';
 import { HeldSignals, type LocalSignals } from '../signals.ts';
 import { blockNumbers } from '../store/blocklist.ts';
 import { findNumberOwner } from '../store/carriers.ts';
-import type { Queryable, Store } from '../store/db.ts';
+import type { Queryable, Store } from '../store/engine/db.ts';
 import {
   addInboundPart,
   insertInbound,
@@ -71,7 +71,7 @@ export class InboundHandler {
     const outcome = await store.db.transaction().execute(async (trx): Promise<InboundOutcome> => {
       if (claim && !(await claim(trx))) return { routed: 'seen' };
       if (!sms.part) return this.storeWhole(trx, held, carrier, { ...sms, phone, dest }, now);
-      const whole = await addInboundPart(trx, store.dialect, {
+      const whole = await addInboundPart(trx, {
         carrier,
         phone,
         dest,

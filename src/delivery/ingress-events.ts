@@ -6,7 +6,7 @@
 import type { InboundSms, Receipt } from '../carriers/types.ts';
 import type { Logger } from '../logger.ts';
 import type { LocalSignals } from '../signals.ts';
-import type { Store } from '../store/db.ts';
+import type { Store } from '../store/engine/db.ts';
 import {
   claimIngressEvents,
   markIngressProcessed,

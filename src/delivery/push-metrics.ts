@@ -1,7 +1,7 @@
 // The pusher as Prometheus metrics (docs/logs.md "Metrics"): the push backlog and the registrations disabled
 // (the store, the same on every node, read at most once per STORE_READ_MS), and this node's failed attempts.
 import client from 'prom-client';
-import type { Queryable } from '../store/db.ts';
+import type { Queryable } from '../store/engine/db.ts';
 import { pushFigures } from '../store/push-queue.ts';
 
 const STORE_READ_MS = 5_000;

@@ -251,7 +251,7 @@ class Pusher implements Component {
       const now = this.service.clock();
       // Long enough for the whole batch to go out at `concurrency` requests that each take the full timeout.
       const lease = now + this.settings.requestTimeoutMs * (Math.ceil(want / this.settings.concurrency) + 2);
-      const events = await claimPushEvents(this.db, this.service.store.dialect, lane.target.id, want, now, lease);
+      const events = await claimPushEvents(this.db, lane.target.id, want, now, lease);
       this.buffered += events.length;
       lane.queue.push(...events);
       if (events.length < want) lane.drained = true;
@@ -366,7 +366,7 @@ class Pusher implements Component {
     const now = this.service.clock();
     let outcomes;
     try {
-      outcomes = await recordPushResults(this.db, this.service.store.dialect, batch, this.settings, now);
+      outcomes = await recordPushResults(this.db, batch, this.settings, now);
     } catch (err) {
       this.service.logger.error({ err, results: batch.length }, 'recording push results failed; retrying');
       // Unrecorded results are not lost work: their events stay leased and are pushed again after the lease.

@@ -5,7 +5,7 @@
 import type { Receipt } from '../carriers/types.ts';
 import type { Logger } from '../logger.ts';
 import type { LocalSignals } from '../signals.ts';
-import type { Store } from '../store/db.ts';
+import type { Store } from '../store/engine/db.ts';
 import {
   applyReceipts,
   expirePending,
@@ -146,7 +146,7 @@ export class ReceiptWorker {
     let changes: StatusChange[] = [];
     const r = await store.db
       .transaction()
-      .execute((trx) => applyReceipts(trx, store.dialect, receipts, clock(), (c) => (changes = c)));
+      .execute((trx) => applyReceipts(trx, receipts, clock(), (c) => (changes = c)));
     this.deps.outcomes?.count(changes);
     this.stats.batches++;
     this.stats.pending += r.pending;
@@ -165,9 +165,7 @@ export class ReceiptWorker {
         let changes: StatusChange[] = [];
         const r = await store.db
           .transaction()
-          .execute((trx) =>
-            rematchPending(trx, store.dialect, clock(), REMATCH_AGE_MS, REMATCH_BATCH, (c) => (changes = c)),
-          );
+          .execute((trx) => rematchPending(trx, clock(), REMATCH_AGE_MS, REMATCH_BATCH, (c) => (changes = c)));
         this.deps.outcomes?.count(changes);
         this.stats.rematched += r.applied;
         this.stats.changed += r.changed;
@@ -186,7 +184,7 @@ export class ReceiptWorker {
       let changes: StatusChange[] = [];
       const n = await store.db
         .transaction()
-        .execute((trx) => sweepUnconfirmed(trx, store.dialect, clock(), SWEEP_BATCH, (c) => (changes = c)));
+        .execute((trx) => sweepUnconfirmed(trx, clock(), SWEEP_BATCH, (c) => (changes = c)));
       this.deps.outcomes?.count(changes);
       total += n;
       if (n < SWEEP_BATCH || this.stopped) break;

@@ -24,7 +24,7 @@ export function retentionComponent(options: { intervalMs?: number } = {}): Compo
     const cutoff = retentionDays > 0 ? now - retentionDays * DAY_MS : undefined;
     running = (async () => {
       await sweepIdempotencyKeys(s, now);
-      if (s.store.dialect === 'postgres') await keepPartitions(s, now, cutoff);
+      await keepPartitions(s, now, cutoff);
       if (cutoff === undefined) return;
       try {
         const purged = await purgeOlderThan(s.store.db, cutoff);

@@ -8,7 +8,7 @@ import { DAY_MS } from '../domain/dates.ts';
 import type { Component, ComponentHost } from '../component.ts';
 import { blockedAmong } from '../store/blocklist.ts';
 import { claimCampaignRelease, dueCampaignIds, markCampaignSent } from '../store/campaigns.ts';
-import type { Db, Queryable } from '../store/db.ts';
+import type { Db, Queryable } from '../store/engine/db.ts';
 import { recordStatusEvents } from '../store/status-events.ts';
 import {
   campaignMessagesInState,

@@ -5,7 +5,7 @@ import type { Config } from '../config.ts';
 import { type ChannelName, channelNames, channelOf } from '../domain/channels.ts';
 import type { Logger } from '../logger.ts';
 import { sealingKey } from '../secret-key.ts';
-import type { Store } from '../store/db.ts';
+import type { Store } from '../store/engine/db.ts';
 import { servedChannels } from './bundled-simulators.ts';
 import { loadCarrierSetup } from './carrier-setup.ts';
 

@@ -1,5 +1,5 @@
 // This build's version (package.json's, bundled in) and how two versions compare. The store records the version
-// that last migrated it (store/store-version.ts), so an older build refuses a store a newer one has changed.
+// that last migrated it (store/engine/store-version.ts), so an older build refuses a store a newer one has changed.
 import pkg from '../../package.json' with { type: 'json' };
 
 export const VERSION: string = pkg.version;

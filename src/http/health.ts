@@ -4,8 +4,8 @@
 import type { FastifyInstance } from 'fastify';
 import { ROLES, type Role } from '../domain/roles.ts';
 import { VERSION } from '../domain/version.ts';
-import type { Db } from '../store/db.ts';
-import { checkMigrated } from '../store/migrations/index.ts';
+import type { Db } from '../store/engine/db.ts';
+import { checkMigrated } from '../store/engine/migrate.ts';
 
 /** What /healthz reads of this node (cluster/node.ts keeps it): its name, roles and last heartbeat. */
 export interface NodeHealth {

@@ -6,7 +6,7 @@ import { ApiError } from '../domain/errors.ts';
 import { addressAllowed, normalizeAddress } from '../domain/ip.ts';
 import { hashToken } from '../domain/token.ts';
 import { findAccountByUsername, listAllowedIps, type Account } from '../store/accounts.ts';
-import type { Queryable } from '../store/db.ts';
+import type { Queryable } from '../store/engine/db.ts';
 import { findTokenByHash } from '../store/tokens.ts';
 
 /** The account owning a valid token; throws ApiError 3, 10 or 11. */

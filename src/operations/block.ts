@@ -3,7 +3,7 @@
 // a removal keyword reply; the pusher is woken once the transaction committed.
 import { HeldSignals } from '../signals.ts';
 import { blockNumbers, type Block } from '../store/blocklist.ts';
-import type { Store } from '../store/db.ts';
+import type { Store } from '../store/engine/db.ts';
 import { findUnsubscribeTarget } from '../store/messages.ts';
 import type { Signals } from './types.ts';
 

@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { ApiError } from '../domain/errors.ts';
 import { findCampaign, findCampaignsByName, markCampaignCancelled, type Campaign } from '../store/campaigns.ts';
-import type { Queryable } from '../store/db.ts';
+import type { Queryable } from '../store/engine/db.ts';
 import { formatShekels } from '../domain/money.ts';
 import { recordCampaignStatusEvents } from '../store/status-events.ts';
 import { campaignCostInState, campaignStateCounts, moveCampaignMessages, refundAmounts } from '../store/messages.ts';

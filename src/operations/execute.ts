@@ -8,8 +8,8 @@ import { ApiError, missingField } from '../domain/errors.ts';
 import { statusMessage, type RequestStatus } from '../domain/status.ts';
 import { authenticateToken, checkIpAllowed, refuseSuspended, resolveActingAccount } from './auth.ts';
 import { authenticatePassword, type LegacyResult } from './legacy-auth.ts';
-import { inTransaction, type Queryable, type Store, type Tx } from '../store/db.ts';
-import { shareWriteGroupReads } from '../store/pg-group-commit.ts';
+import { inTransaction, type Queryable, type Store, type Tx } from '../store/engine/db.ts';
+import { shareWriteGroupReads } from '../store/engine/pg-group-commit.ts';
 import { findAccountById, type Account } from '../store/accounts.ts';
 import { firstIssue, textOf, userField } from './fields.ts';
 import { findOperation, operationNames } from './index.ts';
@@ -155,7 +155,6 @@ export async function runForOperator<S extends z.ZodType, R extends z.ZodType>(
       op.handler(
         {
           db,
-          dialect: app.store.dialect,
           config: app.config,
           now,
           prepared,
@@ -304,7 +303,6 @@ async function runHandler(
   let prepared: unknown;
   const context = (db: OperationContext['db'], who: Who): OperationContext => ({
     db,
-    dialect: store.dialect,
     config,
     signals,
     prepared,

@@ -6,7 +6,7 @@
 // is refused with status 2. A request that fails unexpectedly (998), or whose node dies, leaves no key behind.
 import { createHash } from 'node:crypto';
 import { ApiError } from '../domain/errors.ts';
-import type { Queryable } from '../store/db.ts';
+import type { Queryable } from '../store/engine/db.ts';
 import {
   claimIdempotencyKey,
   dropExpiredIdempotencyKey,

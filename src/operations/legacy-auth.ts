@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { ApiError } from '../domain/errors.ts';
 import { verifyPassword } from '../domain/password.ts';
 import { clearLegacyFailures, legacyCredentials, recordLegacyFailure, type Account } from '../store/accounts.ts';
-import type { Queryable } from '../store/db.ts';
+import type { Queryable } from '../store/engine/db.ts';
 
 /** Wrong passwords in a row that lock password authentication, and for how long. */
 export const LEGACY_FAILURE_LIMIT = 5;

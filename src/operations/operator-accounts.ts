@@ -4,7 +4,7 @@
 // OperatorRefusal whose message says why (the CLI exits 2 with it).
 import { accountState, type AccountState } from '../domain/accounts.ts';
 import { findAccountByUsername, type Account } from '../store/accounts.ts';
-import { inTransaction, type Db, type Queryable } from '../store/db.ts';
+import { inTransaction, type Db, type Queryable } from '../store/engine/db.ts';
 import { applyLedgerChange } from '../store/ledger.ts';
 import {
   clearOperatorSuspension,

@@ -84,7 +84,7 @@ async function enforceSendLimits(ctx: OperationContext, phone: string, appId: nu
   // account's when it has an hourly limit, else the phone's).
   if (resendSeconds > 0 || perPhoneHourly > 0 || perAccountHourly > 0) {
     const scope = perAccountHourly > 0 ? `otp:${ctx.account.id}` : `otp:${ctx.account.id}:${phone}`;
-    await lockLimitScope(ctx.db, ctx.dialect, scope);
+    await lockLimitScope(ctx.db, scope);
   }
   const last = resendSeconds > 0 ? await lastOtpCodeAt(ctx.db, ctx.account.id, phone, appId) : undefined;
   if (last !== undefined && ctx.now - last < resendSeconds * 1000) {
@@ -202,7 +202,7 @@ export const validateOtp = defineOperation({
     const phone = codeDestination(input.phone, true).e164;
     const { phoneFailuresHourly } = ctx.config.otp;
     // Wrong guesses at any of the phone's codes are counted against one limit: guesses at the phone take turns.
-    await lockLimitScope(ctx.db, ctx.dialect, `otp-guess:${ctx.account.id}:${phone}`);
+    await lockLimitScope(ctx.db, `otp-guess:${ctx.account.id}:${phone}`);
     if (phoneFailuresHourly > 0) {
       const failures = await otpFailuresSince(ctx.db, ctx.account.id, phone, ctx.now - HOUR_MS);
       if (failures.count >= phoneFailuresHourly) {
@@ -212,7 +212,7 @@ export const validateOtp = defineOperation({
         );
       }
     }
-    const current = await currentOtpCode(ctx.db, ctx.dialect, ctx.account.id, phone, appId);
+    const current = await currentOtpCode(ctx.db, ctx.account.id, phone, appId);
     if (!current) return unverified(`no code was sent to this phone for app_id ${appId}`);
     if (current.used_at !== null) return unverified('this code was already used; request a new one');
     if (current.attempts >= current.max_tries)

@@ -50,7 +50,7 @@ async function move(ctx: OperationContext, sub: Account, currency: Currency, amo
   const reseller = ctx.account;
   const give = amount > 0;
   const [from, to] = give ? [reseller, sub] : [sub, reseller];
-  const moved = await transferBetweenAccounts(ctx.db, ctx.dialect, {
+  const moved = await transferBetweenAccounts(ctx.db, {
     fromId: from.id,
     toId: to.id,
     currency,
@@ -77,8 +77,8 @@ async function move(ctx: OperationContext, sub: Account, currency: Currency, amo
  * requests for one name take turns (a lock per name), the second sees the first's account, not a clash. Every
  * account is created after it (addSub, and the operator's createAccount).
  */
-export async function claimUsername(ctx: Pick<OperationContext, 'db' | 'dialect'>, username: string): Promise<void> {
-  await lockLimitScope(ctx.db, ctx.dialect, `username:${username.toLowerCase()}`);
+export async function claimUsername(ctx: Pick<OperationContext, 'db'>, username: string): Promise<void> {
+  await lockLimitScope(ctx.db, `username:${username.toLowerCase()}`);
   if (await usernameTaken(ctx.db, username)) throw new ApiError(994, `Username already exists: "${username}"`);
 }
 

@@ -8,7 +8,7 @@ import { ApiError } from '../domain/errors.ts';
 import { normalizePhone, toNational } from '../domain/phone.ts';
 import { verifyUrl } from '../domain/sending.ts';
 import { requireOpenableLinks } from './send/public-links.ts';
-import type { Store } from '../store/db.ts';
+import type { Store } from '../store/engine/db.ts';
 import {
   completeSenderVerification,
   countRecentVerifications,

@@ -2,7 +2,7 @@
 import type { z } from 'zod';
 import type { Config } from '../config.ts';
 import type { Account } from '../store/accounts.ts';
-import type { Dialect, Queryable } from '../store/db.ts';
+import type { Queryable } from '../store/engine/db.ts';
 import type { ChannelName } from '../domain/channels.ts';
 import type { RequestStatus } from '../domain/status.ts';
 import type { Signals } from '../signals.ts';
@@ -36,7 +36,6 @@ export interface SendCoverage {
 export interface OperationContext {
   /** The transaction the whole handler runs in (rolled back on error and in dry-run). */
   db: Queryable;
-  dialect: Dialect;
   /** The account the call acts for (`user.username`). */
   account: Account;
   /** The account the token belongs to (a reseller when acting for a sub-account). */
@@ -92,7 +91,7 @@ export interface Operation<S extends z.ZodType = z.ZodType, R extends z.ZodType 
   readOnly?: boolean;
   /**
    * Writes no shared row but its account's balance (through the ledger): on PostgreSQL it may share its
-   * transaction with concurrent requests of the same kind (store/pg-group-commit.ts).
+   * transaction with concurrent requests of the same kind (store/engine/pg-group-commit.ts).
    */
   sharesCommits?: boolean;
   /**
@@ -109,7 +108,7 @@ export interface Operation<S extends z.ZodType = z.ZodType, R extends z.ZodType 
 }
 
 /** What an operator's operation runs with: no account signed in (`yona admin` acts on the store as the operator). */
-export type OperatorContext = Pick<OperationContext, 'db' | 'dialect' | 'config' | 'signals' | 'now' | 'prepared'>;
+export type OperatorContext = Pick<OperationContext, 'db' | 'config' | 'signals' | 'now' | 'prepared'>;
 
 /**
  * An internal operation of the operator's own, acting on no one account (creating one): run by `runForOperator`

@@ -1,7 +1,7 @@
 // The writes of an account's own settings that the console and the CLI change through operations (the console's
 // read models, store/console-*.ts, only read): its console password and second factor, a reseller's hold on a
 // sub-account, the low-balance warning level.
-import type { Queryable } from './db.ts';
+import type { Queryable } from './engine/db.ts';
 
 /** Sets the password hash; every console session of the account but `keepSessionId` ends. */
 export async function changePassword(

@@ -1,6 +1,6 @@
 // Account rows: creation, lookup, allowed IPs and sub-account relations.
 import { sql, type Selectable } from 'kysely';
-import { runPrepared, type Queryable } from './db.ts';
+import { runPrepared, type Queryable } from './engine/db.ts';
 import type { AccountTable } from './schema/index.ts';
 
 /** An account as requests see it: the password hash stays in the store, and the one-time-code fields are read

@@ -2,7 +2,7 @@
 import { sql, type Expression, type Selectable, type SqlBool } from 'kysely';
 import type { DynamicFieldName } from '../domain/templates.ts';
 import type { ContactRow } from './contacts.ts';
-import type { Queryable } from './db.ts';
+import type { Queryable } from './engine/db.ts';
 import type { BirthdayCampaignTable } from './schema/audience.ts';
 
 /** A birthday campaign row. */

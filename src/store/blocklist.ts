@@ -2,9 +2,9 @@
 // a removal keyword reply) calls blockNumbers, which owns what a block does: the row (with its `source` and
 // `created_at`), a `blacklist` push event per new number in the same transaction, and the pusher's wake-up.
 import { CompiledQuery, type Selectable } from 'kysely';
-import { runPrepared, type Queryable } from './db.ts';
+import { runPrepared, type Queryable } from './engine/db.ts';
 import { pgArray } from './pg-arrays.ts';
-import { inGroupBatch, type GroupBatchKind } from './pg-group-batch.ts';
+import { inGroupBatch, type GroupBatchKind } from './engine/pg-group-batch.ts';
 import type { BlocklistTable } from './schema/audience.ts';
 import { recordBlocklistPushes } from './push.ts';
 

@@ -1,7 +1,7 @@
 // Campaign rows: creation, lookup by id and name (always scoped to the account), and the guarded state
 // changes cancel and the scheduler make (UPDATE ... WHERE state = 'scheduled', safe across processes).
 import { sql, type Selectable } from 'kysely';
-import { runPreparedWrite, type Queryable } from './db.ts';
+import { runPreparedWrite, type Queryable } from './engine/db.ts';
 import type { CampaignState, CampaignTable } from './schema/sending.ts';
 
 export type Campaign = Selectable<CampaignTable>;

@@ -1,7 +1,7 @@
 // The store's side of the carriers' queues (docs/carriers.md "Health"): messages waiting for a retry after their
 // last try failed on a carrier, per carrier, and the due queue every dispatcher claims from. Read on demand
 // (`yona admin carriers --status`) or every few seconds at most (/metrics, /healthz), never per submit.
-import type { Queryable } from './db.ts';
+import type { Queryable } from './engine/db.ts';
 
 /** Messages queued again after a failed try, by the carrier that try was on. */
 export interface RetryQueue {

@@ -1,7 +1,7 @@
 // The SMS parts each carrier took per day (carrier_daily_usage): added in the transaction that records submits,
 // read by every dispatcher node (its view of the daily caps) and by `yona admin carriers`.
 import { sql } from 'kysely';
-import type { Queryable } from './db.ts';
+import type { Queryable } from './engine/db.ts';
 
 /** Adds parts to carriers' counts of one day. Carriers in name order, so concurrent recorders never deadlock. */
 export async function addCarrierUsage(db: Queryable, day: string, partsByCarrier: Map<string, number>): Promise<void> {

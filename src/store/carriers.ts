@@ -1,6 +1,6 @@
 // Operator configuration kept in the store: carriers (each with its protocol's settings), destination routes and the accounts' inbound numbers.
 import type { Selectable } from 'kysely';
-import type { Queryable } from './db.ts';
+import type { Queryable } from './engine/db.ts';
 import type { CarrierTable } from './schema/carriers.ts';
 
 /** A carrier row as stored. */

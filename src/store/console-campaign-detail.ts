@@ -1,6 +1,6 @@
 // Read models of the console's campaign page beyond its counts: the text it sent (its first message's), and its
 // messages counted per state, status and carrier error (what failed, and why). Every query names the account.
-import type { Queryable } from './db.ts';
+import type { Queryable } from './engine/db.ts';
 
 export interface StatusBreakdownRow {
   state: string;

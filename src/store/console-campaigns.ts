@@ -1,7 +1,7 @@
 // Read models of the console's campaign pages: a page of campaigns with their outcome counts, a campaign's
 // deliveries over time, and a page of its messages (by phone or external id). Every query names the account.
 import { sql } from 'kysely';
-import type { Queryable } from './db.ts';
+import type { Queryable } from './engine/db.ts';
 import type { Campaign } from './campaigns.ts';
 import { DELIVERY } from '../domain/status.ts';
 

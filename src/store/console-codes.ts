@@ -1,7 +1,7 @@
 // The console's one-time codes page: an account's codes newest first by id (phone, when sent, its message's
 // delivery, whether it was validated, replaced or expired, and the attempts made). Never the code: only its hash
 // is stored. Every query names the account.
-import type { Queryable } from './db.ts';
+import type { Queryable } from './engine/db.ts';
 
 export interface CodeRow {
   id: number;

@@ -2,7 +2,7 @@
 // part of the sender's number or of the text; for each, the campaign it answers where known (the account's
 // latest message to that sender sent before it arrived) and whether its sender is blocked by a removal reply.
 import { sql } from 'kysely';
-import type { Queryable } from './db.ts';
+import type { Queryable } from './engine/db.ts';
 import type { InboundRow as IncomingRow } from './inbound.ts';
 
 /** An inbound message as the console's replies page shows it. */

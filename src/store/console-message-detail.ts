@@ -2,7 +2,7 @@
 // submitted parts with the carrier's ids and the status each part's receipt gave, and the `dlr` push events
 // recorded for it (each status change the account was told of) with every attempt to deliver them. Every query
 // names the account.
-import type { Queryable } from './db.ts';
+import type { Queryable } from './engine/db.ts';
 import type { LogRow } from './console-messages.ts';
 
 export interface MessageDetail extends LogRow {

@@ -6,7 +6,7 @@
 // unsuccessful messages (failed or blocked), so a "failed" page of a big store reads only failures.
 import { sql, type SqlBool, type Expression } from 'kysely';
 import { DELIVERY } from '../domain/status.ts';
-import type { Queryable } from './db.ts';
+import type { Queryable } from './engine/db.ts';
 
 const { DELIVERED } = DELIVERY;
 const PENDING_STATES = ['scheduled', 'queued', 'submitting', 'submitted'] as const;

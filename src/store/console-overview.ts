@@ -3,7 +3,7 @@
 // (by the index on status time), and the push URLs failing now. Every query names the account.
 import { sql } from 'kysely';
 import { DELIVERY } from '../domain/status.ts';
-import type { Queryable } from './db.ts';
+import type { Queryable } from './engine/db.ts';
 
 /** Messages accepted and credits charged by the account's sends since `since` (cancelled sends left out). */
 export async function sendsSince(

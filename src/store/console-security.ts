@@ -1,6 +1,6 @@
 // The console's own security settings of an account: its password (changing it ends its other sessions and
 // clears its sign-in failures), its two-factor secret (sealed) and its recovery codes (SHA-256 hashes).
-import type { Queryable } from './db.ts';
+import type { Queryable } from './engine/db.ts';
 
 export interface SecurityState {
   passwordHash: string;

@@ -1,6 +1,6 @@
 // Web console sessions and failed logins. A session row holds only the SHA-256 of the id in the cookie.
 import { accountRefusal, type AccountRefusal } from '../domain/accounts.ts';
-import type { Queryable } from './db.ts';
+import type { Queryable } from './engine/db.ts';
 
 export interface ConsoleSession {
   id: number;

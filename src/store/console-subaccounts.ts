@@ -1,6 +1,6 @@
 // A reseller's control of its sub-accounts from the console: suspend and resume one (only its own), and read
 // whether a sub-account is suspended. Suspension changes nothing else of the account's data.
-import type { Queryable } from './db.ts';
+import type { Queryable } from './engine/db.ts';
 
 /** Suspension times of the reseller's sub-accounts, by username (null: active). */
 export async function subAccountSuspensions(db: Queryable, resellerId: number): Promise<Map<string, number | null>> {

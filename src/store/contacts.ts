@@ -1,7 +1,7 @@
 // Contact lists and their contacts (tenant-scoped through the list's account), with a streaming reader
 // for the send path: keyset pages by id, so a list of millions is never held in memory at once.
 import { PostgresAdapter, sql, type Selectable } from 'kysely';
-import type { Queryable } from './db.ts';
+import type { Queryable } from './engine/db.ts';
 import type { ContactListTable, ContactTable } from './schema/audience.ts';
 
 /** A contact list row (contact_count kept in step with its contacts). */

@@ -4,7 +4,8 @@
 // expiry (an expired lease is claimed again), submitted -> end of the receipt window (the sweeper's 2).
 import { sql } from 'kysely';
 import { blockedAmong } from './blocklist.ts';
-import type { Dialect, Queryable } from './db.ts';
+import type { Queryable } from './engine/db.ts';
+import { dialectOf } from './engine/dialect.ts';
 import { refundMessage, skipMessages } from './messages.ts';
 import { recordStatusEvents, type StatusChange } from './status-events.ts';
 import { addCarrierUsage } from './carrier-usage.ts';
@@ -70,13 +71,13 @@ export type ClaimScope = 'all' | 'priority' | 'call';
 
 async function claimInState(
   db: Queryable,
-  dialect: Dialect,
   state: MessageState,
   now: number,
   leaseUntil: number,
   limit: number,
   scope: ClaimScope = 'all',
 ): Promise<ClaimedMessage[]> {
+  const dialect = dialectOf(db);
   if (limit <= 0) return [];
   // Every kind is texted, voice sends (kind 'tts') too: their types 2 and 3 carry an SMS half, and call-only
   // sends (type 4) are refused until a voice worker exists.
@@ -127,15 +128,13 @@ async function claimInState(
  */
 export async function claimDueMessages(
   db: Queryable,
-  dialect: Dialect,
   now: number,
   leaseUntil: number,
   limit: number,
   scope: ClaimScope = 'all',
 ): Promise<ClaimedMessage[]> {
-  const expired =
-    scope !== 'priority' ? await claimInState(db, dialect, 'submitting', now, leaseUntil, limit, scope) : [];
-  const queued = await claimInState(db, dialect, 'queued', now, leaseUntil, limit - expired.length, scope);
+  const expired = scope !== 'priority' ? await claimInState(db, 'submitting', now, leaseUntil, limit, scope) : [];
+  const queued = await claimInState(db, 'queued', now, leaseUntil, limit - expired.length, scope);
   const claimed = [...expired, ...queued].sort((a, b) => a.id - b.id);
   const campaigns = [...new Set(claimed.map((m) => m.campaign_id))];
   for (const part of chunks(campaigns)) {
@@ -249,7 +248,8 @@ type CarrierIdRow = {
 // Records which message (and part) carrier ids belong to; an id the carrier gives again points at the new one.
 // On PostgreSQL the table is partitioned by month and its key holds created_at (migration 0019), so the older
 // row of a reused id is removed first instead of being updated in place.
-async function insertCarrierIds(db: Queryable, dialect: Dialect, rows: CarrierIdRow[]): Promise<void> {
+async function insertCarrierIds(db: Queryable, rows: CarrierIdRow[]): Promise<void> {
+  const dialect = dialectOf(db);
   const latest = [...new Map(rows.map((r) => [`${r.carrier}\u0000${r.carrier_message_id}`, r])).values()];
   for (const part of chunks(latest, 400)) {
     if (dialect === 'postgres') {
@@ -285,14 +285,13 @@ async function insertCarrierIds(db: Queryable, dialect: Dialect, rows: CarrierId
  */
 export async function recordLateCarrierId(
   db: Queryable,
-  dialect: Dialect,
   carrier: string,
   messageId: number,
   partIndex: number,
   carrierMessageId: string,
   now: number,
 ): Promise<void> {
-  await insertCarrierIds(db, dialect, [
+  await insertCarrierIds(db, [
     {
       carrier,
       carrier_message_id: carrierMessageId,
@@ -334,7 +333,6 @@ export type DispatchOutcome =
  */
 export async function recordOutcomes(
   db: Queryable,
-  dialect: Dialect,
   outcomes: DispatchOutcome[],
   leaseUntil: number,
   now: number,
@@ -414,7 +412,7 @@ export async function recordOutcomes(
         .execute();
     }
   }
-  await insertCarrierIds(db, dialect, idRows);
+  await insertCarrierIds(db, idRows);
   for (const group of retries.values()) {
     for (const part of chunks(group.ids)) {
       await held(part)
@@ -460,10 +458,10 @@ export async function recordOutcomes(
  */
 export async function finishCampaigns(
   db: Queryable,
-  dialect: Dialect,
   campaignIds: number[],
   now: number,
 ): Promise<{ id: number; recipients: number }[]> {
+  const dialect = dialectOf(db);
   const finished: { id: number; recipients: number }[] = [];
   for (const id of [...campaignIds].sort((a, b) => a - b)) {
     if (dialect === 'postgres')

@@ -3,19 +3,14 @@
 // is followed, once, by a call speaking it (priced by domain/pricing.ts; not placed without the credit).
 import { refusesTexts, wantsFollowUpCall } from '../domain/lifecycle.ts';
 import { callPrice } from '../domain/pricing.ts';
-import type { Dialect, Queryable } from './db.ts';
+import type { Queryable } from './engine/db.ts';
 import { addFilteredPhones } from './filtered-phones.ts';
 import { applyLedgerChange } from './ledger.ts';
 import { insertMessages } from './messages.ts';
 import type { StatusChange } from './status-events.ts';
 
 /** Records the filtered phones among `changes` and queues the follow-up calls; returns how many calls were queued. */
-export async function followFilteredHandsets(
-  db: Queryable,
-  dialect: Dialect,
-  changes: StatusChange[],
-  now: number,
-): Promise<number> {
+export async function followFilteredHandsets(db: Queryable, changes: StatusChange[], now: number): Promise<number> {
   const refused = changes.filter((c) => refusesTexts(c.status));
   if (refused.length === 0) return 0;
   await addFilteredPhones(
@@ -67,7 +62,6 @@ export async function followFilteredHandsets(
     if (!paid) continue;
     await insertMessages(
       db,
-      dialect,
       { campaignId: change.campaignId, accountId: change.accountId, state: 'queued', nextAttemptAt: now, now },
       [
         {

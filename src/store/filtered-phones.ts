@@ -1,5 +1,5 @@
 // The registry of filtered (Kosher) phones, which refuse texts: a voice send of type 2 calls them instead.
-import type { Queryable } from './db.ts';
+import type { Queryable } from './engine/db.ts';
 
 const CHUNK = 500;
 

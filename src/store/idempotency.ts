@@ -1,5 +1,5 @@
 // Idempotency key rows: claimed and given their reply in the send's own transaction, swept after a day.
-import type { Queryable } from './db.ts';
+import type { Queryable } from './engine/db.ts';
 
 /** How long a key holds its first reply: a retry after a day runs as a new request. */
 export const IDEMPOTENCY_WINDOW_MS = 86_400_000;

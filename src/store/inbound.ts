@@ -1,7 +1,8 @@
 // Inbound SMS: stored per account for `incoming` (or kept aside when no account owns the number), and the
 // look-up that tells whether a sender was sent a reply-to-remove campaign (add_unsubscribe 2) by the account.
 import { sql } from 'kysely';
-import type { Dialect, Queryable } from './db.ts';
+import type { Queryable } from './engine/db.ts';
+import { dialectOf } from './engine/dialect.ts';
 import type { InboundPartTable } from './schema/carriers.ts';
 
 /** An inbound message routed to an account. */
@@ -49,9 +50,9 @@ export type NewInboundPart = Omit<InboundPartTable, 'id' | 'received_at'> & { re
  */
 export async function addInboundPart(
   db: Queryable,
-  dialect: Dialect,
   part: NewInboundPart,
 ): Promise<{ text: string; receivedAt: number } | undefined> {
+  const dialect = dialectOf(db);
   if (dialect === 'postgres') {
     // Parts of one message arriving at once on two binds: each would miss the other's uncommitted row.
     const key = [part.carrier, part.phone, part.dest, part.ref, part.total].join('|');

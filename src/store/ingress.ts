@@ -1,7 +1,7 @@
 // Ingress events: receipts and inbound messages carriers posted to their webhooks. An API node stores them before
 // answering (a repeat of the same event is stored once); a receipts node claims waiting ones under a short lease,
 // processes them and marks them processed. Processed rows are kept a while so that late repeats stay recognised.
-import type { Queryable } from './db.ts';
+import type { Queryable } from './engine/db.ts';
 
 /** One event to store, as the webhook's protocol read it. */
 export interface NewIngressEvent {

@@ -1,8 +1,9 @@
 // The credit ledger: every balance change is a row in the same transaction as its cause.
 import { CompiledQuery, sql } from 'kysely';
-import { runPrepared, runPreparedWrite } from './hot-queries.ts';
+import { runPrepared, runPreparedWrite } from './engine/hot-queries.ts';
 import { pgArray } from './pg-arrays.ts';
-import type { Dialect, Queryable } from './types.ts';
+import { dialectOf } from './engine/dialect.ts';
+import type { Queryable } from './types.ts';
 
 export type Currency = 'credits' | 'international';
 
@@ -215,7 +216,8 @@ export interface Transfer {
  * nothing changed, when the giving side has too little. On PostgreSQL both account rows are locked first, in id
  * order, so transfers the opposite way at the same moment queue instead of deadlocking.
  */
-export async function transferBetweenAccounts(db: Queryable, dialect: Dialect, t: Transfer): Promise<boolean> {
+export async function transferBetweenAccounts(db: Queryable, t: Transfer): Promise<boolean> {
+  const dialect = dialectOf(db);
   if (dialect === 'postgres') {
     await db
       .selectFrom('accounts')

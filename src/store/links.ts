@@ -1,5 +1,5 @@
 // Short links of campaigns (`/l/:code`) and their clicks.
-import type { Queryable } from './db.ts';
+import type { Queryable } from './engine/db.ts';
 
 export interface NewShortLink {
   code: string;

@@ -2,7 +2,7 @@
 // account was charged for them (the message rows' prices, net of refunds) and what the carriers charge
 // (messages.carrier_cost), with each account's reseller.
 import { sql } from 'kysely';
-import type { Queryable } from './db.ts';
+import type { Queryable } from './engine/db.ts';
 
 /** One account's traffic in the span. */
 export interface AccountTraffic {

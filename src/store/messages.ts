@@ -1,11 +1,12 @@
 // Message rows (one per recipient): multi-row inserts for large sends, the temp_bl look-back, the state
 // changes of scheduled messages, and refunds of messages that never left.
 import { CompiledQuery, sql } from 'kysely';
-import { runCompiled, type Dialect, type Queryable } from './db.ts';
-import { CAMPAIGN_COLUMNS, campaignValues, type NewCampaign } from './campaigns.ts';
+import { runCompiled, type Queryable } from './engine/db.ts';
+import { dialectOf } from './engine/dialect.ts';
+import { CAMPAIGN_COLUMNS, campaignValues, insertCampaign, type NewCampaign } from './campaigns.ts';
 import { applyLedgerChange } from './ledger.ts';
 import { pgArray } from './pg-arrays.ts';
-import { inGroupBatch, type GroupBatchKind } from './pg-group-batch.ts';
+import { inGroupBatch, type GroupBatchKind } from './engine/pg-group-batch.ts';
 import type { MessageState } from './schema/sending.ts';
 import type { DeliveryStatus } from '../domain/status.ts';
 
@@ -127,12 +128,8 @@ function sharedValues(common: Omit<MessageBatchCommon, 'campaignId'>): unknown[]
 }
 
 /** Inserts message rows in multi-row statements (unnest on PostgreSQL); ids are not returned. */
-export async function insertMessages(
-  db: Queryable,
-  dialect: Dialect,
-  common: MessageBatchCommon,
-  rows: NewMessage[],
-): Promise<void> {
+export async function insertMessages(db: Queryable, common: MessageBatchCommon, rows: NewMessage[]): Promise<void> {
+  const dialect = dialectOf(db);
   const shared = [common.campaignId, ...sharedValues(common)];
   if (dialect === 'postgres') {
     for (let i = 0; i < rows.length; i += POSTGRES_CHUNK) {
@@ -169,8 +166,9 @@ export async function insertMessages(
 export const CAMPAIGN_WITH_MESSAGES_MAX = POSTGRES_CHUNK;
 
 /**
- * PostgreSQL: inserts a campaign and its first messages (at most CAMPAIGN_WITH_MESSAGES_MAX) in one statement, a
- * round trip fewer on every send than the campaign and then its messages; returns the campaign's id.
+ * Inserts a campaign and its first messages (at most CAMPAIGN_WITH_MESSAGES_MAX); returns the campaign's id. On
+ * PostgreSQL in one statement, a round trip fewer on every send than the campaign and then its messages; on
+ * SQLite, where a statement costs no round trip, as the campaign and then its messages.
  */
 export async function insertCampaignWithMessages(
   db: Queryable,
@@ -178,6 +176,7 @@ export async function insertCampaignWithMessages(
   common: Omit<MessageBatchCommon, 'campaignId'>,
   rows: NewMessage[],
 ): Promise<number> {
+  if (dialectOf(db) === 'sqlite') return insertCampaignThenMessages(db, campaign, common, rows);
   if (rows.length <= GROUP_BATCH_ROWS) {
     const batched = inGroupBatch(db, CAMPAIGNS_IN_GROUP, { campaign, common, rows });
     if (batched) return batched;
@@ -190,6 +189,18 @@ export async function insertCampaignWithMessages(
     `m as (insert into messages (${COLUMN_LIST}) select c.id, ${placeholders(head.length + 1, shared.length)}, ${exprs} from c, ${from}) select id from c`;
   const result = await db.executeQuery<{ id: number }>(CompiledQuery.raw(text, [...head, ...shared, ...params]));
   return Number(result.rows[0].id);
+}
+
+// The campaign, then its messages: insertCampaignWithMessages on SQLite.
+async function insertCampaignThenMessages(
+  db: Queryable,
+  campaign: NewCampaign,
+  common: Omit<MessageBatchCommon, 'campaignId'>,
+  rows: NewMessage[],
+): Promise<number> {
+  const campaignId = await insertCampaign(db, campaign);
+  await insertMessages(db, { campaignId, ...common }, rows);
+  return campaignId;
 }
 
 // A PostgreSQL send group's campaigns (pg-group-batch.ts), for sends of up to this many messages: one statement

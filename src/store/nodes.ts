@@ -1,6 +1,6 @@
 // Live nodes and their leases. A lease is taken with one conditional upsert (free, expired, or already ours),
 // so two nodes racing for it cannot both win; the holder renews it, and loses it to anyone once it expires.
-import type { Queryable } from './db.ts';
+import type { Queryable } from './engine/db.ts';
 
 export interface NodeRecord {
   name: string;

@@ -2,7 +2,7 @@
 // operator console over the same operations): the listing with each account's last activity, the operator's
 // suspension, closing, and the per-account push setting.
 import { sql } from 'kysely';
-import type { Queryable } from './db.ts';
+import type { Queryable } from './engine/db.ts';
 
 /** One account as the operator's listing shows it. */
 export interface AccountListing {

@@ -1,6 +1,7 @@
 // One-time code rows: the current code of a phone and app, its attempts, and the counts the abuse limits read.
 import type { Selectable } from 'kysely';
-import type { Dialect, Queryable } from './db.ts';
+import type { Queryable } from './engine/db.ts';
+import { dialectOf } from './engine/dialect.ts';
 import type { OtpCodeTable } from './schema/otp.ts';
 
 export type OtpCode = Selectable<OtpCodeTable>;
@@ -46,11 +47,11 @@ export async function insertOtpCode(db: Queryable, c: NewOtpCode): Promise<void>
 /** The phone's current code of this app, locked for the validation on PostgreSQL (two checks of one code queue). */
 export async function currentOtpCode(
   db: Queryable,
-  dialect: Dialect,
   accountId: number,
   phone: string,
   appId: number,
 ): Promise<OtpCode | undefined> {
+  const dialect = dialectOf(db);
   const query = db
     .selectFrom('otp_codes')
     .selectAll()

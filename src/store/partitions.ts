@@ -5,9 +5,11 @@
 // ended before its table's cutoff and holds nothing still at work: no message still scheduled, queued, being
 // submitted or awaiting its receipt (for carrier ids: no such message created before the month ended, since a
 // carrier id is recorded after its message), no push event still to deliver. Such a month is kept, and dropped
-// at a later run. The embedded store has no partitions; its retention deletes rows (store/retention.ts).
+// at a later run. The embedded store has no partitions (both calls do nothing there); its retention deletes rows
+// (store/retention.ts).
 import { sql } from 'kysely';
-import type { Db, Queryable } from './db.ts';
+import type { Db, Queryable } from './engine/db.ts';
+import { dialectOf } from './engine/dialect.ts';
 import { OPEN_MESSAGE_STATES } from './retention.ts';
 
 export const PARTITIONED_TABLES = ['messages', 'carrier_message_ids', 'push_events'] as const;
@@ -62,6 +64,7 @@ async function createMonth(db: Db, table: PartitionedTable, from: number, to: nu
 
 /** Makes sure every partitioned table has this month and the next `monthsAhead`; returns the partitions created. */
 export async function ensureMonthPartitions(db: Db, now: number, monthsAhead = 2): Promise<string[]> {
+  if (dialectOf(db) !== 'postgres') return [];
   const created: string[] = [];
   for (const table of PARTITIONED_TABLES) {
     const have = new Set((await monthPartitions(db, table)).map((p) => p.from));
@@ -90,6 +93,7 @@ async function stillAtWork(db: Queryable, p: MonthPartition): Promise<boolean> {
  * and hold nothing still at work; returns the partitions dropped.
  */
 export async function dropExpiredMonths(db: Db, cutoffs: Partial<Record<PartitionedTable, number>>): Promise<string[]> {
+  if (dialectOf(db) !== 'postgres') return [];
   const dropped: string[] = [];
   for (const table of PARTITIONED_TABLES) {
     const cutoff = cutoffs[table];

@@ -3,7 +3,8 @@
 // and pruning old rows. Claims use FOR UPDATE SKIP LOCKED on PostgreSQL; SQLite has one writer.
 import { sql } from 'kysely';
 import { retryDelay, type PushSettings } from '../domain/push-settings.ts';
-import type { Dialect, Queryable } from './db.ts';
+import type { Dialect, Queryable } from './engine/db.ts';
+import { dialectOf } from './engine/dialect.ts';
 import { HELD } from './push.ts';
 import type { PushType } from './schema/push.ts';
 
@@ -125,12 +126,12 @@ export async function readyRegistrations(db: Queryable, now: number): Promise<Pu
 /** Claims up to `limit` due events of a registration in id order, skipping any whose order key has an earlier pending event. */
 export async function claimPushEvents(
   db: Queryable,
-  dialect: Dialect,
   registrationId: number,
   limit: number,
   now: number,
   leaseUntil: number,
 ): Promise<ClaimedPushEvent[]> {
+  const dialect = dialectOf(db);
   // The planner must walk push_events_reg (already in id order), not the due index plus a sort of every due
   // row: a claim then costs the same with 20 or 20,000 events waiting.
   let pick = db
@@ -184,11 +185,11 @@ const describe = (r: PushResult) => (r.httpStatus !== null ? `HTTP ${r.httpStatu
  */
 export async function recordPushResults(
   db: Queryable,
-  dialect: Dialect,
   results: PushResult[],
   settings: PushSettings,
   now: number,
 ): Promise<Map<number, RegistrationOutcome>> {
+  const dialect = dialectOf(db);
   const outcomes = new Map<number, RegistrationOutcome>();
   await db.transaction().execute(async (trx) => {
     const logged = results.filter((r) => r.kind !== 'released');
@@ -218,7 +219,7 @@ export async function recordPushResults(
     const byRegistration = new Map<number, PushResult[]>();
     for (const r of results) byRegistration.set(r.registrationId, [...(byRegistration.get(r.registrationId) ?? []), r]);
     for (const [regId, rs] of byRegistration) {
-      const outcome = await applyRegistrationResults(trx, dialect, regId, rs, settings, now);
+      const outcome = await applyRegistrationResults(trx, regId, rs, settings, now);
       if (outcome) outcomes.set(regId, outcome);
     }
   });
@@ -227,12 +228,12 @@ export async function recordPushResults(
 
 async function applyRegistrationResults(
   db: Queryable,
-  dialect: Dialect,
   regId: number,
   rs: PushResult[],
   settings: PushSettings,
   now: number,
 ): Promise<RegistrationOutcome | undefined> {
+  const dialect = dialectOf(db);
   const releaseDeferred = () =>
     db
       .updateTable('push_events')

@@ -5,7 +5,7 @@ import { sql, type Selectable } from 'kysely';
 import { DEFAULT_TIME_ZONE } from '../domain/dates.ts';
 import { blacklistFields, isIntermediateDlrStatus, type PushFields } from '../domain/push-fields.ts';
 import { sealAtRest } from '../domain/sealed.ts';
-import { runPrepared, type Queryable } from './db.ts';
+import { runPrepared, type Queryable } from './engine/db.ts';
 import type { PushRegistrationTable, PushType } from './schema/push.ts';
 
 /** A push_registrations row. */

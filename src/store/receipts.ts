@@ -7,7 +7,8 @@
 // A message's parts are the submit_sm it was submitted in (its carrier ids): messages.parts for UDH parts, one
 // for a carrier taking long messages in message_payload.
 import { CompiledQuery } from 'kysely';
-import type { Dialect, Queryable } from './db.ts';
+import type { Queryable } from './engine/db.ts';
+import { dialectOf } from './engine/dialect.ts';
 import { followFilteredHandsets } from './filtered-followup.ts';
 import { refundMessage } from './messages.ts';
 import {
@@ -58,7 +59,6 @@ interface PartRow {
 /** Applies a batch of receipts in the caller's transaction; returns how many matched and how many wait. */
 export async function applyReceipts(
   db: Queryable,
-  dialect: Dialect,
   receipts: IncomingReceipt[],
   now: number,
   /** Told the messages whose status changed, with their carrier and new status. */
@@ -132,12 +132,11 @@ export async function applyReceipts(
     const part = changedParts.get(`${r.carrier}\u0000${r.carrierMessageId}`);
     if (part) atByMessage.set(part.message_id, Math.max(atByMessage.get(part.message_id) ?? 0, r.at));
   }
-  const messages = await loadMessagesForUpdate(db, dialect, [...atByMessage.keys()]);
+  const messages = await loadMessagesForUpdate(db, [...atByMessage.keys()]);
   // Part statuses are kept for messages of several parts; a one-part message's status is its part's.
   const multiPart = new Set(messages.filter((m) => m.parts > 1).map((m) => m.id));
   await updatePartStatuses(
     db,
-    dialect,
     [...changedParts.values()].filter((p) => multiPart.has(p.message_id)),
   );
   const statusesOf = await partStatuses(db, [...multiPart]);
@@ -158,9 +157,9 @@ export async function applyReceipts(
     updates.push({ id: m.id, status: next.status, state: next.state, at });
     changes.push(changeOf(m, next.status, at));
   }
-  await updateMessageStatuses(db, dialect, updates);
+  await updateMessageStatuses(db, updates);
   await recordStatusEvents(db, changes, now);
-  const followUpCalls = await followFilteredHandsets(db, dialect, changes, now);
+  const followUpCalls = await followFilteredHandsets(db, changes, now);
   onChanges?.(changes);
   return {
     matched: receipts.length - unmatched.length,
@@ -183,7 +182,8 @@ function changeOf(m: MessageForUpdate, status: DeliveryStatus, at: number): Stat
   };
 }
 
-async function updatePartStatuses(db: Queryable, dialect: Dialect, rows: PartRow[]): Promise<void> {
+async function updatePartStatuses(db: Queryable, rows: PartRow[]): Promise<void> {
+  const dialect = dialectOf(db);
   if (rows.length === 0) return;
   if (dialect === 'postgres') {
     for (let i = 0; i < rows.length; i += 5000) {
@@ -234,7 +234,6 @@ async function partStatuses(db: Queryable, messageIds: number[]): Promise<Map<nu
  */
 export async function rematchPending(
   db: Queryable,
-  dialect: Dialect,
   now: number,
   maxAgeMs: number,
   limit = 2000,
@@ -253,7 +252,6 @@ export async function rematchPending(
   if (rows.length === 0) return { applied: 0, changed: 0 };
   const { changed } = await applyReceipts(
     db,
-    dialect,
     rows.map((r) => ({
       carrier: r.carrier,
       carrierMessageId: r.carrier_message_id,
@@ -308,11 +306,11 @@ export async function expirePending(db: Queryable, now: number, maxAgeMs: number
 /** Gives status 2 to up to `limit` submitted messages whose receipt window ended; returns how many. */
 export async function sweepUnconfirmed(
   db: Queryable,
-  dialect: Dialect,
   now: number,
   limit: number,
   onChanges?: (changes: StatusChange[]) => void,
 ): Promise<number> {
+  const dialect = dialectOf(db);
   const rows = await db
     .updateTable('messages')
     .set({ state: WINDOW_ENDED.state, status: WINDOW_ENDED.status, status_at: now })

@@ -1,5 +1,5 @@
 // Reads behind the polling operations: delivery reports by external id or by date, always scoped to one account.
-import type { Queryable } from './db.ts';
+import type { Queryable } from './engine/db.ts';
 
 /** A message as a delivery report shows it. */
 export interface ReportRow {

@@ -3,7 +3,7 @@
 // cutoff, with its messages, their carrier ids, short links and clicks; inbound messages, unrouted inbound
 // messages, unjoined inbound parts and unmatched receipts by when they arrived. Ledger rows stay: they are the
 // account's money.
-import type { Db, Queryable } from './db.ts';
+import type { Db, Queryable } from './engine/db.ts';
 
 /** Message states that still expect work or a receipt: a campaign with any of them is kept. */
 export const OPEN_MESSAGE_STATES = ['scheduled', 'queued', 'submitting', 'submitted'] as const;

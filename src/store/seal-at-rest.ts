@@ -3,7 +3,7 @@
 // Idempotent (a sealed value carries its `sealed:` prefix and is left alone), and safe with several nodes starting
 // at once: each row is rewritten only if it still holds what was read.
 import { isSealedAtRest, sealAtRest, sealFields } from '../domain/sealed.ts';
-import type { Queryable } from './db.ts';
+import type { Queryable } from './engine/db.ts';
 
 /** What a sealing pass sealed. */
 export interface SealedAtStart {

@@ -1,6 +1,6 @@
 // Verified senders (`source` values an account may send from).
-import { runPrepared, type Queryable } from './db.ts';
-import { readOncePerGroup } from './pg-group-commit.ts';
+import { runPrepared, type Queryable } from './engine/db.ts';
+import { readOncePerGroup } from './engine/pg-group-commit.ts';
 
 /** Marks a source as verified for the account (idempotent). */
 export async function addVerifiedSender(

@@ -3,7 +3,8 @@
 import { CompiledQuery } from 'kysely';
 import { dlrFields } from '../domain/push-fields.ts';
 import type { DeliveryStatus } from '../domain/status.ts';
-import type { Dialect, Queryable } from './db.ts';
+import type { Queryable } from './engine/db.ts';
+import { dialectOf } from './engine/dialect.ts';
 import { recordPushEvents, type PushEventInput } from './push.ts';
 import type { MessageState } from './schema/sending.ts';
 
@@ -134,11 +135,8 @@ export async function timeZones(db: Queryable, accountIds: number[]): Promise<Ma
 }
 
 /** Reads messages about to change status (locked FOR UPDATE on PostgreSQL, in id order), by id. */
-export async function loadMessagesForUpdate(
-  db: Queryable,
-  dialect: Dialect,
-  ids: number[],
-): Promise<MessageForUpdate[]> {
+export async function loadMessagesForUpdate(db: Queryable, ids: number[]): Promise<MessageForUpdate[]> {
+  const dialect = dialectOf(db);
   const sorted = [...ids].sort((a, b) => a - b);
   const out: MessageForUpdate[] = [];
   for (let i = 0; i < sorted.length; i += CHUNK) {
@@ -165,9 +163,9 @@ export async function loadMessagesForUpdate(
 /** Sets status, status time and state of many messages (one statement per chunk on PostgreSQL). */
 export async function updateMessageStatuses(
   db: Queryable,
-  dialect: Dialect,
   rows: Array<{ id: number; status: number; at: number; state: MessageState }>,
 ): Promise<void> {
+  const dialect = dialectOf(db);
   if (rows.length === 0) return;
   if (dialect === 'postgres') {
     for (let i = 0; i < rows.length; i += 5000) {

@@ -1,5 +1,5 @@
 // A reseller's sub-accounts as the reseller sees them: who they are and their balances.
-import type { Queryable } from './db.ts';
+import type { Queryable } from './engine/db.ts';
 
 export interface SubAccountBalance {
   id: number;

@@ -1,7 +1,7 @@
 // API token rows: stored as SHA-256 only; at most MAX_ACTIVE_TOKENS active per account.
 import { PostgresAdapter, type Selectable } from 'kysely';
-import { runPrepared, type Queryable } from './db.ts';
-import { readOncePerGroup } from './pg-group-commit.ts';
+import { runPrepared, type Queryable } from './engine/db.ts';
+import { readOncePerGroup } from './engine/pg-group-commit.ts';
 import type { Account } from './accounts.ts';
 import type { ApiTokenTable } from './schema/index.ts';
 import { MAX_ACTIVE_TOKENS } from '../domain/token.ts';

@@ -7,7 +7,7 @@ import { runAdminCommand } from '../../src/cli/admin.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { CarrierHealth } from '../../src/delivery/carrier-health.ts';
 import { findAccountByUsername } from '../../src/store/accounts.ts';
-import { openStore, type Store } from '../../src/store/db.ts';
+import { openStore, type Store } from '../../src/store/engine/db.ts';
 import { beat } from '../../src/store/nodes.ts';
 import { storeTargets } from '../helpers/stores.ts';
 

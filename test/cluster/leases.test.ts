@@ -12,7 +12,7 @@ import { createLogger } from '../../src/logger.ts';
 import type { Service } from '../../src/service.ts';
 import { sql } from 'kysely';
 import client from 'prom-client';
-import { openStore, type Store } from '../../src/store/db.ts';
+import { openStore, type Store } from '../../src/store/engine/db.ts';
 import { currentLeases } from '../../src/store/nodes.ts';
 import { storeTargets } from '../helpers/stores.ts';
 

@@ -7,7 +7,7 @@ import { ClusterNode } from '../../src/cluster/node.ts';
 import { keepShares } from '../../src/cluster/shares.ts';
 import type { Carrier } from '../../src/carriers/types.ts';
 import { createLogger } from '../../src/logger.ts';
-import { openStore, type Store } from '../../src/store/db.ts';
+import { openStore, type Store } from '../../src/store/engine/db.ts';
 import { storeTargets } from '../helpers/stores.ts';
 
 const LEASE_MS = 3000;

@@ -233,18 +233,14 @@ for (const target of targets) {
       const reply = await s.sms({ destinations: { phone: ['0521230099', '0521230109'] }, message: 'leased' });
       const { db } = t.service.store;
       const lease = now + 5000;
-      const first = await db
-        .transaction()
-        .execute((trx) => claimDueMessages(trx, t.service.store.dialect, now, lease, 10));
+      const first = await db.transaction().execute((trx) => claimDueMessages(trx, now, lease, 10));
       assert.deepEqual(
         first.map((m) => m.attempts),
         [1, 1],
       );
       assert.equal(await campaignState(reply.campaign_id), 'sending');
       assert.deepEqual(await stateCounts(t, reply.campaign_id), { submitting: 2 });
-      const during = await db
-        .transaction()
-        .execute((trx) => claimDueMessages(trx, t.service.store.dialect, now + 4999, now + 9999, 10));
+      const during = await db.transaction().execute((trx) => claimDueMessages(trx, now + 4999, now + 9999, 10));
       assert.equal(during.length, 0, 'held under the lease');
       now += 5000;
       assert.equal(await dispatcher.runBatch(), 2, 'the expired claim is taken again and submitted');

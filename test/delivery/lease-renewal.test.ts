@@ -47,9 +47,7 @@ for (const target of targets) {
       let lastLease = 0;
       const nextLease = () => (lastLease = Math.max(clockNow + 300, lastLease + 1));
       const lease = nextLease();
-      const claimed = await store.db
-        .transaction()
-        .execute((trx) => claimDueMessages(trx, store.dialect, clockNow, lease, 10));
+      const claimed = await store.db.transaction().execute((trx) => claimDueMessages(trx, clockNow, lease, 10));
       assert.equal(claimed.length, 3);
       const [kept, taken, alsoKept] = claimed;
       const lost: number[] = [];
@@ -105,9 +103,7 @@ for (const target of targets) {
       const { store } = t.service;
       const clockNow = Date.now();
       const lease = clockNow + 30_000;
-      const [m] = await store.db
-        .transaction()
-        .execute((trx) => claimDueMessages(trx, store.dialect, clockNow, lease, 10));
+      const [m] = await store.db.transaction().execute((trx) => claimDueMessages(trx, clockNow, lease, 10));
       let now = clockNow;
       const recorder = new BatchRecorder(
         {

@@ -62,7 +62,6 @@ for (const target of targets) {
       t.service.store.db.transaction().execute((trx) =>
         applyReceipts(
           trx,
-          t.service.store.dialect,
           receipts.map((r) => ({ carrier: 'c', at: now, ...r })),
           now,
         ),
@@ -87,14 +86,13 @@ for (const target of targets) {
     ): Promise<{ id: number; cids: string[]; record(): Promise<void> }> {
       now += 1000;
       await s.sms({ destinations: { phone: ['0521239999'] }, message: text });
-      const { db, dialect } = t.service.store;
+      const { db } = t.service.store;
       const lease = now + 60_000;
-      const [m] = await db.transaction().execute((trx) => claimDueMessages(trx, dialect, now, lease, 10));
+      const [m] = await db.transaction().execute((trx) => claimDueMessages(trx, now, lease, 10));
       const parts = Number((await message(m.id)).parts);
       const cids = given ?? Array.from({ length: parts }, (_, i) => `cid-${++seq}-${i}`);
       const outcome = { kind: 'submitted' as const, message: m, carrier: 'c', carrierMessageIds: cids };
-      const record = () =>
-        db.transaction().execute((trx) => recordOutcomes(trx, dialect, [outcome], lease, now, 60_000));
+      const record = () => db.transaction().execute((trx) => recordOutcomes(trx, [outcome], lease, now, 60_000));
       if (!later) await record();
       return { id: m.id, cids, record };
     }
@@ -161,9 +159,9 @@ for (const target of targets) {
 
     it('the sweeper gives 2 after the receipt window; a late final receipt replaces it, an intermediate one does not', async () => {
       const m = await submitted('no receipt');
-      const { db, dialect } = t.service.store;
-      assert.equal(await db.transaction().execute((trx) => sweepUnconfirmed(trx, dialect, now + 59_999, 100)), 0);
-      assert.equal(await db.transaction().execute((trx) => sweepUnconfirmed(trx, dialect, now + 60_000, 100)), 1);
+      const { db } = t.service.store;
+      assert.equal(await db.transaction().execute((trx) => sweepUnconfirmed(trx, now + 59_999, 100)), 0);
+      assert.equal(await db.transaction().execute((trx) => sweepUnconfirmed(trx, now + 60_000, 100)), 1);
       assert.deepEqual([(await message(m.id)).state, (await message(m.id)).status], ['done', 2]);
       await apply([{ carrierMessageId: m.cids[0], status: -1 }]);
       assert.equal((await message(m.id)).status, 2);
@@ -179,15 +177,15 @@ for (const target of targets) {
         pending: 1,
         changed: 0,
       });
-      const { db, dialect } = t.service.store;
+      const { db } = t.service.store;
       assert.deepEqual(
-        await db.transaction().execute((trx) => rematchPending(trx, dialect, now, 60_000)),
+        await db.transaction().execute((trx) => rematchPending(trx, now, 60_000)),
         { applied: 0, changed: 0 },
         'nothing to match yet',
       );
       await m.record();
       assert.equal((await message(m.id)).status, -1);
-      assert.deepEqual(await db.transaction().execute((trx) => rematchPending(trx, dialect, now, 60_000)), {
+      assert.deepEqual(await db.transaction().execute((trx) => rematchPending(trx, now, 60_000)), {
         applied: 1,
         changed: 1,
       });
@@ -206,8 +204,8 @@ for (const target of targets) {
         changed: 0,
       });
       await m.record();
-      const { db, dialect } = t.service.store;
-      assert.deepEqual(await db.transaction().execute((trx) => rematchPending(trx, dialect, now, 60_000)), {
+      const { db } = t.service.store;
+      assert.deepEqual(await db.transaction().execute((trx) => rematchPending(trx, now, 60_000)), {
         applied: 1,
         changed: 1,
       });

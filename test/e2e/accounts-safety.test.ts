@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { openStore, type Store } from '../../src/store/db.ts';
-import { migrateToLatest } from '../../src/store/migrations/index.ts';
+import { openStore, type Store } from '../../src/store/engine/db.ts';
+import { migrateToLatest } from '../../src/store/engine/migrate.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { storeTargets } from '../helpers/stores.ts';
 import { newResellerWithSubSender } from '../operations/send-helpers.ts';

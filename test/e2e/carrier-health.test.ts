@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { runAdminCommand } from '../../src/cli/admin.ts';
 import { loadConfig } from '../../src/config.ts';
-import { openStore, type Store } from '../../src/store/db.ts';
+import { openStore, type Store } from '../../src/store/engine/db.ts';
 import { runCli, startServeProcess, type CliRun, type ServeProcess } from '../helpers/serve-process.ts';
 import { startSmscSimProcess, type SmscSimProcess } from '../helpers/smsc-sim-process.ts';
 import { storeTargets } from '../helpers/stores.ts';

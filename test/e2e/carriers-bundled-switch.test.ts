@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { runAdminCommand } from '../../src/cli/admin.ts';
 import { loadConfig } from '../../src/config.ts';
-import { openStore } from '../../src/store/db.ts';
+import { openStore } from '../../src/store/engine/db.ts';
 import { startServeProcess, type ServeProcess } from '../helpers/serve-process.ts';
 import { simCarrierArgs, startSmscSimProcess, type SmscSimProcess } from '../helpers/smsc-sim-process.ts';
 import { storeTargets } from '../helpers/stores.ts';

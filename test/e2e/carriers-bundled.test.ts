@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { runAdminCommand } from '../../src/cli/admin.ts';
 import { loadConfig } from '../../src/config.ts';
-import { openStore } from '../../src/store/db.ts';
+import { openStore } from '../../src/store/engine/db.ts';
 import { storeTargets } from '../helpers/stores.ts';
 import { eventually, waitForNoBackends, windowAroundNow } from '../delivery/delivery-helpers.ts';
 

@@ -11,7 +11,7 @@ import { describe, it } from 'node:test';
 import { runAdminCommand } from '../../src/cli/admin.ts';
 import { SmscSimulator } from '../../src/carriers/simulator/index.ts';
 import { loadConfig } from '../../src/config.ts';
-import { openStore, type Store } from '../../src/store/db.ts';
+import { openStore, type Store } from '../../src/store/engine/db.ts';
 import { startServeProcess, type ServeProcess } from '../helpers/serve-process.ts';
 import { storeTargets } from '../helpers/stores.ts';
 import { eventually, mobiles, waitForNoBackends } from '../delivery/delivery-helpers.ts';

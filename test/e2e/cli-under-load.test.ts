@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { Agent, request } from 'undici';
 import { runAdminCommand } from '../../src/cli/admin.ts';
 import { loadConfig } from '../../src/config.ts';
-import { openStore } from '../../src/store/db.ts';
+import { openStore } from '../../src/store/engine/db.ts';
 import { lastLine, startServeProcess, type ServeProcess } from '../helpers/serve-process.ts';
 import { storeTargets } from '../helpers/stores.ts';
 

@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import { Agent, request } from 'undici';
 import { runAdminCommand } from '../../src/cli/admin.ts';
 import { loadConfig } from '../../src/config.ts';
-import { openStore, type Store } from '../../src/store/db.ts';
+import { openStore, type Store } from '../../src/store/engine/db.ts';
 import { startServeProcess, type ServeProcess } from '../helpers/serve-process.ts';
 import { storeTargets } from '../helpers/stores.ts';
 import { waitForNoBackends } from '../delivery/delivery-helpers.ts';

@@ -19,7 +19,7 @@ import { SmscSimulator } from '../../src/carriers/simulator/index.ts';
 import { runAdminCommand } from '../../src/cli/admin.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { DEFAULT_TIME_ZONE, formatShort } from '../../src/domain/dates.ts';
-import { openStore, type Store } from '../../src/store/db.ts';
+import { openStore, type Store } from '../../src/store/engine/db.ts';
 import { ConsoleClient } from '../helpers/console-client.ts';
 import { createHosts, hostsUnsupported, startForwarder, type Forwarder, type Host, type Hosts } from './hosts.ts';
 

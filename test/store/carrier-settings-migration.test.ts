@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { loadCarrierSetup } from '../../src/delivery/carrier-setup.ts';
-import { openStore, type Store } from '../../src/store/db.ts';
-import { migrateToLatest } from '../../src/store/migrations/index.ts';
+import { openStore, type Store } from '../../src/store/engine/db.ts';
+import { migrateToLatest } from '../../src/store/engine/migrate.ts';
 import { storeTargets } from '../helpers/stores.ts';
 
 for (const target of await storeTargets()) {

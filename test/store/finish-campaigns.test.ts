@@ -25,7 +25,7 @@ for (const target of postgres) {
     it('two lanes committing the last batches of one campaign at once: the campaign ends sent', async () => {
       const s = await newSender(t, 'finisher', 100);
       const reply = await s.sms({ destinations: { phone: ['0501234567', '0521234567'] } });
-      const { db, dialect } = t.service.store;
+      const { db } = t.service.store;
       const ids = (
         await db
           .selectFrom('messages')
@@ -47,7 +47,7 @@ for (const target of postgres) {
           await trx.updateTable('messages').set({ state: 'submitted' }).where('id', '=', ids[i]).execute();
           recorded[i].resolve();
           await recorded[1 - i].promise;
-          return finishCampaigns(trx, dialect, [reply.campaign_id], Date.now());
+          return finishCampaigns(trx, [reply.campaign_id], Date.now());
         });
       const finished = await Promise.all([lane(0), lane(1)]);
       assert.deepEqual(

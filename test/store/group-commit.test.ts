@@ -10,13 +10,13 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import SqliteDatabase from 'better-sqlite3';
 import { CompiledQuery, Kysely, sql, type Generated } from 'kysely';
-import { runCompiled, type Queryable } from '../../src/store/db.ts';
+import { runCompiled, type Queryable } from '../../src/store/engine/db.ts';
 import {
   groupCommitSqliteDialect,
   groupCommitStats,
   inTransaction,
   writeWithoutSavepoint,
-} from '../../src/store/group-commit.ts';
+} from '../../src/store/engine/group-commit.ts';
 
 interface Schema {
   items: { id: Generated<number>; name: string };

@@ -44,11 +44,11 @@ for (const target of targets) {
         (await s.sms({ destinations: { phone: [`05212300${String(++seq).padStart(2, '0')}`] }, ...doc })).status,
         0,
       );
-      const { db, dialect } = t.service.store;
+      const { db } = t.service.store;
       const lease = now + 60_000;
-      const [m] = await db.transaction().execute((trx) => claimDueMessages(trx, dialect, now, lease, 10));
+      const [m] = await db.transaction().execute((trx) => claimDueMessages(trx, now, lease, 10));
       const record = (outcome: DispatchOutcome) =>
-        db.transaction().execute((trx) => recordOutcomes(trx, dialect, [outcome], lease, now, 60_000));
+        db.transaction().execute((trx) => recordOutcomes(trx, [outcome], lease, now, 60_000));
       return { m, record };
     }
 
@@ -87,8 +87,8 @@ for (const target of targets) {
       const { m, record } = await claimed();
       await record({ kind: 'submitted', message: m, carrier: 'c', carrierMessageIds: [`cid-${seq}`] });
       now += 61_000;
-      const { db, dialect } = t.service.store;
-      assert.ok((await db.transaction().execute((trx) => sweepUnconfirmed(trx, dialect, now, 1000))) >= 1);
+      const { db } = t.service.store;
+      assert.ok((await db.transaction().execute((trx) => sweepUnconfirmed(trx, now, 1000))) >= 1);
       const ended = nextState({ state: 'submitted', status: -1 }, { kind: 'window-ended' })!;
       assert.deepEqual((await figures(m.id)).standing, [ended.state, ended.status]);
     });
@@ -101,11 +101,11 @@ for (const target of targets) {
         const { m, record } = await claimed({ message: 'א'.repeat(700), tts: { type: 2, repeat } });
         await record({ kind: 'submitted', message: m, carrier: 'c', carrierMessageIds: [`cid-${seq}`] });
         const before = (await s.balance()).credits;
-        const { db, dialect } = t.service.store;
+        const { db } = t.service.store;
         const applied = await db
           .transaction()
           .execute((trx) =>
-            applyReceipts(trx, dialect, [{ carrier: 'c', carrierMessageId: `cid-${seq}`, status: 15, at: now }], now),
+            applyReceipts(trx, [{ carrier: 'c', carrierMessageId: `cid-${seq}`, status: 15, at: now }], now),
           );
         assert.equal(applied.followUpCalls, 1);
         const call = await db

@@ -55,7 +55,6 @@ for (const target of targets) {
       const campaignId = await campaign();
       await insertMessages(
         db(),
-        t.service.store.dialect,
         { campaignId, accountId, state: 'scheduled', nextAttemptAt: 5000, now: 1000 },
         Array.from({ length: 10_501 }, (_, i) => row(i)),
       );
@@ -86,16 +85,16 @@ for (const target of targets) {
     it('finds the numbers messaged since a time (when sent, else when due), ignoring scheduled and cancelled messages', async () => {
       const campaignId = await campaign();
       const common = { campaignId, accountId, now: 1_000 };
-      await insertMessages(db(), t.service.store.dialect, { ...common, state: 'queued', nextAttemptAt: 10_000 }, [
+      await insertMessages(db(), { ...common, state: 'queued', nextAttemptAt: 10_000 }, [
         row(1, { phone: '972531000001' }),
       ]);
-      await insertMessages(db(), t.service.store.dialect, { ...common, state: 'queued', nextAttemptAt: 5_000 }, [
+      await insertMessages(db(), { ...common, state: 'queued', nextAttemptAt: 5_000 }, [
         row(2, { phone: '972531000002' }),
       ]);
-      await insertMessages(db(), t.service.store.dialect, { ...common, state: 'scheduled', nextAttemptAt: 10_000 }, [
+      await insertMessages(db(), { ...common, state: 'scheduled', nextAttemptAt: 10_000 }, [
         row(3, { phone: '972531000003' }),
       ]);
-      await insertMessages(db(), t.service.store.dialect, { ...common, state: 'queued', nextAttemptAt: 5_000 }, [
+      await insertMessages(db(), { ...common, state: 'queued', nextAttemptAt: 5_000 }, [
         row(5, { phone: '972531000005' }),
       ]);
       await db()
@@ -114,12 +113,9 @@ for (const target of targets) {
 
     it('refundMessage credits a message back once, however often it is called', async () => {
       const campaignId = await campaign();
-      await insertMessages(
-        db(),
-        t.service.store.dialect,
-        { campaignId, accountId, state: 'queued', nextAttemptAt: 0, now: 1 },
-        [row(7, { costCredits: 3 })],
-      );
+      await insertMessages(db(), { campaignId, accountId, state: 'queued', nextAttemptAt: 0, now: 1 }, [
+        row(7, { costCredits: 3 }),
+      ]);
       const message = await db()
         .selectFrom('messages')
         .selectAll()

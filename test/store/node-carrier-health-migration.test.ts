@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { openStore, type Store } from '../../src/store/db.ts';
-import { migrateToLatest } from '../../src/store/migrations/index.ts';
+import { openStore, type Store } from '../../src/store/engine/db.ts';
+import { migrateToLatest } from '../../src/store/engine/migrate.ts';
 import { beat, liveNodes } from '../../src/store/nodes.ts';
 import { storeTargets } from '../helpers/stores.ts';
 

@@ -7,8 +7,8 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { retentionComponent } from '../../src/delivery/retention.ts';
 import { formatShort } from '../../src/domain/dates.ts';
-import { openStore, type Db, type Store } from '../../src/store/db.ts';
-import { migrateToLatest } from '../../src/store/migrations/index.ts';
+import { openStore, type Db, type Store } from '../../src/store/engine/db.ts';
+import { migrateToLatest } from '../../src/store/engine/migrate.ts';
 import { ensureMonthPartitions, monthPartitions, monthStart, PARTITIONED_TABLES } from '../../src/store/partitions.ts';
 import { storeTargets } from '../helpers/stores.ts';
 import {

@@ -1,4 +1,4 @@
-// Sends of a PostgreSQL send group share their statements (store/pg-group-batch.ts): one blocklist look-up and one
+// Sends of a PostgreSQL send group share their statements (store/engine/pg-group-batch.ts): one blocklist look-up and one
 // campaign-with-messages insert for all of them. Over HTTP, with bursts of concurrent sends of one account: each
 // accepted send has exactly its own campaign, messages and charge; a blocked recipient is left out of its own send
 // only; a send beyond the balance is refused with 4 and the balance never goes below zero; an idempotency key

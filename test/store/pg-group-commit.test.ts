@@ -1,4 +1,4 @@
-// Sends of one account on PostgreSQL share transactions (store/pg-group-commit.ts). Over HTTP: concurrent sends
+// Sends of one account on PostgreSQL share transactions (store/engine/pg-group-commit.ts). Over HTTP: concurrent sends
 // beyond the balance are each answered 0 or 4 with the balance exactly spent and never negative; a send that
 // fails inside a group (an unverified sender) leaves its neighbours accepted; a group whose combined debit finds
 // too little runs the short account's sends again alone and the other accounts' sends again as a group; every
@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { applyLedgerChange } from '../../src/store/ledger.ts';
-import { PgGroupCommit } from '../../src/store/pg-group-commit.ts';
-import type { Tx } from '../../src/store/db.ts';
+import { PgGroupCommit } from '../../src/store/engine/pg-group-commit.ts';
+import type { Tx } from '../../src/store/engine/db.ts';
 import { storeTargets } from '../helpers/stores.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 

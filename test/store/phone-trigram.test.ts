@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { openStore, type Store } from '../../src/store/db.ts';
+import { openStore, type Store } from '../../src/store/engine/db.ts';
 import { ensureMonthPartitions } from '../../src/store/partitions.ts';
 import { storeTargets } from '../helpers/stores.ts';
 

@@ -9,8 +9,8 @@ import { after, before, describe, it } from 'node:test';
 import type { Kysely } from 'kysely';
 import { request } from 'undici';
 import { VERSION } from '../../src/domain/version.ts';
-import { openStore, type Store } from '../../src/store/db.ts';
-import { storeVersion } from '../../src/store/store-version.ts';
+import { openStore, type Store } from '../../src/store/engine/db.ts';
+import { storeVersion } from '../../src/store/engine/store-version.ts';
 import { startTestService } from '../helpers/service.ts';
 import { storeTargets } from '../helpers/stores.ts';
 

@@ -5,7 +5,7 @@ import { setLowBalanceWarning } from '../../operations/account-security.ts';
 import { runOperation } from '../../operations/execute.ts';
 import { lowBalanceThreshold } from '../../store/console-overview.ts';
 import { ledgerPage, type LedgerEntry } from '../../store/read-models.ts';
-import type { Queryable } from '../../store/db.ts';
+import type { Queryable } from '../../store/engine/db.ts';
 import { sendCsv } from './csv-export.ts';
 import { when } from './format.ts';
 import { csrfField, html, type Html } from './html.ts';

@@ -19,7 +19,7 @@ import {
   touchConsoleSession,
   type ConsoleSession,
 } from '../../store/console-sessions.ts';
-import type { Queryable } from '../../store/db.ts';
+import type { Queryable } from '../../store/engine/db.ts';
 import { ACCOUNT_CEILING, ACCOUNT_WINDOW_MS, AccountGate, accountPace, type AccountFailures } from './guessing.ts';
 import { secondFactorPasses } from './two-factor.ts';
 import { seal, unseal } from '../../domain/sealed.ts';

@@ -5,7 +5,7 @@ import { hash } from 'node:crypto';
 import { seal, unseal } from '../../domain/sealed.ts';
 import { totpStep } from '../../domain/totp.ts';
 import { acceptTotpStep, useRecoveryCode } from '../../store/console-security.ts';
-import type { Queryable } from '../../store/db.ts';
+import type { Queryable } from '../../store/engine/db.ts';
 
 const sha256 = (text: string) => hash('sha256', text, 'hex');
 const normalCode = (code: string) => code.toUpperCase().replace(/[\s-]/g, '');

@@ -9,7 +9,7 @@ import { ApiError } from '../../domain/errors.ts';
 import { UNSUBSCRIBE_LINK_PREFIX, unsubscribeUrl, type UnsubscribeMode } from '../../domain/sending.ts';
 import { insertCampaign, setCampaignCharges, type NewCampaign } from '../../store/campaigns.ts';
 import { applyLedgerChange, changeBalance, recordLedgerEntry } from '../../store/ledger.ts';
-import { writeWithoutSavepoint } from '../../store/db.ts';
+import { writeWithoutSavepoint } from '../../store/engine/db.ts';
 import { insertShortLinks } from '../../store/links.ts';
 import { filteredAmong } from '../../store/filtered-phones.ts';
 import {
@@ -180,13 +180,8 @@ export async function acceptCampaign(ctx: OperationContext, draft: CampaignDraft
       now,
       priority: draft.priority ? 1 : 0,
     };
-    // On PostgreSQL a send without short links writes its campaign and first messages in one statement.
-    if (
-      campaignId === undefined &&
-      ctx.dialect === 'postgres' &&
-      draft.links.length === 0 &&
-      rows.length <= CAMPAIGN_WITH_MESSAGES_MAX
-    ) {
+    // A send without short links writes its campaign and first messages together (one statement on PostgreSQL).
+    if (campaignId === undefined && draft.links.length === 0 && rows.length <= CAMPAIGN_WITH_MESSAGES_MAX) {
       campaignId = await insertCampaignWithMessages(
         ctx.db,
         newCampaign(ctx, draft, kept.length, total.credits, total.agorot),
@@ -196,7 +191,7 @@ export async function acceptCampaign(ctx: OperationContext, draft: CampaignDraft
       return;
     }
     campaignId ??= await writeCampaign(ctx, draft, kept.length, total.credits, total.agorot);
-    await insertMessages(ctx.db, ctx.dialect, { campaignId, ...common }, rows);
+    await insertMessages(ctx.db, { campaignId, ...common }, rows);
   };
   // Arrays and generators of a send's own phones are walked without the promise per step of `for await`.
   if (Symbol.asyncIterator in draft.recipients) for await (const batch of draft.recipients) await take(batch);
@@ -245,7 +240,6 @@ export async function acceptCampaign(ctx: OperationContext, draft: CampaignDraft
 function debitsFirst(ctx: OperationContext, draft: CampaignDraft): boolean {
   return (
     draft.finalWrite === true &&
-    ctx.dialect === 'sqlite' &&
     !ctx.dryRun &&
     Array.isArray(draft.recipients) &&
     draft.recipients.length === 1 &&

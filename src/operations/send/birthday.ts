@@ -3,7 +3,6 @@
 import type { Config } from '../../config.ts';
 import { ApiError } from '../../domain/errors.ts';
 import { findAccountById } from '../../store/accounts.ts';
-import type { Dialect } from '../../store/db.ts';
 import type { BirthdaySender } from '../../store/birthdays.ts';
 import type { OperationContext, Signals } from '../types.ts';
 import { acceptCampaign } from './accept.ts';
@@ -14,7 +13,6 @@ import { Rejections } from './rejections.ts';
 
 /** What a send outside a request needs from the running service. */
 export interface SendDeps {
-  dialect: Dialect;
   config: Config;
   signals: Signals;
   clock: () => number;
@@ -27,12 +25,11 @@ export interface SendDeps {
  */
 export function createBirthdaySender(deps: () => SendDeps): BirthdaySender {
   return async (db, send) => {
-    const { dialect, config, signals, clock } = deps();
+    const { config, signals, clock } = deps();
     const account = await findAccountById(db, send.accountId);
     if (!account) throw new Error(`birthday send: account ${send.accountId} does not exist`);
     const ctx: OperationContext = {
       db,
-      dialect,
       account,
       caller: account,
       now: clock(),

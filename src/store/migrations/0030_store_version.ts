@@ -1,4 +1,4 @@
-// yona_store_version: one row, the version of Yona that last migrated the store and when (store/store-version.ts).
+// yona_store_version: one row, the version of Yona that last migrated the store and when (store/engine/store-version.ts).
 // An older Yona refuses a store whose recorded version is newer than its own.
 import type { Kysely } from 'kysely';
 import type { Dialect } from '../types.ts';

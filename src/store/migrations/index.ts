@@ -1,6 +1,5 @@
-// Versioned migrations, run at start. Add a file per version and list it here; never edit a shipped one.
-import { Migrator, type Kysely, type Migration } from 'kysely';
-import { recordStoreVersion, refuseNewerStore } from '../store-version.ts';
+// Versioned migrations, run at start (engine/migrate.ts). Add a file per version and list it here; never edit a shipped one.
+import type { Kysely } from 'kysely';
 import type { Dialect } from '../types.ts';
 import * as m0001 from './0001_foundation.ts';
 import * as m0002 from './0002_sending.ts';
@@ -37,7 +36,8 @@ import * as m0033 from './0033_ingress_events.ts';
 
 type VersionedMigration = { up(db: Kysely<any>, dialect: Dialect): Promise<void> };
 
-const MIGRATIONS: Record<string, VersionedMigration> = {
+/** Every migration by name, in order. */
+export const MIGRATIONS: Record<string, VersionedMigration> = {
   '0001_foundation': m0001,
   '0002_sending': m0002,
   '0003_audience': m0003,
@@ -71,53 +71,3 @@ const MIGRATIONS: Record<string, VersionedMigration> = {
   '0032_push_attempts_by_event': m0032,
   '0033_ingress_events': m0033,
 };
-
-/**
- * Applies every migration not yet applied (or those up to `upTo`, a migration's name) and records this version as
- * the store's; throws when one fails, and refuses (StoreTooNewError) a store that a newer Yona migrated.
- */
-export async function migrateToLatest(db: Kysely<any>, dialect: Dialect, upTo?: string): Promise<void> {
-  await refuseNewerStore(db, Object.keys(MIGRATIONS));
-  if (upTo) return migrate(db, dialect, upTo);
-  if (!(await upToDate(db))) await migrate(db, dialect);
-  await recordStoreVersion(db);
-}
-
-async function migrate(db: Kysely<any>, dialect: Dialect, upTo?: string): Promise<void> {
-  const migrations: Record<string, Migration> = {};
-  for (const [name, m] of Object.entries(MIGRATIONS)) migrations[name] = { up: (d) => m.up(d, dialect) };
-  const migrator = new Migrator({
-    db,
-    provider: { getMigrations: async () => migrations },
-    migrationTableName: 'yona_migrations',
-    migrationLockTableName: 'yona_migrations_lock',
-    // Numbers are handed out ahead of time, so one may ship after a higher one did: a store that already has
-    // the higher one applies the lower one late (each migration stands on its own).
-    allowUnorderedMigrations: true,
-  });
-  const { error, results } = await (upTo ? migrator.migrateTo(upTo) : migrator.migrateToLatest());
-  if (error) {
-    const failed = results?.find((r) => r.status === 'Error')?.migrationName;
-    throw new Error(`migration ${failed ?? '?'} failed: ${(error as Error).message ?? error}`);
-  }
-}
-
-// True when every migration has been applied: one read, where the migrator would take its lock (a write) to find
-// nothing to do. A store without the migrations table (a new one) is not up to date.
-async function upToDate(db: Kysely<any>): Promise<boolean> {
-  const names = Object.keys(MIGRATIONS);
-  try {
-    const row = await db
-      .selectFrom('yona_migrations')
-      .select((eb) => [eb.fn.countAll<number>().as('applied'), eb.fn.max('name').as('last')])
-      .executeTakeFirst();
-    return Number(row?.applied) === names.length && row?.last === names.at(-1);
-  } catch {
-    return false;
-  }
-}
-
-/** Throws unless the store answers and has its migrations table (what /healthz checks). */
-export async function checkMigrated(db: Kysely<any>): Promise<void> {
-  await db.selectFrom('yona_migrations').select('name').limit(1).execute();
-}

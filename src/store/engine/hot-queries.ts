@@ -2,7 +2,7 @@
 // where its group-commit driver allows.
 import { SqliteAdapter, type Compilable, type CompiledQuery, type QueryResult } from 'kysely';
 import { GroupCommitSqliteAdapter } from './group-commit.ts';
-import type { Queryable } from './types.ts';
+import type { Queryable } from '../types.ts';
 
 const compiledQueries = new WeakMap<Function, WeakMap<object, CompiledQuery>>();
 

@@ -3,7 +3,7 @@
 // version, or migrations this build does not know) is refused with one clear line instead of being run by code
 // that does not know its schema. After migrating, the record moves forward, never back.
 import type { Kysely } from 'kysely';
-import { compareVersions, VERSION } from '../domain/version.ts';
+import { compareVersions, VERSION } from '../../domain/version.ts';
 
 const TABLE = 'yona_store_version';
 

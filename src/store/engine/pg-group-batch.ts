@@ -8,7 +8,7 @@
 //
 // A batch that fails fails each send in it with the database's error, which ends the group (the transaction is
 // aborted): its sends run again alone, each with its own statements and its own answer.
-import type { Queryable } from './types.ts';
+import type { Queryable } from '../types.ts';
 
 /** A store call's batched form: runs the requests of several sends in one statement; one result per request, in order. */
 export interface GroupBatchKind<Req, Res> {

@@ -29,10 +29,10 @@ import type {
   RootOperationNode,
   UnknownRow,
 } from 'kysely';
-import type { Database } from './schema/index.ts';
-import type { Db, Tx } from './types.ts';
+import type { Database } from '../schema/index.ts';
+import type { Db, Tx } from '../types.ts';
 import { sqliteWriteGroupReads } from './group-commit.ts';
-import { applyDeferredBalanceChanges, BalanceChanges, deferBalanceChanges } from './ledger.ts';
+import { applyDeferredBalanceChanges, BalanceChanges, deferBalanceChanges } from '../ledger.ts';
 import { GroupBatches, joinGroupBatches } from './pg-group-batch.ts';
 
 /** Sends per group at most: a group's replies wait for its last send. */

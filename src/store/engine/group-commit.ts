@@ -28,7 +28,7 @@ import {
   type QueryCompiler,
   type QueryResult,
 } from 'kysely';
-import { FifoPermits } from '../support/permits.ts';
+import { FifoPermits } from '../../support/permits.ts';
 
 const TX_SAVEPOINT = 'yona_group_tx';
 /** The statements whose count of changed rows tells whether they wrote (GroupConnection.changedNothing). */

@@ -4,20 +4,22 @@ import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect } from 'kysely';
 import type pg from 'pg';
-import type { Database } from './schema/index.ts';
-import { migrateToLatest } from './migrations/index.ts';
+import type { Database } from '../schema/index.ts';
+import { migrateToLatest } from './migrate.ts';
 import { groupCommitSqliteDialect } from './group-commit.ts';
 import { withNamedStatements } from './pg-prepared.ts';
 import { PgGroupCommit } from './pg-group-commit.ts';
-import type { Db, Dialect } from './types.ts';
+import type { Db, Dialect } from '../types.ts';
 
-export type { Db, Dialect, Queryable, Tx } from './types.ts';
+export type { Db, Dialect, Queryable, Tx } from '../types.ts';
 export { inTransaction, writeWithoutSavepoint } from './group-commit.ts';
 export { runCompiled, runPrepared, runPreparedWrite, type WriteResult } from './hot-queries.ts';
 
 export interface Store {
   db: Db;
   dialect: Dialect;
+  /** Other processes (nodes) may use the store at the same time: PostgreSQL; the embedded store has one process. */
+  shared: boolean;
   /** On PostgreSQL (unless YONA_PG_GROUP_LANES is 0): runs API sends in transactions they share (pg-group-commit.ts). */
   sendGroups?: PgGroupCommit;
   /**
@@ -75,7 +77,7 @@ function openSqlite(dataDir: string, groupCommit: boolean): Store {
   // (bench accept: 130-136 against 143-151 us per send in alternating runs).
   sqlite.pragma('wal_autocheckpoint = 10000');
   const db = new Kysely<Database>({ dialect: groupCommitSqliteDialect(withStatementCache(sqlite), groupCommit) });
-  return { db, control: db, dialect: 'sqlite', close: () => db.destroy() };
+  return { db, control: db, dialect: 'sqlite', shared: false, close: () => db.destroy() };
 }
 
 /**
@@ -115,6 +117,7 @@ function openPostgres(driver: typeof pg, url: string, max: number, groupLanes: n
     db,
     control,
     dialect: 'postgres',
+    shared: true,
     sendGroups,
     close: async () => {
       await sendGroups?.close();
