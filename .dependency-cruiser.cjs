@@ -112,7 +112,7 @@ module.exports = {
         pathNot: [
           `${SRC}store/read-models[.]ts$`,
           `${SRC}store/console-(campaigns|campaign-detail|codes|inbound|message-detail|messages|overview|subaccounts)[.]ts$`,
-          `${SRC}store/migrations/index[.]ts$`,
+          `${SRC}store/engine/migrate[.]ts$`,
           `${SRC}store/console-(sessions|security)[.]ts$`,
           `${SRC}store/links[.]ts$`,
         ],
