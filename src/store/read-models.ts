@@ -1,7 +1,8 @@
-// The reads the HTTP edge makes of the store's aggregate modules (which also write): re-exported here so that the
-// console and the public pages import reads only. Their changes go through operations (operations/execute.ts);
-// `.dependency-cruiser.cjs` keeps http/ to this module, the console's read models (console-*.ts) and its sign-in
-// state.
+// The read-model port of the HTTP edge: every read the console and the public pages make of the store, from the
+// aggregate modules (which also write) and the console's own readers (console-*.ts), re-exported here so that
+// http/ imports reads from one place. Their changes go through operations (operations/execute.ts);
+// `.dependency-cruiser.cjs` keeps http/ to this module and, apart, the console's sign-in state and the public
+// pages' click count.
 export { findAccountById, findAccountByUsername, listAllowedIps } from './accounts.ts';
 export { findCampaign, type Campaign } from './campaigns.ts';
 export { listBirthdayCampaigns } from './birthdays.ts';
@@ -14,3 +15,11 @@ export { findUnsubscribeTarget } from './messages.ts';
 export { hasPushSecret, listPushAttempts, listPushRegistrations } from './push.ts';
 export { findSenderVerification, listVerifiedSenders } from './senders.ts';
 export { listActiveTokens, listTokens } from './tokens.ts';
+export * from './console-campaign-detail.ts';
+export * from './console-campaigns.ts';
+export * from './console-codes.ts';
+export * from './console-inbound.ts';
+export * from './console-message-detail.ts';
+export * from './console-messages.ts';
+export * from './console-overview.ts';
+export * from './console-subaccounts.ts';

@@ -3,7 +3,7 @@
 import { formatShekels } from '../../domain/money.ts';
 import { setLowBalanceWarning } from '../../operations/account-security.ts';
 import { runOperation } from '../../operations/execute.ts';
-import { lowBalanceThreshold } from '../../store/console-overview.ts';
+import { lowBalanceThreshold } from '../../store/read-models.ts';
 import { ledgerPage, type LedgerEntry } from '../../store/read-models.ts';
 import type { Queryable } from '../../store/engine/db.ts';
 import { sendCsv } from './csv-export.ts';

@@ -2,7 +2,7 @@
 // (assets/chart.js) from the JSON the page carries, with its time axis in the account's time zone and the
 // console's date format, both axes named and the lines' legend in plain words in the page's language; the same figures as a table for screen readers
 // and browsers without scripts.
-import type { TimelinePoint } from '../../store/console-campaigns.ts';
+import type { TimelinePoint } from '../../store/read-models.ts';
 import { num, when } from './format.ts';
 import { html, jsonScript, table, type Html } from './html.ts';
 import { fmt } from './i18n.ts';

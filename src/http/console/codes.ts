@@ -2,7 +2,7 @@
 // it was sent, its message's delivery, and whether it was validated, replaced by a newer one, used up its tries or
 // expired. The code itself is never shown (only its hash is stored).
 import { toNational } from '../../domain/phone.ts';
-import { codesPage, type CodeRow } from '../../store/console-codes.ts';
+import { codesPage, type CodeRow } from '../../store/read-models.ts';
 import { when } from './format.ts';
 import { html, olderNewerPager, table, type HtmlValue } from './html.ts';
 import type { Messages } from './i18n.ts';

@@ -2,7 +2,7 @@
 // to, the campaign they answer where known), 50 a page, searched by part of the number or of the text; a reply
 // that blocked its sender (a removal keyword) says so.
 import { toNational } from '../../domain/phone.ts';
-import { inboundPage, type InboundCursor } from '../../store/console-inbound.ts';
+import { inboundPage, type InboundCursor } from '../../store/read-models.ts';
 import { when } from './format.ts';
 import { html, table, type HtmlValue, userText } from './html.ts';
 import type { ConsoleRouter, PageContext } from './router.ts';

@@ -4,7 +4,7 @@
 import { fromZoned } from '../../domain/dates.ts';
 import { normalizePhone, toNational } from '../../domain/phone.ts';
 import { DELIVERY, deliveryStatusText } from '../../domain/status.ts';
-import type { ChannelFilter, LogCursor, LogRow, MessageFilter, OutcomeFilter } from '../../store/console-messages.ts';
+import type { ChannelFilter, LogCursor, LogRow, MessageFilter, OutcomeFilter } from '../../store/read-models.ts';
 import { nextDay, readDay, type TypedDay } from './date-input.ts';
 import { csvPhone, type CsvValue } from './csv-export.ts';
 import { num, when } from './format.ts';

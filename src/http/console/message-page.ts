@@ -4,7 +4,7 @@
 // Only the signed-in account's own messages: any other id is "not found".
 import { toNational } from '../../domain/phone.ts';
 import { deliveryStatusText } from '../../domain/status.ts';
-import { type MessageHistory, messageHistory } from '../../store/console-message-detail.ts';
+import { type MessageHistory, messageHistory } from '../../store/read-models.ts';
 import { num, when } from './format.ts';
 import { html, type HtmlValue, table, userText } from './html.ts';
 import { fmt, type Lang, type Messages } from './i18n.ts';

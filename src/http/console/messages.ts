@@ -1,7 +1,7 @@
 // The message log at /console/messages: every message of the account, newest first, 50 a page by keyset, with
 // filters in the query string (a view can be bookmarked and shared), and the same view as a streamed CSV at
 // /console/messages.csv.
-import { messageLogAll, messageLogPage, type LogRow } from '../../store/console-messages.ts';
+import { messageLogAll, messageLogPage, type LogRow } from '../../store/read-models.ts';
 import { sendCsv } from './csv-export.ts';
 import { html, table, type Html } from './html.ts';
 import { fmt } from './i18n.ts';

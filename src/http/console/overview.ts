@@ -4,8 +4,8 @@
 // call the API (a token, and with the IP check on, an address), each with a link to where it is done.
 import { DAY_MS, fromZoned, zonedParts } from '../../domain/dates.ts';
 import { listActiveTokens, listAllowedIps } from '../../store/read-models.ts';
-import { campaignOutcomes, campaignsPage } from '../../store/console-campaigns.ts';
-import { failingPushUrls, lowBalanceThreshold, outcomesSince, sendsSince } from '../../store/console-overview.ts';
+import { campaignOutcomes, campaignsPage } from '../../store/read-models.ts';
+import { failingPushUrls, lowBalanceThreshold, outcomesSince, sendsSince } from '../../store/read-models.ts';
 import { num, percent, shekels, when } from './format.ts';
 import { html, table, type Html, userText } from './html.ts';
 import { fmt } from './i18n.ts';
