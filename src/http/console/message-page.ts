@@ -13,6 +13,8 @@ import { whole, type ConsoleRouter, type PageContext } from './router.ts';
 
 interface Event {
   at: number | null;
+  /** Shown after the events before it in the list even when dated earlier (what a receipt set off). */
+  follows?: true;
   what: string;
   details: HtmlValue;
 }
@@ -69,6 +71,7 @@ function events(t: Messages, lang: Lang, h: MessageHistory): Event[] {
     const refused = m.state === 'failed' && m.error;
     out.push({
       at: m.status_at,
+      follows: true,
       what: refused ? t.evRefused : t.evStatus,
       details: html`<span class="status-${outcomeOf(m)}">${statusWords(t, lang, m)}</span>${m.error ? html`<br>${m.error}` : ''}`,
     });
@@ -76,6 +79,7 @@ function events(t: Messages, lang: Lang, h: MessageHistory): Event[] {
   for (const push of h.pushes) {
     out.push({
       at: push.created_at,
+      follows: true,
       what: fmt(t.evPush, { status: push.status }),
       details: fmt(t.evPushDetails, { date: push.date, state: pushState(t, push.state) }).replace(
         /^/,
@@ -85,6 +89,7 @@ function events(t: Messages, lang: Lang, h: MessageHistory): Event[] {
     for (const a of push.attempts) {
       out.push({
         at: a.at,
+        follows: true,
         what: t.evPushAttempt,
         details:
           a.http_status !== null
@@ -94,10 +99,13 @@ function events(t: Messages, lang: Lang, h: MessageHistory): Event[] {
     }
   }
   // Stable: events of the same time keep the order they happen in; a receipt without a time follows its submit.
+  // The status and its pushes follow what led to them: a receipt that came before its submit was recorded (a
+  // carrier answers fast, the dispatcher records its batch after) is dated before the submit, yet shown after it.
   let last = 0;
   const timed = out.map((e) => {
-    last = e.at ?? last;
-    return { e, key: e.at ?? last };
+    const key = e.at === null ? last : e.follows ? Math.max(e.at, last) : e.at;
+    last = key;
+    return { e, key };
   });
   return timed.sort((a, b) => a.key - b.key).map((x) => x.e);
 }
