@@ -84,7 +84,7 @@ for (const target of targets) {
 
         const refused = await t.text(serve, 'nowhere', '0501234567');
         assert.equal(refused.status, 5, JSON.stringify(refused));
-        assert.match(refused.message, /no carrier can take texts.*YONA_SIMULATORS=off/);
+        assert.match(refused.message, /no SMS carrier can take texts.*YONA_SIMULATORS=off/);
         assert.equal(Number((await t.api(serve, 'balance', {})).balance), 10, 'nothing charged');
         await eventually(() => unroutable(serve!).some((e) => e.channel === 'sms' && e.account === 'strict'));
         const test = await serve.cli('admin', 'route-test', '--to', '0501234567');
