@@ -2,6 +2,7 @@
 // with their clicks, and pending sender verifications.
 import type { Generated } from 'kysely';
 import type { DeliveryStatus } from '../../domain/status.ts';
+import type { LifecycleState } from '../../domain/lifecycle.ts';
 
 /** Campaign states: scheduled -> queued -> sending -> sent, or scheduled -> cancelled. */
 export type CampaignState = 'scheduled' | 'queued' | 'sending' | 'sent' | 'cancelled';
@@ -9,17 +10,10 @@ export type CampaignState = 'scheduled' | 'queued' | 'sending' | 'sent' | 'cance
 /**
  * Message states: scheduled (its campaign is not due) -> queued (awaiting the dispatcher) -> submitting
  * (claimed under a lease) -> submitted (carrier accepted; awaiting receipt) -> done (final delivery status);
- * or skipped (blocked / temp_bl at dispatch), failed (permanent carrier failure), cancelled.
+ * or skipped (blocked / temp_bl at dispatch), failed (permanent carrier failure), cancelled: the lifecycle's
+ * states (domain/lifecycle.ts decides the moves between them).
  */
-export type MessageState =
-  | 'scheduled'
-  | 'queued'
-  | 'submitting'
-  | 'submitted'
-  | 'done'
-  | 'skipped'
-  | 'failed'
-  | 'cancelled';
+export type MessageState = LifecycleState;
 
 export interface CampaignTable {
   id: Generated<number>;
