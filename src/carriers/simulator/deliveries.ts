@@ -6,7 +6,7 @@ import { sendPdu } from '../smpp/pdu.ts';
 export interface DeliveryTarget {
   session: smpp.Session;
   systemId: string;
-  /** deliver_sm sent on this session and not yet answered, by sequence number. */
+  /** deliver_sm sent on this bind and not yet answered, by sequence number. */
   outstanding: Map<number, Delivery>;
 }
 

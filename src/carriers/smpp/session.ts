@@ -83,7 +83,7 @@ export class SmppSession {
     private readonly log: SmppLogger,
   ) {}
 
-  /** Whether submit_sm may go out on this session now. */
+  /** Whether submit_sm may go out on this bind now. */
   get canSubmit(): boolean {
     return this.state === 'bound' && this.kind !== 'receiver';
   }
