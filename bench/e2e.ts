@@ -24,6 +24,7 @@ import { fileURLToPath } from 'node:url';
 import { runAdminCommand } from '../src/cli/admin.ts';
 import { loadConfig } from '../src/config.ts';
 import { ROLES } from '../src/domain/roles.ts';
+import { DELIVERY } from '../src/domain/status.ts';
 import { findAccountByUsername } from '../src/store/accounts.ts';
 import { insertPushRegistration } from '../src/store/push.ts';
 import { anchorDir, kannelAnchorDir, startAnchorSink, startKannel } from './lib/kannel.ts';
@@ -54,8 +55,6 @@ const timeoutMs = arg('--timeout-s', 180) * 1000;
 const rate = arg('--rate', 0);
 const besideKannel = process.argv.includes('--beside-kannel');
 const WARMUP = 1_000;
-/** Yona's delivery status of a delivered message (the dlr push's `status`). */
-const DELIVERED = 102;
 
 interface PhaseResult {
   messages: number;
@@ -110,7 +109,7 @@ function phase(options: {
       ...options,
       connections,
       rate: options.rate ?? 0,
-      deliveredStatus: DELIVERED,
+      deliveredStatus: DELIVERY.DELIVERED,
       timeoutMs,
       // Longer than the pusher's first retry, so a report pushed twice is seen.
       settleMs: 2_000,
