@@ -1,4 +1,5 @@
 // The bundled WhatsApp Cloud API simulator: what the CLI, `yona serve` and tests import.
+export { bundledWhatsAppSimulator } from './bundled.ts';
 export { waSimCommand } from './command.ts';
 export { WhatsAppSimulatorClient } from './control.ts';
 export { ERRORS, type MetaError, OUTCOMES, outcomeFor, type Outcome } from './outcomes.ts';

@@ -35,7 +35,8 @@ export interface RunningWhatsAppSimulator {
   url: string;
   controlUrl: string;
   token: string;
-  appSecret: string;
+  /** The default app secret webhooks are signed with (as `setWebhook` last set it). */
+  readonly appSecret: string;
   simulator: WhatsAppSimulator;
   /** Points webhooks (of businesses without their own address) at `url`, signed with `appSecret` when given. */
   setWebhook(url: string | undefined, appSecret?: string): void;
@@ -77,7 +78,9 @@ export async function startWhatsAppSimulator(
     url: `http://127.0.0.1:${portOf(graph)}`,
     controlUrl: `http://127.0.0.1:${portOf(control)}`,
     token: simulator.settings.token,
-    appSecret: simulator.settings.appSecret,
+    get appSecret() {
+      return simulator.settings.appSecret;
+    },
     simulator,
     setWebhook: (url, appSecret) => simulator.setWebhook(url, appSecret),
     close: async () => {
