@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { type MetaError, OUTSIDE_WINDOW, type Outcome, outcomeFor, type PlannedStatus } from './outcomes.ts';
 import { renderTemplate, type SimulatedTemplate, TemplateLibrary } from './templates.ts';
 import { type SimulatedUser, UserDirectory, waIdOf } from './users.ts';
-import { type RetryPolicy, type WebhookBusiness, webhookEnvelope, WebhookSender } from './webhooks.ts';
+import { type RetryPolicy, trimLog, type WebhookBusiness, webhookEnvelope, WebhookSender } from './webhooks.ts';
 
 /** A business number the simulator serves, with where its webhooks go when not to the default address. */
 export interface BusinessNumber {
@@ -199,7 +199,7 @@ export class WhatsAppSimulator {
       statuses: [],
     };
     this.sent.push(message);
-    if (this.sent.length > MESSAGE_LOG_LIMIT) this.sent.shift();
+    trimLog(this.sent, MESSAGE_LOG_LIMIT);
     this.counts.accepted++;
     for (const planned of outcome.statuses)
       this.later(planned.step, () => this.report(business, user, message, planned, 'userId' in to));

@@ -65,6 +65,11 @@ export const DEFAULT_RETRY: RetryPolicy = { baseMs: 1000, maxMs: 60_000, attempt
 
 const LOG_LIMIT = 100_000;
 
+/** Keeps a log under `limit` entries: past it, the oldest tenth goes at once (not one shift per entry). */
+export function trimLog(log: unknown[], limit: number): void {
+  if (log.length > limit) log.splice(0, log.length - limit + Math.ceil(limit / 10));
+}
+
 /** Posts signed webhooks, retries the failed ones, and keeps a bounded log of them. */
 export class WebhookSender {
   private readonly log: WebhookDelivery[] = [];
@@ -95,7 +100,7 @@ export class WebhookSender {
       gaveUp: false,
     };
     this.log.push(delivery);
-    if (this.log.length > LOG_LIMIT) this.log.shift();
+    trimLog(this.log, LOG_LIMIT);
     return this.attempt(delivery, appSecret);
   }
 
