@@ -463,25 +463,32 @@ export async function finishCampaigns(
 ): Promise<{ id: number; recipients: number }[]> {
   const dialect = dialectOf(db);
   const finished: { id: number; recipients: number }[] = [];
-  for (const id of [...campaignIds].sort((a, b) => a - b)) {
+  const ids = [...new Set(campaignIds)].sort((a, b) => a - b);
+  // Three statements per group of campaigns, not per campaign (single-recipient sends are a campaign each).
+  for (let i = 0; i < ids.length; i += FINISH_CHUNK) {
+    const part = ids.slice(i, i + FINISH_CHUNK);
     if (dialect === 'postgres')
-      await db.selectFrom('campaigns').select('id').where('id', '=', id).forUpdate().execute();
+      await db.selectFrom('campaigns').select('id').where('id', 'in', part).orderBy('id').forUpdate().execute();
     const open = await db
       .selectFrom('messages')
-      .select('id')
-      .where('campaign_id', '=', id)
+      .select('campaign_id')
+      .distinct()
+      .where('campaign_id', 'in', part)
       .where('state', 'in', OPEN_STATES)
-      .limit(1)
-      .executeTakeFirst();
-    if (open) continue;
+      .execute();
+    const stillOpen = new Set(open.map((r) => Number(r.campaign_id)));
+    const done = part.filter((id) => !stillOpen.has(id));
+    if (done.length === 0) continue;
     const marked = await db
       .updateTable('campaigns')
       .set({ state: 'sent', finished_at: now })
-      .where('id', '=', id)
+      .where('id', 'in', done)
       .where('state', 'in', ['queued', 'sending'])
-      .returning('recipients')
-      .executeTakeFirst();
-    if (marked) finished.push({ id, recipients: Number(marked.recipients) });
+      .returning(['id', 'recipients'])
+      .execute();
+    for (const m of marked) finished.push({ id: Number(m.id), recipients: Number(m.recipients) });
   }
-  return finished;
+  return finished.sort((a, b) => a.id - b.id);
 }
+
+const FINISH_CHUNK = 500;

@@ -8,6 +8,8 @@ export interface OutcomeRule {
   err: string;
   /** false: the SMSC accepts the message but never sends a receipt. */
   receipt?: boolean;
+  /** A second receipt for the same message `afterMs` after the first, as carriers that report late or twice do. */
+  late?: { state: string; err: string; afterMs: number };
 }
 
 /** The built-in rules, checked after any rules passed in the simulator's options. */

@@ -316,6 +316,12 @@ export class SmscSimulator {
       this.counters.receiptsSent++;
       void this.deliveries.push(receiptFields(pdu, id, outcome, submitAt, text), bound.systemId);
       this.log.receiptSent(submitId, outcome.state);
+      const late = outcome.late;
+      if (!late) return;
+      this.atTick(Date.now() + late.afterMs, () => {
+        this.counters.receiptsSent++;
+        void this.deliveries.push(receiptFields(pdu, id, { suffix: '', ...late }, submitAt, text), bound.systemId);
+      });
     });
   }
 
