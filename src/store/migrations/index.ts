@@ -33,6 +33,8 @@ import * as m0030 from './0030_store_version.ts';
 import * as m0031 from './0031_operator_account_state.ts';
 import * as m0032 from './0032_push_attempts_by_event.ts';
 import * as m0033 from './0033_ingress_events.ts';
+import * as m0040 from './0040_whatsapp.ts';
+import * as m0041 from './0041_message_template.ts';
 
 type VersionedMigration = { up(db: Kysely<any>, dialect: Dialect): Promise<void> };
 
@@ -70,4 +72,6 @@ export const MIGRATIONS: Record<string, VersionedMigration> = {
   '0031_operator_account_state': m0031,
   '0032_push_attempts_by_event': m0032,
   '0033_ingress_events': m0033,
+  '0040_whatsapp': m0040,
+  '0041_message_template': m0041,
 };

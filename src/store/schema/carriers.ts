@@ -76,6 +76,8 @@ export interface PendingReceiptTable {
   refund: Generated<number>;
   /** An answered call's playing time. */
   duration_ms: number | null;
+  /** The carrier's own code for a failure (Meta's error code of a WhatsApp message), kept on the message. */
+  carrier_error: Generated<string | null>;
 }
 
 /** An inbound SMS routed to an account (what `incoming` lists). */
@@ -89,6 +91,8 @@ export interface InboundMessageTable {
   text: string;
   carrier: string;
   received_at: number;
+  /** The channel it came on (domain/channels.ts stored name): 'sms', 'whatsapp'. */
+  channel: Generated<string>;
 }
 
 /** One part of a concatenated inbound SMS whose other parts have not all arrived. */

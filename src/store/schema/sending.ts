@@ -71,10 +71,14 @@ export interface MessageTable {
   channel: Generated<string>;
   /** For a call: how it is spoken, JSON `{voice, rate, repeat}`. */
   spoken: Generated<string | null>;
+  /** For a template payload (WhatsApp): JSON `{name, language, parameters}`; null: the text is sent as it is. */
+  template: Generated<string | null>;
   /** For an answered call: the seconds its message played. */
   call_seconds: Generated<number | null>;
   /** What the carrier that took it charges, in thousandths of an agora (null: the carrier has no costPerPart). */
   carrier_cost: Generated<number | null>;
+  /** The carrier's own code for its failure (Meta's error code of a WhatsApp message); null for none. */
+  carrier_error: Generated<string | null>;
 }
 
 export interface ShortLinkTable {
