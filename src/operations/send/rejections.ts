@@ -7,7 +7,7 @@ import type { RequestStatus } from '../../domain/status.ts';
 export const MAX_LISTED_REJECTIONS = 1000;
 
 /** Why a destination was not sent to. */
-export type RejectionReason = PhoneRejection | 'not_mobile' | 'blocked' | 'temp_bl';
+export type RejectionReason = PhoneRejection | 'not_mobile' | 'blocked' | 'temp_bl' | 'outside_window';
 
 /** A destination left out, as the reply lists it. */
 export interface Rejected {
@@ -26,6 +26,8 @@ export const REJECTION_STATUS: Record<RejectionReason, RequestStatus> = {
   not_mobile: 933,
   blocked: 8,
   temp_bl: 715,
+  // WhatsApp free text to a user whose 24-hour window is not open: a template is needed (reasons 7 and 8).
+  outside_window: 7,
 };
 
 /** The destinations a send left out: the first ones listed, all of them counted by reason (bounded memory). */

@@ -69,7 +69,10 @@ export interface MessageTable {
   sealed: Generated<string | null>;
   /** Its channel's stored name (domain/channels.ts): 'sms' (a text), 'call' (the text spoken in a voice call), ... */
   channel: Generated<string>;
-  /** For a call: how it is spoken, JSON `{voice, rate, repeat}`. */
+  /**
+   * How its channel renders it: for a call, how it is spoken, JSON `{voice, rate, repeat}`; for a WhatsApp template,
+   * the template payload, JSON `{name, language, parameters}` (carriers/types.ts TemplatePayload; null: free text).
+   */
   spoken: Generated<string | null>;
   /** For an answered call: the seconds its message played. */
   call_seconds: Generated<number | null>;
