@@ -83,6 +83,18 @@ registerChannel({
   nouns: { carrier: 'voice trunk', carriers: 'trunks', messages: 'calls' },
 });
 
+registerChannel({
+  name: 'whatsapp',
+  // A template the provider approved; inside the customer's 24-hour window a message may be free text instead
+  // (OutboundMessage.text with no template).
+  payload: 'template',
+  pricing: 'whatsapp-category',
+  receipts: ['delivery', 'intermediate', 'read'],
+  role: 'dispatcher',
+  stored: 'whatsapp',
+  nouns: { carrier: 'WhatsApp business number', carriers: 'WhatsApp business numbers', messages: 'WhatsApp messages' },
+});
+
 /** Whether `name` is a registered channel. */
 export function isChannel(name: string): name is ChannelName {
   return CHANNELS.has(name);

@@ -8,6 +8,9 @@
 // Message rule: final only when every part is final; then 102 when every part was delivered, else the status of
 // the lowest-numbered part that failed. A final status is never replaced, except the sweeper's 2 ("no
 // confirmation within the window"), which a later final receipt does replace (it is better information).
+// A WhatsApp message moves on along sent (on the way, like -1) -> delivered -> read, in whatever order its
+// statuses come: a status further along replaces one before it, never the reverse (read is never downgraded to
+// delivered), and a failure after delivered or read leaves the message delivered or read (it reached the phone).
 import { DELIVERY, type DeliveryStatus } from './status.ts';
 
 /** Where a message is in its life (messages.state). */
@@ -38,6 +41,21 @@ export const RECEIPT_SETTLES_STATES: readonly LifecycleState[] = ['submitting', 
 export const OPEN_STATES: readonly LifecycleState[] = ['scheduled', 'queued', 'submitting'];
 
 const DELIVERED = new Set<DeliveryStatus>([DELIVERY.DELIVERED_LEGACY, DELIVERY.DELIVERED]);
+/** Statuses on the way: a receipt may still change them. */
+const INTERMEDIATE = new Set<DeliveryStatus>([DELIVERY.SUBMITTED, DELIVERY.WHATSAPP_SENT]);
+/** How far along a WhatsApp message is: a status further along replaces an earlier one. */
+const PROGRESS = new Map<DeliveryStatus, number>([
+  [DELIVERY.WHATSAPP_SENT, 1],
+  [DELIVERY.WHATSAPP_DELIVERED, 2],
+  [DELIVERY.WHATSAPP_READ, 3],
+]);
+
+/** Whether `next` is further along than `current` (WhatsApp's sent, delivered, read). */
+export function progresses(current: DeliveryStatus | null | undefined, next: DeliveryStatus): boolean {
+  const from = current === null || current === undefined ? undefined : PROGRESS.get(current);
+  const to = PROGRESS.get(next);
+  return from !== undefined && to !== undefined && to > from;
+}
 const SETTLES = new Set<LifecycleState>(RECEIPT_SETTLES_STATES);
 
 /** A message's (or part's) state and delivery status where they stand. */
@@ -92,6 +110,10 @@ export function nextState(current: Standing, event: LifecycleEvent): Transition 
     case 'receipts': {
       if (!SETTLES.has(current.state)) return undefined;
       const derived = deriveMessageStatus(event.parts, event.partCount);
+      // A one-part message on its way (WhatsApp's sent) shows it, still awaiting its receipts.
+      const onTheWay = event.partCount === 1 ? event.parts[0] : undefined;
+      if (derived === undefined && onTheWay === DELIVERY.WHATSAPP_SENT && current.status === DELIVERY.SUBMITTED)
+        return { state: AWAITING_RECEIPTS_STATE, status: onTheWay, final: false, refund: null };
       if (derived === undefined || !mayReplace(current.status, derived)) return undefined;
       return { state: 'done', status: derived, final: true, refund: null };
     }
@@ -103,14 +125,19 @@ export function receiptRefund(receipt: { refund?: boolean }): string | null {
   return receipt.refund ? REFUND_REASON.notCarried : null;
 }
 
-/** Whether a delivery status is final (anything but -1, submitted with no receipt yet). */
+/** Whether a delivery status is final (anything but one on the way: -1, or WhatsApp's sent). */
 export function isFinalStatus(s: DeliveryStatus | null | undefined): s is DeliveryStatus {
-  return s !== null && s !== undefined && s !== DELIVERY.SUBMITTED;
+  return s !== null && s !== undefined && !INTERMEDIATE.has(s);
 }
 
-/** The part-level merge: the first final status sticks; intermediate only fills an empty slot. */
+/**
+ * The part-level merge: the first final status sticks, unless the incoming one is further along (WhatsApp's read
+ * after delivered); one on the way only fills an empty slot or moves on from an earlier one.
+ */
 export function mergePartStatus(current: DeliveryStatus | null, incoming: DeliveryStatus): DeliveryStatus | null {
+  if (progresses(current, incoming)) return incoming;
   if (isFinalStatus(current)) return current;
+  if (current !== null && progresses(incoming, current)) return current;
   return incoming;
 }
 
@@ -143,7 +170,8 @@ export function deriveMessageStatus(
 /** Whether a message at `current` may move to the final status `next` (monotone; 2 may be replaced). */
 export function mayReplace(current: DeliveryStatus | null, next: DeliveryStatus): boolean {
   if (current === next) return false;
-  return current === null || current === DELIVERY.SUBMITTED || current === DELIVERY.TIMEOUT;
+  if (progresses(current, next)) return true;
+  return current === null || INTERMEDIATE.has(current) || current === DELIVERY.TIMEOUT;
 }
 
 /**

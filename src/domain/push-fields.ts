@@ -89,7 +89,7 @@ export function blacklistFields(input: { dest: string; date: number; timeZone: s
 
 /** True for a delivery status that a later receipt may still change (-1: accepted/en route, no confirmation yet). */
 export function isIntermediateDlrStatus(status: number | string): boolean {
-  return Number(status) === DELIVERY.SUBMITTED;
+  return Number(status) === DELIVERY.SUBMITTED || Number(status) === DELIVERY.WHATSAPP_SENT;
 }
 
 /** The request body: fields url-encoded in order (UTF-8, spaces as '+', as HTML forms send them). */

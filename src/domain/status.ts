@@ -123,6 +123,20 @@ export const DELIVERY = {
   CALL_NO_CODEC: 114,
   /** The recipient is on the account's blocklist. */
   BLOCKED: 201,
+  /** WhatsApp: on WhatsApp's servers, not yet on the phone (a state on the way, like -1). */
+  WHATSAPP_SENT: 301,
+  /** WhatsApp: delivered to the user's phone (a later read replaces it). */
+  WHATSAPP_DELIVERED: 302,
+  /** WhatsApp: the user read it (never replaced). */
+  WHATSAPP_READ: 303,
+  /** WhatsApp: failed (Meta's error code is kept beside it). */
+  WHATSAPP_FAILED: 304,
+  /** WhatsApp: the number has no WhatsApp account (Meta 131026); an SMS may still reach it. */
+  WHATSAPP_NO_ACCOUNT: 305,
+  /** WhatsApp: free text outside the user's 24-hour window (Meta 131047): a template is needed. */
+  WHATSAPP_OUTSIDE_WINDOW: 306,
+  /** WhatsApp: the template was refused (missing, not approved, or its parameters do not fit: Meta 132xxx). */
+  WHATSAPP_TEMPLATE_REFUSED: 307,
   /** Skipped at release by its send's temp_bl (Yona's: 715, as at acceptance). */
   TEMP_BLOCKED: 715,
   OUT_OF_COVERAGE: 747,
@@ -160,6 +174,16 @@ export const DELIVERY_STATUS: Readonly<Record<DeliveryStatus, StatusEntry>> = {
   113: { he: 'נענה - נותק לפני סוף ההודעה', en: 'Call answered, hung up before the message ended' },
   114: { he: 'נענה - אין קודק משותף', en: 'Call answered without a usable codec' },
   201: { he: 'נחסם לפי בקשה', en: 'Blocked on request (blocklist)' },
+  301: { he: 'וואטסאפ - נשלח', en: 'WhatsApp: sent, not yet delivered to the phone' },
+  302: { he: 'וואטסאפ - הגיע ליעד', en: 'WhatsApp: delivered' },
+  303: { he: 'וואטסאפ - נקרא', en: 'WhatsApp: read' },
+  304: { he: 'וואטסאפ - נכשל', en: 'WhatsApp: failed' },
+  305: { he: 'וואטסאפ - למספר אין וואטסאפ', en: 'WhatsApp: the number has no WhatsApp' },
+  306: {
+    he: 'וואטסאפ - מחוץ לחלון 24 השעות, יש לשלוח תבנית',
+    en: "WhatsApp: outside the user's 24-hour window, a template is needed",
+  },
+  307: { he: 'וואטסאפ - התבנית נדחתה', en: 'WhatsApp: template refused' },
   715: {
     he: 'נחסם זמנית (temp_bl)',
     en: 'Temporarily blocked (temp_bl): the number got a message within the last days',

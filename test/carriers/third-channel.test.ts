@@ -85,8 +85,8 @@ for (const target of targets) {
     });
     after(() => h.close());
 
-    it('is a channel beside sms and voice', () => {
-      assert.deepEqual(channelNames(), ['sms', 'voice', 'chat']);
+    it('is a channel beside sms, voice and whatsapp', () => {
+      assert.deepEqual(channelNames(), ['sms', 'voice', 'whatsapp', 'chat']);
     });
 
     it('routes a chat message to its provider, sends it and reports its receipt', async () => {

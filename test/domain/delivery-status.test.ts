@@ -41,6 +41,13 @@ const YONA_OWN: Record<number, { he: RegExp; en: RegExp }> = {
   113: { he: /נותק לפני סוף ההודעה/, en: /hung up before the message ended/i },
   114: { he: /אין קודק משותף/, en: /without a usable codec/i },
   715: { he: /temp_bl/, en: /temp_bl/ },
+  301: { he: /^וואטסאפ - נשלח$/, en: /^WhatsApp: sent/ },
+  302: { he: /^וואטסאפ - הגיע ליעד$/, en: /^WhatsApp: delivered$/ },
+  303: { he: /^וואטסאפ - נקרא$/, en: /^WhatsApp: read$/ },
+  304: { he: /^וואטסאפ - נכשל$/, en: /^WhatsApp: failed$/ },
+  305: { he: /אין וואטסאפ/, en: /has no WhatsApp/ },
+  306: { he: /חלון 24 השעות/, en: /24-hour window/ },
+  307: { he: /התבנית נדחתה/, en: /template refused/ },
 };
 
 function pushed(status: number): { he_message: string; en_message: string; status: string } {

@@ -84,10 +84,10 @@ describe('lifecycle: receipts and the receipt window', () => {
 });
 
 describe('lifecycle: parts', () => {
-  it('-1 is the only status that is not final', () => {
+  it("-1 and WhatsApp's sent are the only statuses that are not final", () => {
     assert.deepEqual(
-      [isFinalStatus(-1), isFinalStatus(null), isFinalStatus(2), isFinalStatus(0)],
-      [false, false, true, true],
+      [isFinalStatus(-1), isFinalStatus(301), isFinalStatus(null), isFinalStatus(2), isFinalStatus(0)],
+      [false, false, false, true, true],
     );
   });
   it("a part's first final status sticks; an intermediate one fills only an empty slot", () => {
@@ -130,5 +130,46 @@ describe('lifecycle: the filtered-handset follow-up', () => {
     assert.equal(wantsFollowUpCall(15, { ...text, ttsType: 3 }), false);
     assert.equal(wantsFollowUpCall(15, { ...text, campaignKind: 'sms', ttsType: undefined }), false);
     assert.equal(wantsFollowUpCall(15, { ...text, channel: 'call' }), false);
+  });
+});
+
+describe('lifecycle: WhatsApp statuses in any order', () => {
+  it('sent shows on the way; delivered then read move on; read is never downgraded', () => {
+    assert.deepEqual(summary(nextState(at('submitted', -1), { kind: 'receipts', parts: [301], partCount: 1 })), [
+      'submitted',
+      301,
+      false,
+      null,
+    ]);
+    assert.deepEqual(summary(nextState(at('submitted', 301), { kind: 'receipts', parts: [302], partCount: 1 })), [
+      'done',
+      302,
+      true,
+      null,
+    ]);
+    assert.deepEqual(summary(nextState(at('done', 302), { kind: 'receipts', parts: [303], partCount: 1 })), [
+      'done',
+      303,
+      true,
+      null,
+    ]);
+    assert.equal(nextState(at('done', 303), { kind: 'receipts', parts: [302], partCount: 1 }), undefined);
+    assert.equal(nextState(at('done', 303), { kind: 'receipts', parts: [301], partCount: 1 }), undefined);
+    assert.equal(nextState(at('done', 302), { kind: 'receipts', parts: [302], partCount: 1 }), undefined);
+  });
+  it('a failure after delivered or read leaves it so; a failure before ends it', () => {
+    assert.equal(nextState(at('done', 302), { kind: 'receipts', parts: [304], partCount: 1 }), undefined);
+    assert.equal(nextState(at('done', 303), { kind: 'receipts', parts: [305], partCount: 1 }), undefined);
+    assert.deepEqual(summary(nextState(at('submitted', 301), { kind: 'receipts', parts: [304], partCount: 1 })), [
+      'done',
+      304,
+      true,
+      null,
+    ]);
+    assert.deepEqual(
+      [mergePartStatus(302, 303), mergePartStatus(303, 302), mergePartStatus(302, 304), mergePartStatus(301, 302)],
+      [303, 303, 302, 302],
+    );
+    assert.deepEqual([mayReplace(302, 303), mayReplace(303, 302), mayReplace(2, 303)], [true, false, true]);
   });
 });

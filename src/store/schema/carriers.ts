@@ -76,6 +76,8 @@ export interface PendingReceiptTable {
   refund: Generated<number>;
   /** An answered call's playing time. */
   duration_ms: number | null;
+  /** The carrier's own code for a failure (Meta's error code of a WhatsApp message), kept on the message. */
+  carrier_error: Generated<string | null>;
 }
 
 /** An inbound SMS routed to an account (what `incoming` lists). */

@@ -9,6 +9,7 @@ import type { NodesTables } from './nodes.ts';
 import type { OtpTables } from './otp.ts';
 import type { PushTables } from './push.ts';
 import type { SendingTables } from './sending.ts';
+import type { WhatsappTables } from './whatsapp.ts';
 import type { WhatsappSendingTables } from './whatsapp-sending.ts';
 
 export interface AccountTable {
@@ -107,6 +108,7 @@ export interface Database
     NodesTables,
     IdempotencyTables,
     IngressTables,
+    WhatsappTables,
     WhatsappSendingTables {
   accounts: AccountTable;
   account_ips: AccountIpTable;

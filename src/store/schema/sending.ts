@@ -78,6 +78,8 @@ export interface MessageTable {
   call_seconds: Generated<number | null>;
   /** What the carrier that took it charges, in thousandths of an agora (null: the carrier has no costPerPart). */
   carrier_cost: Generated<number | null>;
+  /** The carrier's own code for its failure (Meta's error code of a WhatsApp message); null for none. */
+  carrier_error: Generated<string | null>;
 }
 
 export interface ShortLinkTable {
