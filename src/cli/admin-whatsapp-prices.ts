@@ -23,7 +23,9 @@ function category(text: string | undefined): WhatsappCategory {
   if (text === undefined) fail(`missing CATEGORY (${WHATSAPP_CATEGORIES.join(', ')}); usage: ${USAGE}`);
   const lower = text.toLowerCase();
   if (!isWhatsappCategory(lower))
-    fail(`unknown category "${text}"${didYouMean(lower, [...WHATSAPP_CATEGORIES])} (${WHATSAPP_CATEGORIES.join(', ')})`);
+    fail(
+      `unknown category "${text}"${didYouMean(lower, [...WHATSAPP_CATEGORIES])} (${WHATSAPP_CATEGORIES.join(', ')})`,
+    );
   return lower;
 }
 

@@ -192,7 +192,7 @@ export const ADMIN_HELP: Record<string, CommandHelp> = {
   'whatsapp-price': {
     usage: 'yona admin whatsapp-price set CATEGORY CREDITS | remove CATEGORY | list [--json]',
     summary:
-      'WhatsApp\'s rate card: the credits one WhatsApp message of a category (marketing, utility, authentication, service) costs an account, charged when the message is accepted and refunded when it fails; 1 credit when unset.',
+      "WhatsApp's rate card: the credits one WhatsApp message of a category (marketing, utility, authentication, service) costs an account, charged when the message is accepted and refunded when it fails; 1 credit when unset.",
     example: 'yona admin whatsapp-price set marketing 3',
   },
   carriers: {

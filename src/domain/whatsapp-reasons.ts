@@ -46,13 +46,22 @@ export type WaReason = (typeof WA_REASON)[keyof typeof WA_REASON];
 export const WA_REASON_TEXT: Readonly<Record<WaReason, { en: string; he: string }>> = {
   0: { en: 'Accepted', he: 'התקבל' },
   1: { en: 'Missing or invalid field', he: 'שדה חסר או לא תקין' },
-  2: { en: 'API token invalid, expired or not allowed from this address', he: 'הטוקן אינו תקין, פג תוקפו או שהכתובת אינה מורשית' },
+  2: {
+    en: 'API token invalid, expired or not allowed from this address',
+    he: 'הטוקן אינו תקין, פג תוקפו או שהכתובת אינה מורשית',
+  },
   3: { en: 'Invalid destination number', he: 'מספר יעד לא תקין' },
   4: { en: 'Not enough credit', he: 'אין מספיק יתרה' },
   5: { en: 'Source is not a WhatsApp business number of this account', he: 'המקור אינו מספר עסקי של החשבון' },
   6: { en: 'WhatsApp is not available now', he: 'וואטסאפ אינו זמין כעת' },
-  7: { en: 'Outside the 24-hour window: the user never wrote; use a template', he: 'מחוץ לחלון 24 השעות: המשתמש לא כתב מעולם; יש להשתמש בתבנית' },
-  8: { en: 'Outside the 24-hour window: it closed; use a template', he: 'מחוץ לחלון 24 השעות: החלון נסגר; יש להשתמש בתבנית' },
+  7: {
+    en: 'Outside the 24-hour window: the user never wrote; use a template',
+    he: 'מחוץ לחלון 24 השעות: המשתמש לא כתב מעולם; יש להשתמש בתבנית',
+  },
+  8: {
+    en: 'Outside the 24-hour window: it closed; use a template',
+    he: 'מחוץ לחלון 24 השעות: החלון נסגר; יש להשתמש בתבנית',
+  },
   9: { en: 'Template not found', he: 'התבנית לא נמצאה' },
   10: { en: 'Template not approved', he: 'התבנית אינה מאושרת' },
   11: { en: 'Variables do not fit the template', he: 'המשתנים אינם תואמים לתבנית' },

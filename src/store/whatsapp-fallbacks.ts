@@ -50,6 +50,8 @@ export interface DueFallback {
   externalId: string | null;
   /** The WhatsApp message reached the phone (delivered or read): the fallback is cancelled. */
   reached: boolean;
+  /** The WhatsApp message never went (blocked at dispatch, cancelled): nor does its fallback. */
+  notSent: boolean;
 }
 
 /**
@@ -110,6 +112,7 @@ export async function claimDueFallbacks(
       campaignId: Number(c.campaign_id),
       externalId: c.external_id,
       reached: status !== null && o.reached.includes(status),
+      notSent: c.state === 'skipped' || c.state === 'cancelled',
     });
   }
   return claimed;

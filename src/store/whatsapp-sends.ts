@@ -2,7 +2,10 @@
 import type { Queryable } from './engine/db.ts';
 
 /** The WhatsApp messages of a campaign, by id. */
-export async function whatsappMessagesOf(db: Queryable, campaignId: number): Promise<Array<{ id: number; phone: string }>> {
+export async function whatsappMessagesOf(
+  db: Queryable,
+  campaignId: number,
+): Promise<Array<{ id: number; phone: string }>> {
   const rows = await db
     .selectFrom('messages')
     .select(['id', 'phone'])
@@ -11,4 +14,15 @@ export async function whatsappMessagesOf(db: Queryable, campaignId: number): Pro
     .orderBy('id')
     .execute();
   return rows.map((r) => ({ id: Number(r.id), phone: r.phone }));
+}
+
+/** The ids of a campaign's messages, in order. */
+export async function campaignMessageIds(db: Queryable, campaignId: number): Promise<number[]> {
+  const rows = await db
+    .selectFrom('messages')
+    .select('id')
+    .where('campaign_id', '=', campaignId)
+    .orderBy('id')
+    .execute();
+  return rows.map((r) => Number(r.id));
 }

@@ -18,7 +18,9 @@ export async function replaceTemplates(
   if (templates.length === 0) return;
   await db
     .insertInto('whatsapp_templates')
-    .values(templates.map((t) => ({ ...t, carrier: carrier.name, business_number: carrier.businessNumber, synced_at: now })))
+    .values(
+      templates.map((t) => ({ ...t, carrier: carrier.name, business_number: carrier.businessNumber, synced_at: now })),
+    )
     .execute();
 }
 

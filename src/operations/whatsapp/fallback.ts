@@ -27,7 +27,8 @@ export async function checkFallback(
   if (!given.source) throw invalid('source (the verified SMS sender) is missing');
   let afterSeconds = DEFAULT_FALLBACK_SECONDS;
   if (given.afterSeconds !== undefined && given.afterSeconds !== '') {
-    if (!/^\d+$/.test(given.afterSeconds)) throw invalid(`after_seconds must be whole seconds, got "${given.afterSeconds}"`);
+    if (!/^\d+$/.test(given.afterSeconds))
+      throw invalid(`after_seconds must be whole seconds, got "${given.afterSeconds}"`);
     afterSeconds = Number(given.afterSeconds);
     if (afterSeconds < MIN_FALLBACK_SECONDS || afterSeconds > MAX_FALLBACK_SECONDS)
       throw invalid(`after_seconds must be ${MIN_FALLBACK_SECONDS} to ${MAX_FALLBACK_SECONDS}, got ${afterSeconds}`);

@@ -4,7 +4,17 @@
 // window is open; with a `fallback`, as an SMS from a verified sender when WhatsApp fails or is late. The code is
 // never in a reply (Yona's rule, not 019's: docs/whatsapp.md#one-time-codes), a log, or the store in clear.
 import { z } from 'zod';
-import { CODE_PLACEHOLDER, DEFAULT_APP_ID, DEFAULT_TRIES, DEFAULT_VALID_MINUTES, MAX_TRIES, MIN_TRIES, codeHashKey, hashCode, newCode } from '../../domain/otp.ts';
+import {
+  CODE_PLACEHOLDER,
+  DEFAULT_APP_ID,
+  DEFAULT_TRIES,
+  DEFAULT_VALID_MINUTES,
+  MAX_TRIES,
+  MIN_TRIES,
+  codeHashKey,
+  hashCode,
+  newCode,
+} from '../../domain/otp.ts';
 import { toNational } from '../../domain/phone.ts';
 import { seal } from '../../domain/sealed.ts';
 import { WA_REASON } from '../../domain/whatsapp-reasons.ts';
@@ -19,7 +29,14 @@ import { Rejections } from '../send/rejections.ts';
 import { defineOperation, type OperationContext } from '../types.ts';
 import { checkFallback } from './fallback.ts';
 import { FALLBACK_SHAPE, fallbackOf } from './fields.ts';
-import { acceptWhatsapp, compose, refusal, requireBusinessNumber, windowRefusal, type WhatsappContent } from './send.ts';
+import {
+  acceptWhatsapp,
+  compose,
+  refusal,
+  requireBusinessNumber,
+  windowRefusal,
+  type WhatsappContent,
+} from './send.ts';
 
 /** 019's languages: 1 English, 2 Hebrew. */
 const LANGUAGES: Readonly<Record<number, { prefix: string; text: string }>> = {
@@ -31,8 +48,7 @@ const LANGUAGES: Readonly<Record<number, { prefix: string; text: string }>> = {
 async function businessOf(ctx: OperationContext, source: string | undefined) {
   if (source) return requireBusinessNumber(ctx, source);
   const [first] = await listWhatsappNumbers(ctx.db, ctx.account.id);
-  if (!first)
-    throw refusal(515, WA_REASON.SOURCE, 'Unverified source: this account has no WhatsApp business number');
+  if (!first) throw refusal(515, WA_REASON.SOURCE, 'Unverified source: this account has no WhatsApp business number');
   return { number: first.businessNumber, carrier: first.carrier };
 }
 
@@ -78,7 +94,10 @@ export const sendOtpWhatsapp = defineOperation({
     const wanted = LANGUAGES[language];
     // An approved authentication template taking the code, in the language asked for when there is one.
     const candidates = (await templatesOfNumber(ctx.db, business.number, business.carrier)).filter(
-      (t) => t.category.toUpperCase() === 'AUTHENTICATION' && t.status.toUpperCase() === 'APPROVED' && Number(t.variables) === 1,
+      (t) =>
+        t.category.toUpperCase() === 'AUTHENTICATION' &&
+        t.status.toUpperCase() === 'APPROVED' &&
+        Number(t.variables) === 1,
     );
     const template = candidates.find((t) => t.language.toLowerCase().startsWith(wanted.prefix)) ?? candidates[0];
     let content: WhatsappContent;

@@ -58,7 +58,11 @@ export async function requireBusinessNumber(
 }
 
 /** A template the send may use: 2 with reason 9 (unknown), 10 (not APPROVED) otherwise. */
-export function chooseTemplate(templates: readonly WhatsappTemplate[], id: string, language?: string): WhatsappTemplate {
+export function chooseTemplate(
+  templates: readonly WhatsappTemplate[],
+  id: string,
+  language?: string,
+): WhatsappTemplate {
   const named = templates.filter((t) => t.name === id && (language === undefined || t.language === language));
   if (named.length === 0)
     throw refusal(
@@ -120,7 +124,8 @@ export async function compose(
     template: payload(checked.values),
     category: templateCategory(template.category),
   };
-  if (content.stored) composed.stored = { text: fillTemplate(template.body, checked.values), sealed: content.stored.sealed };
+  if (content.stored)
+    composed.stored = { text: fillTemplate(template.body, checked.values), sealed: content.stored.sealed };
   return composed;
 }
 

@@ -34,7 +34,9 @@ export const getPhoneTemplates = defineOperation({
   readOnly: true,
   input: z.object({ phone: text(), templateId: optText() }),
   reply: z.object({
-    templates: z.array(WIRE_TEMPLATE).describe("the business number's templates (the one named, when templateId is given)"),
+    templates: z
+      .array(WIRE_TEMPLATE)
+      .describe("the business number's templates (the one named, when templateId is given)"),
     variables: z.record(z.string(), z.number().int()).describe('how many variables each template takes, by templateId'),
   }),
   async handler(ctx, input) {
@@ -47,9 +49,7 @@ export const getPhoneTemplates = defineOperation({
     return {
       status: 0,
       message: `${rows.length} templates`,
-      templates: rows.map((t) =>
-        wireTemplate({ ...t, components: JSON.parse(t.components) as TemplateComponent[] }),
-      ),
+      templates: rows.map((t) => wireTemplate({ ...t, components: JSON.parse(t.components) as TemplateComponent[] })),
       variables,
     };
   },

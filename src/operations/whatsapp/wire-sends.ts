@@ -11,7 +11,14 @@ import type { Recipient } from '../send/destinations.ts';
 import { defineOperation, type OperationContext, type ReplyTo } from '../types.ts';
 import { checkFallback } from './fallback.ts';
 import { FALLBACK_SHAPE, fallbackOf, variablesOf } from './fields.ts';
-import { acceptWhatsapp, compose, refusal, requireBusinessNumber, windowRefusal, type WhatsappAcceptance } from './send.ts';
+import {
+  acceptWhatsapp,
+  compose,
+  refusal,
+  requireBusinessNumber,
+  windowRefusal,
+  type WhatsappAcceptance,
+} from './send.ts';
 
 /** The reply of a WhatsApp send on 019's endpoints. */
 export const WHATSAPP_SEND_REPLY = z.object({
@@ -28,7 +35,11 @@ export const WHATSAPP_SEND_REPLY = z.object({
 export function oneDestination(given: string, externalId: string | null = null): Recipient {
   const n = normalizePhone(given.replace(/^\+/, ''), { allowInternational: true });
   if (!n.ok)
-    throw refusal(n.reason === 'too_short' || n.reason === 'too_long' ? 9 : 933, WA_REASON.DESTINATION, `Invalid phone number: "${given}"`);
+    throw refusal(
+      n.reason === 'too_short' || n.reason === 'too_long' ? 9 : 933,
+      WA_REASON.DESTINATION,
+      `Invalid phone number: "${given}"`,
+    );
   return { phone: n.e164, international: n.international, externalId, source: '', text: '' };
 }
 
