@@ -22,6 +22,10 @@ import { smppSimulator } from './smpp/simulator.ts';
 import { sipSimulator } from './sip/simulator.ts';
 import type { Carrier, CarrierConfigBase, CarrierLogger } from './types.ts';
 import { UnopenedCarrier } from './unopened.ts';
+import { WhatsappCloudCarrier, WHATSAPP_PROTOCOL } from './whatsapp-cloud/carrier.ts';
+import { whatsappCli } from './whatsapp-cloud/cli.ts';
+import { whatsappConfigFromFile, whatsappFileCarrier, type WhatsappCarrierConfig } from './whatsapp-cloud/settings.ts';
+import { whatsappIngress } from './whatsapp-cloud/webhook.ts';
 
 export type { ProtocolCli } from './protocol-cli.ts';
 export type { IngressAnswer, IngressEvent, IngressRequest, IngressRoute, ProtocolIngress } from './ingress.ts';
@@ -88,6 +92,16 @@ registerProtocol('sip', {
   simulator: sipSimulator,
   metrics: registerSipMetrics,
   health: sipHealth,
+});
+
+registerProtocol(WHATSAPP_PROTOCOL, {
+  create: (config, logger) => new WhatsappCloudCarrier(config as WhatsappCarrierConfig, logger),
+  channel: 'whatsapp',
+  shareKey: 'whatsapp',
+  settings: { schema: whatsappFileCarrier, toConfig: whatsappConfigFromFile },
+  secrets: ['token', 'appSecret', 'verifyToken'],
+  cli: whatsappCli,
+  ingress: whatsappIngress,
 });
 
 /** The name a carrier's settings give their protocol (the default when they name none). */

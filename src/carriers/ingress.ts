@@ -1,5 +1,5 @@
 // The ingress hook of a protocol whose receipts and inbound messages come by HTTP (a webhook): its routes, which
-// every API node mounts under /webhooks/<protocol>/<carrier>. A route's handler gets the raw body (for signature
+// every API node mounts under /webhooks/<protocol>/<carrier> (or the webhook name the protocol gives). A route's handler gets the raw body (for signature
 // checks) and the carrier's settings, and answers either a refusal (nothing is stored) or a success with the
 // neutral events it read, which are stored before the answer goes out and processed like an SMPP receipt.
 import type { CarrierConfigBase, InboundSms, Receipt } from './types.ts';
@@ -44,6 +44,8 @@ export interface IngressRoute {
 
 /** What a protocol declares to take webhooks. */
 export interface ProtocolIngress {
+  /** The first word of its addresses (/webhooks/<name>/<carrier>); the protocol's name when absent. */
+  name?: string;
   routes: readonly IngressRoute[];
   /** The largest body it takes, bytes (INGRESS_BODY_LIMIT when absent). */
   maxBodyBytes?: number;

@@ -60,6 +60,13 @@ export type SubmitResult =
        * Never set when the carrier may hold a copy (a submit left unanswered).
        */
       elsewhere?: boolean;
+      /**
+       * The provider asked to slow down (WhatsApp's throughput, pair-rate and spam-rate answers): the message is
+       * retried later and the wait is not counted as an attempt, so throttling alone never fails it.
+       */
+      throttled?: boolean;
+      /** The provider's own code for the failure (Meta's error code), kept beside the delivery status. */
+      carrierError?: string;
     };
 
 /** A delivery receipt as the carrier reported it, before it is matched to a message. */
@@ -72,6 +79,8 @@ export interface Receipt {
   notPlaced?: true;
   /** For an answered call: how long its message played. */
   durationMs?: number;
+  /** The provider's own code for a failure (Meta's error code of a failed WhatsApp message). */
+  carrierError?: string;
 }
 
 /**
@@ -94,6 +103,12 @@ export interface InboundMessage {
   at: number;
   /** Set when this is one part of a concatenated SMS (its text is the part's); the receiver reassembles. */
   part?: { ref: number; total: number; seq: number };
+  /** The channel it came on (domain/channels.ts); SMS when absent. */
+  channel?: string;
+  /** The provider's id of the message (WhatsApp's wamid). */
+  carrierMessageId?: string;
+  /** A chat user's display name, as their profile gives it. */
+  name?: string;
 }
 
 /** An inbound SMS: an inbound message. */

@@ -277,6 +277,7 @@ export const ADMIN_COMMANDS: Record<string, Command> = {
   'add-number': (...a) => import('./admin-carriers.ts').then((m) => m.addNumber(...a)),
   carriers: (...a) => import('./admin-carriers.ts').then((m) => m.listCarriersCommand(...a)),
   push: (...a) => import('./admin-push.ts').then((m) => m.pushAdminCommand(...a)),
+  'whatsapp-number': (...a) => import('./admin-whatsapp-numbers.ts').then((m) => m.whatsappNumberCommand(...a)),
   ledger: (...a) => import('./admin-ledger.ts').then((m) => m.ledgerCommand(...a)),
   report: (...a) => import('./admin-report-margins.ts').then((m) => m.reportCommand(...a)),
   nodes: (...a) => import('./admin-nodes.ts').then((m) => m.nodesCommand(...a)),

@@ -75,7 +75,14 @@ export type CarrierDecision =
       uncounted?: boolean;
       diverted?: string;
     }
-  | { kind: 'fail'; carrier: string | null; status: DeliveryStatus; error: string };
+  | {
+      kind: 'fail';
+      carrier: string | null;
+      status: DeliveryStatus;
+      error: string;
+      /** The carrier's own code for the failure (Meta's), kept on the message. */
+      carrierError?: string;
+    };
 
 /** How long a message waits when every carrier of its route has reached its daily cap (at most the backoff). */
 export const CAPPED_WAIT_MS = 60_000;
@@ -196,7 +203,17 @@ function answerOutcome(
 ): CarrierDecision {
   const earlier = before(s.tried, s.tried.length - 1);
   const error = earlier ? `${result.error} (before: ${earlier})` : result.error;
-  if (!result.transient) return { kind: 'fail', carrier, status: result.status ?? DELIVERY.FAILED, error };
+  if (!result.transient)
+    return {
+      kind: 'fail',
+      carrier,
+      status: result.status ?? DELIVERY.FAILED,
+      error,
+      ...(result.carrierError ? { carrierError: result.carrierError } : {}),
+    };
+  const { retryBaseMs, retryMaxMs } = s.policy;
+  // The provider asked to slow down: the message waits, and the wait is not an attempt (it never fails of it).
+  if (result.throttled) return { kind: 'retry', carrier, at: s.now + retryBaseMs, error, uncounted: true };
   if (s.attempts >= s.policy.maxAttempts)
     return {
       kind: 'fail',
@@ -204,7 +221,6 @@ function answerOutcome(
       status: DELIVERY.FAILED,
       error: `gave up after ${s.attempts} attempts: ${error}`,
     };
-  const { retryBaseMs, retryMaxMs } = s.policy;
   const delay = Math.min(retryMaxMs, retryBaseMs * 2 ** Math.min(s.attempts - 1, 20));
   return { kind: 'retry', carrier, at: s.now + delay, error };
 }

@@ -438,12 +438,14 @@ export class Dispatcher {
     let result: SubmitResult;
     try {
       const spoken = call && message.spoken ? { spoken: JSON.parse(message.spoken) } : {};
+      const template = message.template ? { template: JSON.parse(message.template) } : {};
       result = await carrier.submit({
         messageId: message.id,
         source: message.source,
         destination: message.phone,
         text,
         ...spoken,
+        ...template,
       });
     } catch (err) {
       result = { ok: false, transient: true, error: `carrier error: ${(err as Error).message}` };

@@ -21,6 +21,7 @@ import {
 import { recordPushEvent } from '../store/push.ts';
 import { timeZones } from '../store/status-events.ts';
 import { isRemovalRequest, type DeliverySettings } from './delivery-settings.ts';
+import { storeWhatsappInbound } from './whatsapp-inbound.ts';
 
 /** What the inbound handler needs from the service. */
 export interface InboundDeps {
@@ -63,13 +64,16 @@ export class InboundHandler {
   ): Promise<InboundOutcome> {
     const { store, clock } = this.deps;
     this.stats.received++;
-    const phone = normalizeNumber(sms.from) || sms.from;
+    // A WhatsApp user known only by a business-scoped user id keeps it as it is.
+    const scopedUser = sms.channel === 'whatsapp' && !/^\+?\d+$/.test(sms.from);
+    const phone = scopedUser ? sms.from : normalizeNumber(sms.from) || sms.from;
     const dest = normalizeNumber(sms.to) || sms.to;
     const now = clock();
     await this.pruneParts(now);
     const held = new HeldSignals();
     const outcome = await store.db.transaction().execute(async (trx): Promise<InboundOutcome> => {
       if (claim && !(await claim(trx))) return { routed: 'seen' };
+      if (sms.channel === 'whatsapp') return storeWhatsappInbound(trx, carrier, { ...sms, phone, dest }, now);
       if (!sms.part) return this.storeWhole(trx, held, carrier, { ...sms, phone, dest }, now);
       const whole = await addInboundPart(trx, {
         carrier,

@@ -58,8 +58,11 @@ export function ingressComponent(options: IngressOptions = {}): Component {
     return cached.carriers;
   }
 
-  const ingressOf = (protocol: string): ProtocolIngress | undefined =>
-    protocols().find(([name]) => name === protocol)?.[1].ingress;
+  // The protocol whose webhooks answer at /webhooks/<webhook>/... (its ingress name, else its own name).
+  const ingressOf = (webhook: string): { protocol: string; ingress: ProtocolIngress } | undefined => {
+    const found = protocols().find(([name, p]) => p.ingress && (p.ingress.name ?? name) === webhook);
+    return found && { protocol: found[0], ingress: found[1].ingress! };
+  };
 
   const webhooks: WebhookIngress = {
     maxBodyBytes: Math.max(
@@ -69,18 +72,24 @@ export function ingressComponent(options: IngressOptions = {}): Component {
     async receive(request: WebhookRequest): Promise<WebhookAnswer> {
       const service = host;
       if (!service) return { status: 503, body: 'starting' };
-      const ingress = ingressOf(request.protocol);
-      if (!ingress) return NOT_FOUND;
+      const found = ingressOf(request.protocol);
+      if (!found) return NOT_FOUND;
+      const { protocol, ingress } = found;
       const settings = (await carriers(service)).get(request.carrier);
-      if (!settings || protocolName(settings.protocol) !== request.protocol) return NOT_FOUND;
+      if (!settings || protocolName(settings.protocol) !== protocol) return NOT_FOUND;
       const route = ingress.routes.find((r) => r.method === request.method && r.path === request.path);
       if (!route) return NOT_FOUND;
       if (request.body.length > (ingress.maxBodyBytes ?? INGRESS_BODY_LIMIT))
         return { status: 413, body: 'body too large' };
       const answer = await route.handle({ ...request, settings });
+      if (answer.status === 401 || answer.status === 403)
+        service.logger.warn(
+          { protocol, carrier: request.carrier, method: request.method, status: answer.status, reason: answer.body },
+          'webhook refused (nothing stored)',
+        );
       const events = answer.status >= 200 && answer.status < 300 ? (answer.events ?? []) : [];
       if (events.length > 0) {
-        const rows = toRows(request.protocol, request.carrier, events);
+        const rows = toRows(protocol, request.carrier, events);
         const stored = await service.store.db
           .transaction()
           .execute((trx) => insertIngressEvents(trx, rows, service.clock()));

@@ -81,10 +81,18 @@ export function prepareTarget(url: string, allowPrivate: boolean): PreparedTarge
   return target;
 }
 
-/** The headers of one push: the exact form content type, the event id, and the signature when the account has a secret. */
-export function pushHeaders(eventId: number, body: string, secret: string | null): Record<string, string> {
+/**
+ * The headers of one push: its exact content type (the form's, or JSON for the WhatsApp feeds), the event id, and
+ * the signature when the account has a secret.
+ */
+export function pushHeaders(
+  eventId: number,
+  body: string,
+  secret: string | null,
+  contentType = 'application/x-www-form-urlencoded',
+): Record<string, string> {
   const headers: Record<string, string> = {
-    'Content-Type': 'application/x-www-form-urlencoded',
+    'Content-Type': contentType,
     'User-Agent': 'Yona-Push/1.0',
     'X-Yona-Event-Id': String(eventId),
   };

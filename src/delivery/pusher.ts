@@ -5,7 +5,7 @@
 import type dns from 'node:dns';
 import type { EventEmitter } from 'node:events';
 import type { Agent } from 'undici';
-import { encodeForm } from '../domain/push-fields.ts';
+import { encodePush } from '../domain/push-fields.ts';
 import type { Config } from '../config.ts';
 import type { PushSettings } from '../domain/push-settings.ts';
 import type { Component, ComponentHost } from '../component.ts';
@@ -291,8 +291,8 @@ class Pusher implements Component {
   private async deliver(lane: Lane, event: ClaimedPushEvent): Promise<void> {
     const startedAt = this.service.clock();
     const t0 = performance.now();
-    const body = encodeForm(JSON.parse(event.payload) as Record<string, string>);
-    const headers = pushHeaders(event.id, body, lane.secret);
+    const { body, contentType } = encodePush(lane.target.type, JSON.parse(event.payload) as Record<string, string>);
+    const headers = pushHeaders(event.id, body, lane.secret, contentType);
     const outcome = await postForm(
       this.agentFor(lane.target),
       lane.prepared,

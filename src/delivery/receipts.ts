@@ -69,6 +69,7 @@ export class ReceiptWorker {
           at: this.deps.clock(),
           ...(receipt.notPlaced ? { refund: true } : {}),
           ...(receipt.durationMs !== undefined ? { durationMs: receipt.durationMs } : {}),
+          ...(receipt.carrierError !== undefined ? { carrierError: receipt.carrierError } : {}),
         },
         resolve,
         reject,

@@ -92,6 +92,116 @@ export function isIntermediateDlrStatus(status: number | string): boolean {
   return Number(status) === DELIVERY.SUBMITTED || Number(status) === DELIVERY.WHATSAPP_SENT;
 }
 
+/** The feeds whose pushes are JSON documents (the WhatsApp feeds); the others are forms. */
+export const JSON_PUSH_TYPES: ReadonlySet<string> = new Set(['dlr_whatsapp', 'incoming_whatsapp']);
+
+/** A push's body and content type: a JSON document of its fields for the WhatsApp feeds, else the form. */
+export function encodePush(type: string, fields: PushFields): { body: string; contentType: string } {
+  if (JSON_PUSH_TYPES.has(type)) return { body: JSON.stringify(fields), contentType: 'application/json' };
+  return { body: encodeForm(fields), contentType: 'application/x-www-form-urlencoded' };
+}
+
+/** What happened to a WhatsApp message, as the `ack` of a dlr_whatsapp push says it. */
+export function whatsappAck(status: number): 'accepted' | 'sent' | 'delivered' | 'read' | 'failed' | 'expired' {
+  if (status === DELIVERY.SUBMITTED) return 'accepted';
+  if (status === DELIVERY.WHATSAPP_SENT) return 'sent';
+  if (status === DELIVERY.WHATSAPP_DELIVERED || status === DELIVERY.DELIVERED) return 'delivered';
+  if (status === DELIVERY.WHATSAPP_READ) return 'read';
+  if (status === DELIVERY.TIMEOUT) return 'expired';
+  return 'failed';
+}
+
+/** What a dlr_whatsapp push says about one WhatsApp message's status. */
+export interface WhatsappDlrInput {
+  /** Yona's id of the message (the `unique` 019's WhatsApp endpoints answer). */
+  messageId: number;
+  externalId: string | null | undefined;
+  status: number;
+  date: number;
+  /** The user: their phone (international digits) or their business-scoped user id. */
+  phone: string;
+  /** Meta's error code of a failure (blank when none). */
+  errorCode: string | null | undefined;
+  shipmentId: string | number;
+  timeZone: string;
+}
+
+/** The fields of a `dlr_whatsapp` push (a JSON document of strings), in order. */
+export type WhatsappDlrFields = {
+  hook: 'update';
+  channel: 'whatsapp';
+  unique: string;
+  ack: string;
+  external_id: string;
+  status: string;
+  he_message: string;
+  en_message: string;
+  error_code: string;
+  date: string;
+  phone: string;
+  shipment_id: string;
+};
+
+/** Fields of a `dlr_whatsapp` push: hook, channel, unique, ack, external_id, status, texts, error_code, date, phone, shipment_id. */
+export function whatsappDlrFields(input: WhatsappDlrInput): WhatsappDlrFields {
+  const text = deliveryStatusText(input.status);
+  return {
+    hook: 'update',
+    channel: 'whatsapp',
+    unique: String(input.messageId),
+    ack: whatsappAck(input.status),
+    external_id: input.externalId ?? '',
+    status: String(input.status),
+    he_message: text.he,
+    en_message: text.en,
+    error_code: input.errorCode ?? '',
+    date: formatEvent(input.date, input.timeZone),
+    phone: digits(input.phone),
+    shipment_id: String(input.shipmentId),
+  };
+}
+
+/** What an incoming_whatsapp push says about one message a user wrote to a business number. */
+export interface WhatsappIncomingInput {
+  /** The user: their phone (international digits), or their business-scoped user id when Meta gave no phone. */
+  phone: string;
+  /** The business number it was written to. */
+  dest: string;
+  message: string;
+  /** The user's profile name (blank when none). */
+  name: string | null | undefined;
+  /** Meta's id of the message. */
+  unique: string | null | undefined;
+  date: number;
+  timeZone: string;
+}
+
+/** The fields of an `incoming_whatsapp` push (a JSON document of strings), in order. */
+export type WhatsappIncomingFields = {
+  hook: 'message';
+  channel: 'whatsapp';
+  unique: string;
+  phone: string;
+  dest: string;
+  name: string;
+  message: string;
+  date: string;
+};
+
+/** Fields of an `incoming_whatsapp` push: hook, channel, unique, phone, dest, name, message, date. */
+export function whatsappIncomingFields(input: WhatsappIncomingInput): WhatsappIncomingFields {
+  return {
+    hook: 'message',
+    channel: 'whatsapp',
+    unique: input.unique ?? '',
+    phone: digits(input.phone),
+    dest: digits(input.dest),
+    name: input.name ?? '',
+    message: input.message,
+    date: formatEvent(input.date, input.timeZone),
+  };
+}
+
 /** The request body: fields url-encoded in order (UTF-8, spaces as '+', as HTML forms send them). */
 export function encodeForm(fields: PushFields): string {
   return new URLSearchParams(fields).toString();
@@ -107,7 +217,28 @@ export const TEST_EVENT_TEXT = 'Test event';
  * placeholder values (TEST_EVENT_PHONE, campaign 0, external id "test"), so a receiver sees the real shape.
  */
 export function testEventFields(type: (typeof PUSH_TYPES)[number], now: number, timeZone: string): PushFields {
-  if (type === 'dlr' || type === 'dlr_whatsapp')
+  if (type === 'dlr_whatsapp')
+    return whatsappDlrFields({
+      messageId: 0,
+      externalId: 'test',
+      status: DELIVERY.WHATSAPP_DELIVERED,
+      date: now,
+      phone: TEST_EVENT_PHONE,
+      errorCode: '',
+      shipmentId: 0,
+      timeZone,
+    });
+  if (type === 'incoming_whatsapp')
+    return whatsappIncomingFields({
+      phone: TEST_EVENT_PHONE,
+      dest: TEST_EVENT_PHONE,
+      message: TEST_EVENT_TEXT,
+      name: '',
+      unique: 'test',
+      date: now,
+      timeZone,
+    });
+  if (type === 'dlr')
     return dlrFields({
       externalId: 'test',
       status: DELIVERY.DELIVERED,

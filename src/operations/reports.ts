@@ -47,13 +47,20 @@ const REPORT = z.object({
   operaor: str().optional(),
   operator: str().optional(),
   shipment_id: str(),
-  channel: str('`call` for a voice call').optional(),
+  channel: str('`call` for a voice call, `whatsapp` for a WhatsApp message').optional(),
   call_seconds: int('seconds the message played, for an answered call').optional(),
+  error_code: str("a failed WhatsApp message: Meta's error code").optional(),
 });
 const REPORTS_REPLY = z.object({ transactions: z.array(REPORT), truncated: TRUNCATED });
 const INCOMING_REPLY = z.object({
   transactions: z.array(
-    z.object({ phone: str().optional(), dest: str().optional(), message: str().optional(), date: str().optional() }),
+    z.object({
+      phone: str().optional(),
+      dest: str().optional(),
+      message: str().optional(),
+      date: str().optional(),
+      channel: str('`whatsapp` for a message a WhatsApp user wrote (absent for an SMS)').optional(),
+    }),
   ),
   truncated: int().optional(),
 });
@@ -74,6 +81,9 @@ function reportReply(rows: ReportRow[], timeZone: string): ReplyTo<typeof REPORT
     carrier: r.carrier ?? '',
     ...(r.channel === 'call'
       ? { channel: 'call', ...(r.call_seconds !== null ? { call_seconds: r.call_seconds } : {}) }
+      : {}),
+    ...(r.channel === 'whatsapp'
+      ? { channel: 'whatsapp', ...(r.carrier_error !== null ? { error_code: r.carrier_error } : {}) }
       : {}),
   }));
   const reply: ReplyTo<typeof REPORTS_REPLY> = {
@@ -143,11 +153,10 @@ export const incoming = defineOperation({
     const zone = ctx.account.time_zone;
     const { from, to } = parseReportWindow(input.from, input.to, zone);
     const rows = await listInbound(ctx.db, ctx.account.id, from, to, MAX_REPORT_ROWS + 1);
-    const transactions = rows
-      .slice(0, MAX_REPORT_ROWS)
-      .map((r) =>
-        incomingFields({ phone: r.phone, dest: r.dest, message: r.text, date: r.received_at, timeZone: zone }),
-      );
+    const transactions = rows.slice(0, MAX_REPORT_ROWS).map((r) => ({
+      ...incomingFields({ phone: r.phone, dest: r.dest, message: r.text, date: r.received_at, timeZone: zone }),
+      ...(r.channel !== 'sms' ? { channel: r.channel } : {}),
+    }));
     const reply: ReplyTo<typeof INCOMING_REPLY> = {
       status: 0,
       message: countMessage(transactions.length, 'incoming message'),

@@ -25,7 +25,7 @@ export async function inboundPage(
 ): Promise<InboundRow[]> {
   let q = db
     .selectFrom('inbound_messages')
-    .select(['id', 'phone', 'dest', 'text', 'received_at'])
+    .select(['id', 'phone', 'dest', 'text', 'received_at', 'channel'])
     .where('account_id', '=', accountId);
   if (o.search) {
     const like = `%${o.search.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
@@ -74,6 +74,7 @@ export async function inboundPage(
         dest: r.dest,
         text: r.text,
         received_at: Number(r.received_at),
+        channel: r.channel,
         campaign_id: answered ? Number(answered.id) : null,
         campaign_name: answered?.name ?? null,
         blocked_by_reply: blocked.has(r.phone),

@@ -31,6 +31,8 @@ export interface ClaimedMessage {
   /** 'sms' or 'call'; a call's `spoken` says how (JSON). */
   channel: string;
   spoken: string | null;
+  /** A template payload's JSON (WhatsApp), null for a text. */
+  template: string | null;
   /** When it was accepted: with the id, the row's key on PostgreSQL's monthly partitions. */
   created_at: number;
   /** Its SMS parts (what a carrier's daily cap and price count). */
@@ -51,6 +53,7 @@ const CLAIM_COLUMNS = [
   'sealed',
   'channel',
   'spoken',
+  'template',
   'parts',
 ] as const;
 const CHUNK = 500;
@@ -197,6 +200,7 @@ function statusChange(m: ClaimedMessage, status: DeliveryStatus, carrier: string
     carrier,
     status,
     at,
+    channel: m.channel,
   };
 }
 
@@ -324,7 +328,15 @@ export type DispatchOutcome =
       /** The attempt is given back (the message only waited, e.g. for a carrier's daily cap). */
       uncounted?: boolean;
     }
-  | { kind: 'failed'; message: ClaimedMessage; carrier: string | null; status: DeliveryStatus; error: string };
+  | {
+      kind: 'failed';
+      message: ClaimedMessage;
+      carrier: string | null;
+      status: DeliveryStatus;
+      error: string;
+      /** The carrier's own code for the failure (Meta's error code), kept in messages.carrier_error. */
+      carrierError?: string;
+    };
 
 /**
  * Records a batch's outcomes under the lease it was claimed with (rows whose lease was lost to another
@@ -439,6 +451,7 @@ export async function recordOutcomes(
         lease_until: null,
         error: f.error,
         sealed: null,
+        ...(f.carrierError ? { carrier_error: f.carrierError } : {}),
       })
       .executeTakeFirst();
     if (Number(res.numUpdatedRows) !== 1) continue;

@@ -14,6 +14,8 @@ export interface NewInbound {
   text: string;
   carrier: string;
   receivedAt: number;
+  /** The channel it came on (stored name); 'sms' when absent. */
+  channel?: string;
 }
 
 /** Stores an inbound message of an account; returns its id. */
@@ -27,6 +29,7 @@ export async function insertInbound(db: Queryable, m: NewInbound): Promise<numbe
       text: m.text,
       carrier: m.carrier,
       received_at: m.receivedAt,
+      ...(m.channel && m.channel !== 'sms' ? { channel: m.channel } : {}),
     })
     .returning('id')
     .executeTakeFirstOrThrow();
@@ -105,6 +108,8 @@ export interface InboundRow {
   dest: string;
   text: string;
   received_at: number;
+  /** The channel it came on ('sms', 'whatsapp'). */
+  channel: string;
 }
 
 /** The account's inbound messages received within [from, to] (inclusive), oldest first, at most `limit`. */
@@ -117,7 +122,7 @@ export async function listInbound(
 ): Promise<InboundRow[]> {
   const rows = await db
     .selectFrom('inbound_messages')
-    .select(['id', 'phone', 'dest', 'text', 'received_at'])
+    .select(['id', 'phone', 'dest', 'text', 'received_at', 'channel'])
     .where('account_id', '=', accountId)
     .where('received_at', '>=', from)
     .where('received_at', '<=', to)

@@ -28,6 +28,8 @@ export interface NewMessage {
    */
   channel?: string;
   spoken?: string | null;
+  /** For a template payload (WhatsApp): the template and its parameters, JSON of carriers/types.ts TemplatePayload. */
+  template?: string | null;
 }
 
 /** What every row of one insert shares. */
@@ -53,10 +55,11 @@ const ROW_COLUMNS = [
   'sealed',
   'channel',
   'spoken',
+  'template',
 ];
 const SHARED_COLUMNS = ['campaign_id', 'account_id', 'state', 'next_attempt_at', 'created_at', 'priority'];
 const COLUMN_LIST = [...SHARED_COLUMNS, ...ROW_COLUMNS].join(', ');
-// SQLite: 17 bound values per row keeps 500 rows under its 32766-parameter limit.
+// SQLite: 18 bound values per row keeps 500 rows under its 32766-parameter limit.
 const SQLITE_CHUNK = 500;
 const POSTGRES_CHUNK = 10_000;
 const sqliteStatements = new Map<number, string>();
@@ -85,6 +88,7 @@ const PG_ROW_COLUMNS: Array<{ name: string; type: string; value: (m: NewMessage)
   { name: 'sealed', type: 'text', value: (m) => m.sealed ?? null },
   { name: 'channel', type: 'text', value: (m) => m.channel ?? 'sms' },
   { name: 'spoken', type: 'text', value: (m) => m.spoken ?? null },
+  { name: 'template', type: 'text', value: (m) => m.template ?? null },
 ];
 const pgRowSelects = new Map<string, { exprs: string; from: string }>();
 
@@ -156,6 +160,7 @@ export async function insertMessages(db: Queryable, common: MessageBatchCommon, 
         r.sealed ?? null,
         r.channel ?? 'sms',
         r.spoken ?? null,
+        r.template ?? null,
       );
     }
     await runCompiled(db, CompiledQuery.raw(sqliteInsert(chunk.length), params));

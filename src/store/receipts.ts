@@ -42,6 +42,8 @@ export interface IncomingReceipt {
   refund?: boolean;
   /** An answered call's playing time, kept on the message for its reports. */
   durationMs?: number;
+  /** The carrier's own code for a failure (Meta's error code), kept on the message. */
+  carrierError?: string;
 }
 
 const CHUNK = 400;
@@ -102,6 +104,14 @@ export async function applyReceipts(
         .where('id', '=', part.message_id)
         .execute();
     }
+    if (r.carrierError !== undefined) {
+      await db
+        .updateTable('messages')
+        .set({ carrier_error: r.carrierError })
+        .where('id', '=', part.message_id)
+        .where('carrier_error', 'is', null)
+        .execute();
+    }
     const next = mergePartStatus(part.part_status, r.status);
     if (next !== part.part_status) {
       part.part_status = next;
@@ -120,6 +130,7 @@ export async function applyReceipts(
           created_at: now,
           refund: r.refund ? 1 : 0,
           duration_ms: r.durationMs ?? null,
+          ...(r.carrierError !== undefined ? { carrier_error: r.carrierError } : {}),
         })),
       )
       .execute();
@@ -179,6 +190,7 @@ function changeOf(m: MessageForUpdate, status: DeliveryStatus, at: number): Stat
     carrier: m.carrier,
     status,
     at,
+    channel: m.channel,
   };
 }
 
@@ -244,7 +256,16 @@ export async function rematchPending(
     .innerJoin('carrier_message_ids as c', (j) =>
       j.onRef('c.carrier', '=', 'p.carrier').onRef('c.carrier_message_id', '=', 'p.carrier_message_id'),
     )
-    .select(['p.id', 'p.carrier', 'p.carrier_message_id', 'p.status', 'p.at', 'p.refund', 'p.duration_ms'])
+    .select([
+      'p.id',
+      'p.carrier',
+      'p.carrier_message_id',
+      'p.status',
+      'p.at',
+      'p.refund',
+      'p.duration_ms',
+      'p.carrier_error',
+    ])
     .where('p.created_at', '>=', now - maxAgeMs)
     .orderBy('p.id')
     .limit(limit)
@@ -259,6 +280,7 @@ export async function rematchPending(
       at: Number(r.at),
       ...(Number(r.refund) === 1 ? { refund: true } : {}),
       ...(r.duration_ms !== null ? { durationMs: Number(r.duration_ms) } : {}),
+      ...(r.carrier_error !== null ? { carrierError: r.carrier_error } : {}),
     })),
     now,
     onChanges,
@@ -326,7 +348,7 @@ export async function sweepUnconfirmed(
       return dialect === 'postgres' ? due.forUpdate().skipLocked() : due;
     })
     .where('state', '=', AWAITING_RECEIPTS_STATE)
-    .returning(['id', 'account_id', 'campaign_id', 'external_id', 'phone', 'carrier'])
+    .returning(['id', 'account_id', 'campaign_id', 'external_id', 'phone', 'carrier', 'channel'])
     .execute();
   const changes = rows.map((r) => ({
     messageId: Number(r.id),
@@ -337,6 +359,7 @@ export async function sweepUnconfirmed(
     carrier: r.carrier,
     status: WINDOW_ENDED.status!,
     at: now,
+    channel: r.channel,
   }));
   await recordStatusEvents(db, changes, now);
   onChanges?.(changes);

@@ -13,6 +13,8 @@ export interface ReportRow {
   /** 'call' for a voice call, with the seconds an answered one played. */
   channel: string;
   call_seconds: number | null;
+  /** The carrier's own code of a failure (Meta's error code of a WhatsApp message). */
+  carrier_error: string | null;
 }
 
 const CHUNK = 500;
@@ -28,6 +30,7 @@ const COLUMNS = [
   'submitted_at',
   'channel',
   'call_seconds',
+  'carrier_error',
 ] as const;
 
 function toReport(r: {
@@ -40,6 +43,7 @@ function toReport(r: {
   campaign_id: number;
   channel: string;
   call_seconds: number | null;
+  carrier_error: string | null;
 }): ReportRow {
   return {
     id: Number(r.id),
@@ -51,6 +55,7 @@ function toReport(r: {
     campaign_id: Number(r.campaign_id),
     channel: r.channel,
     call_seconds: r.call_seconds === null ? null : Number(r.call_seconds),
+    carrier_error: r.carrier_error,
   };
 }
 

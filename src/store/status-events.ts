@@ -1,7 +1,8 @@
 // Delivery status changes of messages: the rows they touch and the `dlr` push event each one records, in
 // the caller's transaction. Shared by the dispatcher (failed, blocked), receipts and the sweeper.
 import { CompiledQuery } from 'kysely';
-import { dlrFields } from '../domain/push-fields.ts';
+import { channelOf } from '../domain/channels.ts';
+import { dlrFields, whatsappDlrFields } from '../domain/push-fields.ts';
 import type { DeliveryStatus } from '../domain/status.ts';
 import type { Queryable } from './engine/db.ts';
 import { dialectOf } from './engine/dialect.ts';
@@ -19,6 +20,8 @@ export interface StatusChange {
   status: DeliveryStatus;
   /** When the status happened. */
   at: number;
+  /** The message's stored channel ('sms', 'call', 'whatsapp'); read from the message when absent. */
+  channel?: string;
 }
 
 /** The columns a status change reads from a message. */
@@ -32,35 +35,104 @@ export interface MessageForUpdate {
   state: MessageState;
   status: DeliveryStatus | null;
   parts: number;
+  channel: string;
 }
 
 const CHUNK = 500;
 
-/** Records a `dlr` push event per change (nothing is stored for accounts without a dlr URL). */
+/**
+ * Records a push event per change: `dlr` for SMS and calls, `dlr_whatsapp` for WhatsApp messages (never the
+ * other feed); nothing is stored for accounts without a URL of the feed.
+ */
 export async function recordStatusEvents(db: Queryable, changes: StatusChange[], now: number): Promise<void> {
   if (changes.length === 0) return;
-  // Building the fields (a zoned date per event) costs more than the rest: skip accounts without a dlr URL
-  // (recordPushEvents would store nothing for them anyway).
-  const listening = await accountsWithDlrUrl(db, [...new Set(changes.map((c) => c.accountId))]);
+  // Building the fields (a zoned date per event) costs more than the rest: skip accounts without a URL of either
+  // feed (recordPushEvents would store nothing for them anyway).
+  const listening = await accountsWithStatusUrl(db, [...new Set(changes.map((c) => c.accountId))]);
   if (listening.size === 0) return;
   changes = changes.filter((c) => listening.has(c.accountId));
-  const zones = await timeZones(db, [...listening]);
-  const events: PushEventInput[] = changes.map((c) => ({
-    accountId: c.accountId,
-    type: 'dlr',
-    orderKey: String(c.messageId),
-    now,
-    fields: dlrFields({
-      externalId: c.externalId,
-      status: c.status,
-      date: c.at,
-      phone: c.phone,
-      operator: c.carrier,
-      shipmentId: c.campaignId,
-      timeZone: zones.get(c.accountId) ?? 'Asia/Jerusalem',
-    }),
-  }));
+  changes = await withChannels(db, changes);
+  const whatsapp = changes.filter((c) => c.channel === WHATSAPP_STORED);
+  const errors = await carrierErrors(
+    db,
+    whatsapp.map((c) => c.messageId),
+  );
+  const zones = await timeZones(db, [...listening.keys()]);
+  const events: PushEventInput[] = [];
+  for (const c of changes) {
+    const timeZone = zones.get(c.accountId) ?? 'Asia/Jerusalem';
+    if (c.channel === WHATSAPP_STORED) {
+      if (!listening.get(c.accountId)?.has('dlr_whatsapp')) continue;
+      events.push({
+        accountId: c.accountId,
+        type: 'dlr_whatsapp',
+        orderKey: String(c.messageId),
+        now,
+        fields: whatsappDlrFields({
+          messageId: c.messageId,
+          externalId: c.externalId,
+          status: c.status,
+          date: c.at,
+          phone: c.phone,
+          errorCode: errors.get(c.messageId),
+          shipmentId: c.campaignId,
+          timeZone,
+        }),
+      });
+      continue;
+    }
+    if (!listening.get(c.accountId)?.has('dlr')) continue;
+    events.push({
+      accountId: c.accountId,
+      type: 'dlr',
+      orderKey: String(c.messageId),
+      now,
+      fields: dlrFields({
+        externalId: c.externalId,
+        status: c.status,
+        date: c.at,
+        phone: c.phone,
+        operator: c.carrier,
+        shipmentId: c.campaignId,
+        timeZone,
+      }),
+    });
+  }
   await recordPushEvents(db, events);
+}
+
+/** The stored channel of WhatsApp messages (domain/channels.ts). */
+const WHATSAPP_STORED = channelOf('whatsapp').stored;
+
+// The changes with their message's channel (read for those that do not carry it).
+async function withChannels(db: Queryable, changes: StatusChange[]): Promise<StatusChange[]> {
+  const missing = changes.filter((c) => c.channel === undefined).map((c) => c.messageId);
+  if (missing.length === 0) return changes;
+  const channels = new Map<number, string>();
+  for (let i = 0; i < missing.length; i += CHUNK) {
+    const rows = await db
+      .selectFrom('messages')
+      .select(['id', 'channel'])
+      .where('id', 'in', missing.slice(i, i + CHUNK))
+      .execute();
+    for (const r of rows) channels.set(Number(r.id), r.channel);
+  }
+  return changes.map((c) => (c.channel === undefined ? { ...c, channel: channels.get(c.messageId) ?? 'sms' } : c));
+}
+
+// The carrier's own failure codes kept on these messages.
+async function carrierErrors(db: Queryable, ids: number[]): Promise<Map<number, string>> {
+  const out = new Map<number, string>();
+  for (let i = 0; i < ids.length; i += CHUNK) {
+    const rows = await db
+      .selectFrom('messages')
+      .select(['id', 'carrier_error'])
+      .where('id', 'in', ids.slice(i, i + CHUNK))
+      .where('carrier_error', 'is not', null)
+      .execute();
+    for (const r of rows) out.set(Number(r.id), r.carrier_error as string);
+  }
+  return out;
 }
 
 /**
@@ -74,11 +146,11 @@ export async function recordCampaignStatusEvents(
   status: DeliveryStatus,
   now: number,
 ): Promise<void> {
-  if ((await accountsWithDlrUrl(db, [campaign.accountId])).size === 0) return;
+  if ((await accountsWithStatusUrl(db, [campaign.accountId])).size === 0) return;
   for (let after = 0; ; ) {
     const page = await db
       .selectFrom('messages')
-      .select(['id', 'external_id', 'phone', 'carrier'])
+      .select(['id', 'external_id', 'phone', 'carrier', 'channel'])
       .where('campaign_id', '=', campaign.id)
       .where('state', '=', state)
       .where('id', '>', after)
@@ -98,24 +170,28 @@ export async function recordCampaignStatusEvents(
         carrier: m.carrier,
         status,
         at: now,
+        channel: m.channel,
       })),
       now,
     );
   }
 }
 
-/** The accounts among these with a live (registered or disabled) dlr push registration. */
-async function accountsWithDlrUrl(db: Queryable, accountIds: number[]): Promise<Set<number>> {
-  const out = new Set<number>();
+/** The accounts among these with a live (registered or disabled) dlr or dlr_whatsapp registration, and which. */
+async function accountsWithStatusUrl(db: Queryable, accountIds: number[]): Promise<Map<number, Set<string>>> {
+  const out = new Map<number, Set<string>>();
   for (let i = 0; i < accountIds.length; i += CHUNK) {
     const rows = await db
       .selectFrom('push_registrations')
-      .select('account_id')
+      .select(['account_id', 'type'])
       .where('account_id', 'in', accountIds.slice(i, i + CHUNK))
-      .where('type', '=', 'dlr')
+      .where('type', 'in', ['dlr', 'dlr_whatsapp'])
       .where('state', '<>', 'deleted')
       .execute();
-    for (const r of rows) out.add(Number(r.account_id));
+    for (const r of rows) {
+      const id = Number(r.account_id);
+      out.set(id, (out.get(id) ?? new Set()).add(r.type));
+    }
   }
   return out;
 }
@@ -142,7 +218,18 @@ export async function loadMessagesForUpdate(db: Queryable, ids: number[]): Promi
   for (let i = 0; i < sorted.length; i += CHUNK) {
     let q = db
       .selectFrom('messages')
-      .select(['id', 'account_id', 'campaign_id', 'external_id', 'phone', 'carrier', 'state', 'status', 'parts'])
+      .select([
+        'id',
+        'account_id',
+        'campaign_id',
+        'external_id',
+        'phone',
+        'carrier',
+        'state',
+        'status',
+        'parts',
+        'channel',
+      ])
       .where('id', 'in', sorted.slice(i, i + CHUNK))
       .orderBy('id');
     if (dialect === 'postgres') q = q.forUpdate();

@@ -75,7 +75,7 @@ export interface webhooks {
                     "application/x-www-form-urlencoded": {
                         /** @description The id given as attribute `id` on `phone` when sending (blank when none was given). */
                         external_id: string;
-                        /** @description Delivery status code: 0: Delivered; 1: Failed; 2: Timeout: no confirmation within the carrier window; 3: Failed; 4: Failed at the mobile network; 5: Failed; 6: Failed; 7: No balance; 14: Failed after store-and-forward; 15: Filtered (Kosher) handset, refuses texts; 16: Sending hour not permitted; 17: Blocked for advertising messages; 18: Illegal message; 102: Delivered; 103: Expired; 104: Deleted; 108: Rejected; 110: Call not answered: busy; 111: Call not answered: no answer; 112: Call refused by the trunk; 113: Call answered, hung up before the message ended; 114: Call answered without a usable codec; 201: Blocked on request (blocklist); 715: Temporarily blocked (temp_bl): the number got a message within the last days; 747: Out of local network coverage; 998: No permission; 999: Unknown error; -1: Sent, no delivery confirmation; 101 and 105-132: not delivered. */
+                        /** @description Delivery status code: 0: Delivered; 1: Failed; 2: Timeout: no confirmation within the carrier window; 3: Failed; 4: Failed at the mobile network; 5: Failed; 6: Failed; 7: No balance; 14: Failed after store-and-forward; 15: Filtered (Kosher) handset, refuses texts; 16: Sending hour not permitted; 17: Blocked for advertising messages; 18: Illegal message; 102: Delivered; 103: Expired; 104: Deleted; 108: Rejected; 110: Call not answered: busy; 111: Call not answered: no answer; 112: Call refused by the trunk; 113: Call answered, hung up before the message ended; 114: Call answered without a usable codec; 201: Blocked on request (blocklist); 301: WhatsApp: sent, not yet delivered to the phone; 302: WhatsApp: delivered; 303: WhatsApp: read; 304: WhatsApp: failed; 305: WhatsApp: the number has no WhatsApp; 306: WhatsApp: outside the user's 24-hour window, a template is needed; 307: WhatsApp: template refused; 715: Temporarily blocked (temp_bl): the number got a message within the last days; 747: Out of local network coverage; 998: No permission; 999: Unknown error; -1: Sent, no delivery confirmation; 101 and 105-132: not delivered. */
                         status: string;
                         /** @description The delivery status in Hebrew. */
                         he_message: string;
@@ -925,10 +925,12 @@ export interface components {
                 operaor?: string;
                 operator?: string;
                 shipment_id: string;
-                /** @description `call` for a voice call */
+                /** @description `call` for a voice call, `whatsapp` for a WhatsApp message */
                 channel?: string;
                 /** @description seconds the message played, for an answered call */
                 call_seconds?: number;
+                /** @description a failed WhatsApp message: Meta's error code */
+                error_code?: string;
             }[];
             /** @description 1 when more than 10,000 matched */
             truncated?: number;
@@ -952,10 +954,12 @@ export interface components {
                 operaor?: string;
                 operator?: string;
                 shipment_id: string;
-                /** @description `call` for a voice call */
+                /** @description `call` for a voice call, `whatsapp` for a WhatsApp message */
                 channel?: string;
                 /** @description seconds the message played, for an answered call */
                 call_seconds?: number;
+                /** @description a failed WhatsApp message: Meta's error code */
+                error_code?: string;
             }[];
             /** @description 1 when more than 10,000 matched */
             truncated?: number;
@@ -979,10 +983,12 @@ export interface components {
                 operaor?: string;
                 operator?: string;
                 shipment_id: string;
-                /** @description `call` for a voice call */
+                /** @description `call` for a voice call, `whatsapp` for a WhatsApp message */
                 channel?: string;
                 /** @description seconds the message played, for an answered call */
                 call_seconds?: number;
+                /** @description a failed WhatsApp message: Meta's error code */
+                error_code?: string;
             }[];
             /** @description 1 when more than 10,000 matched */
             truncated?: number;
@@ -997,6 +1003,8 @@ export interface components {
                 dest?: string;
                 message?: string;
                 date?: string;
+                /** @description `whatsapp` for a message a WhatsApp user wrote (absent for an SMS) */
+                channel?: string;
             }[];
             truncated?: number;
         };

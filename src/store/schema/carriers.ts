@@ -91,6 +91,8 @@ export interface InboundMessageTable {
   text: string;
   carrier: string;
   received_at: number;
+  /** The channel it came on (domain/channels.ts stored name): 'sms', 'whatsapp'. */
+  channel: Generated<string>;
 }
 
 /** One part of a concatenated inbound SMS whose other parts have not all arrived. */

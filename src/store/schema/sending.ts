@@ -74,6 +74,8 @@ export interface MessageTable {
    * the template payload, JSON `{name, language, parameters}` (carriers/types.ts TemplatePayload; null: free text).
    */
   spoken: Generated<string | null>;
+  /** For a template payload (WhatsApp): JSON `{name, language, parameters}`; null: the text is sent as it is. */
+  template: Generated<string | null>;
   /** For an answered call: the seconds its message played. */
   call_seconds: Generated<number | null>;
   /** What the carrier that took it charges, in thousandths of an agora (null: the carrier has no costPerPart). */
