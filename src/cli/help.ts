@@ -35,10 +35,19 @@ export const COMMAND_HELP: Record<string, CommandHelp> = {
       'Runs the bundled call simulator on its own: a SIP test trunk (UDP on 127.0.0.1) for a Yona whose voice trunk points at it. It answers by the dialled number (0486 busy, 0603 declines, 0480 no answer, 0404 not found, else answers and takes the RTP); yona sim calls lists them.',
     example: 'yona sip-sim --port 5070 --control-port 5071',
   },
+  'wa-sim': {
+    usage:
+      'yona wa-sim --port N [--control-port N] [--webhook URL] [--app-secret S] [--token T] [--status-delay MS] [--business NUMBER=PHONE_NUMBER_ID[:WABA_ID]]... [--window on|off] [--retry-base MS]',
+    summary:
+      "Runs the bundled WhatsApp Cloud API simulator on its own: Graph's message and template paths on 127.0.0.1 behind a bearer token, signed webhooks (retried until answered 2xx) with sent, delivered and read every --status-delay, outcomes by the user's last four digits (1026 no WhatsApp, 1048 spam-limited once, 0429 throttled twice, 1001 fails after delivered, 2000 read without delivered).",
+    example:
+      'yona wa-sim --port 8440 --control-port 8441 --webhook http://127.0.0.1:8080/webhooks/whatsapp/wa --app-secret s3cret',
+  },
   sim: {
     usage:
-      'yona sim mo --from PHONE --to NUMBER --text TEXT | yona sim messages [--to PHONE] [--json] | yona sim calls [--to PHONE] [--json]',
-    summary: 'Talks to a running simulator: sends an inbound SMS, lists the texts and the calls it received.',
+      'yona sim mo [--channel whatsapp] --from PHONE --to NUMBER --text TEXT [--name NAME] [--bsuid-only] | yona sim messages [--channel whatsapp] [--to PHONE] [--json] | yona sim calls [--to PHONE] [--json]',
+    summary:
+      'Talks to a running simulator: sends an inbound SMS (or, with --channel whatsapp, a WhatsApp user writes to a business number), lists the texts, WhatsApp messages and calls it received.',
     example: 'yona sim mo --from 0501234567 --to 0559990000 --text "STOP"',
   },
 };

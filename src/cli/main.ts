@@ -1,4 +1,4 @@
-// The `yona` command line: serve, admin, smsc-sim, sim. Each command's modules are loaded only when it runs, so
+// The `yona` command line: serve, admin, smsc-sim, sip-sim, wa-sim, sim. Each command's modules are loaded only when it runs, so
 // `yona --help` or one admin command does not load the service.
 import { ConfigError } from '../domain/errors.ts';
 import { VERSION } from '../domain/version.ts';
@@ -13,6 +13,7 @@ export const COMMANDS: Record<string, Runner> = {
   admin: (args) => import('./admin.ts').then((m) => m.runAdmin(args)),
   'smsc-sim': (args) => import('./sim.ts').then((m) => m.runSimulator('smsc-sim', args)),
   'sip-sim': (args) => import('./sim.ts').then((m) => m.runSimulator('sip-sim', args)),
+  'wa-sim': (args) => import('./sim.ts').then((m) => m.runWaSim(args)),
   sim: (args) => import('./sim.ts').then((m) => m.runSim(args)),
 };
 

@@ -1,7 +1,8 @@
-// `yona smsc-sim` and `yona sip-sim` (a protocol's standalone simulator) and `yona sim mo | messages | calls` (talk
-// to a running simulator through its control channel: the one `yona serve` started, registered in
+// `yona smsc-sim`, `yona sip-sim` and `yona wa-sim` (a protocol's standalone simulator) and `yona sim mo | messages
+// | calls` (talk to a running simulator through its control channel: the one `yona serve` started, registered in
 // ${YONA_DATA_DIR}/simulator.json, else the one standalone simulator registered in ${YONA_DATA_DIR}/simulators/,
-// or the one given with --control URL). Each simulator writes and removes only its own registration.
+// or the one given with --control URL; with --channel whatsapp, the WhatsApp simulator's channel, registered as
+// `whatsappControlUrl`). Each simulator writes and removes only its own registration.
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -9,6 +10,11 @@ import { protocols } from '../carriers/index.ts';
 import type { CliValues } from '../carriers/protocol-cli.ts';
 import type { SimulatorCommand, StartedCommand } from '../carriers/protocol-simulator.ts';
 import { SimulatorClient } from '../carriers/simulator/index.ts';
+import {
+  type SentWhatsAppMessage,
+  waSimCommand,
+  WhatsAppSimulatorClient,
+} from '../carriers/whatsapp-cloud/simulator/index.ts';
 import { ConfigError } from '../domain/errors.ts';
 import { normalizePhone } from '../domain/phone.ts';
 import { simulatorInfoPath, standaloneSimulatorsDir } from '../delivery/bundled-simulators.ts';
@@ -39,6 +45,11 @@ function simulatorCommand(name: string): SimulatorCommand {
  */
 export async function runSmscSim(args: string[], out: Out = console.log, until?: Promise<void>): Promise<void> {
   await runSimulatorCommand(simulatorCommand('smsc-sim'), args, out, until);
+}
+
+/** Runs `yona wa-sim` (the WhatsApp Cloud API simulator) until SIGINT/SIGTERM (or `until` resolves). */
+export async function runWaSim(args: string[], out: Out = console.log, until?: Promise<void>): Promise<void> {
+  await runSimulatorCommand(waSimCommand, args, out, until);
 }
 
 /** Runs the standalone simulator `yona NAME` (smsc-sim, sip-sim) until SIGINT/SIGTERM. */
@@ -94,20 +105,23 @@ function running(pid: number | undefined): boolean {
   return pid === undefined || alive(pid);
 }
 
+/** Where a registration names a channel's control address: the SMS and calls simulators', or WhatsApp's. */
+type ControlKey = 'controlUrl' | 'whatsappControlUrl';
+
 // A registration's control channel, when its file reads and its process runs (a stopped simulator's is gone).
-function registeredControl(file: string): string | undefined {
+function registeredControl(file: string, key: ControlKey): string | undefined {
   try {
-    const info = JSON.parse(readFileSync(file, 'utf8')) as { controlUrl?: string; pid?: number };
-    return running(info.pid) ? info.controlUrl : undefined;
+    const info = JSON.parse(readFileSync(file, 'utf8')) as Partial<Record<ControlKey, string>> & { pid?: number };
+    return running(info.pid) ? info[key] : undefined;
   } catch {
     return undefined;
   }
 }
 
-function controlUrl(given: string | undefined): string {
+function controlUrl(given: string | undefined, key: ControlKey = 'controlUrl'): string {
   if (given) return given;
   const file = simulatorInfoPath(dataDir());
-  const bundled = registeredControl(file);
+  const bundled = registeredControl(file, key);
   if (bundled) return bundled;
   const dir = standaloneSimulatorsDir(dataDir());
   let names: string[] = [];
@@ -117,13 +131,17 @@ function controlUrl(given: string | undefined): string {
     // no standalone simulator ever registered here
   }
   const standalone = names.flatMap((n) => {
-    const url = registeredControl(join(dir, n));
+    const url = registeredControl(join(dir, n), key);
     return url ? [{ name: n.replace(/\.json$/, ''), url }] : [];
   });
   if (standalone.length === 1) return standalone[0].url;
   if (standalone.length > 1)
     fail(
       `several simulators run here (${standalone.map((s) => `${s.name} at ${s.url}`).join(', ')}): pass --control URL`,
+    );
+  if (key === 'whatsappControlUrl')
+    fail(
+      `no running WhatsApp simulator found (none in ${file}, and no yona wa-sim registered in ${dir}): start yona serve with no carrier configured, or yona wa-sim, or pass --control URL`,
     );
   fail(
     `no running simulator found (${file} is missing, and no yona smsc-sim or yona sip-sim registered in ${dir}): start yona serve with no carrier configured, or yona smsc-sim, or pass --control URL`,
@@ -142,7 +160,10 @@ function receiptWords(state: string | undefined): string {
   return state === 'DELIVRD' ? 'delivered (receipt DELIVRD)' : `receipt ${state}`;
 }
 
-/** `yona sim mo --from PHONE --to NUMBER --text TEXT`, `yona sim messages [--to PHONE] [--json]` and `yona sim calls [...]`. */
+/**
+ * `yona sim mo --from PHONE --to NUMBER --text TEXT`, `yona sim messages [--to PHONE] [--json]` and `yona sim calls
+ * [...]`; `mo` and `messages` with `--channel whatsapp` talk to the WhatsApp simulator.
+ */
 export async function runSim(args: string[], out: Out = console.log): Promise<void> {
   const [sub, ...rest] = args;
   const { values } = parseArgs({
@@ -153,8 +174,14 @@ export async function runSim(args: string[], out: Out = console.log): Promise<vo
       text: { type: 'string' },
       json: { type: 'boolean', default: false },
       control: { type: 'string' },
+      channel: { type: 'string' },
+      name: { type: 'string' },
+      'bsuid-only': { type: 'boolean', default: false },
     },
   });
+  const channel = values.channel ?? 'sms';
+  if (channel === 'whatsapp') return runWhatsAppSim(sub, values, out);
+  if (channel !== 'sms') fail(`--channel must be sms or whatsapp, got "${channel}"`);
   const client = new SimulatorClient(controlUrl(values.control));
   if (sub === 'mo') {
     if (!values.from || !values.to || values.text === undefined)
@@ -196,5 +223,62 @@ export async function runSim(args: string[], out: Out = console.log): Promise<vo
   }
   fail(
     'usage: yona sim <mo|messages|calls> ... (yona sim mo --from PHONE --to NUMBER --text TEXT; yona sim messages|calls [--to PHONE] [--json])',
+  );
+}
+
+interface WhatsAppSimValues {
+  from?: string;
+  to?: string;
+  text?: string;
+  json?: boolean;
+  control?: string;
+  name?: string;
+  'bsuid-only'?: boolean;
+}
+
+// What a WhatsApp user got, for a person: the text, or the template with its variables, and the statuses sent.
+function whatsAppLines(m: SentWhatsAppMessage, time: (ms: number) => string): string {
+  const what = m.template
+    ? `template ${m.template.name} (${m.template.language})${m.template.variables.map((v, i) => ` {{${i + 1}}}=${JSON.stringify(v)}`).join('')}`
+    : 'text';
+  const statuses = m.statuses.length
+    ? m.statuses.map((s) => s.status + (s.errorCode ? ` ${s.errorCode}` : '')).join(', ')
+    : 'no status sent (yet)';
+  return `${time(m.acceptedAt)}  to ${m.waId}  from ${m.business}  ${what}  ${statuses}\n  ${m.text.replace(/\n/g, '\n  ')}`;
+}
+
+/** `yona sim mo|messages --channel whatsapp`: a user writes to a business number; what each user got. */
+async function runWhatsAppSim(sub: string | undefined, values: WhatsAppSimValues, out: Out): Promise<void> {
+  const client = new WhatsAppSimulatorClient(controlUrl(values.control, 'whatsappControlUrl'));
+  if (sub === 'mo') {
+    if (!values.from || !values.to || values.text === undefined)
+      fail(
+        'usage: yona sim mo --channel whatsapp --from PHONE --to BUSINESS_NUMBER --text TEXT [--name NAME] [--bsuid-only] [--control URL]',
+      );
+    const result = await client.mo({
+      from: asInternational(values.from),
+      to: asInternational(values.to),
+      text: values.text,
+      ...(values.name ? { name: values.name } : {}),
+      bsuidOnly: values['bsuid-only'] === true,
+    });
+    const who = result.waId ? `${result.waId} (user id ${result.userId})` : `user id ${result.userId} (phone withheld)`;
+    if (values.json) out(JSON.stringify(result));
+    else if (result.delivered) out(`delivered to Yona: ${result.id} from ${who}`);
+    else if (result.webhookUrl)
+      out(`not yet delivered to Yona (its webhook did not answer 2xx; retrying): ${result.id} from ${who}`);
+    else out(`no webhook address is set in the simulator: ${result.id} from ${who} went nowhere`);
+    return;
+  }
+  if (sub === 'messages') {
+    const messages = await client.messages(values.to ? asInternational(values.to) : undefined);
+    if (values.json) return out(JSON.stringify(messages));
+    if (messages.length === 0) return out('no messages');
+    const zone = readSetting('YONA_TIME_ZONE');
+    for (const m of messages) out(whatsAppLines(m, (ms) => formatIso(ms, zone)));
+    return;
+  }
+  fail(
+    'usage: yona sim <mo|messages> --channel whatsapp ... (yona sim mo --channel whatsapp --from PHONE --to BUSINESS_NUMBER --text TEXT; yona sim messages --channel whatsapp [--to PHONE] [--json])',
   );
 }

@@ -22,13 +22,13 @@ describe('yona --help', () => {
   it('lists every command with what it does', () => {
     const r = yona('--help');
     assert.equal(r.status, 0, r.stderr);
-    for (const name of ['serve', 'admin', 'smsc-sim', 'sip-sim', 'sim'])
+    for (const name of ['serve', 'admin', 'smsc-sim', 'sip-sim', 'wa-sim', 'sim'])
       assert.match(r.stdout, new RegExp(`^  ${name} +\\S`, 'm'), name);
     assert.match(r.stdout, /yona admin --help lists the operator commands/);
   });
 
   it('explains each command with usage and an example', () => {
-    for (const name of ['serve', 'sim', 'smsc-sim', 'sip-sim']) {
+    for (const name of ['serve', 'sim', 'smsc-sim', 'sip-sim', 'wa-sim']) {
       const r = yona(name, '--help');
       assert.equal(r.status, 0, `${name}: ${r.stderr}`);
       assert.match(r.stdout, new RegExp(`^usage: yona ${name}`), name);
@@ -74,6 +74,6 @@ describe('yona --help', () => {
   it('suggests only names that are near', () => {
     assert.equal(nearest('ledgr', Object.keys(ADMIN_COMMANDS)), 'ledger');
     assert.equal(nearest('frobnicate', Object.keys(ADMIN_COMMANDS)), undefined);
-    assert.deepEqual(Object.keys(COMMAND_HELP), ['serve', 'admin', 'smsc-sim', 'sip-sim', 'sim']);
+    assert.deepEqual(Object.keys(COMMAND_HELP), ['serve', 'admin', 'smsc-sim', 'sip-sim', 'wa-sim', 'sim']);
   });
 });

@@ -74,7 +74,8 @@ async function route(sim: SimulatorControl, req: IncomingMessage, res: ServerRes
   }
 }
 
-async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
+/** A request's JSON object body (empty: {}); throws past 64 KiB or for anything but an object. */
+export async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
@@ -88,7 +89,8 @@ async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> 
   return value as Record<string, unknown>;
 }
 
-function send(res: ServerResponse, status: number, body: unknown): void {
+/** Answers `body` as JSON with `status`. */
+export function send(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
   res.end(text);
