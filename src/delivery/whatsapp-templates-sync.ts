@@ -36,7 +36,7 @@ export function templateSourceOf(config: CarrierConfigBase): TemplateSource | un
   if (!wabaId || !token) return undefined;
   return {
     carrier: config.name,
-    businessNumber: setting(config, 'businessNumber') ?? '*',
+    businessNumber: config.anyBusinessNumber === true ? '*' : (setting(config, 'businessNumber') ?? '*'),
     graphUrl: (setting(config, 'graphUrl') ?? DEFAULT_GRAPH_URL).replace(/\/+$/, ''),
     version: setting(config, 'graphVersion', 'apiVersion', 'version') ?? DEFAULT_VERSION,
     wabaId,

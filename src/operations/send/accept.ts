@@ -338,7 +338,7 @@ function priceRows(kept: Recipient[], p: Pricing, total: Totals): NewMessage[] {
         unsubscribeCode: null,
         sealed: r.stored?.sealed ?? null,
         channel: 'whatsapp',
-        spoken: r.whatsapp?.template ?? null,
+        template: r.whatsapp?.template ?? null,
       };
       continue;
     }

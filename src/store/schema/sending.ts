@@ -69,10 +69,7 @@ export interface MessageTable {
   sealed: Generated<string | null>;
   /** Its channel's stored name (domain/channels.ts): 'sms' (a text), 'call' (the text spoken in a voice call), ... */
   channel: Generated<string>;
-  /**
-   * How its channel renders it: for a call, how it is spoken, JSON `{voice, rate, repeat}`; for a WhatsApp template,
-   * the template payload, JSON `{name, language, parameters}` (carriers/types.ts TemplatePayload; null: free text).
-   */
+  /** For a call: how it is spoken, JSON `{voice, rate, repeat}`. */
   spoken: Generated<string | null>;
   /** For a template payload (WhatsApp): JSON `{name, language, parameters}`; null: the text is sent as it is. */
   template: Generated<string | null>;
