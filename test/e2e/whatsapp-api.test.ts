@@ -231,6 +231,8 @@ for (const target of targets) {
     });
 
     it('sms with "channel":"whatsapp": a template to phones priced on /api/test, free text only inside the window', async () => {
+      const accountId = await t.accountId('alice');
+      await openWindow(t.service.store.db, { accountId, businessNumber: BUSINESS, user: OTHER }, now - 3600_000);
       const before = await s.balance();
       const dry = await s.call(
         'sms',

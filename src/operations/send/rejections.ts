@@ -47,7 +47,9 @@ export class Rejections {
   }
 
   /** The status for a send none of whose destinations could be used (9 when any was a length problem, else 933). */
-  noValidDestinationStatus(): 9 | 933 {
+  noValidDestinationStatus(): 7 | 9 | 933 {
+    // WhatsApp free text none of whose users has an open window: a template is needed.
+    if (this.byReason.outside_window === this.total && this.total > 0) return 7;
     return this.byReason.too_short || this.byReason.too_long ? 9 : 933;
   }
 
