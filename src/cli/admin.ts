@@ -290,6 +290,7 @@ export const ADMIN_COMMANDS: Record<string, Command> = {
   'add-filtered': addFiltered,
   'legacy-password': legacyPassword,
   'set-password': (...a) => import('./admin-console.ts').then((m) => m.setPasswordCommand(...a)),
+  'whatsapp-price': (...a) => import('./admin-whatsapp-prices.ts').then((m) => m.whatsappPriceCommand(...a)),
 };
 
 const ADMIN_LIST = () =>

@@ -198,6 +198,12 @@ export const ADMIN_HELP: Record<string, CommandHelp> = {
     summary: 'Gives the account an inbound number: texts to it show in its incoming and its push feed.',
     example: 'yona admin add-number alice 0559990000',
   },
+  'whatsapp-price': {
+    usage: 'yona admin whatsapp-price set CATEGORY CREDITS | remove CATEGORY | list [--json]',
+    summary:
+      "WhatsApp's rate card: the credits one WhatsApp message of a category (marketing, utility, authentication, service) costs an account, charged when the message is accepted and refunded when it fails; 1 credit when unset.",
+    example: 'yona admin whatsapp-price set marketing 3',
+  },
   'whatsapp-number': {
     usage: 'yona admin whatsapp-number add|remove|list USERNAME [972XXXXXXXXX] [--carrier NAME]',
     summary:

@@ -16,6 +16,7 @@ import { lockDataDir } from './serve-lock.ts';
 import { registerServer, withoutPassword } from './serve-registry.ts';
 import { carriersComponent } from '../delivery/carriers.ts';
 import { ingressComponent } from '../delivery/ingress.ts';
+import { whatsappSendingComponent } from '../delivery/whatsapp-sending.ts';
 import { createPusher } from '../delivery/pusher.ts';
 
 /** Components `serve` runs besides the API for the given roles (all by default). */
@@ -26,6 +27,7 @@ export function defaultComponents(roles: readonly Role[] = ROLES, logger = creat
     components.push(schedulerRole([schedulerComponent(), birthdaysComponent(), retentionComponent()], logger));
   if (has('api')) components.push(publicPagesComponent(), ingressComponent());
   if (has('dispatcher') || has('voice') || has('receipts')) components.push(carriersComponent());
+  if (has('dispatcher')) components.push(whatsappSendingComponent());
   if (has('pusher')) components.push(createPusher());
   return components;
 }

@@ -7,7 +7,7 @@
 // polls otherwise. One more lane claims only priority messages (one-time codes): it is never behind a
 // campaign's batch, and its messages take the carrier's next free permit.
 import type { Router, RouteCarrier } from './routing.ts';
-import type { Carrier, SubmitResult } from '../carriers/types.ts';
+import type { Carrier, SubmitResult, TemplatePayload } from '../carriers/types.ts';
 import { type ChannelName, channelOfStored } from '../domain/channels.ts';
 import { fillCode } from '../domain/otp.ts';
 import { unseal } from '../domain/sealed.ts';
@@ -276,6 +276,15 @@ export class Dispatcher {
     return permits;
   }
 
+  // The sealed code of a message, opened (undefined when it cannot be).
+  private codeOf(message: ClaimedMessage): string | undefined {
+    try {
+      return this.deps.sealingKey && message.sealed !== null ? unseal(this.deps.sealingKey, message.sealed) : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
   // The text as sent: a sealed code is opened and put in place of `[code]`; undefined when it cannot be opened.
   private textOf(message: ClaimedMessage): string | undefined {
     if (message.sealed === null) return message.text;
@@ -438,7 +447,15 @@ export class Dispatcher {
     let result: SubmitResult;
     try {
       const spoken = call && message.spoken ? { spoken: JSON.parse(message.spoken) } : {};
-      const template = message.template ? { template: JSON.parse(message.template) } : {};
+      // A template's parameters hold `[code]` where a sealed code goes, as its text does.
+      const template = message.template
+        ? {
+            template: withCode(
+              JSON.parse(message.template),
+              message.sealed === null ? undefined : this.codeOf(message),
+            ),
+          }
+        : {};
       result = await carrier.submit({
         messageId: message.id,
         source: message.source,
@@ -477,4 +494,10 @@ export class Dispatcher {
       ...(perPart === undefined ? {} : { carrierCost: perPart * message.parts }),
     };
   }
+}
+
+/** A template payload with a one-time code in place of `[code]` in its parameters. */
+function withCode(template: TemplatePayload, code: string | undefined): TemplatePayload {
+  if (code === undefined) return template;
+  return { ...template, parameters: template.parameters.map((p) => fillCode(p, code)) };
 }

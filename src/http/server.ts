@@ -12,6 +12,7 @@ import { registerHealth, type HealthSource } from './health.ts';
 import { registerOpenApiRoute } from './openapi/route.ts';
 import { lazyRequestLogger } from './request-logger.ts';
 import { registerWebhooks } from './webhooks.ts';
+import { registerWhatsappApi } from './whatsapp-api.ts';
 import type { WebhookIngress } from '../component.ts';
 import type { Metrics } from './metrics.ts';
 import type { TlsMaterial } from './tls.ts';
@@ -88,6 +89,7 @@ export async function startHttp(deps: HttpDeps): Promise<RunningHttp> {
   app.setNotFoundHandler((_request, reply) => reply.code(404).send({ error: 'Not Found' }));
   if (deps.api) {
     registerApiRoutes(app, deps.ctx, deps.metrics, deps.logger);
+    registerWhatsappApi(app, deps.ctx, deps.logger);
     registerOpenApiRoute(app);
     registerApiGuide(app);
   }

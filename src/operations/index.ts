@@ -14,6 +14,9 @@ import { dlr, dlrByDate, incoming } from './reports.ts';
 import { pushUrl } from './push.ts';
 import { sendOtp, validateOtp } from './otp.ts';
 import { addSub, getBlanceSubs, updateAmountSub } from './reseller.ts';
+import { sendWhatsappMessage, sendWhatsappTemplate } from './whatsapp/wire-sends.ts';
+import { getPhoneTemplates } from './whatsapp/templates.ts';
+import { sendOtpWhatsapp } from './whatsapp/otp.ts';
 import {
   addAllowedAddress,
   clearPushSigning,
@@ -64,6 +67,10 @@ const OPERATIONS: Operation<any>[] = [
   addSub,
   updateAmountSub,
   getBlanceSubs,
+  sendWhatsappMessage,
+  sendWhatsappTemplate,
+  getPhoneTemplates,
+  sendOtpWhatsapp,
 ];
 
 /** The internal operations: run by the console and the CLI through the runner, never by an API request. */

@@ -33,6 +33,7 @@ import {
   markOtpUsed,
   otpFailuresSince,
   recordOtpFailure,
+  type OtpServiceType,
 } from '../store/otp.ts';
 import { lockLimitScope } from '../store/limits.ts';
 import { optInt, optText, rawText, text } from './fields.ts';
@@ -47,14 +48,14 @@ const HOUR_MS = 3_600_000;
 const MAX_APP_ID = 2_147_483_647;
 
 /** A whole-number field within its range, else 2 naming the range (never clamped). */
-function inRange(field: string, value: number | undefined, fallback: number, min: number, max: number): number {
+export function inRange(field: string, value: number | undefined, fallback: number, min: number, max: number): number {
   const v = value ?? fallback;
   if (v < min || v > max) throw new ApiError(2, `Invalid value for field ${field}: must be ${min} to ${max}, got ${v}`);
   return v;
 }
 
 /** The phone a code goes to: an Israeli mobile, or an international number where the account allows it. */
-function codeDestination(given: string, allowInternational: boolean): { e164: string; international: boolean } {
+export function codeDestination(given: string, allowInternational: boolean): { e164: string; international: boolean } {
   const n = normalizePhone(given, { allowInternational });
   if (!n.ok) {
     if (n.reason === 'too_short' || n.reason === 'too_long')
@@ -77,7 +78,12 @@ function seconds(ms: number): number {
 }
 
 // Status 5 when the account asks for codes faster than its limits allow (each limit 0 is off).
-async function enforceSendLimits(ctx: OperationContext, phone: string, appId: number): Promise<void> {
+export async function enforceSendLimits(
+  ctx: OperationContext,
+  phone: string,
+  appId: number,
+  serviceType: OtpServiceType = 'sms',
+): Promise<void> {
   const { resendSeconds, perPhoneHourly, perAccountHourly } = ctx.config.otp;
   const refuse = (why: string) => new ApiError(5, `No permission to send SMS at this time: ${why}`);
   // The counts below and the code written after them are one step: concurrent requests take turns (the whole
@@ -86,7 +92,7 @@ async function enforceSendLimits(ctx: OperationContext, phone: string, appId: nu
     const scope = perAccountHourly > 0 ? `otp:${ctx.account.id}` : `otp:${ctx.account.id}:${phone}`;
     await lockLimitScope(ctx.db, scope);
   }
-  const last = resendSeconds > 0 ? await lastOtpCodeAt(ctx.db, ctx.account.id, phone, appId) : undefined;
+  const last = resendSeconds > 0 ? await lastOtpCodeAt(ctx.db, ctx.account.id, phone, appId, serviceType) : undefined;
   if (last !== undefined && ctx.now - last < resendSeconds * 1000) {
     throw refuse(
       `a code was sent to this phone ${seconds(ctx.now - last)} seconds ago; ask again in ${seconds(last + resendSeconds * 1000 - ctx.now)} seconds`,
@@ -212,7 +218,10 @@ export const validateOtp = defineOperation({
         );
       }
     }
-    const current = await currentOtpCode(ctx.db, ctx.account.id, phone, appId);
+    const serviceType = (input.service_type ?? 'sms').toLowerCase();
+    if (serviceType !== 'sms' && serviceType !== 'whatsapp')
+      throw new ApiError(2, `Invalid value for field service_type: sms or whatsapp, got "${input.service_type}"`);
+    const current = await currentOtpCode(ctx.db, ctx.account.id, phone, appId, serviceType);
     if (!current) return unverified(`no code was sent to this phone for app_id ${appId}`);
     if (current.used_at !== null) return unverified('this code was already used; request a new one');
     if (current.attempts >= current.max_tries)

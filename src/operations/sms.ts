@@ -1,7 +1,7 @@
 // sms: a text to phones and/or contact lists (with a `tts` block, a voice send: calls speaking the text, besides
 // or instead of texts, by its type). Field rules in send/options.ts; the writing in send/accept.ts.
 import { z } from 'zod';
-import { ApiError } from '../domain/errors.ts';
+import { ApiError, missingField } from '../domain/errors.ts';
 import { acceptCampaign, concatBatches, inBatches } from './send/accept.ts';
 import { codeLinks, composeText, requireVerifiedSender } from './send/compose.ts';
 import {
@@ -31,6 +31,8 @@ import { spokenLengths } from './send/spoken-length.ts';
 import type { SpokenLengths } from '../domain/voice.ts';
 import { acceptedReply, SEND_REPLY } from './send/reply.ts';
 import { lenient, optText, rawText, text, textOf } from './fields.ts';
+import { FALLBACK_SHAPE, TEMPLATE_SHAPE, fallbackOf, templateOf } from './whatsapp/fields.ts';
+import { whatsappSms } from './whatsapp/sms-channel.ts';
 import { defineOperation } from './types.ts';
 
 const rawOptional = () => z.preprocess((v) => textOf(v), z.string().optional());
@@ -42,7 +44,7 @@ export const smsInput = z.object({
     destinationsOf,
     '`phone` (repeatable, `5xxxxxxx` or `05xxxxxxx`, optional attribute `id`: in JSON `{"$": {"id": "a1"}, "_": "0521234567"}`) and `cl_id` (repeatable contact list ids).',
   ),
-  message: rawText(),
+  message: rawText().optional(),
   tag: rawOptional(),
   add_dynamic: optText(),
   timing: optText(),
@@ -57,6 +59,15 @@ export const smsInput = z.object({
   tts: lenient(
     ttsOf,
     'Makes the send a voice send: `type` (2, 3 or 4), `rate` (-10..10), `repeat` (default 2), `voice` (ymMale, ymFemale).',
+  ),
+  channel: optText(),
+  template: lenient(
+    templateOf,
+    'With `"channel":"whatsapp"`: an approved template instead of `message`, `{"id": NAME, "language": CODE, "variables": {"1": "..."}}`.',
+  ),
+  fallback: lenient(
+    fallbackOf,
+    'With `"channel":"whatsapp"`: `{"channel":"sms","source":VERIFIED_SMS_SENDER,"after_seconds":N}`, an SMS when WhatsApp fails or is late.',
   ),
 });
 
@@ -83,10 +94,11 @@ export function commonSmsInput(doc: Record<string, unknown>): SmsInput | undefin
   if (typeof source !== 'string' || typeof message !== 'string') return undefined;
   if (doc.links !== undefined || doc.tts !== undefined || (tag !== undefined && typeof tag !== 'string'))
     return undefined;
+  if (doc.channel !== undefined || doc.template !== undefined || doc.fallback !== undefined) return undefined;
   const trimmedSource = source.trim();
   if (trimmedSource === '' || message.trim() === '') return undefined;
   // As zod gives it: `tts` (absent) left out, `links` (absent) read as none.
-  const input: Omit<SmsInput, 'tts'> = {
+  const input: Omit<SmsInput, 'tts' | 'template' | 'fallback'> = {
     source: trimmedSource,
     destinations: destinationsOf(doc.destinations),
     message,
@@ -110,15 +122,19 @@ export const sms = defineOperation({
     destinations: DESTINATIONS_SHAPE,
     links: { link: { id: undefined } },
     tts: { type: undefined, rate: undefined, repeat: undefined, voice: undefined },
+    template: TEMPLATE_SHAPE,
+    fallback: FALLBACK_SHAPE,
   },
   input: smsInput,
   commonInput: commonSmsInput,
   reply: SEND_REPLY,
   sharesCommits: true,
   // A voice send's speech is rendered first, outside the transaction: its calls are priced on its length.
-  prepare: (input) => spokenLengths(input.message, input.tts),
+  prepare: (input) => spokenLengths(input.message ?? '', input.tts),
   preparesFor: (doc) => ttsOf(doc.tts) !== undefined,
   async handler(ctx, input) {
+    if (input.channel !== undefined && input.channel.toLowerCase() !== 'sms') return whatsappSms(ctx, input);
+    if (input.message === undefined) throw missingField('message');
     const source = checkSource(input.source);
     const message = checkMessage(input.message);
     const name = checkCampaignName(input.campaign_name);

@@ -15,7 +15,12 @@ export interface NewOtpCode {
   expiresAt: number;
   campaignId: number;
   now: number;
+  /** What carries it (absent: 'sms'). */
+  serviceType?: OtpServiceType;
 }
+
+/** What carries a one-time code: an SMS (send_otp) or WhatsApp (send-otp-whatsapp). */
+export type OtpServiceType = 'sms' | 'whatsapp';
 
 /** Replaces the phone's current code of this app (it can no longer be used) and records the new one. */
 export async function insertOtpCode(db: Queryable, c: NewOtpCode): Promise<void> {
@@ -25,6 +30,7 @@ export async function insertOtpCode(db: Queryable, c: NewOtpCode): Promise<void>
     .where('account_id', '=', c.accountId)
     .where('phone', '=', c.phone)
     .where('app_id', '=', c.appId)
+    .where('service_type', '=', c.serviceType ?? 'sms')
     .where('replaced_at', 'is', null)
     .execute();
   await db
@@ -40,6 +46,7 @@ export async function insertOtpCode(db: Queryable, c: NewOtpCode): Promise<void>
       used_at: null,
       replaced_at: null,
       campaign_id: c.campaignId,
+      service_type: c.serviceType ?? 'sms',
     })
     .execute();
 }
@@ -50,6 +57,7 @@ export async function currentOtpCode(
   accountId: number,
   phone: string,
   appId: number,
+  serviceType: OtpServiceType = 'sms',
 ): Promise<OtpCode | undefined> {
   const dialect = dialectOf(db);
   const query = db
@@ -58,6 +66,7 @@ export async function currentOtpCode(
     .where('account_id', '=', accountId)
     .where('phone', '=', phone)
     .where('app_id', '=', appId)
+    .where('service_type', '=', serviceType)
     .where('replaced_at', 'is', null)
     .orderBy('id', 'desc')
     .limit(1);
@@ -110,6 +119,7 @@ export async function lastOtpCodeAt(
   accountId: number,
   phone: string,
   appId: number,
+  serviceType: OtpServiceType = 'sms',
 ): Promise<number | undefined> {
   const row = await db
     .selectFrom('otp_codes')
@@ -117,6 +127,7 @@ export async function lastOtpCodeAt(
     .where('account_id', '=', accountId)
     .where('phone', '=', phone)
     .where('app_id', '=', appId)
+    .where('service_type', '=', serviceType)
     .orderBy('id', 'desc')
     .limit(1)
     .executeTakeFirst();

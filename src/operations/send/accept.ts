@@ -18,7 +18,7 @@ import {
   insertMessages,
   type NewMessage,
 } from '../../store/messages.ts';
-import type { OperationContext } from '../types.ts';
+import type { OperationContext, SendChannel } from '../types.ts';
 import type { Recipient } from './destinations.ts';
 import type { Rejections } from './rejections.ts';
 import { newTally, nothingToSendError, suppressBatch } from './suppress.ts';
@@ -42,7 +42,9 @@ export async function* concatBatches(...sources: RecipientBatches[]): AsyncItera
 
 /** A campaign ready to be written. */
 export interface CampaignDraft {
-  kind: 'sms' | 'bulk' | 'tts' | 'otp' | 'verify' | 'birthday';
+  kind: 'sms' | 'bulk' | 'tts' | 'otp' | 'verify' | 'birthday' | 'whatsapp' | 'whatsapp-otp';
+  /** A send on one channel of its own (WhatsApp), whose recipients say what each is sent; absent: texts and calls. */
+  channel?: SendChannel;
   name: string | null;
   source: string;
   scheduledAt: number | null;
@@ -320,6 +322,26 @@ function priceRows(kept: Recipient[], p: Pricing, total: Totals): NewMessage[] {
   const rows: NewMessage[] = new Array(kept.length);
   for (let i = 0; i < kept.length; i++) {
     const r = kept[i];
+    if (r.channel === 'whatsapp') {
+      const costCredits = p.free || !r.whatsapp ? 0 : r.whatsapp.credits;
+      total.credits += costCredits;
+      if (total.maxParts === 0) total.maxParts = 1;
+      if (total.encoding !== 'ucs2' && detectEncoding(r.text) === 'ucs2') total.encoding = 'ucs2';
+      rows[i] = {
+        phone: r.phone,
+        externalId: r.externalId,
+        source: r.source,
+        text: r.stored?.text ?? r.text,
+        parts: 1,
+        costCredits,
+        costAgorot: 0,
+        unsubscribeCode: null,
+        sealed: r.stored?.sealed ?? null,
+        channel: 'whatsapp',
+        template: r.whatsapp?.template ?? null,
+      };
+      continue;
+    }
     if (r.channel === 'call') {
       const price = p.callPrice(r.text);
       const costCredits = p.free ? 0 : price.credits;

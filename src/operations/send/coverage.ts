@@ -6,10 +6,13 @@ import type { OperationContext, SendChannel } from '../types.ts';
 /** What of a send tells its channels: its calls (a `tts` block), if any. */
 interface Send {
   calls?: { type: 2 | 3 | 4 };
+  /** A send on one channel of its own (WhatsApp): its messages all go out on it. */
+  channel?: SendChannel;
 }
 
 /** The channels a send goes out on: texts unless a voice-only `tts` (type 4), calls with a `tts` block. */
 function channelsOf(draft: Send): SendChannel[] {
+  if (draft.channel !== undefined) return [draft.channel];
   return [...(draft.calls?.type === 4 ? [] : ['sms' as const]), ...(draft.calls ? ['voice' as const] : [])];
 }
 
@@ -21,6 +24,6 @@ export function requireCarriers(ctx: OperationContext, draft: Send): void {
     const why = coverage.unserved(channel);
     if (why === undefined) continue;
     coverage.refused(channel, ctx.account.username, why);
-    throw new ApiError(5, `No permission to send SMS at this time: ${why}`);
+    throw new ApiError(5, `No permission to send SMS at this time: ${why}`, draft.channel ? { reason: 6 } : {});
   }
 }

@@ -16,8 +16,19 @@ export interface Recipient {
   text: string;
   /** What the store keeps instead of `text` when the text holds a secret (a one-time code). */
   stored?: SealedText;
-  /** 'call': this recipient gets the text spoken in a voice call (absent: a text message). */
-  channel?: 'call';
+  /**
+   * 'call': this recipient gets the text spoken in a voice call; 'whatsapp': a WhatsApp message, priced and carried
+   * as `whatsapp` says (absent: a text message).
+   */
+  channel?: 'call' | 'whatsapp';
+  whatsapp?: WhatsappContent;
+}
+
+/** What a WhatsApp recipient is sent: its price, and its template payload (JSON) when it is a template. */
+export interface WhatsappContent {
+  credits: number;
+  /** The template payload as the message row keeps it (carriers/types.ts TemplatePayload, JSON); null: free text. */
+  template: string | null;
 }
 
 /** A text kept with `[code]` in place of its secret, and the secret sealed beside it. */

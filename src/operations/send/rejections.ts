@@ -7,7 +7,7 @@ import type { RequestStatus } from '../../domain/status.ts';
 export const MAX_LISTED_REJECTIONS = 1000;
 
 /** Why a destination was not sent to. */
-export type RejectionReason = PhoneRejection | 'not_mobile' | 'blocked' | 'temp_bl';
+export type RejectionReason = PhoneRejection | 'not_mobile' | 'blocked' | 'temp_bl' | 'outside_window';
 
 /** A destination left out, as the reply lists it. */
 export interface Rejected {
@@ -26,6 +26,8 @@ export const REJECTION_STATUS: Record<RejectionReason, RequestStatus> = {
   not_mobile: 933,
   blocked: 8,
   temp_bl: 715,
+  // WhatsApp free text to a user whose 24-hour window is not open: a template is needed (reasons 7 and 8).
+  outside_window: 7,
 };
 
 /** The destinations a send left out: the first ones listed, all of them counted by reason (bounded memory). */
@@ -45,7 +47,9 @@ export class Rejections {
   }
 
   /** The status for a send none of whose destinations could be used (9 when any was a length problem, else 933). */
-  noValidDestinationStatus(): 9 | 933 {
+  noValidDestinationStatus(): 7 | 9 | 933 {
+    // WhatsApp free text none of whose users has an open window: a template is needed.
+    if (this.byReason.outside_window === this.total && this.total > 0) return 7;
     return this.byReason.too_short || this.byReason.too_long ? 9 : 933;
   }
 

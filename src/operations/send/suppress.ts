@@ -86,7 +86,11 @@ export function nothingToSendError(tally: SuppressionTally, rejected: Rejections
     const status = rejected.noValidDestinationStatus();
     return new ApiError(
       status,
-      status === 9 ? undefined : 'Invalid phone number: no destination can be sent to',
+      status === 9
+        ? undefined
+        : status === 7
+          ? 'Outside the 24-hour window: none of these users wrote in the last 24 hours; send a template'
+          : 'Invalid phone number: no destination can be sent to',
       fields,
     );
   }

@@ -35,6 +35,10 @@ import * as m0032 from './0032_push_attempts_by_event.ts';
 import * as m0033 from './0033_ingress_events.ts';
 import * as m0040 from './0040_whatsapp.ts';
 import * as m0041 from './0041_message_template.ts';
+import * as m0044 from './0044_whatsapp_prices.ts';
+import * as m0045 from './0045_whatsapp_templates.ts';
+import * as m0046 from './0046_whatsapp_fallbacks.ts';
+import * as m0047 from './0047_otp_service_type.ts';
 
 type VersionedMigration = { up(db: Kysely<any>, dialect: Dialect): Promise<void> };
 
@@ -74,4 +78,8 @@ export const MIGRATIONS: Record<string, VersionedMigration> = {
   '0033_ingress_events': m0033,
   '0040_whatsapp': m0040,
   '0041_message_template': m0041,
+  '0044_whatsapp_prices': m0044,
+  '0045_whatsapp_templates': m0045,
+  '0046_whatsapp_fallbacks': m0046,
+  '0047_otp_service_type': m0047,
 };

@@ -10,6 +10,7 @@ import type { OtpTables } from './otp.ts';
 import type { PushTables } from './push.ts';
 import type { SendingTables } from './sending.ts';
 import type { WhatsappTables } from './whatsapp.ts';
+import type { WhatsappSendingTables } from './whatsapp-sending.ts';
 
 export interface AccountTable {
   id: Generated<number>;
@@ -107,7 +108,8 @@ export interface Database
     NodesTables,
     IdempotencyTables,
     IngressTables,
-    WhatsappTables {
+    WhatsappTables,
+    WhatsappSendingTables {
   accounts: AccountTable;
   account_ips: AccountIpTable;
   api_tokens: ApiTokenTable;

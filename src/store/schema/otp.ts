@@ -19,6 +19,8 @@ export interface OtpCodeTable {
   replaced_at: number | null;
   /** The campaign whose message carried the code. */
   campaign_id: number | null;
+  /** What carried it: 'sms' or 'whatsapp' (validate_otp's service_type). */
+  service_type: Generated<string>;
 }
 
 export interface OtpFailureTable {
