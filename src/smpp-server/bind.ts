@@ -3,6 +3,7 @@
 // suspended nor closed, over TLS when the account asks for it, not locked out by repeated failures, and within its
 // limit of binds over every node.
 import { accountRefusal } from '../domain/accounts.ts';
+import { unsafeCode } from '../http/input-guard.ts';
 import { addressAllowed } from '../domain/ip.ts';
 import { verifyPassword } from '../domain/password.ts';
 import { findAccountByUsername, listAllowedIps, type Account } from '../store/accounts.ts';
@@ -48,7 +49,8 @@ const refused = (reason: BindRefusal, status: number, accountId?: number): BindO
 
 /** Checks a bind; counts a wrong password towards the lockout, and a good bind clears the count. */
 export async function authenticateBind(db: Queryable, a: BindAttempt): Promise<BindOutcome> {
-  const account = a.systemId === '' ? undefined : await findAccountByUsername(db, a.systemId);
+  const readable = a.systemId !== '' && unsafeCode(a.systemId) < 0;
+  const account = readable ? await findAccountByUsername(db, a.systemId) : undefined;
   if (!account) return refused('unknown_system_id', SMPP_STATUS.ESME_RINVSYSID);
   const id = Number(account.id);
   const smpp = await findSmppAccount(db, id);

@@ -5,6 +5,7 @@
 import type smpp from 'smpp';
 import { decodeFromSmpp } from '../carriers/smpp/encoding.ts';
 import { rawPayload } from '../carriers/smpp/pdu.ts';
+import { unsafeCode } from '../http/input-guard.ts';
 import { SMPP_STATUS } from './command-status.ts';
 import { smppTime } from './smpp-time.ts';
 
@@ -42,7 +43,8 @@ function destination(ton: number, address: string): string {
 /** Reads a submit_sm or submit_multi; a refusal names its command_status. */
 export function readSubmit(pdu: smpp.PDU): SubmitReading {
   const source = typeof pdu.source_addr === 'string' ? pdu.source_addr.trim() : '';
-  if (source === '') return refuse(SMPP_STATUS.ESME_RINVSRCADR, 'empty source_addr');
+  if (source === '' || unsafeCode(source) >= 0)
+    return refuse(SMPP_STATUS.ESME_RINVSRCADR, 'empty or unreadable source_addr');
   const given: ReadSubmit['given'] = [];
   if (pdu.command === 'submit_multi') {
     const list = Array.isArray(pdu.dest_address) ? (pdu.dest_address as Array<Record<string, unknown>>) : [];
@@ -57,7 +59,8 @@ export function readSubmit(pdu: smpp.PDU): SubmitReading {
     const address = typeof pdu.destination_addr === 'string' ? pdu.destination_addr : '';
     given.push({ ton: int(pdu.dest_addr_ton) ?? 0, npi: int(pdu.dest_addr_npi) ?? 0, address });
   }
-  if (given.some((g) => g.address.trim() === '')) return refuse(SMPP_STATUS.ESME_RINVDSTADR, 'empty destination_addr');
+  if (given.some((g) => g.address.trim() === '' || unsafeCode(g.address) >= 0))
+    return refuse(SMPP_STATUS.ESME_RINVDSTADR, 'empty or unreadable destination_addr');
   const dataCoding = int(pdu.data_coding) ?? 0;
   if (!DATA_CODINGS.has(dataCoding)) return refuse(SMPP_STATUS.ESME_RINVDCS, `data_coding ${dataCoding}`);
   const esmClass = int(pdu.esm_class) ?? 0;
@@ -73,6 +76,8 @@ export function readSubmit(pdu: smpp.PDU): SubmitReading {
   if (dataCoding === 8 && rawPayload(pdu).length % 2 !== 0 && !(esmClass & UDHI))
     return refuse(SMPP_STATUS.ESME_RINVMSGLEN, 'UCS-2 text of an odd length');
   if (decoded.text.trim() === '') return refuse(SMPP_STATUS.ESME_RINVMSGLEN, 'empty message');
+  // Control characters (but tab, CR, LF) and half surrogate pairs are refused, as the API refuses them.
+  if (unsafeCode(decoded.text) >= 0) return refuse(SMPP_STATUS.ESME_RINVMSGLEN, 'a character no text may hold');
   const scheduleAt = smppTime(pdu.schedule_delivery_time);
   if (scheduleAt === null) return refuse(SMPP_STATUS.ESME_RINVSCHED, 'unreadable schedule_delivery_time');
   const validityUntil = smppTime(pdu.validity_period);
