@@ -11,7 +11,7 @@ export interface CommandHelp {
 /** The top-level commands. */
 export const COMMAND_HELP: Record<string, CommandHelp> = {
   serve: {
-    usage: 'yona serve [--roles api,dispatcher,scheduler,pusher,receipts,voice]',
+    usage: 'yona serve [--roles api,dispatcher,scheduler,pusher,receipts,voice,smpp]',
     summary:
       'Runs the service: HTTPS API and console, plain HTTP on loopback, and the delivery workers (settings from the environment); --roles picks what this node runs (default: all).',
     example:
