@@ -291,6 +291,8 @@ export const ADMIN_COMMANDS: Record<string, Command> = {
   'legacy-password': legacyPassword,
   'set-password': (...a) => import('./admin-console.ts').then((m) => m.setPasswordCommand(...a)),
   'whatsapp-price': (...a) => import('./admin-whatsapp-prices.ts').then((m) => m.whatsappPriceCommand(...a)),
+  'smpp-password': (...a) => import('./admin-smpp.ts').then((m) => m.smppPasswordCommand(...a)),
+  'smpp-limits': (...a) => import('./admin-smpp.ts').then((m) => m.smppLimitsCommand(...a)),
 };
 
 const ADMIN_LIST = () =>

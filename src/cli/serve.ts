@@ -18,6 +18,7 @@ import { carriersComponent } from '../delivery/carriers.ts';
 import { ingressComponent } from '../delivery/ingress.ts';
 import { whatsappSendingComponent } from '../delivery/whatsapp-sending.ts';
 import { createPusher } from '../delivery/pusher.ts';
+import { smppServerComponent } from '../smpp-server/component.ts';
 
 /** Components `serve` runs besides the API for the given roles (all by default). */
 export function defaultComponents(roles: readonly Role[] = ROLES, logger = createLogger('info')): Component[] {
@@ -29,6 +30,7 @@ export function defaultComponents(roles: readonly Role[] = ROLES, logger = creat
   if (has('dispatcher') || has('voice') || has('receipts')) components.push(carriersComponent());
   if (has('dispatcher')) components.push(whatsappSendingComponent());
   if (has('pusher')) components.push(createPusher());
+  if (has('smpp')) components.push(smppServerComponent());
   return components;
 }
 

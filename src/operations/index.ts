@@ -37,6 +37,8 @@ import {
   setConsolePassword,
   setLowBalanceWarning,
 } from './account-security.ts';
+import { setSmppLimits, setSmppPassword } from './smpp-access.ts';
+import { smppSubmit } from './smpp-submit.ts';
 
 const OPERATIONS: Operation<any>[] = [
   getApiToken,
@@ -91,6 +93,9 @@ const INTERNAL_OPERATIONS: Operation<any>[] = [
   disableTwoFactor,
   setLowBalanceWarning,
   holdSubAccount,
+  setSmppPassword,
+  setSmppLimits,
+  smppSubmit,
 ];
 
 const byName = new Map<string, Operation<any>>();

@@ -8,6 +8,7 @@ import type { Queryable } from './engine/db.ts';
 import { dialectOf } from './engine/dialect.ts';
 import { recordPushEvents, type PushEventInput } from './push.ts';
 import type { MessageState } from './schema/sending.ts';
+import { queueSmppReceipts } from './smpp-outbox.ts';
 
 /** One message's status changed (what a `dlr` push event says about it). */
 export interface StatusChange {
@@ -46,6 +47,8 @@ const CHUNK = 500;
  */
 export async function recordStatusEvents(db: Queryable, changes: StatusChange[], now: number): Promise<void> {
   if (changes.length === 0) return;
+  // Messages submitted over SMPP get their receipts back as deliver_sm too.
+  await queueSmppReceipts(db, changes, now);
   // Building the fields (a zoned date per event) costs more than the rest: skip accounts without a URL of either
   // feed (recordPushEvents would store nothing for them anyway).
   const listening = await accountsWithStatusUrl(db, [...new Set(changes.map((c) => c.accountId))]);

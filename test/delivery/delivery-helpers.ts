@@ -13,6 +13,7 @@ import { startTestService, type TestService } from '../helpers/service.ts';
 import type { StoreTarget } from '../helpers/stores.ts';
 import { newSender, type Sender } from '../operations/send-helpers.ts';
 import { loadConfig } from '../../src/config.ts';
+import type { Logger } from '../../src/logger.ts';
 
 export { newSender, type Sender };
 
@@ -57,6 +58,7 @@ export async function startDelivery(
     clock?: () => number;
     components?: Component[];
     env?: Record<string, string>;
+    logger?: Logger;
   } = {},
 ): Promise<DeliveryHarness> {
   const simulator = new SmscSimulator({ systemId: 'yona', password: 'secret', receiptDelayMs: 20, ...options.sim });
@@ -67,6 +69,7 @@ export async function startDelivery(
     components: [component, ...(options.components ?? [])],
     clock: options.clock,
     env: options.env,
+    logger: options.logger,
   });
   settleOnClose(t);
   return {

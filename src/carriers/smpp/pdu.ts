@@ -19,6 +19,19 @@ if (!filter[RAW]) {
   filter[RAW] = true;
 }
 
+// A command_length below the 16 bytes of a header cannot be framed: the package would wait for it for ever, so it
+// is refused as an unreadable stream (the session's 'error').
+const PDU_WITH_LENGTH = smpp.PDU as unknown as { commandLength(stream: unknown): number | false };
+const commandLength = PDU_WITH_LENGTH.commandLength;
+if (!(commandLength as { checksHeader?: boolean }).checksHeader) {
+  const checked = (stream: unknown): number | false => {
+    const length = commandLength(stream);
+    if (length !== false && length < 16) throw new Error(`command_length ${length} is shorter than a PDU header`);
+    return length;
+  };
+  PDU_WITH_LENGTH.commandLength = Object.assign(checked, { checksHeader: true });
+}
+
 /** The undecoded bytes of a received PDU's message (message_payload when present, else short_message). */
 export function rawPayload(pdu: smpp.PduFields): Buffer {
   for (const field of [pdu.message_payload, pdu.short_message]) {

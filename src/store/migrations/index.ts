@@ -33,6 +33,7 @@ import * as m0030 from './0030_store_version.ts';
 import * as m0031 from './0031_operator_account_state.ts';
 import * as m0032 from './0032_push_attempts_by_event.ts';
 import * as m0033 from './0033_ingress_events.ts';
+import * as m0034 from './0034_smpp_server.ts';
 import * as m0040 from './0040_whatsapp.ts';
 import * as m0041 from './0041_message_template.ts';
 import * as m0044 from './0044_whatsapp_prices.ts';
@@ -76,6 +77,7 @@ export const MIGRATIONS: Record<string, VersionedMigration> = {
   '0031_operator_account_state': m0031,
   '0032_push_attempts_by_event': m0032,
   '0033_ingress_events': m0033,
+  '0034_smpp_server': m0034,
   '0040_whatsapp': m0040,
   '0041_message_template': m0041,
   '0044_whatsapp_prices': m0044,

@@ -11,6 +11,7 @@ import type { PushTables } from './push.ts';
 import type { SendingTables } from './sending.ts';
 import type { WhatsappTables } from './whatsapp.ts';
 import type { WhatsappSendingTables } from './whatsapp-sending.ts';
+import type { SmppTables } from './smpp.ts';
 
 export interface AccountTable {
   id: Generated<number>;
@@ -109,7 +110,8 @@ export interface Database
     IdempotencyTables,
     IngressTables,
     WhatsappTables,
-    WhatsappSendingTables {
+    WhatsappSendingTables,
+    SmppTables {
   accounts: AccountTable;
   account_ips: AccountIpTable;
   api_tokens: ApiTokenTable;
