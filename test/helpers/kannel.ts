@@ -59,6 +59,8 @@ export interface SendOptions {
 }
 
 export interface KannelEsme {
+  /** The sendsms GET for a message (no dlr-url), for a load generator to repeat. */
+  sendsmsUrl(options: SendOptions): string;
   /** sendsms: resolves with its HTTP status and body and the tag its dlr-url callbacks carry. */
   send(options: SendOptions): Promise<{ status: number; body: string; tag: string }>;
   /** Every dlr-url callback so far. */
@@ -214,21 +216,26 @@ export async function startKannelEsme(bind: KannelBindOptions): Promise<KannelEs
     }
   };
   let sent = 0;
+  const sendsmsQuery = (options: SendOptions) => {
+    const query = new URLSearchParams({
+      username: 'yona',
+      password: PASSWORD,
+      from: options.from,
+      to: options.to,
+      text: options.text,
+      charset: 'UTF-8',
+    });
+    if (options.coding) query.set('coding', String(options.coding));
+    return query;
+  };
   const esme: KannelEsme = {
+    sendsmsUrl: (options) => `http://127.0.0.1:${ports.sendsms}/cgi-bin/sendsms?${sendsmsQuery(options)}`,
     async send(options) {
       const tag = `k${++sent}`;
       const dlrUrl = `http://127.0.0.1:${dlrPort}/dlr?tag=${tag}&type=%d&reply=%A`;
-      const query = new URLSearchParams({
-        username: 'yona',
-        password: PASSWORD,
-        from: options.from,
-        to: options.to,
-        text: options.text,
-        charset: 'UTF-8',
-        'dlr-mask': String(options.dlrMask ?? DLR.DELIVERED | DLR.UNDELIVERED | DLR.SMSC_REJECTED),
-        'dlr-url': dlrUrl,
-      });
-      if (options.coding) query.set('coding', String(options.coding));
+      const query = sendsmsQuery(options);
+      query.set('dlr-mask', String(options.dlrMask ?? DLR.DELIVERED | DLR.UNDELIVERED | DLR.SMSC_REJECTED));
+      query.set('dlr-url', dlrUrl);
       const res = await httpGet(`http://127.0.0.1:${ports.sendsms}/cgi-bin/sendsms?${query}`);
       return { ...res, tag };
     },
