@@ -9,6 +9,7 @@
 //   operations/                              the API's operations and their runner
 //   delivery/, cluster/leader.ts             the workers, started as components
 //   http/                                    the edge: API, console, public pages, /healthz, /metrics
+//   smpp-server/                             the SMPP edge: customers' binds, their submits, receipts and inbound
 //   service.ts                               composes one process
 //   cli/                                     the commands
 // A layer imports itself and the layers its rule lists, never one above; no import cycle anywhere (no-circular).
@@ -26,6 +27,7 @@ const LAYERS = {
   operations: [`${SRC}operations/`],
   workers: [`${SRC}delivery/`, `${SRC}cluster/leader[.]ts$`],
   http: [`${SRC}http/`],
+  smppServer: [`${SRC}smpp-server/`],
   service: [`${SRC}service[.]ts$`],
   cli: [`${SRC}cli/`],
 };
@@ -96,6 +98,12 @@ module.exports = {
       ['operations', 'component', 'store', 'base', 'domain', 'support'],
       'the HTTP edge acts through the operations; it never imports the workers, the cluster, the service or the CLI',
     ),
+    onlyBelow(
+      'smpp-server-over-operations',
+      'smppServer',
+      ['http', 'workers', 'operations', 'component', 'cluster', 'store', 'carriers', 'speech', 'base', 'domain', 'support'],
+      "the SMPP edge sends through the operations, shares the workers' carrier coverage and the HTTPS listener's certificate; it never imports the service or the CLI",
+    ),
     {
       name: 'http-runs-operations',
       comment:
@@ -137,6 +145,7 @@ module.exports = {
       'service-below-cli',
       'service',
       [
+        'smppServer',
         'http',
         'workers',
         'operations',

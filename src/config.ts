@@ -31,6 +31,8 @@ export interface Config {
   httpHost: string;
   tlsCert?: string;
   tlsKey?: string;
+  /** The SMPP server's listeners (src/smpp-server/): plain and TLS ports (unset: off) and their address. */
+  smpp: { port?: number; tlsPort?: number; host: string };
   /** CIDRs whose X-Forwarded-For is believed. */
   trustProxy: string[];
   bodyLimit: number;
@@ -135,6 +137,17 @@ function integer(fallback: number, min = 0, max?: number) {
     const range =
       max !== undefined ? `${min} to ${max}` : min === 0 ? 'a non-negative integer' : `an integer >= ${min}`;
     ctx.addIssue({ code: 'custom', message: `must be ${range}, got "${raw}"` });
+    return z.NEVER;
+  });
+}
+
+/** A TCP port, unset when not given (the listener is off). */
+function optionalPort() {
+  return given.transform((raw, ctx) => {
+    if (raw === undefined) return undefined;
+    const n = Number(raw);
+    if (Number.isInteger(n) && n >= 0 && n <= 65_535) return n;
+    ctx.addIssue({ code: 'custom', message: `must be a port 0 to 65535, got "${raw}"` });
     return z.NEVER;
   });
 }
@@ -352,6 +365,13 @@ export const SETTINGS = {
   YONA_PUSH_POLL_MS: setting(integer(250, 1), '250', 'push poll interval when no signal arrives'),
   YONA_PUSH_RETENTION: setting(duration('3d'), '3d', 'how long delivered push events and the delivery log are kept'),
   // Nodes
+  YONA_SMPP_PORT: setting(optionalPort(), 'unset', 'port of the SMPP server for customers (plain SMPP v3.4)'),
+  YONA_SMPP_TLS_PORT: setting(
+    optionalPort(),
+    'unset',
+    "port of the SMPP server over TLS (the HTTPS listener's certificate)",
+  ),
+  YONA_SMPP_HOST: setting(text('0.0.0.0'), '0.0.0.0', 'address of the SMPP listeners'),
   YONA_NODE_NAME: setting(
     given.transform((raw) => (raw ?? '').trim()),
     "the host name and the data dir's node id",
@@ -423,6 +443,7 @@ export function loadConfig(env: Env = process.env): Config {
     httpHost: v.YONA_HTTP_HOST,
     tlsCert: v.YONA_TLS_CERT,
     tlsKey: v.YONA_TLS_KEY,
+    smpp: { port: v.YONA_SMPP_PORT, tlsPort: v.YONA_SMPP_TLS_PORT, host: v.YONA_SMPP_HOST },
     trustProxy: v.YONA_TRUST_PROXY,
     bodyLimit: v.YONA_BODY_LIMIT,
     bodyLimitWithoutToken: v.YONA_BODY_LIMIT_WITHOUT_TOKEN,

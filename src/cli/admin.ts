@@ -289,6 +289,8 @@ export const ADMIN_COMMANDS: Record<string, Command> = {
   'add-filtered': addFiltered,
   'legacy-password': legacyPassword,
   'set-password': (...a) => import('./admin-console.ts').then((m) => m.setPasswordCommand(...a)),
+  'smpp-password': (...a) => import('./admin-smpp.ts').then((m) => m.smppPasswordCommand(...a)),
+  'smpp-limits': (...a) => import('./admin-smpp.ts').then((m) => m.smppLimitsCommand(...a)),
 };
 
 const ADMIN_LIST = () =>

@@ -127,6 +127,18 @@ export const ADMIN_HELP: Record<string, CommandHelp> = {
     summary: 'Sets the console password (argon2id), signs the account out of the console and lifts a lockout.',
     example: 'yona admin set-password alice --password n3w-secret',
   },
+  'smpp-password': {
+    usage: 'yona admin smpp-password ACCOUNT PASSWORD [--tls-only]',
+    summary:
+      'Sets the password the account binds to the SMPP server with (system_id: its username; at most 8 characters, kept hashed); --tls-only: binds over the TLS listener only.',
+    example: 'yona admin smpp-password alice s3cr3t --tls-only',
+  },
+  'smpp-limits': {
+    usage: 'yona admin smpp-limits ACCOUNT [--binds N] [--submits-per-second N] [--window N]',
+    summary:
+      'Sets the account\'s SMPP limits: binds at once over every node (4), submits per second on a node (0: none), requests a bind may have unanswered (100).',
+    example: 'yona admin smpp-limits alice --binds 8 --submits-per-second 500',
+  },
   nodes: {
     usage: 'yona admin nodes [--json]',
     summary:

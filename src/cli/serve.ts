@@ -17,6 +17,7 @@ import { registerServer, withoutPassword } from './serve-registry.ts';
 import { carriersComponent } from '../delivery/carriers.ts';
 import { ingressComponent } from '../delivery/ingress.ts';
 import { createPusher } from '../delivery/pusher.ts';
+import { smppServerComponent } from '../smpp-server/component.ts';
 
 /** Components `serve` runs besides the API for the given roles (all by default). */
 export function defaultComponents(roles: readonly Role[] = ROLES, logger = createLogger('info')): Component[] {
@@ -27,6 +28,7 @@ export function defaultComponents(roles: readonly Role[] = ROLES, logger = creat
   if (has('api')) components.push(publicPagesComponent(), ingressComponent());
   if (has('dispatcher') || has('voice') || has('receipts')) components.push(carriersComponent());
   if (has('pusher')) components.push(createPusher());
+  if (has('smpp')) components.push(smppServerComponent());
   return components;
 }
 

@@ -1,7 +1,7 @@
 // What a node runs. Every node runs every role unless `yona serve --roles` (or YONA_ROLES) says otherwise.
 import { ConfigError } from './errors.ts';
 
-export const ROLES = ['api', 'dispatcher', 'scheduler', 'pusher', 'receipts', 'voice'] as const;
+export const ROLES = ['api', 'dispatcher', 'scheduler', 'pusher', 'receipts', 'voice', 'smpp'] as const;
 export type Role = (typeof ROLES)[number];
 
 /** What each role does, for help texts and `yona admin nodes`. */
@@ -13,6 +13,7 @@ export const ROLE_MEANING: Record<Role, string> = {
   pusher: 'delivers push (webhook) events',
   receipts: 'matches early receipts and closes receipt windows (status 2)',
   voice: 'voice trunks: holds shares of their call limits, places calls',
+  smpp: "the SMPP server for customers' binds (YONA_SMPP_PORT, YONA_SMPP_TLS_PORT): submits, receipts and inbound texts",
 };
 
 /** Parses a comma-separated role list; throws ConfigError naming the unknown role. */

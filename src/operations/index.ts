@@ -34,6 +34,8 @@ import {
   setConsolePassword,
   setLowBalanceWarning,
 } from './account-security.ts';
+import { setSmppLimits, setSmppPassword } from './smpp-access.ts';
+import { smppSubmit } from './smpp-submit.ts';
 
 const OPERATIONS: Operation<any>[] = [
   getApiToken,
@@ -84,6 +86,9 @@ const INTERNAL_OPERATIONS: Operation<any>[] = [
   disableTwoFactor,
   setLowBalanceWarning,
   holdSubAccount,
+  setSmppPassword,
+  setSmppLimits,
+  smppSubmit,
 ];
 
 const byName = new Map<string, Operation<any>>();

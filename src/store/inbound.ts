@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import type { Queryable } from './engine/db.ts';
 import { dialectOf } from './engine/dialect.ts';
 import type { InboundPartTable } from './schema/carriers.ts';
+import { queueSmppInbound } from './smpp-outbox.ts';
 
 /** An inbound message routed to an account. */
 export interface NewInbound {
@@ -30,7 +31,10 @@ export async function insertInbound(db: Queryable, m: NewInbound): Promise<numbe
     })
     .returning('id')
     .executeTakeFirstOrThrow();
-  return Number(row.id);
+  const id = Number(row.id);
+  // An account with SMPP credentials gets its inbound texts as deliver_sm too.
+  await queueSmppInbound(db, { inboundId: id, ...m });
+  return id;
 }
 
 /** Keeps an inbound message whose destination no account owns. */

@@ -7,6 +7,7 @@ import type { Queryable } from './engine/db.ts';
 import { dialectOf } from './engine/dialect.ts';
 import { recordPushEvents, type PushEventInput } from './push.ts';
 import type { MessageState } from './schema/sending.ts';
+import { queueSmppReceipts } from './smpp-outbox.ts';
 
 /** One message's status changed (what a `dlr` push event says about it). */
 export interface StatusChange {
@@ -39,6 +40,8 @@ const CHUNK = 500;
 /** Records a `dlr` push event per change (nothing is stored for accounts without a dlr URL). */
 export async function recordStatusEvents(db: Queryable, changes: StatusChange[], now: number): Promise<void> {
   if (changes.length === 0) return;
+  // Messages submitted over SMPP get their receipts back as deliver_sm too.
+  await queueSmppReceipts(db, changes, now);
   // Building the fields (a zoned date per event) costs more than the rest: skip accounts without a dlr URL
   // (recordPushEvents would store nothing for them anyway).
   const listening = await accountsWithDlrUrl(db, [...new Set(changes.map((c) => c.accountId))]);

@@ -9,6 +9,7 @@ import type { NodesTables } from './nodes.ts';
 import type { OtpTables } from './otp.ts';
 import type { PushTables } from './push.ts';
 import type { SendingTables } from './sending.ts';
+import type { SmppTables } from './smpp.ts';
 
 export interface AccountTable {
   id: Generated<number>;
@@ -105,7 +106,8 @@ export interface Database
     ConsoleTables,
     NodesTables,
     IdempotencyTables,
-    IngressTables {
+    IngressTables,
+    SmppTables {
   accounts: AccountTable;
   account_ips: AccountIpTable;
   api_tokens: ApiTokenTable;
