@@ -101,7 +101,19 @@ module.exports = {
     onlyBelow(
       'smpp-server-over-operations',
       'smppServer',
-      ['http', 'workers', 'operations', 'component', 'cluster', 'store', 'carriers', 'speech', 'base', 'domain', 'support'],
+      [
+        'http',
+        'workers',
+        'operations',
+        'component',
+        'cluster',
+        'store',
+        'carriers',
+        'speech',
+        'base',
+        'domain',
+        'support',
+      ],
       "the SMPP edge sends through the operations, shares the workers' carrier coverage and the HTTPS listener's certificate; it never imports the service or the CLI",
     ),
     {

@@ -42,7 +42,13 @@ export async function smppPasswordCommand(
   const account = await accountNamed(store, username, PASSWORD_USAGE);
   const tlsOnly = parsed.values['tls-only'] === true;
   worked(
-    await runOperation(operatorApp(store, config), account, setSmppPassword, { password, tlsOnly }, { via: 'operator' }),
+    await runOperation(
+      operatorApp(store, config),
+      account,
+      setSmppPassword,
+      { password, tlsOnly },
+      { via: 'operator' },
+    ),
   );
   out(`the SMPP password of ${account.username} is set${tlsOnly ? '; it binds over TLS only' : ''}`);
 }

@@ -136,7 +136,7 @@ export const ADMIN_HELP: Record<string, CommandHelp> = {
   'smpp-limits': {
     usage: 'yona admin smpp-limits ACCOUNT [--binds N] [--submits-per-second N] [--window N]',
     summary:
-      'Sets the account\'s SMPP limits: binds at once over every node (4), submits per second on a node (0: none), requests a bind may have unanswered (100).',
+      "Sets the account's SMPP limits: binds at once over every node (4), submits per second on a node (0: none), requests a bind may have unanswered (100).",
     example: 'yona admin smpp-limits alice --binds 8 --submits-per-second 500',
   },
   nodes: {

@@ -8,12 +8,7 @@ import { verifyPassword } from '../domain/password.ts';
 import { findAccountByUsername, listAllowedIps, type Account } from '../store/accounts.ts';
 import type { Queryable } from '../store/engine/db.ts';
 import { countLiveSmppBinds } from '../store/smpp-binds.ts';
-import {
-  findSmppAccount,
-  recordFailedBind,
-  recordGoodBind,
-  type SmppAccount,
-} from '../store/smpp-accounts.ts';
+import { findSmppAccount, recordFailedBind, recordGoodBind, type SmppAccount } from '../store/smpp-accounts.ts';
 import { SMPP_STATUS } from './command-status.ts';
 
 /** Failed binds in a row that lock an account's binds out, and for how long. */
@@ -58,7 +53,8 @@ export async function authenticateBind(db: Queryable, a: BindAttempt): Promise<B
   const id = Number(account.id);
   const smpp = await findSmppAccount(db, id);
   if (!smpp) return refused('no_smpp_password', SMPP_STATUS.ESME_RINVSYSID, id);
-  if (smpp.lockedUntil !== null && smpp.lockedUntil > a.now) return refused('locked_out', SMPP_STATUS.ESME_RBINDFAIL, id);
+  if (smpp.lockedUntil !== null && smpp.lockedUntil > a.now)
+    return refused('locked_out', SMPP_STATUS.ESME_RBINDFAIL, id);
   if (!(await verifyPassword(smpp.passwordHash, a.password).catch(() => false))) {
     await recordFailedBind(db, id, a.now, BIND_LOCKOUT.failures, BIND_LOCKOUT.ms);
     return refused('wrong_password', SMPP_STATUS.ESME_RINVPASWD, id);

@@ -100,7 +100,8 @@ export class SmppServer {
   ) {
     this.metrics = registerSmppServerMetrics(host.metrics.registry, () => this.bindCounts());
     this.held = new HeldParts(options.partsTimeoutMs, (parts) => {
-      for (const p of parts) this.answerSubmit(p.conn, p.pdu, { command_status: SMPP_STATUS.ESME_RSUBMITFAIL }, p.startedAt);
+      for (const p of parts)
+        this.answerSubmit(p.conn, p.pdu, { command_status: SMPP_STATUS.ESME_RSUBMITFAIL }, p.startedAt);
     });
     this.pump = new OutboxPump(
       host.store,
@@ -126,12 +127,15 @@ export class SmppServer {
   }): Promise<{ port?: number; tlsPort?: number }> {
     // Binds this node held before it stopped (or was killed) are not live any more.
     await deleteStaleSmppBinds(this.host.store.db, 0, this.host.node.name);
-    if (o.port !== undefined) this.ports.port = await this.open(smpp.createServer({}, (s) => this.accept(s, false)), o.host, o.port);
+    if (o.port !== undefined)
+      this.ports.port = await this.open(
+        smpp.createServer({}, (s) => this.accept(s, false)),
+        o.host,
+        o.port,
+      );
     if (o.tlsPort !== undefined && o.tls)
       this.ports.tlsPort = await this.open(
-        smpp.createServer({ key: o.tls.key, cert: o.tls.cert, minVersion: 'TLSv1.2' }, (s) =>
-          this.accept(s, true),
-        ),
+        smpp.createServer({ key: o.tls.key, cert: o.tls.cert, minVersion: 'TLSv1.2' }, (s) => this.accept(s, true)),
         o.host,
         o.tlsPort,
       );
@@ -171,7 +175,9 @@ export class SmppServer {
 
   private open(server: smpp.Server, host: string, port: number): Promise<number> {
     this.servers.push(server);
-    server.on('error', (err: Error) => this.host.logger.error({ err, event: 'smpp.listener_failed' }, 'SMPP listener failed'));
+    server.on('error', (err: Error) =>
+      this.host.logger.error({ err, event: 'smpp.listener_failed' }, 'SMPP listener failed'),
+    );
     return new Promise((resolve, reject) => {
       server.once('error', reject);
       server.listen(port, host, () => {
@@ -197,7 +203,10 @@ export class SmppServer {
     session.on('error', (err: Error) => {
       if (!conn.closed) {
         this.metrics.nacks.inc({ why: 'garbage' });
-        this.host.logger.debug({ event: 'smpp.garbage', remote, err: err.message }, 'SMPP connection closed: unreadable stream');
+        this.host.logger.debug(
+          { event: 'smpp.garbage', remote, err: err.message },
+          'SMPP connection closed: unreadable stream',
+        );
       }
       session.destroy();
     });
@@ -267,7 +276,8 @@ export class SmppServer {
       default:
         // A command this server does not take (replace_sm, data_sm, deliver_sm, outbind, ...).
         this.metrics.nacks.inc({ why: 'not_served' });
-        if (smpp.commands[`${command}_resp`]) sendPdu(conn.session, pdu.response({ command_status: SMPP_STATUS.ESME_RINVCMDID }));
+        if (smpp.commands[`${command}_resp`])
+          sendPdu(conn.session, pdu.response({ command_status: SMPP_STATUS.ESME_RINVCMDID }));
         else this.nack(conn, pdu, SMPP_STATUS.ESME_RINVCMDID);
     }
   }
@@ -295,7 +305,14 @@ export class SmppServer {
       if (!outcome.ok) {
         this.metrics.bindRefusals.inc({ reason: outcome.reason });
         logger.warn(
-          { event: 'smpp.bind_refused', system_id: systemId.slice(0, 16), bind_type: kind, remote: conn.remote, tls: conn.tls, reason: outcome.reason },
+          {
+            event: 'smpp.bind_refused',
+            system_id: systemId.slice(0, 16),
+            bind_type: kind,
+            remote: conn.remote,
+            tls: conn.tls,
+            reason: outcome.reason,
+          },
           'SMPP bind refused',
         );
         sendPdu(conn.session, pdu.response({ command_status: outcome.status }), () => conn.session.close());
@@ -331,7 +348,14 @@ export class SmppServer {
       conn.bound = bound;
       sendPdu(conn.session, pdu.response({ system_id: 'Yona' }));
       logger.info(
-        { event: 'smpp.bind', account: outcome.account.username, bind_type: kind, remote: conn.remote, tls: conn.tls, node: node.name },
+        {
+          event: 'smpp.bind',
+          account: outcome.account.username,
+          bind_type: kind,
+          remote: conn.remote,
+          tls: conn.tls,
+          node: node.name,
+        },
         'SMPP bind',
       );
       if (kind !== 'transmitter') this.pump.wake();
@@ -398,7 +422,13 @@ export class SmppServer {
     const submit = reading.submit;
     let parts: HeldPart[] = [{ conn, pdu, submit, startedAt }];
     if (submit.part) {
-      const key = [bound.accountId, submit.source, submit.destinations.join(','), submit.part.ref, submit.part.total].join('|');
+      const key = [
+        bound.accountId,
+        submit.source,
+        submit.destinations.join(','),
+        submit.part.ref,
+        submit.part.total,
+      ].join('|');
       const group = this.held.add(key, submit.part.total, submit.part.seq, parts[0]);
       if (!group) return;
       parts = group;
@@ -478,7 +508,13 @@ export class SmppServer {
     const now = this.host.clock();
     const binds = [...this.connections].flatMap((c) =>
       c.bound
-        ? [{ id: c.bound.id, submits: c.bound.submits, submitsPerSecond: this.rates.get(c.bound.accountId)?.perSecond(now) ?? 0 }]
+        ? [
+            {
+              id: c.bound.id,
+              submits: c.bound.submits,
+              submitsPerSecond: this.rates.get(c.bound.accountId)?.perSecond(now) ?? 0,
+            },
+          ]
         : [],
     );
     try {

@@ -72,6 +72,7 @@ export function readSubmit(pdu: smpp.PDU): SubmitReading {
   }
   if (dataCoding === 8 && rawPayload(pdu).length % 2 !== 0 && !(esmClass & UDHI))
     return refuse(SMPP_STATUS.ESME_RINVMSGLEN, 'UCS-2 text of an odd length');
+  if (decoded.text.trim() === '') return refuse(SMPP_STATUS.ESME_RINVMSGLEN, 'empty message');
   const scheduleAt = smppTime(pdu.schedule_delivery_time);
   if (scheduleAt === null) return refuse(SMPP_STATUS.ESME_RINVSCHED, 'unreadable schedule_delivery_time');
   const validityUntil = smppTime(pdu.validity_period);

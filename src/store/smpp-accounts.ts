@@ -64,7 +64,12 @@ export async function saveSmppPassword(
 }
 
 /** Changes the account's SMPP limits; false when it has no SMPP password yet. */
-export async function saveSmppLimits(db: Queryable, accountId: number, limits: SmppLimits, now: number): Promise<boolean> {
+export async function saveSmppLimits(
+  db: Queryable,
+  accountId: number,
+  limits: SmppLimits,
+  now: number,
+): Promise<boolean> {
   const set: Partial<Record<'max_binds' | 'submits_per_second' | 'window_size' | 'updated_at', number>> = {
     updated_at: now,
   };
