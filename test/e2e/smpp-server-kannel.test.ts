@@ -51,7 +51,7 @@ for (const target of targets) {
     before(async () => {
       created = await target.create();
       sim = await startSmscSimProcess(['--receipt-delay', '50']);
-      await admin('create-account', ACCOUNT, '--password', 'secret-pw', '--credits', '100');
+      await admin('--new-store', 'create-account', ACCOUNT, '--password', 'secret-pw', '--credits', '100');
       await admin('verify-sender', ACCOUNT, 'Yona');
       await admin('smpp-password', ACCOUNT, SMPP_PASSWORD);
       await admin(...simCarrierArgs('carrier', sim));
