@@ -44,7 +44,15 @@ describe('the console SMPP page in a browser', { skip: !run && 'Chromium not ins
   before(async () => {
     created = await sqlite.create();
     for (const name of ['acme', 'other']) {
-      await admin(...(name === 'acme' ? ['--new-store'] : []), 'create-account', name, '--password', 'secret-pw', '--credits', '10');
+      await admin(
+        ...(name === 'acme' ? ['--new-store'] : []),
+        'create-account',
+        name,
+        '--password',
+        'secret-pw',
+        '--credits',
+        '10',
+      );
       await admin('verify-sender', name, 'Acme');
       await admin('smpp-password', name, `pw-${name}`);
     }
