@@ -1,6 +1,7 @@
 // The SMPP binds live now over every node: one row per bind, written at bind, refreshed by its node with its
 // counters, deleted at unbind. A row its node stopped refreshing (the node died) is not live.
 import type { Queryable } from './engine/db.ts';
+import { countSmppOutboxWaiting } from './smpp-outbox.ts';
 
 /** A bind as it starts. */
 export interface NewSmppBind {
@@ -127,16 +128,4 @@ export async function listSmppBinds(
     receiptsWaiting: waiting.get(Number(r.account_id)) ?? 0,
     seenAt: Number(r.seen_at),
   }));
-}
-
-/** deliver_sm waiting in the outbox, per account (of the given accounts; all when none are given). */
-export async function countSmppOutboxWaiting(db: Queryable, accountIds?: number[]): Promise<Map<number, number>> {
-  if (accountIds !== undefined && accountIds.length === 0) return new Map();
-  let q = db
-    .selectFrom('smpp_outbox')
-    .select(['account_id', (eb) => eb.fn.countAll<number>().as('n')])
-    .groupBy('account_id');
-  if (accountIds !== undefined) q = q.where('account_id', 'in', accountIds);
-  const rows = await q.execute();
-  return new Map(rows.map((r) => [Number(r.account_id), Number(r.n)]));
 }

@@ -250,3 +250,15 @@ export async function findSmppMessageState(
     statusAt: row.status_at === null ? null : Number(row.status_at),
   };
 }
+
+/** deliver_sm waiting in the outbox, per account (of the given accounts; all when none are given). */
+export async function countSmppOutboxWaiting(db: Queryable, accountIds?: number[]): Promise<Map<number, number>> {
+  if (accountIds !== undefined && accountIds.length === 0) return new Map();
+  let q = db
+    .selectFrom('smpp_outbox')
+    .select(['account_id', (eb) => eb.fn.countAll<number>().as('n')])
+    .groupBy('account_id');
+  if (accountIds !== undefined) q = q.where('account_id', 'in', accountIds);
+  const rows = await q.execute();
+  return new Map(rows.map((r) => [Number(r.account_id), Number(r.n)]));
+}

@@ -17,6 +17,7 @@ export class Esme {
   private readonly waiters: Array<() => void> = [];
 
   private constructor(readonly session: smpp.Session) {
+    session.setMaxListeners(0);
     session.on('error', () => {});
     session.on('close', () => {
       this.closed = true;
