@@ -5,7 +5,8 @@ import type { Config } from '../config.ts';
 import { formatLong } from '../domain/dates.ts';
 import { findAccountById } from '../store/accounts.ts';
 import type { Store } from '../store/engine/db.ts';
-import { countSmppOutboxWaiting, listSmppBinds } from '../store/smpp-binds.ts';
+import { listSmppBinds } from '../store/smpp-binds.ts';
+import { countSmppOutboxWaiting } from '../store/smpp-outbox.ts';
 import { UsageError } from './usage-error.ts';
 
 const USAGE = 'yona admin smpp-sessions [--json]';
