@@ -57,7 +57,6 @@ const env: Record<string, string> = {
   YONA_SMPP_PORT: String(smppPort),
   YONA_SMPP_HOST: '127.0.0.1',
   YONA_CARRIERS_FILE: '',
-  YONA_LOG_LEVEL: 'warn',
   ...(pgDb ? {} : { YONA_DATA_DIR: dataDir }),
 };
 const nodes: BenchNode[] = [];
