@@ -281,6 +281,7 @@ export const ADMIN_COMMANDS: Record<string, Command> = {
   ledger: (...a) => import('./admin-ledger.ts').then((m) => m.ledgerCommand(...a)),
   report: (...a) => import('./admin-report-margins.ts').then((m) => m.reportCommand(...a)),
   nodes: (...a) => import('./admin-nodes.ts').then((m) => m.nodesCommand(...a)),
+  'smpp-sessions': (...a) => import('./admin-smpp-sessions.ts').then((m) => m.smppSessionsCommand(...a)),
   accounts: (...a) => import('./admin-accounts.ts').then((m) => m.accountsCommand(...a)),
   suspend: (...a) => import('./admin-accounts.ts').then((m) => m.suspendCommand(...a)),
   resume: (...a) => import('./admin-accounts.ts').then((m) => m.resumeCommand(...a)),

@@ -154,6 +154,12 @@ export const ADMIN_HELP: Record<string, CommandHelp> = {
       'Lists the live nodes on this database: roles, last heartbeat, and the binds, call shares and leadership each holds.',
     example: 'yona admin nodes --json',
   },
+  'smpp-sessions': {
+    usage: 'yona admin smpp-sessions [--json]',
+    summary:
+      "Lists customers' SMPP binds live over every node: account, node, bind type, remote address, since when, submits per second and the receipts waiting for the account; then accounts with receipts waiting and no bind.",
+    example: 'yona admin smpp-sessions --json',
+  },
   ledger: {
     usage: 'yona admin ledger USERNAME [--json]',
     summary: 'Prints every credit and money movement of the account with its reason and reference, and the balances.',

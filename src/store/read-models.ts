@@ -14,6 +14,8 @@ export { shortLinkTarget } from './links.ts';
 export { findUnsubscribeTarget } from './messages.ts';
 export { hasPushSecret, listPushAttempts, listPushRegistrations } from './push.ts';
 export { findSenderVerification, listVerifiedSenders } from './senders.ts';
+export { listSmppBinds, type SmppBindRow } from './smpp-binds.ts';
+export { countSmppOutboxWaiting } from './smpp-outbox.ts';
 export { listActiveTokens, listTokens } from './tokens.ts';
 export * from './console-campaign-detail.ts';
 export * from './console-campaigns.ts';

@@ -2,6 +2,7 @@
 import { enDaily, heDaily } from './i18n-daily.ts';
 import { enDetails, heDetails } from './i18n-details.ts';
 import { enGuard, heGuard } from './i18n-guard.ts';
+import { enSmpp, heSmpp } from './i18n-smpp.ts';
 
 export type Lang = 'en' | 'he';
 
@@ -249,6 +250,7 @@ export const en = {
   ...enDaily,
   ...enDetails,
   ...enGuard,
+  ...enSmpp,
 };
 
 export type Messages = { [K in keyof typeof en]: string };
@@ -492,6 +494,7 @@ export const he: Messages = {
   ...heDaily,
   ...heDetails,
   ...heGuard,
+  ...heSmpp,
 };
 
 export function messages(lang: Lang): Messages {

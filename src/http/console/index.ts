@@ -22,6 +22,7 @@ import { registerSend } from './send.ts';
 import { registerSubaccountControl } from './subaccount-control.ts';
 import { registerSecurity } from './security.ts';
 import { registerCodes } from './codes.ts';
+import { registerSmpp } from './smpp.ts';
 
 export function registerConsole(app: FastifyInstance, ctx: AppContext, logger: Logger): void {
   const r = new ConsoleRouter(app, ctx, logger);
@@ -44,4 +45,5 @@ export function registerConsole(app: FastifyInstance, ctx: AppContext, logger: L
   registerSubaccountControl(r);
   registerSecurity(r);
   registerCodes(r);
+  registerSmpp(r);
 }

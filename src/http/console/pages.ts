@@ -58,6 +58,7 @@ export const CONSOLE_PAGES: readonly ConsolePage[] = [
   { path: '/console/blocklist/remove', audience: 'account' },
   { path: '/console/birthdays', audience: 'account', nav: 'navBirthdays' },
   { path: '/console/birthdays/active', audience: 'account' },
+  { path: '/console/smpp', audience: 'account', nav: 'navSmpp' },
   { path: '/console/security', audience: 'account', nav: 'navSecurity' },
   { path: '/console/security/password', audience: 'account' },
   { path: '/console/security/totp/start', audience: 'account' },
