@@ -34,6 +34,15 @@ import {
   setConsolePassword,
   setLowBalanceWarning,
 } from './account-security.ts';
+import {
+  closeAccount,
+  creditAccount,
+  resumeAccount,
+  setOtpAbroad,
+  setPasswordAuthentication,
+  suspendAccount,
+  verifySender,
+} from './operator-changes.ts';
 
 const OPERATIONS: Operation<any>[] = [
   getApiToken,
@@ -84,6 +93,13 @@ const INTERNAL_OPERATIONS: Operation<any>[] = [
   disableTwoFactor,
   setLowBalanceWarning,
   holdSubAccount,
+  creditAccount,
+  suspendAccount,
+  resumeAccount,
+  closeAccount,
+  setOtpAbroad,
+  setPasswordAuthentication,
+  verifySender,
 ];
 
 const byName = new Map<string, Operation<any>>();
