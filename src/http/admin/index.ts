@@ -7,6 +7,7 @@ import { registerAdminAccountPage } from './account-page.ts';
 import { registerAdminAccounts } from './accounts.ts';
 import { registerAdminAudit } from './audit.ts';
 import { registerAdminCarriers } from './carriers.ts';
+import { registerAdminMessages } from './messages.ts';
 import { registerAdminHome } from './home.ts';
 import { registerAdminLogin } from './login.ts';
 import { AdminRouter } from './router.ts';
@@ -18,5 +19,6 @@ export function registerAdmin(app: FastifyInstance, ctx: AppContext, logger: Log
   registerAdminAccounts(r);
   registerAdminAccountPage(r);
   registerAdminCarriers(r);
+  registerAdminMessages(r);
   registerAdminAudit(r);
 }

@@ -38,6 +38,8 @@ export const ADMIN_PAGES: readonly AdminPage[] = [
   { path: '/admin/routes', audience: 'operator', nav: 'navRoutes' },
   { path: '/admin/routes/add', audience: 'admin' },
   { path: '/admin/routes/remove', audience: 'admin' },
+  { path: '/admin/messages', audience: 'operator', nav: 'navMessages' },
+  { path: '/admin/messages.csv', audience: 'operator' },
   { path: '/admin/audit', audience: 'operator', nav: 'navAudit' },
   { path: '/admin/audit.csv', audience: 'operator' },
 ];
