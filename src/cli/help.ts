@@ -148,6 +148,12 @@ export const ADMIN_HELP: Record<string, CommandHelp> = {
       "Sets the account's SMPP limits: binds at once over every node (4), submits per second on a node (0: none), requests a bind may have unanswered (100).",
     example: 'yona admin smpp-limits alice --binds 8 --submits-per-second 500',
   },
+  'create-operator': {
+    usage: 'yona admin create-operator NAME --password PW [--role admin|support]',
+    summary:
+      'Creates an operator of the console at /admin (admin: changes anything; support: reads every page, changes nothing); the first sign-in enrols an authenticator app.',
+    example: 'yona admin create-operator dana --password n3w-secret-pw --role support',
+  },
   nodes: {
     usage: 'yona admin nodes [--json]',
     summary:

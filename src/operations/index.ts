@@ -39,6 +39,15 @@ import {
 } from './account-security.ts';
 import { setSmppLimits, setSmppPassword } from './smpp-access.ts';
 import { smppSubmit } from './smpp-submit.ts';
+import {
+  closeAccount,
+  creditAccount,
+  resumeAccount,
+  setOtpAbroad,
+  setPasswordAuthentication,
+  suspendAccount,
+  verifySender,
+} from './operator-changes.ts';
 
 const OPERATIONS: Operation<any>[] = [
   getApiToken,
@@ -96,6 +105,13 @@ const INTERNAL_OPERATIONS: Operation<any>[] = [
   setSmppPassword,
   setSmppLimits,
   smppSubmit,
+  creditAccount,
+  suspendAccount,
+  resumeAccount,
+  closeAccount,
+  setOtpAbroad,
+  setPasswordAuthentication,
+  verifySender,
 ];
 
 const byName = new Map<string, Operation<any>>();

@@ -40,6 +40,8 @@ import * as m0044 from './0044_whatsapp_prices.ts';
 import * as m0045 from './0045_whatsapp_templates.ts';
 import * as m0046 from './0046_whatsapp_fallbacks.ts';
 import * as m0047 from './0047_otp_service_type.ts';
+import * as m0048 from './0048_operators.ts';
+import * as m0049 from './0049_operator_message_log.ts';
 
 type VersionedMigration = { up(db: Kysely<any>, dialect: Dialect): Promise<void> };
 
@@ -84,4 +86,6 @@ export const MIGRATIONS: Record<string, VersionedMigration> = {
   '0045_whatsapp_templates': m0045,
   '0046_whatsapp_fallbacks': m0046,
   '0047_otp_service_type': m0047,
+  '0048_operators': m0048,
+  '0049_operator_message_log': m0049,
 };

@@ -6,6 +6,7 @@ import type { ConsoleTables } from './console.ts';
 import type { IdempotencyTables } from './idempotency.ts';
 import type { IngressTables } from './ingress.ts';
 import type { NodesTables } from './nodes.ts';
+import type { OperatorsTables } from './operators.ts';
 import type { OtpTables } from './otp.ts';
 import type { PushTables } from './push.ts';
 import type { SendingTables } from './sending.ts';
@@ -111,7 +112,8 @@ export interface Database
     IngressTables,
     WhatsappTables,
     WhatsappSendingTables,
-    SmppTables {
+    SmppTables,
+    OperatorsTables {
   accounts: AccountTable;
   account_ips: AccountIpTable;
   api_tokens: ApiTokenTable;
