@@ -279,6 +279,7 @@ export const ADMIN_COMMANDS: Record<string, Command> = {
   push: (...a) => import('./admin-push.ts').then((m) => m.pushAdminCommand(...a)),
   ledger: (...a) => import('./admin-ledger.ts').then((m) => m.ledgerCommand(...a)),
   report: (...a) => import('./admin-report-margins.ts').then((m) => m.reportCommand(...a)),
+  price: (...a) => import('./admin-prices.ts').then((m) => m.priceCommand(...a)),
   nodes: (...a) => import('./admin-nodes.ts').then((m) => m.nodesCommand(...a)),
   accounts: (...a) => import('./admin-accounts.ts').then((m) => m.accountsCommand(...a)),
   suspend: (...a) => import('./admin-accounts.ts').then((m) => m.suspendCommand(...a)),

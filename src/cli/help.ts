@@ -201,6 +201,13 @@ export const ADMIN_HELP: Record<string, CommandHelp> = {
       "Per account (sub-accounts under their reseller): messages and parts carriers took in the month, what the account was charged, the carriers' cost and the margin, with totals.",
     example: 'yona admin report margins --month 2026-11 --credit-price 8',
   },
+  price: {
+    usage:
+      'yona admin price list [--json] | set-country CC AGOROT|none | default AGOROT|none | account USERNAME [--domestic CREDITS|none] [--international AGOROT|none]',
+    summary:
+      "The international rate card (agorot a part per destination country, and the default for the rest, YONA_INTL_PRICE_AGOROT when none is set) and an account's own prices of a domestic part (credits) and an international part (agorot); sends and dry runs price with them from the next request.",
+    example: 'yona admin price set-country US 18',
+  },
   push: {
     usage:
       'yona admin push list USERNAME [TYPE] | delete USERNAME TYPE | enable USERNAME TYPE | secret USERNAME [--clear] | log USERNAME TYPE [N] | allow-private USERNAME on|off',

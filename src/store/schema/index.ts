@@ -7,6 +7,7 @@ import type { IdempotencyTables } from './idempotency.ts';
 import type { IngressTables } from './ingress.ts';
 import type { NodesTables } from './nodes.ts';
 import type { OtpTables } from './otp.ts';
+import type { PricesTables } from './prices.ts';
 import type { PushTables } from './push.ts';
 import type { SendingTables } from './sending.ts';
 
@@ -105,7 +106,8 @@ export interface Database
     ConsoleTables,
     NodesTables,
     IdempotencyTables,
-    IngressTables {
+    IngressTables,
+    PricesTables {
   accounts: AccountTable;
   account_ips: AccountIpTable;
   api_tokens: ApiTokenTable;
