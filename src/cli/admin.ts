@@ -16,12 +16,12 @@ import { sealClearSecrets } from '../store/seal-at-rest.ts';
 import { carrierSecrets } from '../carriers/index.ts';
 import { hasSealingKey, sealingKey } from '../secret-key.ts';
 import { applyLedgerChange } from '../store/ledger.ts';
-import { addVerifiedSender } from '../store/senders.ts';
+import { verifySenderFor } from '../operations/sender-requests.ts';
 import { addFilteredPhones } from '../store/filtered-phones.ts';
 import { ADMIN_HELP, didYouMean, formatCommandList, formatHelp, wantsHelp } from './help.ts';
 import { normalizePhone } from '../domain/phone.ts';
 import { readFileSync } from 'node:fs';
-import { operatorApp, worked } from './operator-app.ts';
+import { OPERATOR_CLI, operatorApp, worked } from './operator-app.ts';
 import { parseArgsProblem, UsageError } from './usage-error.ts';
 import { locateStore, missingStoreProblem, takeStoreFlags, type StoreChoice } from './store-location.ts';
 
@@ -192,13 +192,19 @@ const addCredits: Command = async (store, _config, all, out) => {
   out(`${target.username} now has ${after.credits} credits`);
 };
 
-const verifySender: Command = async (store, _config, all, out) => {
+const verifySender: Command = async (store, config, all, out) => {
   const args = positionals(all, 'yona admin verify-sender USERNAME SOURCE');
   const target = await account(store, args[0]);
   const source = args[1] ?? fail('usage: yona admin verify-sender USERNAME SOURCE');
   const problem = sourceProblem(source);
   if (problem) fail(problem);
-  await addVerifiedSender(store.db, target.id, source, 'operator', Date.now());
+  worked(
+    await runForOperator(operatorApp(store, config), verifySenderFor, {
+      username: target.username,
+      source,
+      by: OPERATOR_CLI,
+    }),
+  );
   out(`${source} is a verified sender of ${target.username}`);
 };
 
@@ -279,6 +285,10 @@ export const ADMIN_COMMANDS: Record<string, Command> = {
   push: (...a) => import('./admin-push.ts').then((m) => m.pushAdminCommand(...a)),
   ledger: (...a) => import('./admin-ledger.ts').then((m) => m.ledgerCommand(...a)),
   report: (...a) => import('./admin-report-margins.ts').then((m) => m.reportCommand(...a)),
+  senders: (...a) => import('./admin-senders.ts').then((m) => m.sendersCommand(...a)),
+  'approve-sender': (...a) => import('./admin-senders.ts').then((m) => m.approveSenderCommand(...a)),
+  'reject-sender': (...a) => import('./admin-senders.ts').then((m) => m.rejectSenderCommand(...a)),
+  'reserved-senders': (...a) => import('./admin-senders.ts').then((m) => m.reservedSendersCommand(...a)),
   price: (...a) => import('./admin-prices.ts').then((m) => m.priceCommand(...a)),
   nodes: (...a) => import('./admin-nodes.ts').then((m) => m.nodesCommand(...a)),
   accounts: (...a) => import('./admin-accounts.ts').then((m) => m.accountsCommand(...a)),

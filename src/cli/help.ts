@@ -122,6 +122,28 @@ export const ADMIN_HELP: Record<string, CommandHelp> = {
     summary: 'Marks a sender (source) verified for the account, e.g. a landline confirmed by a call.',
     example: 'yona admin verify-sender alice 035551234',
   },
+  senders: {
+    usage: 'yona admin senders [--pending] [--json]',
+    summary:
+      'Lists the sender names customers requested from their console (waiting first, with their reasons and outcomes) and every verified sender.',
+    example: 'yona admin senders --pending',
+  },
+  'approve-sender': {
+    usage: 'yona admin approve-sender ID',
+    summary: 'Approves a waiting sender name request: the name becomes a verified sender of the account.',
+    example: 'yona admin approve-sender 12',
+  },
+  'reject-sender': {
+    usage: 'yona admin reject-sender ID --reason TEXT',
+    summary: 'Rejects a waiting sender name request; the customer sees the reason on its senders page.',
+    example: 'yona admin reject-sender 12 --reason "Use your registered business name"',
+  },
+  'reserved-senders': {
+    usage: 'yona admin reserved-senders list | add NAME | remove NAME',
+    summary:
+      'The sender names no customer may request (banks, government and public services, the operator; NAME* reserves every name that starts so), compared without case or punctuation.',
+    example: 'yona admin reserved-senders add acme*',
+  },
   'set-password': {
     usage: 'yona admin set-password USERNAME --password PW',
     summary: 'Sets the console password (argon2id), signs the account out of the console and lifts a lockout.',

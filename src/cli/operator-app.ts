@@ -7,6 +7,9 @@ import type { OperationReply, ReplyTo } from '../operations/types.ts';
 import type { Store } from '../store/engine/db.ts';
 import { UsageError } from './usage-error.ts';
 
+/** Who a decision made with `yona admin` is recorded as made by. */
+export const OPERATOR_CLI = 'yona admin';
+
 /** The runner's context for `yona admin` on `store`. */
 export function operatorApp(store: Store, config: Config): AppContext {
   return {

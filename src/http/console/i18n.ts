@@ -2,6 +2,7 @@
 import { enDaily, heDaily } from './i18n-daily.ts';
 import { enDetails, heDetails } from './i18n-details.ts';
 import { enGuard, heGuard } from './i18n-guard.ts';
+import { enSenders, heSenders } from './i18n-senders.ts';
 
 export type Lang = 'en' | 'he';
 
@@ -249,6 +250,7 @@ export const en = {
   ...enDaily,
   ...enDetails,
   ...enGuard,
+  ...enSenders,
 };
 
 export type Messages = { [K in keyof typeof en]: string };
@@ -491,6 +493,7 @@ export const he: Messages = {
   overviewCampaigns: 'לקמפיינים ולמסירות שלהם',
   ...heDaily,
   ...heDetails,
+  ...heSenders,
   ...heGuard,
 };
 

@@ -9,6 +9,7 @@ import type { NodesTables } from './nodes.ts';
 import type { OtpTables } from './otp.ts';
 import type { PricesTables } from './prices.ts';
 import type { PushTables } from './push.ts';
+import type { SenderTables } from './senders.ts';
 import type { SendingTables } from './sending.ts';
 
 export interface AccountTable {
@@ -107,7 +108,8 @@ export interface Database
     NodesTables,
     IdempotencyTables,
     IngressTables,
-    PricesTables {
+    PricesTables,
+    SenderTables {
   accounts: AccountTable;
   account_ips: AccountIpTable;
   api_tokens: ApiTokenTable;
