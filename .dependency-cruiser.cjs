@@ -113,6 +113,7 @@ module.exports = {
           `${SRC}store/read-models[.]ts$`,
           `${SRC}store/engine/migrate[.]ts$`,
           `${SRC}store/console-(sessions|security)[.]ts$`,
+          `${SRC}store/operator-sessions[.]ts$`,
           `${SRC}store/links[.]ts$`,
         ],
         dependencyTypesNot: ['type-only'],
@@ -126,10 +127,18 @@ module.exports = {
       severity: 'error',
       from: {
         path: LAYERS.http,
-        pathNot: [`${SRC}http/console/(session|login|two-factor|security)[.]ts$`, `${SRC}http/public-pages[.]ts$`],
+        pathNot: [
+          `${SRC}http/console/(session|login|two-factor|security)[.]ts$`,
+          `${SRC}http/admin/session[.]ts$`,
+          `${SRC}http/public-pages[.]ts$`,
+        ],
       },
       to: {
-        path: [`${SRC}store/console-(sessions|security)[.]ts$`, `${SRC}store/links[.]ts$`],
+        path: [
+          `${SRC}store/console-(sessions|security)[.]ts$`,
+          `${SRC}store/operator-sessions[.]ts$`,
+          `${SRC}store/links[.]ts$`,
+        ],
         dependencyTypesNot: ['type-only'],
       },
     },

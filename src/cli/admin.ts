@@ -300,6 +300,7 @@ export const ADMIN_COMMANDS: Record<string, Command> = {
   'add-filtered': addFiltered,
   'legacy-password': legacyPassword,
   'set-password': (...a) => import('./admin-console.ts').then((m) => m.setPasswordCommand(...a)),
+  'create-operator': (...a) => import('./admin-operators.ts').then((m) => m.createOperatorCommand(...a)),
 };
 
 const ADMIN_LIST = () =>

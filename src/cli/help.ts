@@ -149,6 +149,12 @@ export const ADMIN_HELP: Record<string, CommandHelp> = {
     summary: 'Sets the console password (argon2id), signs the account out of the console and lifts a lockout.',
     example: 'yona admin set-password alice --password n3w-secret',
   },
+  'create-operator': {
+    usage: 'yona admin create-operator NAME --password PW [--role admin|support]',
+    summary:
+      'Creates an operator of the console at /admin (admin: changes anything; support: reads every page, changes nothing); the first sign-in enrols an authenticator app.',
+    example: 'yona admin create-operator dana --password n3w-secret-pw --role support',
+  },
   nodes: {
     usage: 'yona admin nodes [--json]',
     summary:

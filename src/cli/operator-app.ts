@@ -1,5 +1,6 @@
 // What `yona admin` runs operations with: the operation runner's context for the operator (no workers to wake in
 // this process: the serving processes pick up the rows on their next round), and a refusal as a usage error.
+import { userInfo } from 'node:os';
 import type { z } from 'zod';
 import type { Config } from '../config.ts';
 import type { AppContext } from '../operations/execute.ts';
@@ -7,10 +8,23 @@ import type { OperationReply, ReplyTo } from '../operations/types.ts';
 import type { Store } from '../store/engine/db.ts';
 import { UsageError } from './usage-error.ts';
 
+<<<<<<< HEAD
 /** Who a decision made with `yona admin` is recorded as made by. */
 export const OPERATOR_CLI = 'yona admin';
 
 /** The runner's context for `yona admin` on `store`. */
+=======
+/** The name the audit log gives `yona admin`'s changes: the system user running it, or `cli`. */
+export function cliOperatorName(): string {
+  try {
+    return userInfo().username || 'cli';
+  } catch {
+    return 'cli';
+  }
+}
+
+/** The runner's context for `yona admin` on `store`: its changes are audited as the CLI's, from `local`. */
+>>>>>>> admin-console
 export function operatorApp(store: Store, config: Config): AppContext {
   return {
     store,
@@ -18,6 +32,7 @@ export function operatorApp(store: Store, config: Config): AppContext {
     signals: { notify: () => {} },
     clock: () => Date.now(),
     onUnexpectedError: () => {},
+    operator: { name: cliOperatorName(), role: 'admin', via: 'cli', address: 'local' },
   };
 }
 

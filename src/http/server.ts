@@ -8,6 +8,7 @@ import type { AppContext } from '../operations/execute.ts';
 import { apiErrorReply, registerApiRoutes } from './api-route.ts';
 import { registerApiGuide } from './api-guide.ts';
 import { registerConsole } from './console/index.ts';
+import { registerAdmin } from './admin/index.ts';
 import { registerHealth, type HealthSource } from './health.ts';
 import { registerOpenApiRoute } from './openapi/route.ts';
 import { lazyRequestLogger } from './request-logger.ts';
@@ -109,6 +110,7 @@ export async function startHttp(deps: HttpDeps): Promise<RunningHttp> {
   });
   if (deps.api) {
     registerConsole(app, deps.ctx, deps.logger);
+    registerAdmin(app, deps.ctx, deps.logger);
     if (deps.webhooks) registerWebhooks(app, deps.webhooks);
     for (const register of deps.routes ?? []) register(app);
   }

@@ -21,6 +21,7 @@ import {
   requestHash,
 } from './idempotency.ts';
 import { checkFieldNames, nearMiss, operationShape } from './near-miss.ts';
+import { accountAuditState, auditedInput, type OperatorActor, recordAudit, refuseReadOnlyOperator } from './audit.ts';
 import type {
   Operation,
   OperationContext,
@@ -46,6 +47,11 @@ export interface AppContext {
   coverage?: SendCoverage;
   /** A configured carrier texts go to, if any (OperationContext.liveTextCarrier). */
   liveTextCarrier?: OperationContext['liveTextCarrier'];
+  /**
+   * The operator running operations with this context (the console at /admin, `yona admin`): each change it makes
+   * writes one audit row in its transaction (audit.ts); a support operator's changes are refused (511).
+   */
+  operator?: OperatorActor;
 }
 
 export interface ApiRequest {
@@ -148,11 +154,13 @@ export async function runForOperator<S extends z.ZodType, R extends z.ZodType>(
 ): Promise<OperationReply<R>> {
   const pending = new Set<'dispatch' | 'push' | 'schedule'>();
   try {
+    refuseReadOnlyOperator(app.operator, true);
     const input = parseInput(op as unknown as Operation, doc) as z.output<S>;
     const prepared = await op.prepare?.(input);
     const now = app.clock();
-    const reply = await inTransaction(app.store.db, (db) =>
-      op.handler(
+    const reply = await inTransaction(app.store.db, async (db) => {
+      const before = app.operator ? await op.audit?.state?.(db, input) : undefined;
+      const r = await op.handler(
         {
           db,
           config: app.config,
@@ -161,8 +169,23 @@ export async function runForOperator<S extends z.ZodType, R extends z.ZodType>(
           signals: { notify: (t) => pending.add(t) },
         },
         input,
-      ),
-    );
+      );
+      if (app.operator && r.status === 0) {
+        const named = input as { name?: unknown; username?: unknown };
+        await recordAudit(
+          db,
+          app.operator,
+          {
+            action: op.names[0],
+            subject: op.audit?.subject?.(input) ?? String(named.name ?? named.username ?? ''),
+            before: op.audit?.state ? before : null,
+            after: op.audit?.state ? await op.audit.state(db, input) : auditedInput(input),
+          },
+          now,
+        );
+      }
+      return r;
+    });
     for (const topic of pending) app.signals.notify(topic);
     return reply as OperationReply<R>;
   } catch (err) {
@@ -288,6 +311,12 @@ function withExtras(app: AppContext, req: ApiRequest, who: Who, extras: string[]
   return req.dryRun ? { ...reply, unknown_fields: extras } : reply;
 }
 
+/** Reads the state an operator's change shows in the audit log (the operation's own, or the account's). */
+function auditState(op: Operation, db: Tx, input: unknown, account: Account): () => Promise<unknown> {
+  const state = op.audit?.state;
+  return state ? () => state(db, input, account) : () => accountAuditState(db, account.id);
+}
+
 // A writing operation authorizes inside its own transaction: the token and account it reads are those it
 // writes against, and on the embedded store those reads run inside the group's open transaction.
 async function runHandler(
@@ -310,6 +339,7 @@ async function runHandler(
     liveTextCarrier: app.liveTextCarrier,
     ...who,
   });
+  refuseReadOnlyOperator(app.operator, !op.readOnly && !req.dryRun);
   if (op.readOnly) {
     const { who, input, extras } = await authorize(store.db, op, req, now, signedIn);
     return withExtras(app, req, who, extras, await op.handler(context(store.db, who), input));
@@ -329,8 +359,15 @@ async function runHandler(
       accountId = who.account.id;
       const earlier = await guard?.claim(trx, accountId);
       if (earlier) return earlier;
+      const audited = app.operator && !req.dryRun ? auditState(op, trx, input, who.account) : undefined;
+      const before = await audited?.();
       const r = withExtras(app, req, who, extras, await op.handler(context(trx, who), input));
       if (req.dryRun) throw new DryRunRollback(r);
+      if (audited && app.operator && (op.successStatuses ?? [0]).includes(r.status)) {
+        const subject = op.audit?.subject?.(input, who.account) ?? who.account.username;
+        const after = await audited();
+        await recordAudit(trx, app.operator, { action: op.names[0], subject, before, after }, now);
+      }
       await guard?.save(trx, accountId, r);
       return r;
     };

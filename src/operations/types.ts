@@ -104,7 +104,19 @@ export interface Operation<S extends z.ZodType = z.ZodType, R extends z.ZodType 
    * request without any skips the authorization that `prepare` needs first: an ordinary `sms` is authorized once.
    */
   preparesFor?(doc: Record<string, unknown>): boolean;
+  /**
+   * What the audit log shows when an operator runs it (operations/audit.ts): its subject (default: the account's
+   * username) and the state read before and after the handler in its transaction (default: the account's
+   * operator-visible settings).
+   */
+  audit?: OperationAudit<z.output<S>>;
   handler(ctx: OperationContext, input: z.output<S>): Promise<ReplyTo<R>>;
+}
+
+/** An operation's entry in the audit log: what it acted on, and the state around the change. */
+export interface OperationAudit<I> {
+  subject?(input: I, account?: Account): string;
+  state?(db: Queryable, input: I, account?: Account): Promise<unknown>;
 }
 
 /** What an operator's operation runs with: no account signed in (`yona admin` acts on the store as the operator). */
@@ -121,6 +133,8 @@ export interface OperatorOperation<S extends z.ZodType = z.ZodType, R extends z.
   reply: R;
   /** Slow work on the input before the transaction opens (hashing a password): `ctx.prepared`. */
   prepare?(input: z.output<S>): Promise<unknown>;
+  /** Its audit entry (default subject: the input's `name` or `username`; default state: none before, the input after). */
+  audit?: OperationAudit<z.output<S>>;
   handler(ctx: OperatorContext, input: z.output<S>): Promise<ReplyTo<R>>;
 }
 

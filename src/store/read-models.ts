@@ -24,3 +24,5 @@ export * from './console-message-detail.ts';
 export * from './console-messages.ts';
 export * from './console-overview.ts';
 export * from './console-subaccounts.ts';
+export { findOperatorById, findOperatorByName, listOperators, type Operator } from './operators.ts';
+export { auditPage, type AuditEntry, type AuditFilter } from './audit.ts';

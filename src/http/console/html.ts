@@ -80,27 +80,48 @@ export interface FrameOptions {
   /** Extra scripts (under /console/assets/). */
   scripts?: string[];
   styles?: string[];
+  /**
+   * Another area with the console's look (the operator's console at /admin): its home, navigation, sign-out
+   * form, language switch and who is signed in, instead of the customer console's.
+   */
+  area?: FrameArea;
+}
+
+export interface FrameArea {
+  home: string;
+  /** The signed-in navigation (empty when signed out). */
+  nav: Array<{ href: string; label: string }>;
+  /** Who is signed in and the sign-out form's action and CSRF token; undefined when signed out. */
+  who?: { name: string; logout: string; csrf: string };
+  /** The language switch's path, to which `/he` or `/en` is added. */
+  lang: string;
 }
 
 export function frame(o: FrameOptions): Html {
   const { t } = o;
   const dir = o.lang === 'he' ? 'rtl' : 'ltr';
   const other: Lang = o.lang === 'he' ? 'en' : 'he';
-  const nav = o.user
-    ? navigationFor({ is_reseller: o.user.isReseller }).map(({ href, label }) => {
-        const current = o.path === href || o.path.startsWith(`${href}/`);
-        return html`<li><a href="${href}"${current ? html` aria-current="page"` : ''}>${t[label]}</a></li>`;
-      })
-    : '';
-  const header = html`<header class="top"><a class="brand" href="/console">Yona</a>
-${o.user ? html`<nav aria-label="${t.navLabel}"><ul>${nav}</ul></nav>` : ''}
+  const area: FrameArea = o.area ?? {
+    home: '/console',
+    nav: o.user
+      ? navigationFor({ is_reseller: o.user.isReseller }).map(({ href, label }) => ({ href, label: t[label] }))
+      : [],
+    who: o.user ? { name: o.user.username, logout: '/console/logout', csrf: o.user.csrf } : undefined,
+    lang: '/console/lang',
+  };
+  const nav = area.nav.map(({ href, label }) => {
+    const current = o.path === href || (href !== area.home && o.path.startsWith(`${href}/`));
+    return html`<li><a href="${href}"${current ? html` aria-current="page"` : ''}>${label}</a></li>`;
+  });
+  const header = html`<header class="top"><a class="brand" href="${area.home}">Yona</a>
+${area.nav.length > 0 ? html`<nav aria-label="${t.navLabel}"><ul>${nav}</ul></nav>` : ''}
 <div class="who">${
-    o.user
-      ? html`<span>${o.user.username}</span>
-<form method="post" action="/console/logout">${csrfField(o.user.csrf)}<button type="submit" class="link">${t.logout}</button></form>`
+    area.who
+      ? html`<span>${area.who.name}</span>
+<form method="post" action="${area.who.logout}">${csrfField(area.who.csrf)}<button type="submit" class="link">${t.logout}</button></form>`
       : ''
   }
-<a href="/console/lang/${other}?back=${encodeURIComponent(o.path)}" lang="${other}" hreflang="${other}">${other === 'he' ? 'עברית' : 'English'}</a></div></header>`;
+<a href="${area.lang}/${other}?back=${encodeURIComponent(o.path)}" lang="${other}" hreflang="${other}">${other === 'he' ? 'עברית' : 'English'}</a></div></header>`;
   const notice = o.notice
     ? html`<p class="notice ${o.notice.kind}" role="${o.notice.kind === 'error' ? 'alert' : 'status'}">${o.notice.text}</p>`
     : '';

@@ -61,10 +61,12 @@ export function whole(text: string | undefined): number | undefined {
   return text !== undefined && /^\d{1,15}$/.test(text) ? Number(text) : undefined;
 }
 
-type Input = { ok: true; query: Record<string, string>; form: URLSearchParams } | { ok: false; problem: FieldProblem };
+export type Input =
+  | { ok: true; query: Record<string, string>; form: URLSearchParams }
+  | { ok: false; problem: FieldProblem };
 
 /** The query string, the form body of a POST and the path parameters, through the input guard. */
-function inputOf(request: FastifyRequest): Input {
+export function inputOf(request: FastifyRequest): Input {
   const url = request.raw.url ?? request.url;
   const at = url.indexOf('?');
   const query = readFields(Buffer.from(at < 0 ? '' : url.slice(at + 1), 'latin1'), 'query');
@@ -89,7 +91,7 @@ function formPage(request: FastifyRequest): string {
 }
 
 /** 400 naming the refused field, in the user's language: nothing past the guard ran, so nothing was stored or sent. */
-function refuseInput(b: Base, problem: FieldProblem): FastifyReply {
+export function refuseInput(b: Base, problem: FieldProblem): FastifyReply {
   const { t } = b;
   const code = problem.code === undefined ? '' : `U+${problem.code.toString(16).toUpperCase().padStart(4, '0')}`;
   const why =

@@ -33,6 +33,7 @@ import * as m0030 from './0030_store_version.ts';
 import * as m0031 from './0031_operator_account_state.ts';
 import * as m0032 from './0032_push_attempts_by_event.ts';
 import * as m0033 from './0033_ingress_events.ts';
+import * as m0048 from './0048_operators.ts';
 import * as m0052 from './0052_prices.ts';
 import * as m0053 from './0053_sender_requests.ts';
 
@@ -72,6 +73,7 @@ export const MIGRATIONS: Record<string, VersionedMigration> = {
   '0031_operator_account_state': m0031,
   '0032_push_attempts_by_event': m0032,
   '0033_ingress_events': m0033,
+  '0048_operators': m0048,
   '0052_prices': m0052,
   '0053_sender_requests': m0053,
 };

@@ -6,6 +6,7 @@ import type { ConsoleTables } from './console.ts';
 import type { IdempotencyTables } from './idempotency.ts';
 import type { IngressTables } from './ingress.ts';
 import type { NodesTables } from './nodes.ts';
+import type { OperatorsTables } from './operators.ts';
 import type { OtpTables } from './otp.ts';
 import type { PricesTables } from './prices.ts';
 import type { PushTables } from './push.ts';
@@ -108,6 +109,7 @@ export interface Database
     NodesTables,
     IdempotencyTables,
     IngressTables,
+    OperatorsTables,
     PricesTables,
     SenderTables {
   accounts: AccountTable;

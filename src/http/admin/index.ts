@@ -1,0 +1,16 @@
+// The operator console at /admin (HTTPS only): server-rendered pages with the customer console's look and assets,
+// one module per section. A page: a row in pages.ts, a register function here, its words in i18n.ts.
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from '../../logger.ts';
+import type { AppContext } from '../../operations/execute.ts';
+import { registerAdminAudit } from './audit.ts';
+import { registerAdminHome } from './home.ts';
+import { registerAdminLogin } from './login.ts';
+import { AdminRouter } from './router.ts';
+
+export function registerAdmin(app: FastifyInstance, ctx: AppContext, logger: Logger): void {
+  const r = new AdminRouter(app, ctx, logger);
+  registerAdminLogin(r);
+  registerAdminHome(r);
+  registerAdminAudit(r);
+}
