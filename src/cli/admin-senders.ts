@@ -11,7 +11,7 @@ import { approveSender, rejectSender, setReservedSender } from '../operations/se
 import type { Store } from '../store/engine/db.ts';
 import { allSenderRequests, reservedSenderPatterns } from '../store/sender-requests.ts';
 import { allVerifiedSenders } from '../store/senders.ts';
-import { OPERATOR_CLI, operatorApp, worked } from './operator-app.ts';
+import { cliOperatorName, operatorApp, worked } from './operator-app.ts';
 import { parseArgsProblem, UsageError } from './usage-error.ts';
 
 type Out = (line: string) => void;
@@ -58,7 +58,7 @@ export async function approveSenderCommand(store: Store, config: Config, args: s
   const usage = 'yona admin approve-sender ID';
   if (args.length !== 1) fail(`usage: ${usage}`);
   const id = requestId(args[0], usage);
-  const r = worked(await runForOperator(operatorApp(store, config), approveSender, { id, by: OPERATOR_CLI }));
+  const r = worked(await runForOperator(operatorApp(store, config), approveSender, { id, by: cliOperatorName() }));
   out(`approved: ${r.source} is a verified sender of ${r.username}`);
 }
 
@@ -68,7 +68,11 @@ export async function rejectSenderCommand(store: Store, config: Config, args: st
   if (positionals.length !== 1 || !values.reason) fail(`usage: ${usage}`);
   const id = requestId(positionals[0], usage);
   const r = worked(
-    await runForOperator(operatorApp(store, config), rejectSender, { id, by: OPERATOR_CLI, reason: values.reason }),
+    await runForOperator(operatorApp(store, config), rejectSender, {
+      id,
+      by: cliOperatorName(),
+      reason: values.reason,
+    }),
   );
   out(`rejected: ${r.source} of ${r.username}`);
 }

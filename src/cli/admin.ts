@@ -21,7 +21,7 @@ import { addFilteredPhones } from '../store/filtered-phones.ts';
 import { ADMIN_HELP, didYouMean, formatCommandList, formatHelp, wantsHelp } from './help.ts';
 import { normalizePhone } from '../domain/phone.ts';
 import { readFileSync } from 'node:fs';
-import { OPERATOR_CLI, operatorApp, worked } from './operator-app.ts';
+import { cliOperatorName, operatorApp, worked } from './operator-app.ts';
 import { parseArgsProblem, UsageError } from './usage-error.ts';
 import { locateStore, missingStoreProblem, takeStoreFlags, type StoreChoice } from './store-location.ts';
 
@@ -202,7 +202,7 @@ const verifySender: Command = async (store, config, all, out) => {
     await runForOperator(operatorApp(store, config), verifySenderFor, {
       username: target.username,
       source,
-      by: OPERATOR_CLI,
+      by: cliOperatorName(),
     }),
   );
   out(`${source} is a verified sender of ${target.username}`);

@@ -8,12 +8,6 @@ import type { OperationReply, ReplyTo } from '../operations/types.ts';
 import type { Store } from '../store/engine/db.ts';
 import { UsageError } from './usage-error.ts';
 
-<<<<<<< HEAD
-/** Who a decision made with `yona admin` is recorded as made by. */
-export const OPERATOR_CLI = 'yona admin';
-
-/** The runner's context for `yona admin` on `store`. */
-=======
 /** The name the audit log gives `yona admin`'s changes: the system user running it, or `cli`. */
 export function cliOperatorName(): string {
   try {
@@ -24,7 +18,6 @@ export function cliOperatorName(): string {
 }
 
 /** The runner's context for `yona admin` on `store`: its changes are audited as the CLI's, from `local`. */
->>>>>>> admin-console
 export function operatorApp(store: Store, config: Config): AppContext {
   return {
     store,

@@ -6,7 +6,14 @@ import { ApiError } from '../domain/errors.ts';
 import { countryCode, MAX_PART_PRICE } from '../domain/rate-card.ts';
 import { statusMessage } from '../domain/status.ts';
 import { findAccountByUsername } from '../store/accounts.ts';
-import { accountPrices, setAccountPrices, setDefaultIntlRate, setIntlRate } from '../store/prices.ts';
+import {
+  accountPrices,
+  accountPricesByUsername,
+  intlRate,
+  setAccountPrices,
+  setDefaultIntlRate,
+  setIntlRate,
+} from '../store/prices.ts';
 import type { OperatorOperation } from './types.ts';
 
 const ok = { status: 0, message: statusMessage(0) } as const;
@@ -21,6 +28,10 @@ export const setCountryPrice: OperatorOperation<typeof countryInput, typeof chan
   internal: true,
   input: countryInput,
   reply: change,
+  audit: {
+    subject: (i) => `price ${i.country.toUpperCase()}`,
+    state: async (db, i) => ({ agorot: await intlRate(db, i.country.toUpperCase()) }),
+  },
   async handler(ctx, input) {
     const country = countryCode(input.country);
     if (!country)
@@ -38,6 +49,7 @@ export const setDefaultPrice: OperatorOperation<typeof defaultInput, typeof chan
   internal: true,
   input: defaultInput,
   reply: change,
+  audit: { subject: () => 'price default', state: async (db) => ({ agorot: await intlRate(db, '*') }) },
   async handler(ctx, input) {
     const before = await setDefaultIntlRate(ctx.db, input.agorot, ctx.now);
     return { ...ok, before, after: input.agorot };
@@ -54,6 +66,7 @@ export const setAccountPrice: OperatorOperation<typeof accountInput, typeof acco
   internal: true,
   input: accountInput,
   reply: accountChange,
+  audit: { subject: (i) => i.username, state: (db, i) => accountPricesByUsername(db, i.username) },
   async handler(ctx, input) {
     const account = await findAccountByUsername(ctx.db, input.username);
     if (!account) throw new ApiError(2, `Invalid value for field username: no account named "${input.username}"`);

@@ -14,11 +14,12 @@ import {
   decideSenderRequest,
   findSenderRequest,
   insertSenderRequest,
+  isReservedPattern,
   pendingRequestFor,
   removeReservedSender,
   reservedSenderPatterns,
 } from '../store/sender-requests.ts';
-import { addVerifiedSender, isVerifiedSender } from '../store/senders.ts';
+import { addVerifiedSender, isVerifiedSender, listVerifiedSenders } from '../store/senders.ts';
 import { defineOperation, type OperatorOperation } from './types.ts';
 
 const ok = { status: 0, message: statusMessage(0) } as const;
@@ -66,6 +67,15 @@ export const requestSender = defineOperation({
 });
 
 const decision = z.object({ id: z.number().int(), by: z.string().min(1), reason: z.string().optional() });
+/** A request as the audit log shows it around a decision. */
+const requestAudit = {
+  subject: (i: { id: number }) => `sender request #${i.id}`,
+  state: async (db: Parameters<typeof findSenderRequest>[0], i: { id: number }) => {
+    const r = await findSenderRequest(db, i.id);
+    return r && { username: r.username, source: r.source, state: r.state, reason: r.decisionReason };
+  },
+};
+
 const decided = z.object({
   username: z.string(),
   source: z.string(),
@@ -86,6 +96,7 @@ export const approveSender: OperatorOperation<typeof decision, typeof decided> =
   internal: true,
   input: decision,
   reply: decided,
+  audit: requestAudit,
   async handler(ctx, input) {
     const request = await pendingRequest(ctx.db, input.id);
     await decideSenderRequest(ctx.db, { id: request.id, state: 'approved', reason: null, by: input.by, now: ctx.now });
@@ -100,6 +111,7 @@ export const rejectSender: OperatorOperation<typeof decision, typeof decided> = 
   internal: true,
   input: decision,
   reply: decided,
+  audit: requestAudit,
   async handler(ctx, input) {
     const reason = trimmedReason(input.reason ?? '');
     if (reason === '') refuse(2, 'no-reason', 'Missing required field: reason (the customer is shown it)');
@@ -118,6 +130,14 @@ export const verifySenderFor: OperatorOperation<typeof verifyInput, typeof decid
   internal: true,
   input: verifyInput,
   reply: decided,
+  audit: {
+    subject: (i) => i.username,
+    state: async (db, i) => {
+      const account = await findAccountByUsername(db, i.username);
+      const verified = account ? await listVerifiedSenders(db, account.id, false) : [];
+      return { source: i.source, verified: verified.some((v) => v.source === i.source) };
+    },
+  },
   async handler(ctx, input) {
     const problem = sourceProblem(input.source);
     if (problem) refuse(992, 'invalid', `Source length is invalid: ${problem}`);
@@ -153,6 +173,13 @@ export const setReservedSender: OperatorOperation<typeof reservedInput, typeof r
   internal: true,
   input: reservedInput,
   reply: reservedReply,
+  audit: {
+    subject: (i) => `reserved sender ${reservedPattern(i.pattern) ?? i.pattern}`,
+    state: async (db, i) => {
+      const pattern = reservedPattern(i.pattern);
+      return { reserved: pattern ? await isReservedPattern(db, pattern) : false };
+    },
+  },
   async handler(ctx, input) {
     const pattern = reservedPattern(input.pattern);
     if (!pattern) refuse(2, 'invalid', 'Missing required field: a name or prefix* to reserve');

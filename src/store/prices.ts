@@ -94,3 +94,19 @@ export async function listAccountPrices(db: Queryable): Promise<Array<{ username
     intlAgorot: r.intl_agorot_per_part == null ? null : Number(r.intl_agorot_per_part),
   }));
 }
+
+/** The rate card's price for one country ('*': the default), or null. */
+export async function intlRate(db: Queryable, country: string): Promise<number | null> {
+  const row = await db
+    .selectFrom('intl_rates')
+    .select('agorot_per_part')
+    .where('country', '=', country)
+    .executeTakeFirst();
+  return row ? Number(row.agorot_per_part) : null;
+}
+
+/** An account's own prices by username (undefined for no such account). */
+export async function accountPricesByUsername(db: Queryable, username: string): Promise<AccountPrices | undefined> {
+  const account = await db.selectFrom('accounts').select('id').where('username', '=', username).executeTakeFirst();
+  return account ? accountPrices(db, Number(account.id)) : undefined;
+}

@@ -13,8 +13,14 @@ export { ledgerPage, type LedgerEntry } from './ledger.ts';
 export { shortLinkTarget } from './links.ts';
 export { findUnsubscribeTarget } from './messages.ts';
 export { hasPushSecret, listPushAttempts, listPushRegistrations } from './push.ts';
-export { findSenderVerification, listVerifiedSenders } from './senders.ts';
-export { accountSenderRequests, type SenderRequest } from './sender-requests.ts';
+export { allVerifiedSenders, findSenderVerification, listVerifiedSenders } from './senders.ts';
+export { listAccountPrices, readRateCard } from './prices.ts';
+export {
+  accountSenderRequests,
+  allSenderRequests,
+  reservedSenderPatterns,
+  type SenderRequest,
+} from './sender-requests.ts';
 export { listActiveTokens, listTokens } from './tokens.ts';
 export * from './console-campaign-detail.ts';
 export * from './console-campaigns.ts';

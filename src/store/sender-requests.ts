@@ -157,3 +157,13 @@ export async function removeReservedSender(db: Queryable, pattern: string): Prom
   const rows = await db.deleteFrom('reserved_senders').where('pattern', '=', pattern).returning('pattern').execute();
   return rows.length > 0;
 }
+
+/** Whether a pattern is on the reserved list. */
+export async function isReservedPattern(db: Queryable, pattern: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('reserved_senders')
+    .select('pattern')
+    .where('pattern', '=', pattern)
+    .executeTakeFirst();
+  return row !== undefined;
+}

@@ -1,6 +1,7 @@
 // The operator console's words, in English and Hebrew (every key in both: the type requires it). The frame's
 // shared words (skip link, sign out, input refusals) are the customer console's (console/i18n.ts).
 import type { Lang } from '../console/i18n.ts';
+import { enSendersPrices, heSendersPrices } from './i18n-senders-prices.ts';
 
 const en = {
   adminTitle: 'Operator console',
@@ -62,6 +63,7 @@ const en = {
   pages: 'Pages',
   newest: 'Newest',
   older: 'Older',
+  ...enSendersPrices,
 };
 
 export type AdminWords = typeof en;
@@ -126,6 +128,7 @@ const he: AdminWords = {
   pages: 'עמודים',
   newest: 'החדשים ביותר',
   older: 'ישנים יותר',
+  ...heSendersPrices,
 };
 
 export function adminWords(lang: Lang): AdminWords {

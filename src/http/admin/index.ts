@@ -6,6 +6,8 @@ import type { AppContext } from '../../operations/execute.ts';
 import { registerAdminAudit } from './audit.ts';
 import { registerAdminHome } from './home.ts';
 import { registerAdminLogin } from './login.ts';
+import { registerAdminPrices } from './prices.ts';
+import { registerAdminSenders } from './senders.ts';
 import { AdminRouter } from './router.ts';
 
 export function registerAdmin(app: FastifyInstance, ctx: AppContext, logger: Logger): void {
@@ -13,4 +15,6 @@ export function registerAdmin(app: FastifyInstance, ctx: AppContext, logger: Log
   registerAdminLogin(r);
   registerAdminHome(r);
   registerAdminAudit(r);
+  registerAdminSenders(r);
+  registerAdminPrices(r);
 }
