@@ -3,16 +3,13 @@
 import type { Config } from '../config.ts';
 import { formatLong } from '../domain/dates.ts';
 import { formatShekels } from '../domain/money.ts';
-import {
-  closeAccount,
-  creditAccount,
-  listAccounts,
-  OperatorRefusal,
-  resumeAccount,
-  suspendAccount,
-  type AccountSummary,
-} from '../operations/operator-accounts.ts';
+import { runOperation } from '../operations/execute.ts';
+import { listAccounts, type AccountSummary } from '../operations/operator-accounts.ts';
+import { closeAccount, creditAccount, resumeAccount, suspendAccount } from '../operations/operator-changes.ts';
+import type { Operation } from '../operations/types.ts';
+import { findAccountByUsername } from '../store/accounts.ts';
 import type { Store } from '../store/engine/db.ts';
+import { operatorApp, worked } from './operator-app.ts';
 import { UsageError } from './usage-error.ts';
 
 type Out = (line: string) => void;
@@ -20,14 +17,17 @@ type Out = (line: string) => void;
 /** The most credits one `credit` may add or take. */
 const MAX_CREDIT = 1_000_000_000_000;
 
-// Runs an operator action; its refusal is a usage error (exit 2) with the action's own message.
-async function refusedAsUsage<T>(action: () => Promise<T>): Promise<T> {
-  try {
-    return await action();
-  } catch (err) {
-    if (err instanceof OperatorRefusal) throw new UsageError(err.message);
-    throw err;
-  }
+// Runs an operator's change to `username` through the runner (audited); a refusal is a usage error (exit 2).
+async function change<R>(
+  store: Store,
+  config: Config,
+  username: string,
+  op: Operation<any, any>,
+  doc: Record<string, unknown>,
+): Promise<R> {
+  const account = await findAccountByUsername(store.db, username);
+  if (!account) throw new UsageError(`no account named "${username}"`);
+  return worked(await runOperation(operatorApp(store, config), account, op, doc, { via: 'operator' })) as R;
 }
 
 /**
@@ -103,40 +103,43 @@ export async function accountsCommand(store: Store, config: Config, args: string
 }
 
 /** `yona admin suspend ACCOUNT [--reason R]`. */
-export async function suspendCommand(store: Store, _config: Config, args: string[], out: Out): Promise<void> {
+export async function suspendCommand(store: Store, config: Config, args: string[], out: Out): Promise<void> {
   const usage = 'yona admin suspend ACCOUNT [--reason R]';
   const { positionals, reason } = readArgs(args, usage);
   const [username] = exactly(positionals, 1, usage);
-  await refusedAsUsage(() => suspendAccount(store.db, username, reason, Date.now()));
+  await change(store, config, username, suspendAccount, { reason });
   out(`${username} is suspended: its API tokens, console sign-in and sessions are refused until yona admin resume`);
 }
 
 /** `yona admin resume ACCOUNT`. */
-export async function resumeCommand(store: Store, _config: Config, args: string[], out: Out): Promise<void> {
+export async function resumeCommand(store: Store, config: Config, args: string[], out: Out): Promise<void> {
   const usage = 'yona admin resume ACCOUNT';
   const [username] = exactly(readArgs(args, usage).positionals, 1, usage);
-  await refusedAsUsage(() => resumeAccount(store.db, username));
+  await change(store, config, username, resumeAccount, {});
   out(`${username} is resumed`);
 }
 
 /** `yona admin close-account ACCOUNT`. */
-export async function closeAccountCommand(store: Store, _config: Config, args: string[], out: Out): Promise<void> {
+export async function closeAccountCommand(store: Store, config: Config, args: string[], out: Out): Promise<void> {
   const usage = 'yona admin close-account ACCOUNT';
   const [username] = exactly(readArgs(args, usage).positionals, 1, usage);
-  const { tokens } = await refusedAsUsage(() => closeAccount(store.db, username, Date.now()));
+  const { tokens } = await change<{ tokens: number }>(store, config, username, closeAccount, {});
   out(
     `${username} is closed: ${tokens} API token${tokens === 1 ? '' : 's'} revoked, sign-in refused; its data is kept`,
   );
 }
 
 /** `yona admin credit ACCOUNT N --reason R`: N positive adds, negative takes (never below zero). */
-export async function creditCommand(store: Store, _config: Config, args: string[], out: Out): Promise<void> {
+export async function creditCommand(store: Store, config: Config, args: string[], out: Out): Promise<void> {
   const usage = `yona admin credit ACCOUNT N --reason R (N a whole number, either sign, at most ${MAX_CREDIT} either way)`;
   const { positionals, reason } = readArgs(args, usage);
   const [username, n] = exactly(positionals, 2, usage);
   if (!/^[+-]?\d+$/.test(n) || Number(n) === 0 || Math.abs(Number(n)) > MAX_CREDIT)
     throw new UsageError(`N must be a whole number other than 0, at most ${MAX_CREDIT} either way, got "${n}"`);
   if (reason === undefined) throw new UsageError(`missing --reason; usage: ${usage}`);
-  const { credits } = await refusedAsUsage(() => creditAccount(store.db, username, Number(n), reason, Date.now()));
+  const { credits } = await change<{ credits: number }>(store, config, username, creditAccount, {
+    amount: Number(n),
+    reason,
+  });
   out(`${username} now has ${credits} credits`);
 }

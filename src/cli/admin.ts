@@ -10,18 +10,22 @@ import { formatLong } from '../domain/dates.ts';
 import { addAllowedAddress, deleteApiToken, mintApiToken, setAddressCheck } from '../operations/account-access.ts';
 import { createAccount as createAccountOperation } from '../operations/account-creation.ts';
 import { runForOperator, runOperation } from '../operations/execute.ts';
-import { findAccountByUsername, setLegacyPassword, setOtpInternational, type Account } from '../store/accounts.ts';
+import { findAccountByUsername, type Account } from '../store/accounts.ts';
+import {
+  creditAccount,
+  setOtpAbroad,
+  setPasswordAuthentication,
+  verifySender,
+} from '../operations/operator-changes.ts';
 import { openStore, type Store } from '../store/engine/db.ts';
 import { sealClearSecrets } from '../store/seal-at-rest.ts';
 import { carrierSecrets } from '../carriers/index.ts';
 import { hasSealingKey, sealingKey } from '../secret-key.ts';
-import { applyLedgerChange } from '../store/ledger.ts';
-import { verifySenderFor } from '../operations/sender-requests.ts';
 import { addFilteredPhones } from '../store/filtered-phones.ts';
 import { ADMIN_HELP, didYouMean, formatCommandList, formatHelp, wantsHelp } from './help.ts';
 import { normalizePhone } from '../domain/phone.ts';
 import { readFileSync } from 'node:fs';
-import { cliOperatorName, operatorApp, worked } from './operator-app.ts';
+import { operatorApp, worked } from './operator-app.ts';
 import { parseArgsProblem, UsageError } from './usage-error.ts';
 import { locateStore, missingStoreProblem, takeStoreFlags, type StoreChoice } from './store-location.ts';
 
@@ -174,37 +178,26 @@ const allowIpCommand: Command = async (store, config, all, out) => {
   out(`${target.username} may now call from ${cidr} (IP check on)`);
 };
 
-const addCredits: Command = async (store, _config, all, out) => {
+const addCredits: Command = async (store, config, all, out) => {
   const args = positionals(all, `yona admin add-credits USERNAME N (N at most ${MAX_CREDITS_PER_COMMAND})`);
   const target = await account(store, args[0]);
   const amount = creditAmount(args[1], 'N');
-  await store.db.transaction().execute((trx) =>
-    applyLedgerChange(trx, {
-      accountId: target.id,
-      currency: 'credits',
-      amount,
-      reason: 'operator: add-credits',
-      refType: 'operator',
-      now: Date.now(),
-    }),
-  );
-  const after = await account(store, target.username);
-  out(`${target.username} now has ${after.credits} credits`);
+  if (amount === 0) {
+    out(`${target.username} now has ${target.credits} credits`);
+    return;
+  }
+  const app = operatorApp(store, config);
+  const reply = await runOperation(app, target, creditAccount, { amount, reason: 'add-credits' }, { via: 'operator' });
+  out(`${target.username} now has ${worked(reply).credits} credits`);
 };
 
-const verifySender: Command = async (store, config, all, out) => {
+const verifySenderCommand: Command = async (store, config, all, out) => {
   const args = positionals(all, 'yona admin verify-sender USERNAME SOURCE');
   const target = await account(store, args[0]);
   const source = args[1] ?? fail('usage: yona admin verify-sender USERNAME SOURCE');
   const problem = sourceProblem(source);
   if (problem) fail(problem);
-  worked(
-    await runForOperator(operatorApp(store, config), verifySenderFor, {
-      username: target.username,
-      source,
-      by: cliOperatorName(),
-    }),
-  );
+  worked(await runOperation(operatorApp(store, config), target, verifySender, { source }, { via: 'operator' }));
   out(`${source} is a verified sender of ${target.username}`);
 };
 
@@ -226,19 +219,22 @@ const deleteTokenCommand: Command = async (store, config, all, out) => {
   out(`deleted token "${name}" of ${target.username}; it stops working now`);
 };
 
-const otpInternational: Command = async (store, _config, all, out) => {
+const otpInternational: Command = async (store, config, all, out) => {
   const args = positionals(all, 'yona admin otp-international USERNAME on|off');
   const target = await account(store, args[0]);
   if (args[1] !== 'on' && args[1] !== 'off') fail('usage: yona admin otp-international USERNAME on|off');
-  await setOtpInternational(store.db, target.id, args[1] === 'on');
+  const on = args[1] === 'on';
+  worked(await runOperation(operatorApp(store, config), target, setOtpAbroad, { on }, { via: 'operator' }));
   out(`one-time codes to international numbers for ${target.username}: ${args[1]}`);
 };
 
-const legacyPassword: Command = async (store, _config, all, out) => {
+const legacyPassword: Command = async (store, config, all, out) => {
   const args = positionals(all, 'yona admin legacy-password USERNAME on|off');
   const target = await account(store, args[0]);
   if (args[1] !== 'on' && args[1] !== 'off') fail('usage: yona admin legacy-password USERNAME on|off');
-  await setLegacyPassword(store.db, target.id, args[1] === 'on');
+  const on = args[1] === 'on';
+  const app = operatorApp(store, config);
+  worked(await runOperation(app, target, setPasswordAuthentication, { on }, { via: 'operator' }));
   out(`password authentication (without a bearer token, over HTTPS only) for ${target.username}: ${args[1]}`);
 };
 
@@ -272,7 +268,7 @@ export const ADMIN_COMMANDS: Record<string, Command> = {
   'create-token': createToken,
   'allow-ip': allowIpCommand,
   'add-credits': addCredits,
-  'verify-sender': verifySender,
+  'verify-sender': verifySenderCommand,
   'ip-check': ipCheck,
   'delete-token': deleteTokenCommand,
   'add-carrier': (...a) => import('./admin-carriers.ts').then((m) => m.addCarrier(...a)),

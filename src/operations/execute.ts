@@ -167,6 +167,7 @@ export async function runForOperator<S extends z.ZodType, R extends z.ZodType>(
           now,
           prepared,
           signals: { notify: (t) => pending.add(t) },
+          operator: app.operator,
         },
         input,
       );
@@ -177,7 +178,7 @@ export async function runForOperator<S extends z.ZodType, R extends z.ZodType>(
           app.operator,
           {
             action: op.names[0],
-            subject: op.audit?.subject?.(input) ?? String(named.name ?? named.username ?? ''),
+            subject: op.audit?.subject?.(input) ?? String(named.username ?? named.name ?? ''),
             before: op.audit?.state ? before : null,
             after: op.audit?.state ? await op.audit.state(db, input) : auditedInput(input),
           },
@@ -337,6 +338,7 @@ async function runHandler(
     prepared,
     coverage: app.coverage,
     liveTextCarrier: app.liveTextCarrier,
+    operator: app.operator,
     ...who,
   });
   refuseReadOnlyOperator(app.operator, !op.readOnly && !req.dryRun);

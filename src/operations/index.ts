@@ -35,6 +35,15 @@ import {
   setConsolePassword,
   setLowBalanceWarning,
 } from './account-security.ts';
+import {
+  closeAccount,
+  creditAccount,
+  resumeAccount,
+  setOtpAbroad,
+  setPasswordAuthentication,
+  suspendAccount,
+  verifySender,
+} from './operator-changes.ts';
 
 const OPERATIONS: Operation<any>[] = [
   getApiToken,
@@ -85,6 +94,13 @@ const INTERNAL_OPERATIONS: Operation<any>[] = [
   disableTwoFactor,
   setLowBalanceWarning,
   holdSubAccount,
+  creditAccount,
+  suspendAccount,
+  resumeAccount,
+  closeAccount,
+  setOtpAbroad,
+  setPasswordAuthentication,
+  verifySender,
   requestSender,
 ];
 

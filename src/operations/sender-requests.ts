@@ -1,14 +1,12 @@
 // Sender names by request: a customer asks for a name from its console with a reason (requestSender); a reserved
 // name (the list `yona admin reserved-senders` keeps, and the operator's own verification sender) is refused
 // then, with the reason why. The operator approves (the name becomes a verified sender of the account) or
-// rejects with a reason the customer sees; `yona admin verify-sender` verifies a name directly (and settles a
-// request waiting for it). Every refusal carries `refused`, for the console's words.
+// rejects with a reason the customer sees. Every refusal carries `refused`, for the console's words.
 import { z } from 'zod';
 import { sourceProblem } from '../domain/accounts.ts';
 import { ApiError } from '../domain/errors.ts';
 import { MAX_SENDER_REASON, reservedBy, reservedPattern, senderKey } from '../domain/sender-names.ts';
 import { statusMessage } from '../domain/status.ts';
-import { findAccountByUsername } from '../store/accounts.ts';
 import {
   addReservedSender,
   decideSenderRequest,
@@ -19,7 +17,7 @@ import {
   removeReservedSender,
   reservedSenderPatterns,
 } from '../store/sender-requests.ts';
-import { addVerifiedSender, isVerifiedSender, listVerifiedSenders } from '../store/senders.ts';
+import { addVerifiedSender, isVerifiedSender } from '../store/senders.ts';
 import { defineOperation, type OperatorOperation } from './types.ts';
 
 const ok = { status: 0, message: statusMessage(0) } as const;
@@ -118,49 +116,6 @@ export const rejectSender: OperatorOperation<typeof decision, typeof decided> = 
     const request = await pendingRequest(ctx.db, input.id);
     await decideSenderRequest(ctx.db, { id: request.id, state: 'rejected', reason, by: input.by, now: ctx.now });
     return { ...ok, username: request.username, source: request.source, before: 'pending', after: 'rejected' };
-  },
-};
-
-const verifyInput = z.object({ username: z.string(), source: z.string(), by: z.string().min(1) });
-
-/** Verifies a sender of an account directly (a landline confirmed by a call, a name checked otherwise); a request
- *  waiting for that name is approved with it. */
-export const verifySenderFor: OperatorOperation<typeof verifyInput, typeof decided> = {
-  names: ['verifySenderFor'],
-  internal: true,
-  input: verifyInput,
-  reply: decided,
-  audit: {
-    subject: (i) => i.username,
-    state: async (db, i) => {
-      const account = await findAccountByUsername(db, i.username);
-      const verified = account ? await listVerifiedSenders(db, account.id, false) : [];
-      return { source: i.source, verified: verified.some((v) => v.source === i.source) };
-    },
-  },
-  async handler(ctx, input) {
-    const problem = sourceProblem(input.source);
-    if (problem) refuse(992, 'invalid', `Source length is invalid: ${problem}`);
-    const account = await findAccountByUsername(ctx.db, input.username);
-    if (!account) refuse(503, 'no-account', `no account named "${input.username}"`);
-    const was = await isVerifiedSender(ctx.db, account.id, input.source);
-    await addVerifiedSender(ctx.db, account.id, input.source, 'operator', ctx.now);
-    const waiting = await pendingRequestFor(ctx.db, account.id, input.source);
-    if (waiting)
-      await decideSenderRequest(ctx.db, {
-        id: waiting.id,
-        state: 'approved',
-        reason: null,
-        by: input.by,
-        now: ctx.now,
-      });
-    return {
-      ...ok,
-      username: account.username,
-      source: input.source,
-      before: was ? 'verified' : 'unverified',
-      after: 'verified',
-    };
   },
 };
 

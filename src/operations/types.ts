@@ -6,6 +6,7 @@ import type { Queryable } from '../store/engine/db.ts';
 import type { ChannelName } from '../domain/channels.ts';
 import type { RequestStatus } from '../domain/status.ts';
 import type { Signals } from '../signals.ts';
+import type { OperatorActor } from './audit.ts';
 /** An operation's reply: `status` and the fields of its encoding-neutral document. */
 export type Reply = Record<string, unknown> & { status: RequestStatus };
 
@@ -46,6 +47,8 @@ export interface OperationContext {
   passwordAuthenticated?: boolean;
   /** Where the call came from, when not the API (a blocklist row records it as its source). */
   via?: RunVia;
+  /** The operator running it (the console at /admin, `yona admin`), when one does. */
+  operator?: OperatorActor;
   config: Config;
   signals: Signals;
   /** What the operation's `prepare` gave, worked out before the transaction (undefined without one). */
@@ -120,7 +123,7 @@ export interface OperationAudit<I> {
 }
 
 /** What an operator's operation runs with: no account signed in (`yona admin` acts on the store as the operator). */
-export type OperatorContext = Pick<OperationContext, 'db' | 'config' | 'signals' | 'now' | 'prepared'>;
+export type OperatorContext = Pick<OperationContext, 'db' | 'config' | 'signals' | 'now' | 'prepared' | 'operator'>;
 
 /**
  * An internal operation of the operator's own, acting on no one account (creating one): run by `runForOperator`
@@ -133,7 +136,7 @@ export interface OperatorOperation<S extends z.ZodType = z.ZodType, R extends z.
   reply: R;
   /** Slow work on the input before the transaction opens (hashing a password): `ctx.prepared`. */
   prepare?(input: z.output<S>): Promise<unknown>;
-  /** Its audit entry (default subject: the input's `name` or `username`; default state: none before, the input after). */
+  /** Its audit entry (default subject: the input's `username` or `name`; default state: none before, the input after). */
   audit?: OperationAudit<z.output<S>>;
   handler(ctx: OperatorContext, input: z.output<S>): Promise<ReplyTo<R>>;
 }

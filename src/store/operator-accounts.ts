@@ -132,3 +132,20 @@ export async function setPushAllowPrivate(db: Queryable, id: number, allowed: bo
     .where('id', '=', id)
     .execute();
 }
+
+/** The settings the operator's account page shows beside the account's row. */
+export async function accountOperatorSettings(
+  db: Queryable,
+  id: number,
+): Promise<{ legacyPassword: boolean; otpInternational: boolean; lowBalanceCredits: number | null }> {
+  const row = await db
+    .selectFrom('accounts')
+    .select(['legacy_password', 'otp_international', 'low_balance_credits'])
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return {
+    legacyPassword: Number(row?.legacy_password ?? 0) === 1,
+    otpInternational: Number(row?.otp_international ?? 0) === 1,
+    lowBalanceCredits: row?.low_balance_credits == null ? null : Number(row.low_balance_credits),
+  };
+}

@@ -32,3 +32,4 @@ export * from './console-overview.ts';
 export * from './console-subaccounts.ts';
 export { findOperatorById, findOperatorByName, listOperators, type Operator } from './operators.ts';
 export { auditPage, type AuditEntry, type AuditFilter } from './audit.ts';
+export { accountOperatorSettings, listAccountsForOperator, type AccountListing } from './operator-accounts.ts';

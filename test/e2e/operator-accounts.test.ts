@@ -9,6 +9,10 @@ import { ConsoleClient } from '../helpers/console-client.ts';
 import { startPushReceiver, waitFor, type PushReceiver } from '../helpers/push-receiver.ts';
 import { lastLine, startServeProcess, type ServeProcess } from '../helpers/serve-process.ts';
 import { storeTargets } from '../helpers/stores.ts';
+import { cliOperatorName } from '../../src/cli/operator-app.ts';
+
+// The name `yona admin` is audited (and its ledger entries written) under: the system user's.
+const cliOperator = cliOperatorName();
 
 const PASSWORD = 'Op-Accounts-Pw1';
 
@@ -203,8 +207,8 @@ for (const target of await storeTargets()) {
         ledger.entries.map((e) => [e.amount, e.reason]),
         [
           [20, 'operator: opening balance'],
-          [30, 'operator: monthly top-up'],
-          [-15, 'operator: refund reversed'],
+          [30, `operator ${cliOperator}: monthly top-up`],
+          [-15, `operator ${cliOperator}: refund reversed`],
         ],
       );
       assert.equal(ledger.balances.credits, 35);

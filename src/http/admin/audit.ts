@@ -30,19 +30,26 @@ function filterOf(c: AdminContext): { filter: Omit<AuditFilter, 'limit'>; query:
   };
 }
 
-/** A state as the page shows it: its JSON, one key a line. */
-function stateText(json: string | null): string {
-  if (json === null) return '';
+const parsed = (json: string | null): unknown => {
   try {
-    const v = JSON.parse(json) as unknown;
-    if (v && typeof v === 'object' && !Array.isArray(v))
-      return Object.entries(v as Record<string, unknown>)
-        .map(([k, x]) => `${k}: ${JSON.stringify(x)}`)
-        .join('\n');
-    return JSON.stringify(v);
+    return json === null ? null : JSON.parse(json);
   } catch {
     return json;
   }
+};
+
+const isRecord = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * A state as the page shows it, one key a line: when both sides are records, only the keys that differ (the CSV
+ * keeps both whole).
+ */
+function stateText(json: string | null, other: string | null): string {
+  const v = parsed(json);
+  const o = parsed(other);
+  if (!isRecord(v)) return v === null ? '' : JSON.stringify(v);
+  const keys = Object.keys(v).filter((k) => !isRecord(o) || JSON.stringify(v[k]) !== JSON.stringify(o[k]));
+  return keys.map((k) => `${k}: ${JSON.stringify(v[k])}`).join('\n');
 }
 
 export function registerAdminAudit(r: AdminRouter): void {
@@ -79,8 +86,8 @@ ${field('from', w.filterFrom, 'date')}${field('to', w.filterTo, 'date')}
         html`<span dir="ltr">${e.address}</span>`,
         e.action,
         html`<span dir="auto">${e.subject}</span>`,
-        html`<pre class="state" dir="ltr">${stateText(e.before)}</pre>`,
-        html`<pre class="state" dir="ltr">${stateText(e.after)}</pre>`,
+        html`<pre class="state" dir="ltr">${stateText(e.before, e.after)}</pre>`,
+        html`<pre class="state" dir="ltr">${stateText(e.after, e.before)}</pre>`,
       ]),
       w.auditEmpty,
     );

@@ -3,6 +3,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from '../../logger.ts';
 import type { AppContext } from '../../operations/execute.ts';
+import { registerAdminAccountPage } from './account-page.ts';
+import { registerAdminAccounts } from './accounts.ts';
 import { registerAdminAudit } from './audit.ts';
 import { registerAdminHome } from './home.ts';
 import { registerAdminLogin } from './login.ts';
@@ -14,6 +16,8 @@ export function registerAdmin(app: FastifyInstance, ctx: AppContext, logger: Log
   const r = new AdminRouter(app, ctx, logger);
   registerAdminLogin(r);
   registerAdminHome(r);
+  registerAdminAccounts(r);
+  registerAdminAccountPage(r);
   registerAdminAudit(r);
   registerAdminSenders(r);
   registerAdminPrices(r);
