@@ -131,6 +131,28 @@ export const ADMIN_HELP: Record<string, CommandHelp> = {
     summary: 'Marks a sender (source) verified for the account, e.g. a landline confirmed by a call.',
     example: 'yona admin verify-sender alice 035551234',
   },
+  senders: {
+    usage: 'yona admin senders [--pending] [--json]',
+    summary:
+      'Lists the sender names customers requested from their console (waiting first, with their reasons and outcomes) and every verified sender.',
+    example: 'yona admin senders --pending',
+  },
+  'approve-sender': {
+    usage: 'yona admin approve-sender ID',
+    summary: 'Approves a waiting sender name request: the name becomes a verified sender of the account.',
+    example: 'yona admin approve-sender 12',
+  },
+  'reject-sender': {
+    usage: 'yona admin reject-sender ID --reason TEXT',
+    summary: 'Rejects a waiting sender name request; the customer sees the reason on its senders page.',
+    example: 'yona admin reject-sender 12 --reason "Use your registered business name"',
+  },
+  'reserved-senders': {
+    usage: 'yona admin reserved-senders list | add NAME | remove NAME',
+    summary:
+      'The sender names no customer may request (banks, government and public services, the operator; NAME* reserves every name that starts so), compared without case or punctuation.',
+    example: 'yona admin reserved-senders add acme*',
+  },
   'set-password': {
     usage: 'yona admin set-password USERNAME --password PW',
     summary: 'Sets the console password (argon2id), signs the account out of the console and lifts a lockout.',
@@ -245,6 +267,13 @@ export const ADMIN_HELP: Record<string, CommandHelp> = {
     summary:
       "Per account (sub-accounts under their reseller): messages and parts carriers took in the month, what the account was charged, the carriers' cost and the margin, with totals.",
     example: 'yona admin report margins --month 2026-11 --credit-price 8',
+  },
+  price: {
+    usage:
+      'yona admin price list [--json] | set-country CC AGOROT|none | default AGOROT|none | account USERNAME [--domestic CREDITS|none] [--international AGOROT|none]',
+    summary:
+      "The international rate card (agorot a part per destination country, and the default for the rest, YONA_INTL_PRICE_AGOROT when none is set) and an account's own prices of a domestic part (credits) and an international part (agorot); sends and dry runs price with them from the next request.",
+    example: 'yona admin price set-country US 18',
   },
   push: {
     usage:

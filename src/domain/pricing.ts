@@ -3,9 +3,14 @@
 // price here; a call's paid seconds are also its playback cap (the trunk plays at most what was paid for).
 import { callSeconds, estimatedCallSeconds } from './voice.ts';
 
-/** Credits a text of `parts` costs: one a part to a home destination; international texts and free sends none. */
-export function smsCredits(parts: number, international: boolean | undefined, free: boolean): number {
-  return free || international ? 0 : parts;
+/** Credits a text of `parts` costs: `creditsPerPart` (one by default) a part at home; international texts and free sends none. */
+export function smsCredits(
+  parts: number,
+  international: boolean | undefined,
+  free: boolean,
+  creditsPerPart = 1,
+): number {
+  return free || international ? 0 : parts * creditsPerPart;
 }
 
 /** Money (agorot) a text of `parts` costs: `priceAgorot` a part abroad; home texts and free sends none. */

@@ -1,5 +1,6 @@
 // The operation table: every root element the API answers, in one place; and, apart, the internal operations the
 // console and the CLI run (never answered on /api, never in the API document).
+import { requestSender } from './sender-requests.ts';
 import type { Operation } from './types.ts';
 import { balance } from './balance.ts';
 import { getApiToken } from './tokens.ts';
@@ -112,6 +113,7 @@ const INTERNAL_OPERATIONS: Operation<any>[] = [
   setOtpAbroad,
   setPasswordAuthentication,
   verifySender,
+  requestSender,
 ];
 
 const byName = new Map<string, Operation<any>>();

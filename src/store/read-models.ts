@@ -13,9 +13,16 @@ export { ledgerPage, type LedgerEntry } from './ledger.ts';
 export { shortLinkTarget } from './links.ts';
 export { findUnsubscribeTarget } from './messages.ts';
 export { hasPushSecret, listPushAttempts, listPushRegistrations } from './push.ts';
-export { findSenderVerification, listVerifiedSenders } from './senders.ts';
 export { listSmppBinds, type SmppBindRow } from './smpp-binds.ts';
 export { countSmppOutboxWaiting } from './smpp-outbox.ts';
+export { allVerifiedSenders, findSenderVerification, listVerifiedSenders } from './senders.ts';
+export { listAccountPrices, readRateCard } from './prices.ts';
+export {
+  accountSenderRequests,
+  allSenderRequests,
+  reservedSenderPatterns,
+  type SenderRequest,
+} from './sender-requests.ts';
 export { listActiveTokens, listTokens } from './tokens.ts';
 export * from './console-campaign-detail.ts';
 export * from './console-campaigns.ts';

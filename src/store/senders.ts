@@ -122,3 +122,22 @@ export async function completeSenderVerification(db: Queryable, code: string, no
   await addVerifiedSender(db, Number(row.account_id), row.source, 'sms-link', now);
   return true;
 }
+
+/** Every verified sender of every account, by username and source. */
+export async function allVerifiedSenders(
+  db: Queryable,
+): Promise<Array<{ username: string; source: string; method: string; verifiedAt: number }>> {
+  const rows = await db
+    .selectFrom('verified_senders as v')
+    .innerJoin('accounts as a', 'a.id', 'v.account_id')
+    .select(['a.username', 'v.source', 'v.method', 'v.verified_at'])
+    .orderBy('a.username')
+    .orderBy('v.source')
+    .execute();
+  return rows.map((r) => ({
+    username: r.username,
+    source: r.source,
+    method: r.method,
+    verifiedAt: Number(r.verified_at),
+  }));
+}

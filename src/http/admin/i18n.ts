@@ -1,6 +1,7 @@
 // The operator console's words, in English and Hebrew (every key in both: the type requires it). The frame's
 // shared words (skip link, sign out, input refusals) are the customer console's (console/i18n.ts).
 import type { Lang } from '../console/i18n.ts';
+import { enSendersPrices, heSendersPrices } from './i18n-senders-prices.ts';
 
 const en = {
   adminTitle: 'Operator console',
@@ -169,6 +170,7 @@ const en = {
   failedOutcome: 'Failed',
   pendingOutcome: 'Pending',
   csv: 'Download CSV',
+  ...enSendersPrices,
 };
 
 export type AdminWords = typeof en;
@@ -340,6 +342,7 @@ const he: AdminWords = {
   failedOutcome: 'נכשלו',
   pendingOutcome: 'ממתינות',
   csv: 'הורדת CSV',
+  ...heSendersPrices,
 };
 
 export function adminWords(lang: Lang): AdminWords {

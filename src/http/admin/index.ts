@@ -10,6 +10,8 @@ import { registerAdminCarriers } from './carriers.ts';
 import { registerAdminMessages } from './messages.ts';
 import { registerAdminHome } from './home.ts';
 import { registerAdminLogin } from './login.ts';
+import { registerAdminPrices } from './prices.ts';
+import { registerAdminSenders } from './senders.ts';
 import { AdminRouter } from './router.ts';
 
 export function registerAdmin(app: FastifyInstance, ctx: AppContext, logger: Logger): void {
@@ -21,4 +23,6 @@ export function registerAdmin(app: FastifyInstance, ctx: AppContext, logger: Log
   registerAdminCarriers(r);
   registerAdminMessages(r);
   registerAdminAudit(r);
+  registerAdminSenders(r);
+  registerAdminPrices(r);
 }

@@ -1,11 +1,10 @@
-// Balance and ledger, verified senders (request verification: the API's verify_phone), the blocklist (block
-// and unblock numbers; blocks made here are recorded with source `console`).
+// Balance and ledger, the blocklist (block and unblock numbers; blocks made here are recorded with source
+// `console`). The senders page is senders.ts.
 import { formatLong } from '../../domain/dates.ts';
 import { num, shekels } from './format.ts';
 import { maskPhone, normalizePhone, toNational } from '../../domain/phone.ts';
-import { verifyPhone } from '../../operations/senders.ts';
 import { addNumBL, rmNumBL } from '../../operations/blocklist.ts';
-import { blocklistPage, ledgerPage, listVerifiedSenders, type BlocklistCursor } from '../../store/read-models.ts';
+import { blocklistPage, ledgerPage, type BlocklistCursor } from '../../store/read-models.ts';
 import { actionForm, csrfField, html, olderNewerPager, table, type HtmlValue } from './html.ts';
 import { fmt } from './i18n.ts';
 import { runOperation } from '../../operations/execute.ts';
@@ -39,27 +38,6 @@ ${await balanceExtras(c)}`;
 function blocklistCursor(text: string | undefined): BlocklistCursor | undefined {
   const m = text === undefined ? null : /^(\d{1,15})\.(\d{1,15})$/.exec(text);
   return m ? { createdAt: Number(m[1]), id: Number(m[2]) } : undefined;
-}
-
-async function sendersPage(
-  c: PageContext,
-  o: { notice?: { kind: 'ok' | 'error'; text: string }; phone?: string } = {},
-) {
-  const { t, account } = c;
-  const senders = await listVerifiedSenders(c.app.store.db, account.id, false);
-  const rows = senders.map((s): HtmlValue[] => [
-    s.source,
-    s.method,
-    formatLong(Number(s.verified_at), account.time_zone),
-  ]);
-  const form = html`<form method="post" action="/console/senders" class="card">${csrfField(c.session.csrf)}<h2>${t.senderVerify}</h2>
-<label for="sender-phone">${t.phone}</label><input id="sender-phone" name="phone" required maxlength="20" inputmode="tel" value="${o.phone ?? ''}" aria-describedby="sender-hint">
-<p id="sender-hint" class="muted">${t.senderHint}</p><button type="submit">${t.senderSend}</button></form>`;
-  return c.render(
-    t.navSenders,
-    html`${table(t.navSenders, [t.sender, t.senderMethod, t.senderVerifiedAt], rows, t.sendersNone)}${form}`,
-    { notice: o.notice },
-  );
 }
 
 async function renderBlocklist(
@@ -100,17 +78,7 @@ async function renderBlocklist(
 
 export function registerAccountPages(r: ConsoleRouter): void {
   r.get('/console/balance', (c) => balancePage(c));
-  r.get('/console/senders', (c) => sendersPage(c));
   r.get('/console/blocklist', (c) => renderBlocklist(c));
-
-  r.post('/console/senders', async (c) => {
-    const phone = (c.form.get('phone') ?? '').trim().slice(0, 20);
-    const reply = await runOperation(c.app, c.account, verifyPhone, { phone });
-    return sendersPage(c, {
-      notice: { kind: reply.status === 0 ? 'ok' : 'error', text: String(reply.message) },
-      phone: reply.status === 0 ? '' : phone,
-    });
-  });
 
   r.post('/console/blocklist', async (c) => {
     const text = (c.form.get('phones') ?? '').slice(0, 200_000);

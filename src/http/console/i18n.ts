@@ -3,6 +3,7 @@ import { enDaily, heDaily } from './i18n-daily.ts';
 import { enDetails, heDetails } from './i18n-details.ts';
 import { enGuard, heGuard } from './i18n-guard.ts';
 import { enSmpp, heSmpp } from './i18n-smpp.ts';
+import { enSenders, heSenders } from './i18n-senders.ts';
 
 export type Lang = 'en' | 'he';
 
@@ -251,6 +252,7 @@ export const en = {
   ...enDetails,
   ...enGuard,
   ...enSmpp,
+  ...enSenders,
 };
 
 export type Messages = { [K in keyof typeof en]: string };
@@ -493,6 +495,7 @@ export const he: Messages = {
   overviewCampaigns: 'לקמפיינים ולמסירות שלהם',
   ...heDaily,
   ...heDetails,
+  ...heSenders,
   ...heGuard,
   ...heSmpp,
 };

@@ -7,6 +7,7 @@ import { registerLogin } from './login.ts';
 import { ConsoleRouter } from './router.ts';
 import { registerTokens } from './tokens.ts';
 import { registerIps } from './ips.ts';
+import { registerSenders } from './senders.ts';
 import { registerPush } from './push.ts';
 import { registerCampaigns } from './campaigns.ts';
 import { registerLists } from './lists.ts';
@@ -34,6 +35,7 @@ export function registerConsole(app: FastifyInstance, ctx: AppContext, logger: L
   registerCampaigns(r);
   registerLists(r);
   registerAccountPages(r);
+  registerSenders(r);
   registerBirthdays(r);
   registerSubaccounts(r);
   registerOverview(r);

@@ -50,6 +50,7 @@ export const CONSOLE_PAGES: readonly ConsolePage[] = [
   { path: '/console/balance/ledger.csv', audience: 'account' },
   { path: '/console/balance/low-balance', audience: 'account' },
   { path: '/console/senders', audience: 'account', nav: 'navSenders' },
+  { path: '/console/senders/request', audience: 'account' },
   { path: '/console/lists', audience: 'account', nav: 'navLists' },
   { path: '/console/lists/:id', audience: 'account' },
   { path: '/console/lists/:id/add', audience: 'account' },

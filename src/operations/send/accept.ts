@@ -5,6 +5,14 @@ import { PUBLIC_CODE_LENGTH, newPublicCodes } from '../../domain/codes.ts';
 import { countParts, detectEncoding, type Encoding } from '../../domain/encoding.ts';
 import type { SpokenLengths } from '../../domain/voice.ts';
 import { callPrice as priceCall, smsAgorot, smsCredits } from '../../domain/pricing.ts';
+import {
+  destinationCountry,
+  domesticPartCredits,
+  intlPartAgorot,
+  NO_ACCOUNT_PRICES,
+  NO_RATE_CARD,
+} from '../../domain/rate-card.ts';
+import { accountPrices, readRateCard } from '../../store/prices.ts';
 import { ApiError } from '../../domain/errors.ts';
 import { UNSUBSCRIBE_LINK_PREFIX, unsubscribeUrl, type UnsubscribeMode } from '../../domain/sending.ts';
 import { insertCampaign, setCampaignCharges, type NewCampaign } from '../../store/campaigns.ts';
@@ -143,7 +151,7 @@ export async function acceptCampaign(ctx: OperationContext, draft: CampaignDraft
   const { account, now } = ctx;
   requireCarriers(ctx, draft);
   const scheduled = draft.scheduledAt !== null;
-  const pricing = newPricing(ctx, draft);
+  const pricing = await newPricing(ctx, draft);
   const tally = newTally();
   const total: Totals = {
     recipients: 0,
@@ -268,7 +276,10 @@ async function withCalls(ctx: OperationContext, kept: Recipient[], plan: CallPla
 /** What pricing a send's messages needs, worked out once per send. */
 interface Pricing {
   parts: PartsCache;
-  priceAgorot: number;
+  /** Credits a domestic part costs this account. */
+  domesticCredits: number;
+  /** Agorot a part to this international number costs this account (the rate card's country, or its default). */
+  intlAgorot: (phone: string) => number;
   free: boolean;
   /** A removal link of the right length, to measure texts before each recipient's code exists. */
   linkSuffix: string;
@@ -285,7 +296,13 @@ interface CallPrice {
   spoken: string;
 }
 
-function newPricing(ctx: OperationContext, draft: CampaignDraft): Pricing {
+async function newPricing(ctx: OperationContext, draft: CampaignDraft): Promise<Pricing> {
+  const free = draft.free === true;
+  const card = free ? NO_RATE_CARD : await readRateCard(ctx.db);
+  const own = free ? NO_ACCOUNT_PRICES : await accountPrices(ctx.db, ctx.account.id);
+  const configured = ctx.config.sending.intlPriceAgorot;
+  const intlAgorot = (phone: string) =>
+    intlPartAgorot(card, own, card.countries.size === 0 ? undefined : destinationCountry(phone), configured);
   const withLinks = draft.unsubscribe === 'link';
   const publicUrl = ctx.config.publicUrl;
   const prices = new Map<string, CallPrice>();
@@ -308,8 +325,9 @@ function newPricing(ctx: OperationContext, draft: CampaignDraft): Pricing {
   return {
     callPrice,
     parts: new PartsCache(),
-    priceAgorot: ctx.config.sending.intlPriceAgorot,
-    free: draft.free === true,
+    domesticCredits: domesticPartCredits(own),
+    intlAgorot,
+    free,
     publicUrl,
     withLinks,
     linkSuffix: withLinks ? UNSUBSCRIBE_LINK_PREFIX + unsubscribeUrl(publicUrl, 'x'.repeat(PUBLIC_CODE_LENGTH)) : '',
@@ -368,8 +386,8 @@ function priceRows(kept: Recipient[], p: Pricing, total: Totals): NewMessage[] {
     const code = codes ? codes[i] : null;
     const shown = r.stored?.text ?? r.text;
     const text = code ? shown + UNSUBSCRIBE_LINK_PREFIX + unsubscribeUrl(p.publicUrl, code) : shown;
-    const costCredits = smsCredits(measured.parts, r.international, p.free);
-    const costAgorot = smsAgorot(measured.parts, r.international, p.free, p.priceAgorot);
+    const costCredits = smsCredits(measured.parts, r.international, p.free, p.domesticCredits);
+    const costAgorot = r.international ? smsAgorot(measured.parts, true, p.free, p.intlAgorot(r.phone)) : 0;
     total.credits += costCredits;
     total.agorot += costAgorot;
     if (measured.parts > total.maxParts) total.maxParts = measured.parts;

@@ -42,6 +42,8 @@ import * as m0046 from './0046_whatsapp_fallbacks.ts';
 import * as m0047 from './0047_otp_service_type.ts';
 import * as m0048 from './0048_operators.ts';
 import * as m0049 from './0049_operator_message_log.ts';
+import * as m0052 from './0052_prices.ts';
+import * as m0053 from './0053_sender_requests.ts';
 
 type VersionedMigration = { up(db: Kysely<any>, dialect: Dialect): Promise<void> };
 
@@ -88,4 +90,6 @@ export const MIGRATIONS: Record<string, VersionedMigration> = {
   '0047_otp_service_type': m0047,
   '0048_operators': m0048,
   '0049_operator_message_log': m0049,
+  '0052_prices': m0052,
+  '0053_sender_requests': m0053,
 };

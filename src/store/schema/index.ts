@@ -8,7 +8,9 @@ import type { IngressTables } from './ingress.ts';
 import type { NodesTables } from './nodes.ts';
 import type { OperatorsTables } from './operators.ts';
 import type { OtpTables } from './otp.ts';
+import type { PricesTables } from './prices.ts';
 import type { PushTables } from './push.ts';
+import type { SenderTables } from './senders.ts';
 import type { SendingTables } from './sending.ts';
 import type { WhatsappTables } from './whatsapp.ts';
 import type { WhatsappSendingTables } from './whatsapp-sending.ts';
@@ -113,7 +115,9 @@ export interface Database
     WhatsappTables,
     WhatsappSendingTables,
     SmppTables,
-    OperatorsTables {
+    OperatorsTables,
+    PricesTables,
+    SenderTables {
   accounts: AccountTable;
   account_ips: AccountIpTable;
   api_tokens: ApiTokenTable;

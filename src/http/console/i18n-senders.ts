@@ -1,0 +1,46 @@
+// The console's words for sender names asked of the operator, in English and Hebrew; merged into i18n.ts's
+// catalogues. `{name}` marks a value put in by `fmt`.
+export const enSenders = {
+  senderRequestTitle: 'Request a sender name',
+  senderName: 'Sender name',
+  senderNameHint: 'Up to 11 English letters and digits. The operator approves or rejects it; you see the outcome here.',
+  senderReason: 'Why you need it',
+  senderRequestSend: 'Send the request',
+  senderRequests: 'Your sender name requests',
+  senderRequestsNone: 'No sender name requested yet.',
+  senderState: 'Status',
+  senderDecisionReason: "Operator's reason",
+  senderRequestedAt: 'Requested at',
+  senderStatePending: 'Waiting for approval',
+  senderStateApproved: 'Approved',
+  senderStateRejected: 'Rejected',
+  senderRequested: 'Your request was sent to the operator.',
+  senderNameInvalid: 'The sender name “{name}” is not valid: use 1 to 11 English letters and digits.',
+  senderReasonMissing: 'Please say why you need this sender name.',
+  senderNameReserved:
+    'The sender name “{name}” is reserved (banks, government and public services, the operator) and cannot be requested.',
+  senderNameVerified: '“{name}” is already one of your verified senders.',
+  senderNamePending: 'A request for “{name}” is already waiting for the operator.',
+};
+
+export const heSenders: { [K in keyof typeof enSenders]: string } = {
+  senderRequestTitle: 'בקשת שם שולח',
+  senderName: 'שם שולח',
+  senderNameHint: 'עד 11 אותיות באנגלית וספרות. המפעיל מאשר או דוחה את הבקשה, והתוצאה מוצגת כאן.',
+  senderReason: 'למה הוא נחוץ לכם',
+  senderRequestSend: 'שליחת הבקשה',
+  senderRequests: 'הבקשות שלכם לשמות שולח',
+  senderRequestsNone: 'עדיין לא התבקש שם שולח.',
+  senderState: 'מצב',
+  senderDecisionReason: 'נימוק המפעיל',
+  senderRequestedAt: 'התבקש ב',
+  senderStatePending: 'ממתין לאישור',
+  senderStateApproved: 'אושר',
+  senderStateRejected: 'נדחה',
+  senderRequested: 'הבקשה נשלחה למפעיל.',
+  senderNameInvalid: 'שם השולח ״{name}״ אינו תקין: יש להשתמש ב-1 עד 11 אותיות באנגלית וספרות.',
+  senderReasonMissing: 'נא לציין למה נחוץ לכם שם השולח.',
+  senderNameReserved: 'שם השולח ״{name}״ שמור (בנקים, גופי ממשל ושירותים ציבוריים, המפעיל) ולא ניתן לבקש אותו.',
+  senderNameVerified: '״{name}״ כבר אחד מהשולחים המאומתים שלכם.',
+  senderNamePending: 'בקשה עבור ״{name}״ כבר ממתינה למפעיל.',
+};

@@ -1,0 +1,112 @@
+// The operator's prices (migration 0052): the international rate card and per-account prices.
+import type { AccountPrices, RateCard } from '../domain/rate-card.ts';
+import type { Queryable } from './engine/db.ts';
+
+/** The rate card's row for the default price. */
+const DEFAULT_ROW = '*';
+
+/** The international rate card. */
+export async function readRateCard(db: Queryable): Promise<RateCard> {
+  const rows = await db.selectFrom('intl_rates').select(['country', 'agorot_per_part']).execute();
+  const countries = new Map<string, number>();
+  let defaultAgorot: number | null = null;
+  for (const r of rows) {
+    if (r.country === DEFAULT_ROW) defaultAgorot = Number(r.agorot_per_part);
+    else countries.set(r.country, Number(r.agorot_per_part));
+  }
+  return { defaultAgorot, countries };
+}
+
+/** Sets the price of a part to `country` ('*' for the default); null removes the row. Answers the price before. */
+export async function setIntlRate(
+  db: Queryable,
+  country: string,
+  agorot: number | null,
+  now: number,
+): Promise<number | null> {
+  const before = await db
+    .selectFrom('intl_rates')
+    .select('agorot_per_part')
+    .where('country', '=', country)
+    .executeTakeFirst();
+  if (agorot === null) await db.deleteFrom('intl_rates').where('country', '=', country).execute();
+  else
+    await db
+      .insertInto('intl_rates')
+      .values({ country, agorot_per_part: agorot, updated_at: now })
+      .onConflict((oc) => oc.column('country').doUpdateSet({ agorot_per_part: agorot, updated_at: now }))
+      .execute();
+  return before ? Number(before.agorot_per_part) : null;
+}
+
+/** Sets the default of the rate card (null: back to the configured price). */
+export function setDefaultIntlRate(db: Queryable, agorot: number | null, now: number): Promise<number | null> {
+  return setIntlRate(db, DEFAULT_ROW, agorot, now);
+}
+
+/** An account's own prices (nulls when it has none). */
+export async function accountPrices(db: Queryable, accountId: number): Promise<AccountPrices> {
+  const row = await db
+    .selectFrom('account_prices')
+    .select(['domestic_credits_per_part', 'intl_agorot_per_part'])
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
+  return {
+    domesticCredits: row?.domestic_credits_per_part == null ? null : Number(row.domestic_credits_per_part),
+    intlAgorot: row?.intl_agorot_per_part == null ? null : Number(row.intl_agorot_per_part),
+  };
+}
+
+/** Sets an account's own prices (both null removes its row). */
+export async function setAccountPrices(
+  db: Queryable,
+  accountId: number,
+  prices: AccountPrices,
+  now: number,
+): Promise<void> {
+  if (prices.domesticCredits === null && prices.intlAgorot === null) {
+    await db.deleteFrom('account_prices').where('account_id', '=', accountId).execute();
+    return;
+  }
+  const values = {
+    domestic_credits_per_part: prices.domesticCredits,
+    intl_agorot_per_part: prices.intlAgorot,
+    updated_at: now,
+  };
+  await db
+    .insertInto('account_prices')
+    .values({ account_id: accountId, ...values })
+    .onConflict((oc) => oc.column('account_id').doUpdateSet(values))
+    .execute();
+}
+
+/** Every account with prices of its own, by username. */
+export async function listAccountPrices(db: Queryable): Promise<Array<{ username: string } & AccountPrices>> {
+  const rows = await db
+    .selectFrom('account_prices as p')
+    .innerJoin('accounts as a', 'a.id', 'p.account_id')
+    .select(['a.username', 'p.domestic_credits_per_part', 'p.intl_agorot_per_part'])
+    .orderBy('a.username')
+    .execute();
+  return rows.map((r) => ({
+    username: r.username,
+    domesticCredits: r.domestic_credits_per_part == null ? null : Number(r.domestic_credits_per_part),
+    intlAgorot: r.intl_agorot_per_part == null ? null : Number(r.intl_agorot_per_part),
+  }));
+}
+
+/** The rate card's price for one country ('*': the default), or null. */
+export async function intlRate(db: Queryable, country: string): Promise<number | null> {
+  const row = await db
+    .selectFrom('intl_rates')
+    .select('agorot_per_part')
+    .where('country', '=', country)
+    .executeTakeFirst();
+  return row ? Number(row.agorot_per_part) : null;
+}
+
+/** An account's own prices by username (undefined for no such account). */
+export async function accountPricesByUsername(db: Queryable, username: string): Promise<AccountPrices | undefined> {
+  const account = await db.selectFrom('accounts').select('id').where('username', '=', username).executeTakeFirst();
+  return account ? accountPrices(db, Number(account.id)) : undefined;
+}
