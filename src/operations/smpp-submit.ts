@@ -40,7 +40,7 @@ export const smppSubmit = defineOperation({
         accountId: ctx.account.id,
         registeredDelivery: registered_delivery,
         source: send.source.trim(),
-        textHead: send.message.slice(0, 20),
+        textHead: (send.message ?? '').slice(0, 20),
         submittedAt: ctx.now,
         validityUntil: validity_until ?? null,
       });
