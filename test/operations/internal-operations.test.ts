@@ -43,5 +43,13 @@ it('lists no internal operation in the table or the API document', () => {
 
 it('takes an Idempotency-Key on the operations that declare it, and only those', () => {
   const keyed = operationNames().filter((root) => findOperation(root)?.idempotent);
-  assert.deepEqual(keyed.sort(), ['bulk', 'send_otp', 'sms', 'updateAmountSub']);
+  assert.deepEqual(keyed.sort(), [
+    'bulk',
+    'send_otp',
+    'send_otp_whatsapp',
+    'send_whatsapp_message',
+    'send_whatsapp_template',
+    'sms',
+    'updateAmountSub',
+  ]);
 });
