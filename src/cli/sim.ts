@@ -160,6 +160,21 @@ function receiptWords(state: string | undefined): string {
   return state === 'DELIVRD' ? 'delivered (receipt DELIVRD)' : `receipt ${state}`;
 }
 
+/** A listing: one JSON array with --json, else a line (or two) per item. */
+function listing(json: boolean, out: Out) {
+  return <T>(items: T[], what: string, line: (item: T) => string): void => {
+    if (json) out(JSON.stringify(items));
+    else if (items.length === 0) out(`no ${what}`);
+    else for (const item of items) out(line(item));
+  };
+}
+
+/** A time as the operator reads it (YONA_TIME_ZONE). */
+function localTime(): (ms: number) => string {
+  const zone = readSetting('YONA_TIME_ZONE');
+  return (ms) => formatIso(ms, zone);
+}
+
 /**
  * `yona sim mo --from PHONE --to NUMBER --text TEXT`, `yona sim messages [--to PHONE] [--json]` and `yona sim calls
  * [...]`; `mo` and `messages` with `--channel whatsapp` talk to the WhatsApp simulator.
@@ -195,14 +210,8 @@ export async function runSim(args: string[], out: Out = console.log): Promise<vo
     return;
   }
   const to = values.to ? asInternational(values.to) : undefined;
-  // A listing: one JSON array with --json, else a line (or two) per item.
-  const list = <T>(items: T[], what: string, line: (item: T) => string) => {
-    if (values.json) out(JSON.stringify(items));
-    else if (items.length === 0) out(`no ${what}`);
-    else for (const item of items) out(line(item));
-  };
-  const zone = readSetting('YONA_TIME_ZONE');
-  const time = (ms: number) => formatIso(ms, zone);
+  const list = listing(values.json === true, out);
+  const time = localTime();
   if (sub === 'messages') {
     return list(
       await client.messages(to),
@@ -271,12 +280,12 @@ async function runWhatsAppSim(sub: string | undefined, values: WhatsAppSimValues
     return;
   }
   if (sub === 'messages') {
-    const messages = await client.messages(values.to ? asInternational(values.to) : undefined);
-    if (values.json) return out(JSON.stringify(messages));
-    if (messages.length === 0) return out('no messages');
-    const zone = readSetting('YONA_TIME_ZONE');
-    for (const m of messages) out(whatsAppLines(m, (ms) => formatIso(ms, zone)));
-    return;
+    const time = localTime();
+    return listing(values.json === true, out)(
+      await client.messages(values.to ? asInternational(values.to) : undefined),
+      'messages',
+      (m) => whatsAppLines(m, time),
+    );
   }
   fail(
     'usage: yona sim <mo|messages> --channel whatsapp ... (yona sim mo --channel whatsapp --from PHONE --to BUSINESS_NUMBER --text TEXT; yona sim messages --channel whatsapp [--to PHONE] [--json])',

@@ -9,12 +9,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { request } from 'undici';
 import { loadConfig } from '../../src/config.ts';
-import { channelOf } from '../../src/domain/channels.ts';
 import { signPush } from '../../src/domain/push-sign.ts';
 import { carriersComponent } from '../../src/delivery/carriers.ts';
 import { ingressComponent } from '../../src/delivery/ingress.ts';
 import { createPusher } from '../../src/delivery/pusher.ts';
-import { insertCampaign } from '../../src/store/campaigns.ts';
 import { isWindowOpen } from '../../src/store/whatsapp.ts';
 import {
   messageDocument,
@@ -26,6 +24,7 @@ import {
 import { startPushReceiver, type PushReceiver } from '../helpers/push-receiver.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { storeTargets } from '../helpers/stores.ts';
+import { queueWhatsapp, type QueuedWhatsapp } from '../helpers/whatsapp.ts';
 import { dlrById, eventually, newSender, windowAroundNow, type Sender } from '../delivery/delivery-helpers.ts';
 
 const BUSINESS = '972771234567';
@@ -57,51 +56,8 @@ for (const target of await storeTargets()) {
         ).n,
       );
 
-    // A WhatsApp message as a send of the channel queues it (text, or a template with its parameters).
-    async function queue(externalId: string, phone: string, text: string, template?: unknown): Promise<void> {
-      const db = t.service.store.db;
-      const now = Date.now();
-      const campaignId = await insertCampaign(db, {
-        accountId,
-        name: null,
-        kind: 'sms',
-        source: BUSINESS,
-        state: 'queued',
-        scheduledAt: null,
-        recipients: 1,
-        creditsCharged: 0,
-        agorotCharged: 0,
-        options: {},
-        now,
-      });
-      await db
-        .insertInto('messages')
-        .values({
-          campaign_id: campaignId,
-          account_id: accountId,
-          external_id: externalId,
-          phone,
-          source: BUSINESS,
-          text,
-          parts: 1,
-          cost_credits: 0,
-          cost_agorot: 0,
-          state: 'queued',
-          status: null,
-          status_at: null,
-          attempts: 0,
-          next_attempt_at: now,
-          lease_until: null,
-          carrier: null,
-          error: null,
-          created_at: now,
-          submitted_at: null,
-          channel: channelOf('whatsapp').stored,
-          ...(template ? { template: JSON.stringify(template) } : {}),
-        })
-        .execute();
-      t.service.signals.notify('dispatch');
-    }
+    const queue = (externalId: string, phone: string, text: string, template?: QueuedWhatsapp['template']) =>
+      queueWhatsapp(t, { accountId, source: BUSINESS, externalId, phone, text, template });
     const wamidOf = (to: string) => graph.taken.find((m) => m.body.to === to)?.id;
     const statuses = (list: Array<{ id: string; status: string; to: string; code?: number }>) =>
       postWebhook(`${t.httpUrl}${webhook}`, statusDocument(BUSINESS, list), APP_SECRET);

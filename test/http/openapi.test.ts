@@ -85,10 +85,27 @@ describe('OpenAPI document', () => {
     );
   });
 
-  it('describes the three push bodies as webhooks with their form fields', () => {
-    const fields = (type: string) =>
-      Object.keys(doc.webhooks[type].post.requestBody.content['application/x-www-form-urlencoded'].schema.properties);
-    assert.deepEqual(Object.keys(doc.webhooks).sort(), ['blacklist', 'dlr', 'incoming_sms']);
+  it('describes the push bodies as webhooks: the forms and the WhatsApp feeds as JSON', () => {
+    const fields = (type: string, content = 'application/x-www-form-urlencoded') =>
+      Object.keys(doc.webhooks[type].post.requestBody.content[content].schema.properties);
+    assert.deepEqual(Object.keys(doc.webhooks).sort(), [
+      'blacklist',
+      'dlr',
+      'dlr_whatsapp',
+      'incoming_sms',
+      'incoming_whatsapp',
+    ]);
+    assert.deepEqual(fields('incoming_whatsapp', 'application/json'), [
+      'hook',
+      'channel',
+      'unique',
+      'phone',
+      'dest',
+      'name',
+      'message',
+      'date',
+    ]);
+    assert.equal(fields('dlr_whatsapp', 'application/json').includes('error_code'), true);
     assert.deepEqual(fields('dlr'), [
       'external_id',
       'status',

@@ -222,6 +222,144 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    dlr_whatsapp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A status of one WhatsApp message (JSON)
+         * @description Pushed to the URL registered for `dlr_whatsapp` (`push_url` or the console), one event per request. A push may arrive more than once; every repeat carries the same `X-Yona-Event-Id`. Retries, disabling and signatures: docs/push.md.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event's id, the same on every repeat: de-duplicate on it. */
+                    "X-Yona-Event-Id": string;
+                    /** @description Unix seconds of the signature; sent when the operator set a signing secret for the account. */
+                    "X-Yona-Timestamp"?: string;
+                    /** @description HMAC of the timestamp and the raw body (docs/push.md); sent with X-Yona-Timestamp. */
+                    "X-Yona-Signature"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description `update`. */
+                        hook: string;
+                        /** @description `whatsapp`. */
+                        channel: string;
+                        /** @description Yona's id of the message (`ans.unique` of the WhatsApp endpoints). */
+                        unique: string;
+                        /** @description `accepted`, `sent`, `delivered`, `read`, `failed` or `expired` (docs/whatsapp.md). */
+                        ack: string;
+                        /** @description The id given for the recipient when sending (blank when none was given). */
+                        external_id: string;
+                        /** @description Delivery status code: 0: Delivered; 1: Failed; 2: Timeout: no confirmation within the carrier window; 3: Failed; 4: Failed at the mobile network; 5: Failed; 6: Failed; 7: No balance; 14: Failed after store-and-forward; 15: Filtered (Kosher) handset, refuses texts; 16: Sending hour not permitted; 17: Blocked for advertising messages; 18: Illegal message; 102: Delivered; 103: Expired; 104: Deleted; 108: Rejected; 110: Call not answered: busy; 111: Call not answered: no answer; 112: Call refused by the trunk; 113: Call answered, hung up before the message ended; 114: Call answered without a usable codec; 201: Blocked on request (blocklist); 301: WhatsApp: sent, not yet delivered to the phone; 302: WhatsApp: delivered; 303: WhatsApp: read; 304: WhatsApp: failed; 305: WhatsApp: the number has no WhatsApp; 306: WhatsApp: outside the user's 24-hour window, a template is needed; 307: WhatsApp: template refused; 715: Temporarily blocked (temp_bl): the number got a message within the last days; 747: Out of local network coverage; 998: No permission; 999: Unknown error; -1: Sent, no delivery confirmation; 101 and 105-132: not delivered. */
+                        status: string;
+                        /** @description The delivery status in Hebrew. */
+                        he_message: string;
+                        /** @description The delivery status in English. */
+                        en_message: string;
+                        /** @description Meta's error code of a failed message (blank otherwise). */
+                        error_code: string;
+                        /** @description When it happened, `dd/mm/yy hh:mm:ss` in the account's time zone. */
+                        date: string;
+                        /** @description The WhatsApp user, international digits. */
+                        phone: string;
+                        /** @description The send the message belonged to. */
+                        shipment_id: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Received. Any other answer counts as a failed delivery and is retried. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    incoming_whatsapp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * One message a WhatsApp user wrote to a business number of the account (JSON)
+         * @description Pushed to the URL registered for `incoming_whatsapp` (`push_url` or the console), one event per request. A push may arrive more than once; every repeat carries the same `X-Yona-Event-Id`. Retries, disabling and signatures: docs/push.md.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event's id, the same on every repeat: de-duplicate on it. */
+                    "X-Yona-Event-Id": string;
+                    /** @description Unix seconds of the signature; sent when the operator set a signing secret for the account. */
+                    "X-Yona-Timestamp"?: string;
+                    /** @description HMAC of the timestamp and the raw body (docs/push.md); sent with X-Yona-Timestamp. */
+                    "X-Yona-Signature"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description `message`. */
+                        hook: string;
+                        /** @description `whatsapp`. */
+                        channel: string;
+                        /** @description Meta's id of the message (`wamid...`). */
+                        unique: string;
+                        /** @description The user: international digits, or their business-scoped user id when Meta gave no phone. */
+                        phone: string;
+                        /** @description The business number the user wrote to. */
+                        dest: string;
+                        /** @description The user's profile name (blank when none). */
+                        name: string;
+                        /** @description The text (a reply button or list item: its title). */
+                        message: string;
+                        /** @description When it happened, `dd/mm/yy hh:mm:ss` in the account's time zone. */
+                        date: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Received. Any other answer counts as a failed delivery and is retried. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
