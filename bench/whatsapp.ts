@@ -91,7 +91,7 @@ try {
   const send = async (n: number, dryRun = false) => {
     const phones = Array.from({ length: n }, () => `9725${String(next++ * 10 + 7).padStart(8, '0')}`);
     const started = performance.now();
-    const res = await fetch(`${bench.httpUrl}/api${dryRun ? '?dryRun=true' : ''}`, {
+    const res = await fetch(`${bench.httpUrl}${dryRun ? '/api/test' : '/api'}`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: JSON.stringify({
@@ -101,7 +101,6 @@ try {
           channel: 'whatsapp',
           destinations: { phone: phones },
           template: { id: 'hello_world' },
-          ...(dryRun ? { dry_run: true } : {}),
         },
       }),
     });
