@@ -110,6 +110,11 @@ export class Yona {
   // One-time codes
   readonly send_otp = this.#method('send_otp');
   readonly validate_otp = this.#method('validate_otp');
+  // WhatsApp (the operations behind 019's /whatsapp-api endpoints)
+  readonly send_whatsapp_message = this.#method('send_whatsapp_message');
+  readonly send_whatsapp_template = this.#method('send_whatsapp_template');
+  readonly get_phone_templates = this.#method('get_phone_templates');
+  readonly send_otp_whatsapp = this.#method('send_otp_whatsapp');
   // Contact lists
   readonly newCL = this.#method('newCL');
   readonly removeCL = this.#method('removeCL');

@@ -29,6 +29,7 @@ export const REFUND_REASON = {
   failed: 'refund: message failed before reaching the carrier',
   blocked: 'refund: recipient blocked at dispatch',
   notCarried: 'refund: the trunk did not carry the call (never placed, refused, or no codec in common)',
+  whatsappFailed: 'refund: the WhatsApp message failed (WhatsApp charges delivered messages only)',
 } as const;
 
 /** The state a dispatch outcome is recorded from: the message is still under the claimer's lease. */
@@ -193,4 +194,16 @@ export function wantsFollowUpCall(
 /** Whether a status says the phone is a filtered handset that refuses texts (it joins the registry). */
 export function refusesTexts(status: DeliveryStatus): boolean {
   return status === DELIVERY.FILTERED_HANDSET;
+}
+
+/**
+ * The refund a message's final receipt status brings: a WhatsApp message that ends without reaching the phone
+ * (failed, no WhatsApp, outside the window, template refused) is given back, as WhatsApp charges delivered messages
+ * only; a text or a call keeps its charge.
+ */
+export function receiptStatusRefund(channel: string, status: DeliveryStatus, final: boolean): string | null {
+  if (channel !== 'whatsapp' || !final) return null;
+  return status === DELIVERY.WHATSAPP_DELIVERED || status === DELIVERY.WHATSAPP_READ || DELIVERED.has(status)
+    ? null
+    : REFUND_REASON.whatsappFailed;
 }

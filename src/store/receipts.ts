@@ -24,6 +24,7 @@ import {
   betterPartStatus,
   mergePartStatus,
   nextState,
+  receiptStatusRefund,
   receiptRefund,
   type LifecycleEvent,
   type LifecycleState,
@@ -164,6 +165,8 @@ export async function applyReceipts(
         : { kind: 'receipts', parts: [changedOf.get(m.id)?.part_status], partCount: 1 };
     const next = nextState(m, event);
     if (next?.status == null) continue;
+    const statusRefund = receiptStatusRefund(m.channel, next.status, next.final);
+    if (statusRefund !== null) await refundMessage(db, { id: m.id }, statusRefund, now);
     const at = atByMessage.get(m.id)!;
     updates.push({ id: m.id, status: next.status, state: next.state, at });
     changes.push(changeOf(m, next.status, at));

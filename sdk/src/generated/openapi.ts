@@ -421,9 +421,17 @@ export interface components {
             updateAmountSub: components["schemas"]["updateAmountSubRequest"];
         } | {
             getBlanceSubs: components["schemas"]["getBlanceSubsRequest"];
+        } | {
+            send_whatsapp_message: components["schemas"]["send_whatsapp_messageRequest"];
+        } | {
+            send_whatsapp_template: components["schemas"]["send_whatsapp_templateRequest"];
+        } | {
+            get_phone_templates: components["schemas"]["get_phone_templatesRequest"];
+        } | {
+            send_otp_whatsapp: components["schemas"]["send_otp_whatsappRequest"];
         };
         /** @description The root element names the operation; a repeatable element is repeated, an element with attributes and text (`<phone id="a1">0521234567</phone>`) is `{"$": {"id": "a1"}, "_": "0521234567"}` in JSON. */
-        XmlRequest: components["schemas"]["getApiTokenRequest"] | components["schemas"]["balanceRequest"] | components["schemas"]["newCLRequest"] | components["schemas"]["removeCLRequest"] | components["schemas"]["addNumCLRequest"] | components["schemas"]["rmNumCLRequest"] | components["schemas"]["getCLRequest"] | components["schemas"]["getCLbyIDRequest"] | components["schemas"]["blacklistRequest"] | components["schemas"]["addNumBLRequest"] | components["schemas"]["rmNumBLRequest"] | components["schemas"]["new_birthday_campaignRequest"] | components["schemas"]["get_birthday_campaignsRequest"] | components["schemas"]["edit_birthday_campaignRequest"] | components["schemas"]["smsRequest"] | components["schemas"]["bulkRequest"] | components["schemas"]["cancelRequest"] | components["schemas"]["verify_phoneRequest"] | components["schemas"]["getVerifiedPhonesRequest"] | components["schemas"]["dlrRequest"] | components["schemas"]["dlrByDateRequest"] | components["schemas"]["dlrbyDateRequest"] | components["schemas"]["incomingRequest"] | components["schemas"]["push_urlRequest"] | components["schemas"]["send_otpRequest"] | components["schemas"]["validate_otpRequest"] | components["schemas"]["addSubRequest"] | components["schemas"]["updateAmountSubRequest"] | components["schemas"]["getBlanceSubsRequest"];
+        XmlRequest: components["schemas"]["getApiTokenRequest"] | components["schemas"]["balanceRequest"] | components["schemas"]["newCLRequest"] | components["schemas"]["removeCLRequest"] | components["schemas"]["addNumCLRequest"] | components["schemas"]["rmNumCLRequest"] | components["schemas"]["getCLRequest"] | components["schemas"]["getCLbyIDRequest"] | components["schemas"]["blacklistRequest"] | components["schemas"]["addNumBLRequest"] | components["schemas"]["rmNumBLRequest"] | components["schemas"]["new_birthday_campaignRequest"] | components["schemas"]["get_birthday_campaignsRequest"] | components["schemas"]["edit_birthday_campaignRequest"] | components["schemas"]["smsRequest"] | components["schemas"]["bulkRequest"] | components["schemas"]["cancelRequest"] | components["schemas"]["verify_phoneRequest"] | components["schemas"]["getVerifiedPhonesRequest"] | components["schemas"]["dlrRequest"] | components["schemas"]["dlrByDateRequest"] | components["schemas"]["dlrbyDateRequest"] | components["schemas"]["incomingRequest"] | components["schemas"]["push_urlRequest"] | components["schemas"]["send_otpRequest"] | components["schemas"]["validate_otpRequest"] | components["schemas"]["addSubRequest"] | components["schemas"]["updateAmountSubRequest"] | components["schemas"]["getBlanceSubsRequest"] | components["schemas"]["send_whatsapp_messageRequest"] | components["schemas"]["send_whatsapp_templateRequest"] | components["schemas"]["get_phone_templatesRequest"] | components["schemas"]["send_otp_whatsappRequest"];
         /** @description Root element `getApiToken`. */
         getApiTokenRequest: {
             /** @description The account the call acts for; the bearer token must belong to it or to its reseller. */
@@ -581,7 +589,7 @@ export interface components {
             source: string;
             /** @description `phone` (repeatable, `5xxxxxxx` or `05xxxxxxx`, optional attribute `id`: in JSON `{"$": {"id": "a1"}, "_": "0521234567"}`) and `cl_id` (repeatable contact list ids). */
             destinations?: unknown;
-            message: string;
+            message?: string;
             tag?: string;
             add_dynamic?: string;
             timing?: string;
@@ -593,6 +601,11 @@ export interface components {
             links?: unknown;
             /** @description Makes the send a voice send: `type` (2, 3 or 4), `rate` (-10..10), `repeat` (default 2), `voice` (ymMale, ymFemale). */
             tts?: unknown;
+            channel?: string;
+            /** @description With `"channel":"whatsapp"`: an approved template instead of `message`, `{"id": NAME, "language": CODE, "variables": {"1": "..."}}`. */
+            template?: unknown;
+            /** @description With `"channel":"whatsapp"`: `{"channel":"sms","source":VERIFIED_SMS_SENDER,"after_seconds":N}`, an SMS when WhatsApp fails or is late. */
+            fallback?: unknown;
             /** @description Makes the call safe to retry: the same key from the same account within 24 hours answers the first reply and does nothing more (also while the first still runs, or ran on another node); the same key with a different request answers status 2. 1 to 255 printable ASCII characters. Sent as the `Idempotency-Key` header, or as this field by clients that cannot set headers. */
             idempotency_key?: string;
         };
@@ -750,6 +763,62 @@ export interface components {
             user: {
                 username: string;
             };
+        };
+        /** @description Root element `send_whatsapp_message`. */
+        send_whatsapp_messageRequest: {
+            /** @description The account the call acts for; the bearer token must belong to it or to its reseller. */
+            user: {
+                username: string;
+            };
+            source: string;
+            destination: string;
+            message: string;
+            /** @description SMS fallback: `{"channel":"sms","source":VERIFIED_SMS_SENDER,"after_seconds":N}` (N 0-86400, default 60): the SMS goes when WhatsApp fails, the number has no WhatsApp, or it is not delivered within N seconds. */
+            fallback?: unknown;
+            /** @description Makes the call safe to retry: the same key from the same account within 24 hours answers the first reply and does nothing more (also while the first still runs, or ran on another node); the same key with a different request answers status 2. 1 to 255 printable ASCII characters. Sent as the `Idempotency-Key` header, or as this field by clients that cannot set headers. */
+            idempotency_key?: string;
+        };
+        /** @description Root element `send_whatsapp_template`. */
+        send_whatsapp_templateRequest: {
+            /** @description The account the call acts for; the bearer token must belong to it or to its reseller. */
+            user: {
+                username: string;
+            };
+            source: string;
+            destination: string;
+            templateId: string;
+            language?: string;
+            /** @description The template's variables by position: `{"1": "...", "2": "..."}`, exactly as many as the template takes, none empty, no line breaks. */
+            dynamicFieldsObject?: unknown;
+            /** @description SMS fallback: `{"channel":"sms","source":VERIFIED_SMS_SENDER,"after_seconds":N}` (N 0-86400, default 60): the SMS goes when WhatsApp fails, the number has no WhatsApp, or it is not delivered within N seconds. */
+            fallback?: unknown;
+            /** @description Makes the call safe to retry: the same key from the same account within 24 hours answers the first reply and does nothing more (also while the first still runs, or ran on another node); the same key with a different request answers status 2. 1 to 255 printable ASCII characters. Sent as the `Idempotency-Key` header, or as this field by clients that cannot set headers. */
+            idempotency_key?: string;
+        };
+        /** @description Root element `get_phone_templates`. */
+        get_phone_templatesRequest: {
+            /** @description The account the call acts for; the bearer token must belong to it or to its reseller. */
+            user: {
+                username: string;
+            };
+            phone: string;
+            templateId?: string;
+        };
+        /** @description Root element `send_otp_whatsapp`. */
+        send_otp_whatsappRequest: {
+            /** @description The account the call acts for; the bearer token must belong to it or to its reseller. */
+            user: {
+                username: string;
+            };
+            phone: string;
+            source?: string;
+            app_id?: number;
+            max_tries?: number;
+            language?: number;
+            /** @description SMS fallback: `{"channel":"sms","source":VERIFIED_SMS_SENDER,"after_seconds":N}`: the code goes by SMS when WhatsApp fails or is late. */
+            fallback?: unknown;
+            /** @description Makes the call safe to retry: the same key from the same account within 24 hours answers the first reply and does nothing more (also while the first still runs, or ran on another node); the same key with a different request answers status 2. 1 to 255 printable ASCII characters. Sent as the `Idempotency-Key` header, or as this field by clients that cannot set headers. */
+            idempotency_key?: string;
         };
         /** @description A failed call: a non-zero status and a message saying what was wrong. */
         ErrorReply: {
@@ -1222,6 +1291,107 @@ export interface components {
                 international_balance: string;
             }[];
         };
+        /** send_whatsapp_message reply */
+        send_whatsapp_messageReply: {
+            /** @description Outcome of the call (the HTTP status is always 200). 0 is success; 944 and 946 are success-like answers of rmNumBL and addNumBL. */
+            status: number & 0;
+            message: string;
+            /** @description the WhatsApp message's id: delivery reports (dlr_whatsapp) name it */
+            unique: string;
+            /** @description 0: accepted (docs/whatsapp.md#reasons lists the others) */
+            reason: number;
+            /** @description the campaign, as delivery reports name it */
+            shipment_id: string;
+            /** @description the campaign (0 on /api/test) */
+            campaign_id: number;
+            /** @description the rate card category it was priced in: marketing, utility, authentication or service */
+            category: string;
+            /** @description credits taken */
+            credits: number;
+            /** @description seconds WhatsApp has to deliver before the SMS fallback goes */
+            fallback_after_seconds?: number;
+        };
+        /** send_whatsapp_template reply */
+        send_whatsapp_templateReply: {
+            /** @description Outcome of the call (the HTTP status is always 200). 0 is success; 944 and 946 are success-like answers of rmNumBL and addNumBL. */
+            status: number & 0;
+            message: string;
+            /** @description the WhatsApp message's id: delivery reports (dlr_whatsapp) name it */
+            unique: string;
+            /** @description 0: accepted (docs/whatsapp.md#reasons lists the others) */
+            reason: number;
+            /** @description the campaign, as delivery reports name it */
+            shipment_id: string;
+            /** @description the campaign (0 on /api/test) */
+            campaign_id: number;
+            /** @description the rate card category it was priced in: marketing, utility, authentication or service */
+            category: string;
+            /** @description credits taken */
+            credits: number;
+            /** @description seconds WhatsApp has to deliver before the SMS fallback goes */
+            fallback_after_seconds?: number;
+        };
+        /** get_phone_templates reply */
+        get_phone_templatesReply: {
+            /** @description Outcome of the call (the HTTP status is always 200). 0 is success; 944 and 946 are success-like answers of rmNumBL and addNumBL. */
+            status: number & 0;
+            message: string;
+            /** @description the business number's templates (the one named, when templateId is given) */
+            templates: {
+                name: string;
+                /** @description what send-whatsapp-template names it by (its name) */
+                templateId: string;
+                /** @description the provider's language code (en_US, he) */
+                language: string;
+                headerSample: string;
+                /** @description the text with its {{1}}, {{2}}... placeholders */
+                body: string;
+                footer: string;
+                /** @description 1 none, 2 call to action, 3 quick reply, 4 both */
+                buttons: string;
+                /** @description 0 none, 1 website, 2 call, 3 both */
+                callToAction: string;
+                callToActionWebsiteText: string;
+                /** @description 1 static URL, 2 dynamic (one variable appended); empty without a website button */
+                callToActionWebsiteType: string;
+                callToActionWebsiteURL: string;
+                callToActionCallText: string;
+                callToActionCallNumber: string;
+                quickReply1: string;
+                quickReply2: string;
+                quickReply3: string;
+                /** @description 1 when it has a header, else 0 */
+                headers: string;
+                /** @description 0 approved, 1 pending, 2 rejected, 3 paused or disabled, 4 other */
+                status: number;
+            }[];
+            /** @description how many variables each template takes, by templateId */
+            variables: {
+                [key: string]: number;
+            };
+        };
+        /** send_otp_whatsapp reply */
+        send_otp_whatsappReply: {
+            /** @description Outcome of the call (the HTTP status is always 200). 0 is success; 944 and 946 are success-like answers of rmNumBL and addNumBL. */
+            status: number & 0;
+            message: string;
+            /** @description the WhatsApp message's id */
+            unique: string;
+            /** @description 0: sent */
+            reason: number;
+            shipment_id: string;
+            campaign_id: number;
+            credits: number;
+            /** @description minutes */
+            valid_time: number;
+            max_tries: number;
+            /** @description 019's reply envelope (without the code: Yona never returns it) */
+            data: {
+                /** @description 0 */
+                status: number;
+                message: string;
+            };
+        };
     };
     responses: never;
     parameters: never;
@@ -1254,8 +1424,8 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["getApiTokenReply"] | components["schemas"]["balanceReply"] | components["schemas"]["newCLReply"] | components["schemas"]["removeCLReply"] | components["schemas"]["addNumCLReply"] | components["schemas"]["rmNumCLReply"] | components["schemas"]["getCLReply"] | components["schemas"]["getCLbyIDReply"] | components["schemas"]["blacklistReply"] | components["schemas"]["addNumBLReply"] | components["schemas"]["rmNumBLReply"] | components["schemas"]["new_birthday_campaignReply"] | components["schemas"]["get_birthday_campaignsReply"] | components["schemas"]["edit_birthday_campaignReply"] | components["schemas"]["smsReply"] | components["schemas"]["bulkReply"] | components["schemas"]["cancelReply"] | components["schemas"]["verify_phoneReply"] | components["schemas"]["getVerifiedPhonesReply"] | components["schemas"]["dlrReply"] | components["schemas"]["dlrByDateReply"] | components["schemas"]["dlrbyDateReply"] | components["schemas"]["incomingReply"] | components["schemas"]["push_urlReply"] | components["schemas"]["send_otpReply"] | components["schemas"]["validate_otpReply"] | components["schemas"]["addSubReply"] | components["schemas"]["updateAmountSubReply"] | components["schemas"]["getBlanceSubsReply"] | components["schemas"]["ErrorReply"];
-                    "application/xml": components["schemas"]["getApiTokenReply"] | components["schemas"]["balanceReply"] | components["schemas"]["newCLReply"] | components["schemas"]["removeCLReply"] | components["schemas"]["addNumCLReply"] | components["schemas"]["rmNumCLReply"] | components["schemas"]["getCLReply"] | components["schemas"]["getCLbyIDReply"] | components["schemas"]["blacklistReply"] | components["schemas"]["addNumBLReply"] | components["schemas"]["rmNumBLReply"] | components["schemas"]["new_birthday_campaignReply"] | components["schemas"]["get_birthday_campaignsReply"] | components["schemas"]["edit_birthday_campaignReply"] | components["schemas"]["smsReply"] | components["schemas"]["bulkReply"] | components["schemas"]["cancelReply"] | components["schemas"]["verify_phoneReply"] | components["schemas"]["getVerifiedPhonesReply"] | components["schemas"]["dlrReply"] | components["schemas"]["dlrByDateReply"] | components["schemas"]["dlrbyDateReply"] | components["schemas"]["incomingReply"] | components["schemas"]["push_urlReply"] | components["schemas"]["send_otpReply"] | components["schemas"]["validate_otpReply"] | components["schemas"]["addSubReply"] | components["schemas"]["updateAmountSubReply"] | components["schemas"]["getBlanceSubsReply"] | components["schemas"]["ErrorReply"];
+                    "application/json": components["schemas"]["getApiTokenReply"] | components["schemas"]["balanceReply"] | components["schemas"]["newCLReply"] | components["schemas"]["removeCLReply"] | components["schemas"]["addNumCLReply"] | components["schemas"]["rmNumCLReply"] | components["schemas"]["getCLReply"] | components["schemas"]["getCLbyIDReply"] | components["schemas"]["blacklistReply"] | components["schemas"]["addNumBLReply"] | components["schemas"]["rmNumBLReply"] | components["schemas"]["new_birthday_campaignReply"] | components["schemas"]["get_birthday_campaignsReply"] | components["schemas"]["edit_birthday_campaignReply"] | components["schemas"]["smsReply"] | components["schemas"]["bulkReply"] | components["schemas"]["cancelReply"] | components["schemas"]["verify_phoneReply"] | components["schemas"]["getVerifiedPhonesReply"] | components["schemas"]["dlrReply"] | components["schemas"]["dlrByDateReply"] | components["schemas"]["dlrbyDateReply"] | components["schemas"]["incomingReply"] | components["schemas"]["push_urlReply"] | components["schemas"]["send_otpReply"] | components["schemas"]["validate_otpReply"] | components["schemas"]["addSubReply"] | components["schemas"]["updateAmountSubReply"] | components["schemas"]["getBlanceSubsReply"] | components["schemas"]["send_whatsapp_messageReply"] | components["schemas"]["send_whatsapp_templateReply"] | components["schemas"]["get_phone_templatesReply"] | components["schemas"]["send_otp_whatsappReply"] | components["schemas"]["ErrorReply"];
+                    "application/xml": components["schemas"]["getApiTokenReply"] | components["schemas"]["balanceReply"] | components["schemas"]["newCLReply"] | components["schemas"]["removeCLReply"] | components["schemas"]["addNumCLReply"] | components["schemas"]["rmNumCLReply"] | components["schemas"]["getCLReply"] | components["schemas"]["getCLbyIDReply"] | components["schemas"]["blacklistReply"] | components["schemas"]["addNumBLReply"] | components["schemas"]["rmNumBLReply"] | components["schemas"]["new_birthday_campaignReply"] | components["schemas"]["get_birthday_campaignsReply"] | components["schemas"]["edit_birthday_campaignReply"] | components["schemas"]["smsReply"] | components["schemas"]["bulkReply"] | components["schemas"]["cancelReply"] | components["schemas"]["verify_phoneReply"] | components["schemas"]["getVerifiedPhonesReply"] | components["schemas"]["dlrReply"] | components["schemas"]["dlrByDateReply"] | components["schemas"]["dlrbyDateReply"] | components["schemas"]["incomingReply"] | components["schemas"]["push_urlReply"] | components["schemas"]["send_otpReply"] | components["schemas"]["validate_otpReply"] | components["schemas"]["addSubReply"] | components["schemas"]["updateAmountSubReply"] | components["schemas"]["getBlanceSubsReply"] | components["schemas"]["send_whatsapp_messageReply"] | components["schemas"]["send_whatsapp_templateReply"] | components["schemas"]["get_phone_templatesReply"] | components["schemas"]["send_otp_whatsappReply"] | components["schemas"]["ErrorReply"];
                 };
             };
         };
@@ -1280,8 +1450,8 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["getApiTokenReply"] | components["schemas"]["balanceReply"] | components["schemas"]["newCLReply"] | components["schemas"]["removeCLReply"] | components["schemas"]["addNumCLReply"] | components["schemas"]["rmNumCLReply"] | components["schemas"]["getCLReply"] | components["schemas"]["getCLbyIDReply"] | components["schemas"]["blacklistReply"] | components["schemas"]["addNumBLReply"] | components["schemas"]["rmNumBLReply"] | components["schemas"]["new_birthday_campaignReply"] | components["schemas"]["get_birthday_campaignsReply"] | components["schemas"]["edit_birthday_campaignReply"] | components["schemas"]["smsReply"] | components["schemas"]["bulkReply"] | components["schemas"]["cancelReply"] | components["schemas"]["verify_phoneReply"] | components["schemas"]["getVerifiedPhonesReply"] | components["schemas"]["dlrReply"] | components["schemas"]["dlrByDateReply"] | components["schemas"]["dlrbyDateReply"] | components["schemas"]["incomingReply"] | components["schemas"]["push_urlReply"] | components["schemas"]["send_otpReply"] | components["schemas"]["validate_otpReply"] | components["schemas"]["addSubReply"] | components["schemas"]["updateAmountSubReply"] | components["schemas"]["getBlanceSubsReply"] | components["schemas"]["ErrorReply"];
-                    "application/xml": components["schemas"]["getApiTokenReply"] | components["schemas"]["balanceReply"] | components["schemas"]["newCLReply"] | components["schemas"]["removeCLReply"] | components["schemas"]["addNumCLReply"] | components["schemas"]["rmNumCLReply"] | components["schemas"]["getCLReply"] | components["schemas"]["getCLbyIDReply"] | components["schemas"]["blacklistReply"] | components["schemas"]["addNumBLReply"] | components["schemas"]["rmNumBLReply"] | components["schemas"]["new_birthday_campaignReply"] | components["schemas"]["get_birthday_campaignsReply"] | components["schemas"]["edit_birthday_campaignReply"] | components["schemas"]["smsReply"] | components["schemas"]["bulkReply"] | components["schemas"]["cancelReply"] | components["schemas"]["verify_phoneReply"] | components["schemas"]["getVerifiedPhonesReply"] | components["schemas"]["dlrReply"] | components["schemas"]["dlrByDateReply"] | components["schemas"]["dlrbyDateReply"] | components["schemas"]["incomingReply"] | components["schemas"]["push_urlReply"] | components["schemas"]["send_otpReply"] | components["schemas"]["validate_otpReply"] | components["schemas"]["addSubReply"] | components["schemas"]["updateAmountSubReply"] | components["schemas"]["getBlanceSubsReply"] | components["schemas"]["ErrorReply"];
+                    "application/json": components["schemas"]["getApiTokenReply"] | components["schemas"]["balanceReply"] | components["schemas"]["newCLReply"] | components["schemas"]["removeCLReply"] | components["schemas"]["addNumCLReply"] | components["schemas"]["rmNumCLReply"] | components["schemas"]["getCLReply"] | components["schemas"]["getCLbyIDReply"] | components["schemas"]["blacklistReply"] | components["schemas"]["addNumBLReply"] | components["schemas"]["rmNumBLReply"] | components["schemas"]["new_birthday_campaignReply"] | components["schemas"]["get_birthday_campaignsReply"] | components["schemas"]["edit_birthday_campaignReply"] | components["schemas"]["smsReply"] | components["schemas"]["bulkReply"] | components["schemas"]["cancelReply"] | components["schemas"]["verify_phoneReply"] | components["schemas"]["getVerifiedPhonesReply"] | components["schemas"]["dlrReply"] | components["schemas"]["dlrByDateReply"] | components["schemas"]["dlrbyDateReply"] | components["schemas"]["incomingReply"] | components["schemas"]["push_urlReply"] | components["schemas"]["send_otpReply"] | components["schemas"]["validate_otpReply"] | components["schemas"]["addSubReply"] | components["schemas"]["updateAmountSubReply"] | components["schemas"]["getBlanceSubsReply"] | components["schemas"]["send_whatsapp_messageReply"] | components["schemas"]["send_whatsapp_templateReply"] | components["schemas"]["get_phone_templatesReply"] | components["schemas"]["send_otp_whatsappReply"] | components["schemas"]["ErrorReply"];
+                    "application/xml": components["schemas"]["getApiTokenReply"] | components["schemas"]["balanceReply"] | components["schemas"]["newCLReply"] | components["schemas"]["removeCLReply"] | components["schemas"]["addNumCLReply"] | components["schemas"]["rmNumCLReply"] | components["schemas"]["getCLReply"] | components["schemas"]["getCLbyIDReply"] | components["schemas"]["blacklistReply"] | components["schemas"]["addNumBLReply"] | components["schemas"]["rmNumBLReply"] | components["schemas"]["new_birthday_campaignReply"] | components["schemas"]["get_birthday_campaignsReply"] | components["schemas"]["edit_birthday_campaignReply"] | components["schemas"]["smsReply"] | components["schemas"]["bulkReply"] | components["schemas"]["cancelReply"] | components["schemas"]["verify_phoneReply"] | components["schemas"]["getVerifiedPhonesReply"] | components["schemas"]["dlrReply"] | components["schemas"]["dlrByDateReply"] | components["schemas"]["dlrbyDateReply"] | components["schemas"]["incomingReply"] | components["schemas"]["push_urlReply"] | components["schemas"]["send_otpReply"] | components["schemas"]["validate_otpReply"] | components["schemas"]["addSubReply"] | components["schemas"]["updateAmountSubReply"] | components["schemas"]["getBlanceSubsReply"] | components["schemas"]["send_whatsapp_messageReply"] | components["schemas"]["send_whatsapp_templateReply"] | components["schemas"]["get_phone_templatesReply"] | components["schemas"]["send_otp_whatsappReply"] | components["schemas"]["ErrorReply"];
                 };
             };
         };
@@ -1319,4 +1489,8 @@ export const operations = {
   addSub: { success: [0], idempotent: false },
   updateAmountSub: { success: [0], idempotent: true },
   getBlanceSubs: { success: [0], idempotent: false },
+  send_whatsapp_message: { success: [0], idempotent: true },
+  send_whatsapp_template: { success: [0], idempotent: true },
+  get_phone_templates: { success: [0], idempotent: false },
+  send_otp_whatsapp: { success: [0], idempotent: true },
 } as const;
