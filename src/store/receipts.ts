@@ -58,14 +58,54 @@ interface PartRow {
   part_status: DeliveryStatus | null;
 }
 
-/** Applies a batch of receipts in the caller's transaction; returns how many matched and how many wait. */
+type ApplyResult = { matched: number; pending: number; changed: number; followUpCalls?: number };
+
+/**
+ * Applies a batch of receipts in the caller's transaction; returns how many matched and how many wait. Receipts of
+ * one carrier message id in one batch (a WhatsApp message's delivered and read arriving together) are applied one
+ * after the other, in the order they came, so that each status change is recorded and pushed, not only the last.
+ */
 export async function applyReceipts(
   db: Queryable,
   receipts: IncomingReceipt[],
   now: number,
   /** Told the messages whose status changed, with their carrier and new status. */
   onChanges?: (changes: StatusChange[]) => void,
-): Promise<{ matched: number; pending: number; changed: number; followUpCalls?: number }> {
+): Promise<ApplyResult> {
+  const rounds = roundsOf(receipts);
+  if (rounds.length === 1) return applyRound(db, receipts, now, onChanges);
+  const total: ApplyResult = { matched: 0, pending: 0, changed: 0 };
+  const changes: StatusChange[] = [];
+  for (const round of rounds) {
+    const r = await applyRound(db, round, now, (c) => changes.push(...c));
+    total.matched += r.matched;
+    total.pending += r.pending;
+    total.changed += r.changed;
+    if (r.followUpCalls) total.followUpCalls = (total.followUpCalls ?? 0) + r.followUpCalls;
+  }
+  onChanges?.(changes);
+  return total;
+}
+
+// The batch as rounds in which each carrier message id comes once: round k holds the k-th receipt of each.
+function roundsOf(receipts: IncomingReceipt[]): IncomingReceipt[][] {
+  const seen = new Map<string, number>();
+  const rounds: IncomingReceipt[][] = [];
+  for (const r of receipts) {
+    const key = `${r.carrier}\u0000${r.carrierMessageId}`;
+    const k = seen.get(key) ?? 0;
+    seen.set(key, k + 1);
+    (rounds[k] ??= []).push(r);
+  }
+  return rounds.length === 0 ? [receipts] : rounds;
+}
+
+async function applyRound(
+  db: Queryable,
+  receipts: IncomingReceipt[],
+  now: number,
+  onChanges?: (changes: StatusChange[]) => void,
+): Promise<ApplyResult> {
   const parts = new Map<string, PartRow>();
   const byCarrier = new Map<string, string[]>();
   for (const r of receipts) {

@@ -215,6 +215,27 @@ for (const target of await storeTargets()) {
       assert.equal((await statusOf('t3'))!.status, '302');
     });
 
+    it('pushes each of sent, delivered and read in order when they arrive in one webhook', async () => {
+      const to = '972521113003';
+      await queue('t4', to, 'all at once');
+      await eventually(() => wamidOf(to), 8000, 't4 sent');
+      const id = wamidOf(to)!;
+      await statuses([
+        { id, status: 'sent', to },
+        { id, status: 'delivered', to },
+        { id, status: 'read', to },
+      ]);
+      const acks = () =>
+        waHook.received.map((p) => JSON.parse(p.body)).filter((f) => f.external_id === 't4' && f.ack !== 'accepted');
+      await eventually(() => acks().some((f) => f.ack === 'read') || undefined, 8000, 'the read push');
+      await new Promise((r) => setTimeout(r, 300));
+      assert.deepEqual(
+        acks().map((f) => f.ack),
+        ['sent', 'delivered', 'read'],
+      );
+      assert.equal((await statusOf('t4'))!.status, '303');
+    });
+
     it('retries throttling answers until taken, never failing the message', async () => {
       await queue('th1', '972521110429', 'throttled twice');
       await queue('th2', '972521111056', 'pair rate once');
