@@ -18,7 +18,7 @@ import {
   type MessageForUpdate,
   type StatusChange,
 } from './status-events.ts';
-import type { DeliveryStatus } from '../domain/status.ts';
+import { DELIVERY, type DeliveryStatus } from '../domain/status.ts';
 import {
   AWAITING_RECEIPTS_STATE,
   betterPartStatus,
@@ -44,7 +44,12 @@ export interface IncomingReceipt {
   durationMs?: number;
   /** The carrier's own code for a failure (Meta's error code), kept on the message. */
   carrierError?: string;
+  /** The carrier did not carry it for now (throttled): the message goes back to the queue. */
+  sendAgain?: boolean;
 }
+
+/** How long a message a carrier throttled after taking it waits before it is sent again (plus up to as much). */
+export const SEND_AGAIN_MS = 2000;
 
 const CHUNK = 400;
 // The receipt-window sweeper's change, as the lifecycle decides it for a message awaiting receipts.
@@ -58,7 +63,7 @@ interface PartRow {
   part_status: DeliveryStatus | null;
 }
 
-type ApplyResult = { matched: number; pending: number; changed: number; followUpCalls?: number };
+type ApplyResult = { matched: number; pending: number; changed: number; followUpCalls?: number; sentAgain?: number };
 
 /**
  * Applies a batch of receipts in the caller's transaction; returns how many matched and how many wait. Receipts of
@@ -82,6 +87,7 @@ export async function applyReceipts(
     total.pending += r.pending;
     total.changed += r.changed;
     if (r.followUpCalls) total.followUpCalls = (total.followUpCalls ?? 0) + r.followUpCalls;
+    if (r.sentAgain) total.sentAgain = (total.sentAgain ?? 0) + r.sentAgain;
   }
   onChanges?.(changes);
   return total;
@@ -128,11 +134,16 @@ async function applyRound(
   }
   const unmatched: IncomingReceipt[] = [];
   const changedParts = new Map<string, PartRow>();
+  const again: number[] = [];
   for (const r of receipts) {
     const key = `${r.carrier}\u0000${r.carrierMessageId}`;
     const part = parts.get(key);
     if (!part) {
-      unmatched.push(r);
+      if (!r.sendAgain) unmatched.push(r);
+      continue;
+    }
+    if (r.sendAgain) {
+      again.push(part.message_id);
       continue;
     }
     const refund = receiptRefund(r);
@@ -175,8 +186,14 @@ async function applyRound(
       )
       .execute();
   }
+  const sentAgain = await sendAgain(db, again, now);
   if (changedParts.size === 0)
-    return { matched: receipts.length - unmatched.length, pending: unmatched.length, changed: 0 };
+    return {
+      matched: receipts.length - unmatched.length,
+      pending: unmatched.length,
+      changed: 0,
+      ...(sentAgain ? { sentAgain } : {}),
+    };
 
   const atByMessage = new Map<number, number>();
   for (const r of receipts) {
@@ -217,7 +234,39 @@ async function applyRound(
     pending: unmatched.length,
     changed: changes.length,
     ...(followUpCalls ? { followUpCalls } : {}),
+    ...(sentAgain ? { sentAgain } : {}),
   };
+}
+
+// Messages a carrier took and then reported throttled go back to the queue, sent again after SEND_AGAIN_MS and
+// a random part of it (not counted as an attempt), unless a status already moved them on. The carrier's id of
+// the throttled copy is forgotten: its later statuses, if any, match nothing.
+async function sendAgain(db: Queryable, ids: number[], now: number): Promise<number> {
+  let moved = 0;
+  for (const id of new Set(ids)) {
+    const r = await db
+      .updateTable('messages')
+      .set({
+        state: 'queued',
+        status: null,
+        status_at: null,
+        submitted_at: null,
+        carrier: null,
+        lease_until: null,
+        error: 'throttled by the carrier after it took the message: sent again',
+        next_attempt_at: now + Math.round(SEND_AGAIN_MS * (1 + Math.random())),
+      })
+      .where('id', '=', id)
+      .where('state', '=', 'submitted')
+      .where((eb) =>
+        eb.or([eb('status', 'is', null), eb('status', 'in', [DELIVERY.SUBMITTED, DELIVERY.WHATSAPP_SENT])]),
+      )
+      .executeTakeFirst();
+    if (Number(r.numUpdatedRows ?? 0) === 0) continue;
+    moved++;
+    await db.deleteFrom('carrier_message_ids').where('message_id', '=', id).execute();
+  }
+  return moved;
 }
 
 function changeOf(m: MessageForUpdate, status: DeliveryStatus, at: number): StatusChange {

@@ -245,6 +245,26 @@ for (const target of await storeTargets()) {
       await eventually(async () => (await statusOf('th1'))?.status === '-1' || undefined, 8000, 'th1 submitted');
     });
 
+    it('sends a message again when a status reports it throttled (130429, 131056, 131048), never failing it', async () => {
+      const cases = [
+        ['th3', '972521114001', 130429],
+        ['th4', '972521114002', 131056],
+        ['th5', '972521114003', 131048],
+      ] as const;
+      for (const [ext, to] of cases) await queue(ext, to, 'throttled after it was taken');
+      await eventually(() => cases.every(([, to]) => wamidOf(to)) || undefined, 8000, 'taken');
+      for (const [, to, code] of cases)
+        assert.equal((await statuses([{ id: wamidOf(to)!, status: 'failed', to, code }])).status, 200);
+      await eventually(() => cases.every(([, to]) => graph.asked.get(to) === 2) || undefined, 15_000, 'sent again');
+      for (const [ext] of cases)
+        await eventually(async () => (await statusOf(ext))?.status === '-1' || undefined, 8000, `${ext} submitted`);
+      assert.ok(
+        !waHook.received.some(
+          (p) => ['th3', 'th4', 'th5'].includes(JSON.parse(p.body).external_id) && JSON.parse(p.body).ack === 'failed',
+        ),
+      );
+    });
+
     it("ends a message Meta refuses with a delivery status and Meta's code", async () => {
       await queue('e1', '972521111026', 'no whatsapp here');
       await queue('e2', '972521112001', 'x', { name: 'missing_template', language: 'en', parameters: [] });
