@@ -20,6 +20,8 @@ export interface ComponentHost {
   clock: () => number;
   /** This node among the nodes of the database: its roles and leases. */
   node: ClusterNode;
+  /** Its plain-HTTP listener, once listening (the bundled simulators post their webhooks to it). */
+  http?: { httpPort: number };
 }
 
 /** A piece of the process that starts after the store and stops before it (workers, simulators). */

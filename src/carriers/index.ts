@@ -26,6 +26,8 @@ import { WhatsappCloudCarrier, WHATSAPP_PROTOCOL } from './whatsapp-cloud/carrie
 import { whatsappCli } from './whatsapp-cloud/cli.ts';
 import { whatsappConfigFromFile, whatsappFileCarrier, type WhatsappCarrierConfig } from './whatsapp-cloud/settings.ts';
 import { whatsappIngress } from './whatsapp-cloud/webhook.ts';
+import { bundledWhatsAppSimulator } from './whatsapp-cloud/simulator/bundled.ts';
+import { simulatorCarrier } from './whatsapp-cloud/simulator-carrier.ts';
 
 export type { ProtocolCli } from './protocol-cli.ts';
 export type { IngressAnswer, IngressEvent, IngressRequest, IngressRoute, ProtocolIngress } from './ingress.ts';
@@ -101,6 +103,7 @@ registerProtocol(WHATSAPP_PROTOCOL, {
   settings: { schema: whatsappFileCarrier, toConfig: whatsappConfigFromFile },
   secrets: ['token', 'appSecret', 'verifyToken'],
   cli: whatsappCli,
+  simulator: bundledWhatsAppSimulator(simulatorCarrier),
   ingress: whatsappIngress,
 });
 

@@ -20,7 +20,8 @@ export interface BundledSimulator {
 }
 
 export interface ProtocolSimulator {
-  start(options: { receiptDelayMs: number }): Promise<BundledSimulator>;
+  /** `webhooksUrl`: this node's /webhooks address on its own listener, when it takes webhooks. */
+  start(options: { receiptDelayMs: number; webhooksUrl?: string }): Promise<BundledSimulator>;
   /** Its standalone command, when it has one. */
   command?: SimulatorCommand;
 }

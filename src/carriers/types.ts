@@ -81,6 +81,8 @@ export interface Receipt {
   durationMs?: number;
   /** The provider's own code for a failure (Meta's error code of a failed WhatsApp message). */
   carrierError?: string;
+  /** The carrier did not carry it for now (Meta's throttling, reported in a status): send it again later. */
+  sendAgain?: true;
 }
 
 /**

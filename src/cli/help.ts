@@ -1,6 +1,10 @@
 // What `yona --help`, `yona admin --help` and `--help` on every command print: each command's usage, what it
 // does and an example; and the nearest valid name for a mistyped command or option.
+import { channelNames } from '../domain/channels.ts';
 import { editDistance } from '../domain/edit-distance.ts';
+
+// The channels --channel takes, from the channel registry ('sms|voice|whatsapp').
+const CHANNELS = channelNames().join('|');
 
 export interface CommandHelp {
   usage: string;
@@ -218,19 +222,18 @@ export const ADMIN_HELP: Record<string, CommandHelp> = {
       'yona admin add-carrier partner --host smsc.example.com --port 2775 --system-id yona --password pw --binds 2',
   },
   'add-route': {
-    usage:
-      'yona admin add-route PREFIX|default CARRIER[:WEIGHT]... [--account USERNAME] [--source SENDER] [--channel sms|voice]',
+    usage: `yona admin add-route PREFIX|default CARRIER[:WEIGHT]... [--account USERNAME] [--source SENDER] [--channel ${CHANNELS}]`,
     summary:
       'Routes destinations starting with PREFIX (international digits) to carriers in failover order, optionally weighted, for one account (or a reseller and its sub-accounts), sender or channel.',
     example: 'yona admin add-route 97250 partner cellcom',
   },
   'remove-route': {
-    usage: 'yona admin remove-route PREFIX|default [--account USERNAME] [--source SENDER] [--channel sms|voice]',
+    usage: `yona admin remove-route PREFIX|default [--account USERNAME] [--source SENDER] [--channel ${CHANNELS}]`,
     summary: 'Removes the route with exactly that prefix and those filters.',
     example: 'yona admin remove-route 97250',
   },
   'route-test': {
-    usage: 'yona admin route-test --to PHONE [--account USERNAME] [--source SENDER] [--channel sms|voice]',
+    usage: `yona admin route-test --to PHONE [--account USERNAME] [--source SENDER] [--channel ${CHANNELS}]`,
     summary: 'Says which route and carriers (in the order tried) a message would take; sends nothing.',
     example: 'yona admin route-test --account alice --source Shop --to 0521234567',
   },

@@ -26,8 +26,10 @@ export function defaultComponents(roles: readonly Role[] = ROLES, logger = creat
   const components: Component[] = [];
   if (has('scheduler'))
     components.push(schedulerRole([schedulerComponent(), birthdaysComponent(), retentionComponent()], logger));
-  if (has('api')) components.push(publicPagesComponent(), ingressComponent());
-  if (has('dispatcher') || has('voice') || has('receipts')) components.push(carriersComponent());
+  const carriers = has('dispatcher') || has('voice') || has('receipts') ? carriersComponent() : undefined;
+  const bundled = () => carriers?.runtime()?.simulators?.map((s) => s.carrier) ?? [];
+  if (has('api')) components.push(publicPagesComponent(), ingressComponent({ bundled }));
+  if (carriers) components.push(carriers);
   if (has('dispatcher')) components.push(whatsappSendingComponent());
   if (has('pusher')) components.push(createPusher());
   if (has('smpp')) components.push(smppServerComponent());

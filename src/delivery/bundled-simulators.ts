@@ -30,6 +30,14 @@ export function servedChannels(configured: CarrierSetup, simulatorsOn: boolean):
   return new Set(configured.carriers.map((c) => carrierChannel(c.protocol)));
 }
 
+/** This node's /webhooks address on its own plain-HTTP listener, when it is an API node listening. */
+function ownWebhooksUrl(service: ComponentHost): string | undefined {
+  if (!service.node.has('api') || !service.http) return undefined;
+  const host = service.config.httpHost;
+  const loopback = host === '0.0.0.0' || host === '::' || host === '' ? '127.0.0.1' : host;
+  return `http://${loopback.includes(':') ? `[${loopback}]` : loopback}:${service.http.httpPort}/webhooks`;
+}
+
 /** The running bundled simulators of this node. */
 export class BundledSimulators {
   private constructor(
@@ -40,9 +48,10 @@ export class BundledSimulators {
   /** Starts every protocol's simulator, logs `simulator.serving` and writes simulator.json. */
   static async start(service: ComponentHost, receiptDelayMs: number): Promise<BundledSimulators> {
     const simulators: BundledSimulator[] = [];
+    const webhooksUrl = ownWebhooksUrl(service);
     for (const [, protocol] of protocols()) {
       if (!protocol.simulator) continue;
-      const started = await protocol.simulator.start({ receiptDelayMs });
+      const started = await protocol.simulator.start({ receiptDelayMs, webhooksUrl });
       simulators.push(started);
       service.logger.info(started.started.fields, started.started.message);
     }

@@ -15,6 +15,8 @@ import { loadCarrierSetup, type CarrierSetup } from './carrier-setup.ts';
 export interface IngressOptions {
   /** Carriers to take webhooks for instead of YONA_CARRIERS_FILE and the store. */
   setup?: CarrierSetup;
+  /** The carriers of the bundled simulators this process runs now (their webhooks come to this node). */
+  bundled?: () => readonly CarrierConfigBase[];
 }
 
 /** Carriers added or changed are seen by webhooks within this. */
@@ -75,7 +77,8 @@ export function ingressComponent(options: IngressOptions = {}): Component {
       const found = ingressOf(request.protocol);
       if (!found) return NOT_FOUND;
       const { protocol, ingress } = found;
-      const settings = (await carriers(service)).get(request.carrier);
+      const settings =
+        (await carriers(service)).get(request.carrier) ?? options.bundled?.().find((c) => c.name === request.carrier);
       if (!settings || protocolName(settings.protocol) !== protocol) return NOT_FOUND;
       const route = ingress.routes.find((r) => r.method === request.method && r.path === request.path);
       if (!route) return NOT_FOUND;

@@ -70,6 +70,7 @@ export class ReceiptWorker {
           ...(receipt.notPlaced ? { refund: true } : {}),
           ...(receipt.durationMs !== undefined ? { durationMs: receipt.durationMs } : {}),
           ...(receipt.carrierError !== undefined ? { carrierError: receipt.carrierError } : {}),
+          ...(receipt.sendAgain ? { sendAgain: true } : {}),
         },
         resolve,
         reject,
@@ -153,7 +154,7 @@ export class ReceiptWorker {
     this.stats.pending += r.pending;
     this.stats.changed += r.changed;
     if (r.changed > 0) this.deps.signals.notify('push');
-    if (r.followUpCalls) this.deps.signals.notify('dispatch');
+    if (r.followUpCalls || r.sentAgain) this.deps.signals.notify('dispatch');
   }
 
   private rematch(): Promise<void> {

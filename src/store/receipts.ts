@@ -18,7 +18,7 @@ import {
   type MessageForUpdate,
   type StatusChange,
 } from './status-events.ts';
-import type { DeliveryStatus } from '../domain/status.ts';
+import { DELIVERY, type DeliveryStatus } from '../domain/status.ts';
 import {
   AWAITING_RECEIPTS_STATE,
   betterPartStatus,
@@ -45,7 +45,12 @@ export interface IncomingReceipt {
   durationMs?: number;
   /** The carrier's own code for a failure (Meta's error code), kept on the message. */
   carrierError?: string;
+  /** The carrier did not carry it for now (throttled): the message goes back to the queue. */
+  sendAgain?: boolean;
 }
+
+/** How long a message a carrier throttled after taking it waits before it is sent again (plus up to as much). */
+export const SEND_AGAIN_MS = 2000;
 
 const CHUNK = 400;
 // The receipt-window sweeper's change, as the lifecycle decides it for a message awaiting receipts.
@@ -59,14 +64,55 @@ interface PartRow {
   part_status: DeliveryStatus | null;
 }
 
-/** Applies a batch of receipts in the caller's transaction; returns how many matched and how many wait. */
+type ApplyResult = { matched: number; pending: number; changed: number; followUpCalls?: number; sentAgain?: number };
+
+/**
+ * Applies a batch of receipts in the caller's transaction; returns how many matched and how many wait. Receipts of
+ * one carrier message id in one batch (a WhatsApp message's delivered and read arriving together) are applied one
+ * after the other, in the order they came, so that each status change is recorded and pushed, not only the last.
+ */
 export async function applyReceipts(
   db: Queryable,
   receipts: IncomingReceipt[],
   now: number,
   /** Told the messages whose status changed, with their carrier and new status. */
   onChanges?: (changes: StatusChange[]) => void,
-): Promise<{ matched: number; pending: number; changed: number; followUpCalls?: number }> {
+): Promise<ApplyResult> {
+  const rounds = roundsOf(receipts);
+  if (rounds.length === 1) return applyRound(db, receipts, now, onChanges);
+  const total: ApplyResult = { matched: 0, pending: 0, changed: 0 };
+  const changes: StatusChange[] = [];
+  for (const round of rounds) {
+    const r = await applyRound(db, round, now, (c) => changes.push(...c));
+    total.matched += r.matched;
+    total.pending += r.pending;
+    total.changed += r.changed;
+    if (r.followUpCalls) total.followUpCalls = (total.followUpCalls ?? 0) + r.followUpCalls;
+    if (r.sentAgain) total.sentAgain = (total.sentAgain ?? 0) + r.sentAgain;
+  }
+  onChanges?.(changes);
+  return total;
+}
+
+// The batch as rounds in which each carrier message id comes once: round k holds the k-th receipt of each.
+function roundsOf(receipts: IncomingReceipt[]): IncomingReceipt[][] {
+  const seen = new Map<string, number>();
+  const rounds: IncomingReceipt[][] = [];
+  for (const r of receipts) {
+    const key = `${r.carrier}\u0000${r.carrierMessageId}`;
+    const k = seen.get(key) ?? 0;
+    seen.set(key, k + 1);
+    (rounds[k] ??= []).push(r);
+  }
+  return rounds.length === 0 ? [receipts] : rounds;
+}
+
+async function applyRound(
+  db: Queryable,
+  receipts: IncomingReceipt[],
+  now: number,
+  onChanges?: (changes: StatusChange[]) => void,
+): Promise<ApplyResult> {
   const parts = new Map<string, PartRow>();
   const byCarrier = new Map<string, string[]>();
   for (const r of receipts) {
@@ -89,11 +135,16 @@ export async function applyReceipts(
   }
   const unmatched: IncomingReceipt[] = [];
   const changedParts = new Map<string, PartRow>();
+  const again: number[] = [];
   for (const r of receipts) {
     const key = `${r.carrier}\u0000${r.carrierMessageId}`;
     const part = parts.get(key);
     if (!part) {
-      unmatched.push(r);
+      if (!r.sendAgain) unmatched.push(r);
+      continue;
+    }
+    if (r.sendAgain) {
+      again.push(part.message_id);
       continue;
     }
     const refund = receiptRefund(r);
@@ -136,8 +187,14 @@ export async function applyReceipts(
       )
       .execute();
   }
+  const sentAgain = await sendAgain(db, again, now);
   if (changedParts.size === 0)
-    return { matched: receipts.length - unmatched.length, pending: unmatched.length, changed: 0 };
+    return {
+      matched: receipts.length - unmatched.length,
+      pending: unmatched.length,
+      changed: 0,
+      ...(sentAgain ? { sentAgain } : {}),
+    };
 
   const atByMessage = new Map<number, number>();
   for (const r of receipts) {
@@ -180,7 +237,39 @@ export async function applyReceipts(
     pending: unmatched.length,
     changed: changes.length,
     ...(followUpCalls ? { followUpCalls } : {}),
+    ...(sentAgain ? { sentAgain } : {}),
   };
+}
+
+// Messages a carrier took and then reported throttled go back to the queue, sent again after SEND_AGAIN_MS and
+// a random part of it (not counted as an attempt), unless a status already moved them on. The carrier's id of
+// the throttled copy is forgotten: its later statuses, if any, match nothing.
+async function sendAgain(db: Queryable, ids: number[], now: number): Promise<number> {
+  let moved = 0;
+  for (const id of new Set(ids)) {
+    const r = await db
+      .updateTable('messages')
+      .set({
+        state: 'queued',
+        status: null,
+        status_at: null,
+        submitted_at: null,
+        carrier: null,
+        lease_until: null,
+        error: 'throttled by the carrier after it took the message: sent again',
+        next_attempt_at: now + Math.round(SEND_AGAIN_MS * (1 + Math.random())),
+      })
+      .where('id', '=', id)
+      .where('state', '=', 'submitted')
+      .where((eb) =>
+        eb.or([eb('status', 'is', null), eb('status', 'in', [DELIVERY.SUBMITTED, DELIVERY.WHATSAPP_SENT])]),
+      )
+      .executeTakeFirst();
+    if (Number(r.numUpdatedRows ?? 0) === 0) continue;
+    moved++;
+    await db.deleteFrom('carrier_message_ids').where('message_id', '=', id).execute();
+  }
+  return moved;
 }
 
 function changeOf(m: MessageForUpdate, status: DeliveryStatus, at: number): StatusChange {

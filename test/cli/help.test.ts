@@ -53,6 +53,14 @@ describe('yona --help', () => {
     }
   });
 
+  it('lists every registered channel in the --channel of the route commands', () => {
+    for (const name of ['add-route', 'remove-route', 'route-test']) {
+      const one = yona('admin', name, '--help');
+      assert.equal(one.status, 0, `${name}: ${one.stderr}`);
+      assert.match(one.stdout, /\[--channel sms\|voice\|whatsapp\]/, name);
+    }
+  });
+
   it('names the nearest command or option for a mistake, exit 2', () => {
     const top = yona('serv');
     assert.equal(top.status, 2);

@@ -62,7 +62,7 @@ for (const target of await storeTargets()) {
         // The bundled simulator serves, and says so: in the log and on /healthz.
         assert.match(serve.logs(), /"event":"simulator\.serving"/);
         const health = (await (await fetch(`${http}/healthz`)).json()) as { simulators?: string[] };
-        assert.deepEqual(health.simulators, ['sms', 'voice']);
+        assert.deepEqual(health.simulators, ['sms', 'voice', 'whatsapp']);
         const bundled = JSON.parse(readFileSync(join(config.dataDir, 'simulator.json'), 'utf8')) as {
           controlUrl: string;
         };

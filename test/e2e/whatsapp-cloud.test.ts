@@ -215,6 +215,27 @@ for (const target of await storeTargets()) {
       assert.equal((await statusOf('t3'))!.status, '302');
     });
 
+    it('pushes each of sent, delivered and read in order when they arrive in one webhook', async () => {
+      const to = '972521113003';
+      await queue('t4', to, 'all at once');
+      await eventually(() => wamidOf(to), 8000, 't4 sent');
+      const id = wamidOf(to)!;
+      await statuses([
+        { id, status: 'sent', to },
+        { id, status: 'delivered', to },
+        { id, status: 'read', to },
+      ]);
+      const acks = () =>
+        waHook.received.map((p) => JSON.parse(p.body)).filter((f) => f.external_id === 't4' && f.ack !== 'accepted');
+      await eventually(() => acks().some((f) => f.ack === 'read') || undefined, 8000, 'the read push');
+      await new Promise((r) => setTimeout(r, 300));
+      assert.deepEqual(
+        acks().map((f) => f.ack),
+        ['sent', 'delivered', 'read'],
+      );
+      assert.equal((await statusOf('t4'))!.status, '303');
+    });
+
     it('retries throttling answers until taken, never failing the message', async () => {
       await queue('th1', '972521110429', 'throttled twice');
       await queue('th2', '972521111056', 'pair rate once');
@@ -222,6 +243,26 @@ for (const target of await storeTargets()) {
       assert.equal(graph.asked.get('972521110429'), 3);
       assert.equal(graph.asked.get('972521111056'), 2);
       await eventually(async () => (await statusOf('th1'))?.status === '-1' || undefined, 8000, 'th1 submitted');
+    });
+
+    it('sends a message again when a status reports it throttled (130429, 131056, 131048), never failing it', async () => {
+      const cases = [
+        ['th3', '972521114001', 130429],
+        ['th4', '972521114002', 131056],
+        ['th5', '972521114003', 131048],
+      ] as const;
+      for (const [ext, to] of cases) await queue(ext, to, 'throttled after it was taken');
+      await eventually(() => cases.every(([, to]) => wamidOf(to)) || undefined, 8000, 'taken');
+      for (const [, to, code] of cases)
+        assert.equal((await statuses([{ id: wamidOf(to)!, status: 'failed', to, code }])).status, 200);
+      await eventually(() => cases.every(([, to]) => graph.asked.get(to) === 2) || undefined, 15_000, 'sent again');
+      for (const [ext] of cases)
+        await eventually(async () => (await statusOf(ext))?.status === '-1' || undefined, 8000, `${ext} submitted`);
+      assert.ok(
+        !waHook.received.some(
+          (p) => ['th3', 'th4', 'th5'].includes(JSON.parse(p.body).external_id) && JSON.parse(p.body).ack === 'failed',
+        ),
+      );
     });
 
     it("ends a message Meta refuses with a delivery status and Meta's code", async () => {

@@ -2,6 +2,7 @@
 // the carrier below the API's WhatsApp endpoints.
 import { channelOf } from '../../src/domain/channels.ts';
 import { insertCampaign } from '../../src/store/campaigns.ts';
+import type { Store } from '../../src/store/engine/db.ts';
 import type { TestService } from './service.ts';
 
 export interface QueuedWhatsapp {
@@ -15,7 +16,12 @@ export interface QueuedWhatsapp {
 
 /** Queues one WhatsApp message of the account and wakes the dispatcher. */
 export async function queueWhatsapp(t: TestService, m: QueuedWhatsapp): Promise<void> {
-  const db = t.service.store.db;
+  await queueWhatsappIn(t.service.store.db, m);
+  t.service.signals.notify('dispatch');
+}
+
+/** Queues one WhatsApp message in a store (a server's dispatcher finds it when it next looks). */
+export async function queueWhatsappIn(db: Store['db'], m: QueuedWhatsapp): Promise<void> {
   const now = Date.now();
   const campaignId = await insertCampaign(db, {
     accountId: m.accountId,
@@ -56,5 +62,4 @@ export async function queueWhatsapp(t: TestService, m: QueuedWhatsapp): Promise<
       ...(m.template ? { template: JSON.stringify(m.template) } : {}),
     })
     .execute();
-  t.service.signals.notify('dispatch');
 }

@@ -26,11 +26,15 @@ export function messageBody(message: OutboundMessage): Record<string, unknown> {
 /** A business number's connection to the Graph API (kept-alive connections). */
 export class GraphClient {
   private readonly agent: Agent;
-  private readonly url: string;
 
   constructor(private readonly config: WhatsappCarrierConfig) {
     this.agent = new Agent({ connections: Math.min(config.inFlight, 128), keepAliveTimeout: 30_000 });
-    this.url = `${config.graphUrl}/${config.graphVersion}/${encodeURIComponent(config.phoneNumberId)}/messages`;
+  }
+
+  /** The send path: the carrier's phone number id, or (a carrier of any business number) the source's digits. */
+  private url(message: OutboundMessage): string {
+    const id = this.config.anyBusinessNumber ? message.source : this.config.phoneNumberId;
+    return `${this.config.graphUrl}/${this.config.graphVersion}/${encodeURIComponent(id)}/messages`;
   }
 
   /** Sends one message; never throws. */
@@ -38,7 +42,7 @@ export class GraphClient {
     let status: number;
     let text: string;
     try {
-      const res = await request(this.url, {
+      const res = await request(this.url(message), {
         method: 'POST',
         dispatcher: this.agent,
         headers: { authorization: `Bearer ${this.config.token}`, 'content-type': 'application/json' },

@@ -6,7 +6,8 @@
 // phone or, when Meta gives none, by their business-scoped user id.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IngressAnswer, IngressEvent, IngressRequest, ProtocolIngress } from '../ingress.ts';
-import { statusOfWebhook } from './codes.ts';
+import { DELIVERY } from '../../domain/status.ts';
+import { statusOfWebhook, THROTTLING_CODES } from './codes.ts';
 
 /** The first word of the webhook's address (/webhooks/whatsapp/CARRIER). */
 export const WEBHOOK_NAME = 'whatsapp';
@@ -59,6 +60,20 @@ export function eventsOf(document: any, businessNumber: string): IngressEvent[] 
         const code = error?.code === undefined ? undefined : Number(error.code);
         const status = statusOfWebhook(String(s.status), code);
         if (status === undefined || typeof s.id !== 'string') continue;
+        // A failure of throttling is no failure: the message is sent again later.
+        if (s.status === 'failed' && code !== undefined && THROTTLING_CODES.has(code)) {
+          events.push({
+            kind: 'receipt',
+            key: `${s.id}:${s.status}`,
+            receipt: {
+              carrierMessageId: s.id,
+              status: DELIVERY.SUBMITTED,
+              carrierError: String(code),
+              sendAgain: true,
+            },
+          });
+          continue;
+        }
         events.push({
           kind: 'receipt',
           key: `${s.id}:${s.status}`,
