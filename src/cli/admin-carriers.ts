@@ -3,13 +3,15 @@
 // its secrets (a password) sealed with the secret key (the connector opens them to bind), never printed or logged.
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { ConfigError, type Config } from '../config.ts';
-import { carrierProtocol, carrierSecrets, protocolName, protocols, readCarrierSettings } from '../carriers/index.ts';
-import { sealFields } from '../domain/sealed.ts';
+import { carrierProtocol, protocolName, protocols, readCarrierSettings } from '../carriers/index.ts';
 import { loadCarrierSetup } from '../delivery/carrier-setup.ts';
 import { sealingKey } from '../secret-key.ts';
 import { normalizeNumber } from '../delivery/routing.ts';
 import { findAccountByUsername } from '../store/accounts.ts';
-import { addAccountNumber, deleteCarrier, upsertCarrier } from '../store/carriers.ts';
+import { addAccountNumber } from '../store/carriers.ts';
+import { runForOperator } from '../operations/execute.ts';
+import { removeCarrier as removeCarrierOperation, setCarrier } from '../operations/carrier-changes.ts';
+import { operatorApp, worked } from './operator-app.ts';
 import type { Store } from '../store/engine/db.ts';
 import { LIMIT_OPTIONS, LIMIT_USAGE, limitSettings } from '../carriers/limits.ts';
 import type { CarrierConfigBase } from '../carriers/types.ts';
@@ -120,8 +122,12 @@ export async function addCarrier(store: Store, config: Config, args: string[], o
   const carrier = usageOnConfigError(() =>
     readCarrierSettings({ ...settings, name: carrierName, protocol: name }, `carrier "${carrierName}"`),
   );
-  const sealed = sealFields(sealingKey(config), settings, carrierSecrets(name));
-  const created = await upsertCarrier(store.db, { name: carrierName, protocol: name, settings: sealed }, Date.now());
+  const reply = await runForOperator(operatorApp(store, config), setCarrier, {
+    name: carrierName,
+    protocol: name,
+    settings,
+  });
+  const { created } = worked(reply);
   const described = `${cli ? cli.describe(carrier) : `protocol ${name}`}${describeLimits(carrier)}`;
   out(`${created ? 'added' : 'updated'} carrier ${carrierName}: ${described}; running nodes bind it within 5 s`);
 }
@@ -194,6 +200,6 @@ export async function removeCarrier(store: Store, config: Config, args: string[]
   const routed = setup.routes.filter((r) => r.carrier.split(',').some((c) => c.split(':')[0].trim() === name));
   if (routed.length > 0)
     fail(`carrier "${name}" is on ${routed.length} route(s): change them first (yona admin carriers lists them)`);
-  if (!(await deleteCarrier(store.db, name))) fail(`no carrier named "${name}" in the store`);
+  worked(await runForOperator(operatorApp(store, config), removeCarrierOperation, { name }));
   out(`removed carrier ${name}; running nodes unbind it within 5 s, after its submits in flight are answered`);
 }

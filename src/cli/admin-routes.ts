@@ -11,7 +11,10 @@ import { channelNames, channelOf, DEFAULT_CHANNEL, isChannel } from '../domain/c
 import { ConfigError } from '../domain/errors.ts';
 import { normalizePhone } from '../domain/phone.ts';
 import { findAccountByUsername } from '../store/accounts.ts';
-import { accountRouteNames, deleteRoute, setRoute } from '../store/carriers.ts';
+import { accountRouteNames } from '../store/carriers.ts';
+import { removeCarrierRoute, setCarrierRoute } from '../operations/carrier-changes.ts';
+import { runForOperator } from '../operations/execute.ts';
+import { operatorApp, worked } from './operator-app.ts';
 import type { Store } from '../store/engine/db.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -87,12 +90,12 @@ export async function addRoute(store: Store, config: Config, args: string[], out
       fail(`no carrier named "${c.name}" (add it with yona admin add-carrier)`);
   }
   if (new Set(list.map((c) => c.name)).size !== list.length) fail('a carrier may appear once in a route');
-  await setRoute(store.db, { ...filters, carrier: spec }, Date.now());
+  worked(await runForOperator(operatorApp(store, config), setCarrierRoute, { ...filters, carrier: spec }));
   out(`${describeRoute(filters)} -> ${list.map((c) => c.name).join(', then ')}; running nodes apply it within 5 s`);
 }
 
 /** Removes the route with exactly these prefix and filters. */
-export async function removeRoute(store: Store, _config: Config, args: string[], out: Out): Promise<void> {
+export async function removeRoute(store: Store, config: Config, args: string[], out: Out): Promise<void> {
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: FILTERS });
   const [rawPrefix] = positionals;
   if (rawPrefix === undefined)
@@ -100,7 +103,8 @@ export async function removeRoute(store: Store, _config: Config, args: string[],
       `usage: yona admin remove-route PREFIX|default [--account USERNAME] [--source SENDER] [--channel ${channelChoice()}]`,
     );
   const filters = await filtersOf(store, rawPrefix, values);
-  if (!(await deleteRoute(store.db, filters))) fail(`no route for ${describeRoute(filters)}`);
+  const reply = await runForOperator(operatorApp(store, config), removeCarrierRoute, filters);
+  if (reply.status !== 0) fail(`no route for ${describeRoute(filters)}`);
   out(`removed the route for ${describeRoute(filters)}; running nodes apply it within 5 s`);
 }
 

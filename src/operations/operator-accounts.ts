@@ -5,16 +5,7 @@
 import { accountState, type AccountState } from '../domain/accounts.ts';
 import { findAccountByUsername, type Account } from '../store/accounts.ts';
 import { inTransaction, type Db, type Queryable } from '../store/engine/db.ts';
-import { applyLedgerChange } from '../store/ledger.ts';
-import {
-  clearOperatorSuspension,
-  closeAccountRow,
-  futureScheduledCampaigns,
-  listAccountsForOperator,
-  openSubAccounts,
-  setOperatorSuspension,
-  setPushAllowPrivate,
-} from '../store/operator-accounts.ts';
+import { listAccountsForOperator, setPushAllowPrivate } from '../store/operator-accounts.ts';
 
 /** An operator's action refused, and why. */
 export class OperatorRefusal extends Error {}

@@ -33,3 +33,5 @@ export * from './console-subaccounts.ts';
 export { findOperatorById, findOperatorByName, listOperators, type Operator } from './operators.ts';
 export { auditPage, type AuditEntry, type AuditFilter } from './audit.ts';
 export { accountOperatorSettings, listAccountsForOperator, type AccountListing } from './operator-accounts.ts';
+export { listCarriers, listRoutes, type CarrierRow, type StoredRoute } from './carriers.ts';
+export { liveNodes, type NodeRecord } from './nodes.ts';

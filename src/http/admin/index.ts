@@ -6,6 +6,7 @@ import type { AppContext } from '../../operations/execute.ts';
 import { registerAdminAccountPage } from './account-page.ts';
 import { registerAdminAccounts } from './accounts.ts';
 import { registerAdminAudit } from './audit.ts';
+import { registerAdminCarriers } from './carriers.ts';
 import { registerAdminHome } from './home.ts';
 import { registerAdminLogin } from './login.ts';
 import { registerAdminPrices } from './prices.ts';
@@ -18,6 +19,7 @@ export function registerAdmin(app: FastifyInstance, ctx: AppContext, logger: Log
   registerAdminHome(r);
   registerAdminAccounts(r);
   registerAdminAccountPage(r);
+  registerAdminCarriers(r);
   registerAdminAudit(r);
   registerAdminSenders(r);
   registerAdminPrices(r);

@@ -40,6 +40,12 @@ export const ADMIN_PAGES: readonly AdminPage[] = [
   { path: '/admin/prices/default', audience: 'admin' },
   { path: '/admin/prices/country', audience: 'admin' },
   { path: '/admin/prices/account', audience: 'admin' },
+  { path: '/admin/carriers', audience: 'operator', nav: 'navCarriers' },
+  { path: '/admin/carriers/add', audience: 'admin' },
+  { path: '/admin/carriers/remove', audience: 'admin' },
+  { path: '/admin/routes', audience: 'operator', nav: 'navRoutes' },
+  { path: '/admin/routes/add', audience: 'admin' },
+  { path: '/admin/routes/remove', audience: 'admin' },
   { path: '/admin/audit', audience: 'operator', nav: 'navAudit' },
   { path: '/admin/audit.csv', audience: 'operator' },
 ];

@@ -13,7 +13,7 @@ import { sealingKey } from '../../secret-key.ts';
 import { frame, html, type FrameArea, type Html } from '../console/html.ts';
 import { overHttps, parseCookies, redirect, sendHtml } from '../console/http.ts';
 import { fmt, messages, type Lang, type Messages } from '../console/i18n.ts';
-import { inputOf, languageOf, refuseInput, type Base, type Input } from '../console/router.ts';
+import { inputOf, languageOf, refuseInput, type Input } from '../console/router.ts';
 import { sameSecret } from '../console/session.ts';
 import { adminWords, type AdminWords } from './i18n.ts';
 import { adminNavigation, adminPage, operatorMay } from './pages.ts';

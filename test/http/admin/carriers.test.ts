@@ -1,0 +1,80 @@
+// The operator console's carriers and routes on every store: carriers and a failover route added from the console
+// are what `yona admin` reads (route-test takes them, from the same store), a carrier on a route is not removed,
+// the carrier's password never reaches the audit log, and a support operator's forms are refused.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { AdminClient, enrolledSecrets } from '../../helpers/admin-client.ts';
+import { startTestService, type TestService } from '../../helpers/service.ts';
+import { storeTargets } from '../../helpers/stores.ts';
+
+const smpp = (port: number) =>
+  JSON.stringify({ host: '127.0.0.1', port, systemId: 'yona', password: 'carrier-secret' });
+
+for (const target of await storeTargets()) {
+  describe(`operator console carriers and routes (${target.name})`, () => {
+    let t: TestService;
+    let now = Date.UTC(2026, 10, 27, 11, 0, 0);
+    let dana: AdminClient;
+    before(async () => {
+      enrolledSecrets.clear();
+      t = await startTestService(target, { clock: () => now });
+      await t.admin('create-operator', 'dana', '--password', 'dana-pw-123');
+      await t.admin('create-operator', 'sam', '--password', 'sam-pw-1234', '--role', 'support');
+      dana = new AdminClient(t.httpsUrl);
+      assert.equal((await dana.signIn('dana', 'dana-pw-123', now)).status, 303);
+    });
+    after(() => t?.close());
+
+    it('adds two carriers and a failover route that the CLI reads from the same store', async () => {
+      await dana.get('/admin/carriers');
+      for (const [name, port] of [
+        ['one', 2775],
+        ['two', 2776],
+      ] as const) {
+        const res = await dana.post('/admin/carriers/add', { name, protocol: 'smpp', settings: smpp(port) });
+        assert.equal(res.status, 303, res.text);
+      }
+      const bad = await dana.post('/admin/carriers/add', { name: 'three', protocol: 'smpp', settings: '{"port":1}' });
+      assert.equal(bad.status, 400);
+      await dana.get('/admin/routes');
+      assert.equal((await dana.post('/admin/routes/add', { prefix: '', carriers: 'one, two' })).status, 303);
+      assert.equal((await dana.post('/admin/routes/add', { prefix: '', carriers: 'nosuch' })).status, 400);
+      const routes = await dana.get('/admin/routes');
+      assert.match(routes.text, /one → two/);
+      const tested = await t.admin('route-test', '--to', '0501234567');
+      assert.match(tested.join('\n'), /in the order tried: one, two/);
+    });
+
+    it('refuses to remove a carrier a route names, and removes the route', async () => {
+      await dana.get('/admin/carriers');
+      const refused = await dana.post('/admin/carriers/remove', { name: 'two' });
+      assert.equal(refused.status, 400);
+      assert.match(refused.text, /is on 1 route/);
+      await dana.get('/admin/routes');
+      const removed = await dana.post('/admin/routes/remove', { prefix: '', account: '', source: '', channel: '' });
+      assert.equal(removed.status, 303);
+      assert.doesNotMatch((await dana.get('/admin/routes')).text, /one → two/);
+    });
+
+    it('audits carrier and route changes without the carrier password', async () => {
+      const audit = await dana.get('/admin/audit.csv');
+      assert.match(audit.text, /setCarrier,carrier one/);
+      assert.match(audit.text, /setRoute,route default/);
+      assert.match(audit.text, /removeRoute,route default/);
+      assert.doesNotMatch(audit.text, /carrier-secret/);
+    });
+
+    it('refuses a support operator adding a carrier or a route', async () => {
+      const sam = new AdminClient(t.httpsUrl);
+      now += 31_000;
+      assert.equal((await sam.signIn('sam', 'sam-pw-1234', now)).status, 303);
+      await sam.get('/admin/carriers');
+      assert.equal(
+        (await sam.post('/admin/carriers/add', { name: 'x', protocol: 'smpp', settings: smpp(1) })).status,
+        403,
+      );
+      assert.equal((await sam.post('/admin/routes/add', { prefix: '', carriers: 'one' })).status, 403);
+      assert.doesNotMatch((await sam.get('/admin/carriers')).text, /<td data-label="Carrier">x</);
+    });
+  });
+}
