@@ -11,6 +11,7 @@ import { createBirthdaySender } from '../operations/send/birthday.ts';
 import { birthdayComponent } from '../delivery/birthdays.ts';
 import { schedulerComponent } from '../delivery/scheduler.ts';
 import { retentionComponent } from '../delivery/retention.ts';
+import { alertsComponent } from '../delivery/alerts.ts';
 import { publicPagesComponent } from '../http/public-pages.ts';
 import { lockDataDir } from './serve-lock.ts';
 import { registerServer, withoutPassword } from './serve-registry.ts';
@@ -23,14 +24,16 @@ export function defaultComponents(roles: readonly Role[] = ROLES, logger = creat
   const has = (r: Role) => roles.includes(r);
   const components: Component[] = [];
   if (has('scheduler'))
-    components.push(schedulerRole([schedulerComponent(), birthdaysComponent(), retentionComponent()], logger));
+    components.push(
+      schedulerRole([schedulerComponent(), birthdaysComponent(), retentionComponent(), alertsComponent()], logger),
+    );
   if (has('api')) components.push(publicPagesComponent(), ingressComponent());
   if (has('dispatcher') || has('voice') || has('receipts')) components.push(carriersComponent());
   if (has('pusher')) components.push(createPusher());
   return components;
 }
 
-// Scheduled releases, birthday runs and the retention sweep happen on one node at a time: the one holding the scheduler lease.
+// Scheduled releases, birthday runs, the retention sweep and the operator's alerts happen on one node at a time: the one holding the scheduler lease.
 function schedulerRole(inner: Component[], logger: ReturnType<typeof createLogger>): Component {
   const led = ledComponent('scheduler', inner, logger);
   return { ...led, health: () => [{ role: 'scheduler', ok: true, leader: led.leading() }] };

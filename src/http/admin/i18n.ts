@@ -1,6 +1,7 @@
 // The operator console's words, in English and Hebrew (every key in both: the type requires it). The frame's
 // shared words (skip link, sign out, input refusals) are the customer console's (console/i18n.ts).
 import type { Lang } from '../console/i18n.ts';
+import { enAlerts, heAlerts } from './i18n-alerts.ts';
 import { enSendersPrices, heSendersPrices } from './i18n-senders-prices.ts';
 
 const en = {
@@ -134,6 +135,7 @@ const en = {
   text: 'Text',
   noMessages: 'No messages.',
   ...enSendersPrices,
+  ...enAlerts,
   carriersTitle: 'Carriers',
   carrier: 'Carrier',
   protocol: 'Protocol',
@@ -299,6 +301,7 @@ const he: AdminWords = {
   text: 'תוכן',
   noMessages: 'אין הודעות.',
   ...heSendersPrices,
+  ...heAlerts,
   carriersTitle: 'ספקים',
   carrier: 'ספק',
   protocol: 'פרוטוקול',

@@ -5,6 +5,7 @@ import type { Logger } from '../../logger.ts';
 import type { AppContext } from '../../operations/execute.ts';
 import { registerAdminAccountPage } from './account-page.ts';
 import { registerAdminAccounts } from './accounts.ts';
+import { registerAdminAlerts } from './alerts.ts';
 import { registerAdminAudit } from './audit.ts';
 import { registerAdminCarriers } from './carriers.ts';
 import { registerAdminHome } from './home.ts';
@@ -23,4 +24,5 @@ export function registerAdmin(app: FastifyInstance, ctx: AppContext, logger: Log
   registerAdminAudit(r);
   registerAdminSenders(r);
   registerAdminPrices(r);
+  registerAdminAlerts(r);
 }

@@ -46,6 +46,10 @@ export const ADMIN_PAGES: readonly AdminPage[] = [
   { path: '/admin/routes', audience: 'operator', nav: 'navRoutes' },
   { path: '/admin/routes/add', audience: 'admin' },
   { path: '/admin/routes/remove', audience: 'admin' },
+  { path: '/admin/alerts', audience: 'operator', nav: 'navAlerts' },
+  { path: '/admin/alerts/set', audience: 'admin' },
+  { path: '/admin/alerts/remove', audience: 'admin' },
+  { path: '/admin/alerts/webhook', audience: 'admin' },
   { path: '/admin/audit', audience: 'operator', nav: 'navAudit' },
   { path: '/admin/audit.csv', audience: 'operator' },
 ];

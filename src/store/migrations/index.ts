@@ -35,6 +35,7 @@ import * as m0032 from './0032_push_attempts_by_event.ts';
 import * as m0033 from './0033_ingress_events.ts';
 import * as m0048 from './0048_operators.ts';
 import * as m0052 from './0052_prices.ts';
+import * as m0054 from './0054_alerts.ts';
 import * as m0053 from './0053_sender_requests.ts';
 
 type VersionedMigration = { up(db: Kysely<any>, dialect: Dialect): Promise<void> };
@@ -76,4 +77,5 @@ export const MIGRATIONS: Record<string, VersionedMigration> = {
   '0048_operators': m0048,
   '0052_prices': m0052,
   '0053_sender_requests': m0053,
+  '0054_alerts': m0054,
 };
