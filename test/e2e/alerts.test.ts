@@ -2,7 +2,9 @@
 // one-second "minutes") binds a `yona smsc-sim` process; thresholds and the webhook are set with `yona admin
 // alerts`. The simulator killed, `alert.raised` (carrier-down) is logged no sooner than the threshold's minutes,
 // shows in `yona admin alerts list`, and the operator webhook receives a post signed with its secret; the
-// simulator back on its port, `alert.cleared` is logged and posted, and no alert is raised twice.
+// simulator back on its port, `alert.cleared` is logged and posted, and no alert is raised twice. Receipts saying
+// "not delivered" (destinations the simulator fails) push the carrier's delivery rate under its threshold
+// (`alert.raised`, delivery-rate, posted signed); enough delivered messages after it clear it.
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
@@ -29,6 +31,7 @@ for (const target of targets) {
     let hook: PushReceiver;
     let cleanup: () => Promise<void>;
     let carriersFile: string;
+    let token: string;
 
     const cli = async (...args: string[]) => {
       const run = await serve.cli('admin', 'alerts', ...args);
@@ -73,7 +76,33 @@ for (const target of targets) {
         YONA_ALERT_MINUTE_MS: String(MINUTE_MS),
         YONA_NODE_LEASE_MS: '3000',
       });
+      const created2 = await serve.cli(
+        'admin',
+        'create-account',
+        'ops',
+        '--password',
+        'ops-pw-1234',
+        '--credits',
+        '1000',
+      );
+      assert.equal(created2.status, 0, created2.stderr);
+      const tok = await serve.cli('admin', 'create-token', 'ops');
+      assert.equal(tok.status, 0, tok.stderr);
+      token = tok.stdout.trim().split('\n').at(-1)!;
+      assert.equal((await serve.cli('admin', 'verify-sender', 'ops', 'Yona')).status, 0);
     });
+    const send = async (phones: string[]) => {
+      const res = await fetch(`http://127.0.0.1:${serve.httpPort}/api`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          sms: { user: { username: 'ops' }, source: 'Yona', destinations: { phone: phones }, message: 'rate check' },
+        }),
+      });
+      const reply = (await res.json()) as { status: number };
+      assert.equal(reply.status, 0, JSON.stringify(reply));
+    };
+    const ofKind = (event: string, kind: string) => lines(event).filter((l) => l.kind === kind);
     after(async () => {
       await serve?.stop();
       await sim?.stop();
@@ -153,10 +182,28 @@ for (const target of targets) {
       const post = hook.received.find((p) => p.headers['x-yona-event'] === 'alert.cleared')!;
       assert.ok(verify(post.body, String(post.headers['x-yona-timestamp']), String(post.headers['x-yona-signature'])));
       assert.equal((JSON.parse(post.body) as { event: string }).event, 'alert.cleared');
-      assert.equal(lines('alert.raised').length, 1);
+      assert.equal(ofKind('alert.raised', 'carrier-down').length, 1);
       assert.equal(hook.received.filter((p) => p.headers['x-yona-event'] === 'alert.raised').length, 1);
       const list = JSON.parse(await cli('list', '--json')) as { active: unknown[] };
       assert.deepEqual(list.active, []);
+    });
+
+    it('receipts saying not delivered raise delivery-rate under its threshold; delivered ones clear it', async () => {
+      await send(['0501230101', '0501240101', '0501230011', '0501230012']);
+      await waitFor(() => ofKind('alert.raised', 'delivery-rate').length > 0, 'the delivery-rate alert', 20_000);
+      const [raised] = ofKind('alert.raised', 'delivery-rate');
+      assert.equal(raised.subject, 'a');
+      assert.equal(raised.value, 50);
+      assert.equal(raised.threshold, 90);
+      await waitFor(
+        () => hook.received.some((p) => p.body.includes('"kind":"delivery-rate"')),
+        'the delivery-rate post',
+      );
+      const post = hook.received.find((p) => p.body.includes('"kind":"delivery-rate"'))!;
+      assert.ok(verify(post.body, String(post.headers['x-yona-timestamp']), String(post.headers['x-yona-signature'])));
+      await send(Array.from({ length: 20 }, (_, i) => `05012350${String(i + 10).padStart(2, '0')}`));
+      await waitFor(() => ofKind('alert.cleared', 'delivery-rate').length > 0, 'the delivery-rate clear', 20_000);
+      assert.equal(ofKind('alert.raised', 'delivery-rate').length, 1);
     });
   });
 }
