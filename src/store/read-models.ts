@@ -36,3 +36,4 @@ export { accountOperatorSettings, listAccountsForOperator, type AccountListing }
 export { listCarriers, listRoutes, type CarrierRow, type StoredRoute } from './carriers.ts';
 export { liveNodes, type NodeRecord } from './nodes.ts';
 export { activeAlerts, alertWebhook, listAlertRules, recentAlerts, type AlertRecord } from './alerts.ts';
+export { operatorMessagePage, type OperatorMessageFilter, type OperatorMessageRow } from './admin-messages.ts';

@@ -10,7 +10,15 @@ import { assertAccessible, browserAvailable, launchBrowser, newPage, screenshot 
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { storeTargets } from '../helpers/stores.ts';
 
-const PAGES = ['/admin', '/admin/accounts', '/admin/accounts/acme', '/admin/carriers', '/admin/routes', '/admin/audit'];
+const PAGES = [
+  '/admin',
+  '/admin/accounts',
+  '/admin/accounts/acme',
+  '/admin/carriers',
+  '/admin/routes',
+  '/admin/messages',
+  '/admin/audit',
+];
 
 for (const target of browserAvailable() ? await storeTargets() : []) {
   describe(`operator console in a browser (${target.name})`, () => {

@@ -166,6 +166,13 @@ const en = {
   roles: 'Roles',
   heartbeat: 'Heartbeat',
   noNodes: 'No live nodes.',
+  messagesTitle: 'Messages',
+  outcome: 'Outcome',
+  any: 'Any',
+  delivered: 'Delivered',
+  failedOutcome: 'Failed',
+  pendingOutcome: 'Pending',
+  csv: 'Download CSV',
 };
 
 export type AdminWords = typeof en;
@@ -332,6 +339,13 @@ const he: AdminWords = {
   roles: 'תפקידים',
   heartbeat: 'דופק אחרון',
   noNodes: 'אין צמתים פעילים.',
+  messagesTitle: 'הודעות',
+  outcome: 'תוצאה',
+  any: 'הכול',
+  delivered: 'נמסרו',
+  failedOutcome: 'נכשלו',
+  pendingOutcome: 'ממתינות',
+  csv: 'הורדת CSV',
 };
 
 export function adminWords(lang: Lang): AdminWords {

@@ -8,6 +8,7 @@ import { registerAdminAccounts } from './accounts.ts';
 import { registerAdminAlerts } from './alerts.ts';
 import { registerAdminAudit } from './audit.ts';
 import { registerAdminCarriers } from './carriers.ts';
+import { registerAdminMessages } from './messages.ts';
 import { registerAdminHome } from './home.ts';
 import { registerAdminLogin } from './login.ts';
 import { registerAdminPrices } from './prices.ts';
@@ -21,6 +22,7 @@ export function registerAdmin(app: FastifyInstance, ctx: AppContext, logger: Log
   registerAdminAccounts(r);
   registerAdminAccountPage(r);
   registerAdminCarriers(r);
+  registerAdminMessages(r);
   registerAdminAudit(r);
   registerAdminSenders(r);
   registerAdminPrices(r);

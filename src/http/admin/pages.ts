@@ -46,6 +46,8 @@ export const ADMIN_PAGES: readonly AdminPage[] = [
   { path: '/admin/routes', audience: 'operator', nav: 'navRoutes' },
   { path: '/admin/routes/add', audience: 'admin' },
   { path: '/admin/routes/remove', audience: 'admin' },
+  { path: '/admin/messages', audience: 'operator', nav: 'navMessages' },
+  { path: '/admin/messages.csv', audience: 'operator' },
   { path: '/admin/alerts', audience: 'operator', nav: 'navAlerts' },
   { path: '/admin/alerts/set', audience: 'admin' },
   { path: '/admin/alerts/remove', audience: 'admin' },

@@ -34,9 +34,10 @@ import * as m0031 from './0031_operator_account_state.ts';
 import * as m0032 from './0032_push_attempts_by_event.ts';
 import * as m0033 from './0033_ingress_events.ts';
 import * as m0048 from './0048_operators.ts';
+import * as m0049 from './0049_operator_message_log.ts';
 import * as m0052 from './0052_prices.ts';
-import * as m0054 from './0054_alerts.ts';
 import * as m0053 from './0053_sender_requests.ts';
+import * as m0054 from './0054_alerts.ts';
 
 type VersionedMigration = { up(db: Kysely<any>, dialect: Dialect): Promise<void> };
 
@@ -75,6 +76,7 @@ export const MIGRATIONS: Record<string, VersionedMigration> = {
   '0032_push_attempts_by_event': m0032,
   '0033_ingress_events': m0033,
   '0048_operators': m0048,
+  '0049_operator_message_log': m0049,
   '0052_prices': m0052,
   '0053_sender_requests': m0053,
   '0054_alerts': m0054,

@@ -103,6 +103,14 @@ for (const target of await storeTargets()) {
       assert.match((await dana.get('/admin/accounts/alice')).text, /<dd>35<\/dd>/);
     });
 
+    it('opens the message log across accounts, filtered by account, and its CSV', async () => {
+      const page = await dana.get('/admin/messages?account=bob');
+      assert.equal(page.status, 200);
+      const csv = await dana.get('/admin/messages.csv?account=alice');
+      assert.equal(csv.status, 200);
+      assert.match(csv.text, /^\uFEFFcreated_at,account,phone/);
+    });
+
     it('opens no /admin page to a customer session', async () => {
       const customer = new ConsoleClient(t.httpsUrl);
       assert.equal((await customer.login('alice', 'alice-pw-123')).status, 303);
