@@ -23,6 +23,8 @@ export interface Config {
   sqliteGroupCommit: boolean;
   /** YONA_RETENTION_DAYS (0: keep everything): finished campaigns with their messages, and inbound messages, older than this go. */
   retentionDays: number;
+  /** YONA_ALERT_INTERVAL_MS (30,000): how often the leading node evaluates the operator's alerts; YONA_ALERT_MINUTE_MS (60,000): the length of a "minute" in alert thresholds. */
+  alerts: { intervalMs: number; minuteMs: number };
   /** YONA_PG_GROUP_LANES (1): connections that commit concurrent API sends together on PostgreSQL; 0 commits each alone. */
   pgGroupLanes: number;
   httpsPort: number;
@@ -215,6 +217,16 @@ export const SETTINGS = {
     integer(0, 0, 36_500),
     '0',
     'days finished campaigns, their messages and inbound messages are kept (0: for ever)',
+  ),
+  YONA_ALERT_INTERVAL_MS: setting(
+    integer(30_000, 100, 3_600_000),
+    '30000',
+    "how often the leading node evaluates the operator's alert thresholds, in milliseconds",
+  ),
+  YONA_ALERT_MINUTE_MS: setting(
+    integer(60_000, 100, 60_000),
+    '60000',
+    'milliseconds in a minute of alert thresholds (shorter only for tests)',
   ),
   YONA_PG_GROUP_LANES: setting(
     integer(1, 0, 64),
@@ -437,6 +449,7 @@ export function loadConfig(env: Env = process.env): Config {
     sqliteGroupCommit: v.YONA_SQLITE_GROUP_COMMIT,
     pgGroupLanes: v.YONA_PG_GROUP_LANES,
     retentionDays: v.YONA_RETENTION_DAYS,
+    alerts: { intervalMs: v.YONA_ALERT_INTERVAL_MS, minuteMs: v.YONA_ALERT_MINUTE_MS },
     httpsPort: v.YONA_HTTPS_PORT,
     httpsHost: v.YONA_HTTPS_HOST,
     httpPort: v.YONA_HTTP_PORT,

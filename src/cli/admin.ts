@@ -287,6 +287,7 @@ export const ADMIN_COMMANDS: Record<string, Command> = {
   'reject-sender': (...a) => import('./admin-senders.ts').then((m) => m.rejectSenderCommand(...a)),
   'reserved-senders': (...a) => import('./admin-senders.ts').then((m) => m.reservedSendersCommand(...a)),
   price: (...a) => import('./admin-prices.ts').then((m) => m.priceCommand(...a)),
+  alerts: (...a) => import('./admin-alerts.ts').then((m) => m.alertsCommand(...a)),
   nodes: (...a) => import('./admin-nodes.ts').then((m) => m.nodesCommand(...a)),
   'smpp-sessions': (...a) => import('./admin-smpp-sessions.ts').then((m) => m.smppSessionsCommand(...a)),
   accounts: (...a) => import('./admin-accounts.ts').then((m) => m.accountsCommand(...a)),

@@ -278,6 +278,13 @@ export const ADMIN_HELP: Record<string, CommandHelp> = {
       "The international rate card (agorot a part per destination country, and the default for the rest, YONA_INTL_PRICE_AGOROT when none is set) and an account's own prices of a domestic part (credits) and an international part (agorot); sends and dry runs price with them from the next request.",
     example: 'yona admin price set-country US 18',
   },
+  alerts: {
+    usage:
+      'yona admin alerts list [--json] | set KIND [--below PERCENT] [--minutes N] | remove KIND | webhook URL --secret SECRET | webhook none',
+    summary:
+      "The operator's alert thresholds (delivery-rate --below PERCENT --minutes N, carrier-down --minutes N, queue-age --minutes N, push-disabled), the active alerts, and the webhook raises and clears are posted to, signed with SECRET.",
+    example: 'yona admin alerts set carrier-down --minutes 5',
+  },
   push: {
     usage:
       'yona admin push list USERNAME [TYPE] | delete USERNAME TYPE | enable USERNAME TYPE | secret USERNAME [--clear] | log USERNAME TYPE [N] | allow-private USERNAME on|off',

@@ -11,6 +11,7 @@ import { createBirthdaySender } from '../operations/send/birthday.ts';
 import { birthdayComponent } from '../delivery/birthdays.ts';
 import { schedulerComponent } from '../delivery/scheduler.ts';
 import { retentionComponent } from '../delivery/retention.ts';
+import { alertsComponent } from '../delivery/alerts.ts';
 import { publicPagesComponent } from '../http/public-pages.ts';
 import { lockDataDir } from './serve-lock.ts';
 import { registerServer, withoutPassword } from './serve-registry.ts';
@@ -25,7 +26,9 @@ export function defaultComponents(roles: readonly Role[] = ROLES, logger = creat
   const has = (r: Role) => roles.includes(r);
   const components: Component[] = [];
   if (has('scheduler'))
-    components.push(schedulerRole([schedulerComponent(), birthdaysComponent(), retentionComponent()], logger));
+    components.push(
+      schedulerRole([schedulerComponent(), birthdaysComponent(), retentionComponent(), alertsComponent()], logger),
+    );
   const carriers = has('dispatcher') || has('voice') || has('receipts') ? carriersComponent() : undefined;
   const bundled = () => carriers?.runtime()?.simulators?.map((s) => s.carrier) ?? [];
   if (has('api')) components.push(publicPagesComponent(), ingressComponent({ bundled }));
@@ -36,7 +39,7 @@ export function defaultComponents(roles: readonly Role[] = ROLES, logger = creat
   return components;
 }
 
-// Scheduled releases, birthday runs and the retention sweep happen on one node at a time: the one holding the scheduler lease.
+// Scheduled releases, birthday runs, the retention sweep and the operator's alerts happen on one node at a time: the one holding the scheduler lease.
 function schedulerRole(inner: Component[], logger: ReturnType<typeof createLogger>): Component {
   const led = ledComponent('scheduler', inner, logger);
   return { ...led, health: () => [{ role: 'scheduler', ok: true, leader: led.leading() }] };

@@ -4,6 +4,7 @@ import { liveNodes } from '../../store/read-models.ts';
 import { when } from '../console/format.ts';
 import { fmt } from '../console/i18n.ts';
 import { html, table } from '../console/html.ts';
+import { alertsSection } from './alerts.ts';
 import { carrierHealthOf } from './carriers.ts';
 import type { AdminRouter } from './router.ts';
 
@@ -29,6 +30,7 @@ export function registerAdminHome(r: AdminRouter): void {
     return c.render(
       w.adminTitle,
       html`<p>${fmt(w.signedInAs, { name: c.operator.name, role })}</p>
+${await alertsSection(c)}
 <section class="card"><h2>${w.nodesTitle}</h2>${nodeTable}</section>
 <section class="card"><h2>${w.carriersTitle}</h2>${carrierTable}</section>`,
     );

@@ -1,6 +1,7 @@
 // The operator console's words, in English and Hebrew (every key in both: the type requires it). The frame's
 // shared words (skip link, sign out, input refusals) are the customer console's (console/i18n.ts).
 import type { Lang } from '../console/i18n.ts';
+import { enAlerts, heAlerts } from './i18n-alerts.ts';
 import { enSendersPrices, heSendersPrices } from './i18n-senders-prices.ts';
 
 const en = {
@@ -133,6 +134,7 @@ const en = {
   status: 'Status',
   text: 'Text',
   noMessages: 'No messages.',
+  ...enAlerts,
   carriersTitle: 'Carriers',
   carrier: 'Carrier',
   protocol: 'Protocol',
@@ -305,6 +307,7 @@ const he: AdminWords = {
   status: 'סטטוס',
   text: 'תוכן',
   noMessages: 'אין הודעות.',
+  ...heAlerts,
   carriersTitle: 'ספקים',
   carrier: 'ספק',
   protocol: 'פרוטוקול',

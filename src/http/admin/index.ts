@@ -5,6 +5,7 @@ import type { Logger } from '../../logger.ts';
 import type { AppContext } from '../../operations/execute.ts';
 import { registerAdminAccountPage } from './account-page.ts';
 import { registerAdminAccounts } from './accounts.ts';
+import { registerAdminAlerts } from './alerts.ts';
 import { registerAdminAudit } from './audit.ts';
 import { registerAdminCarriers } from './carriers.ts';
 import { registerAdminMessages } from './messages.ts';
@@ -25,4 +26,5 @@ export function registerAdmin(app: FastifyInstance, ctx: AppContext, logger: Log
   registerAdminAudit(r);
   registerAdminSenders(r);
   registerAdminPrices(r);
+  registerAdminAlerts(r);
 }

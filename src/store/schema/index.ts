@@ -11,6 +11,7 @@ import type { OtpTables } from './otp.ts';
 import type { PricesTables } from './prices.ts';
 import type { PushTables } from './push.ts';
 import type { SenderTables } from './senders.ts';
+import type { AlertTables } from './alerts.ts';
 import type { SendingTables } from './sending.ts';
 import type { WhatsappTables } from './whatsapp.ts';
 import type { WhatsappSendingTables } from './whatsapp-sending.ts';
@@ -117,7 +118,8 @@ export interface Database
     SmppTables,
     OperatorsTables,
     PricesTables,
-    SenderTables {
+    SenderTables,
+    AlertTables {
   accounts: AccountTable;
   account_ips: AccountIpTable;
   api_tokens: ApiTokenTable;
