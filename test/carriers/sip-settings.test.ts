@@ -68,6 +68,6 @@ it('names the entry and field of a mistake, and an unknown protocol', () => {
   );
   assert.throws(
     () => readCarriersFile(file({ carriers: [{ protocol: 'fax', name: 'f' }] })),
-    /carrier "f": unknown protocol "fax" \(known: smpp, sip\)/,
+    /carrier "f": unknown protocol "fax" \(known: smpp, sip, whatsapp-cloud\)/,
   );
 });
