@@ -93,12 +93,11 @@ describe('the SMPP server over two nodes (postgres)', { skip: !postgres && 'no P
   before(async () => {
     created = await postgres!.create();
     sim = await startSmscSimProcess(['--receipt-delay', '20']);
-    await customer('reseller');
-    await admin('smpp-limits', 'reseller', '--window', String(WINDOW));
-    await customer('limited');
-    await admin('smpp-limits', 'limited', '--binds', '3');
-    await admin(...simCarrierArgs('sim', sim));
-    await admin('add-route', 'default', 'sim');
+    await Promise.all([
+      customer('reseller').then(() => admin('smpp-limits', 'reseller', '--window', String(WINDOW))),
+      customer('limited').then(() => admin('smpp-limits', 'limited', '--binds', '3')),
+      admin(...simCarrierArgs('sim', sim)).then(() => admin('add-route', 'default', 'sim')),
+    ]);
     [a, b] = await Promise.all([startNode('node-a'), startNode('node-b')]);
     db = new pg.Client({ connectionString: created.env.DATABASE_URL });
     await db.connect();
