@@ -118,24 +118,27 @@ export class OutboxPump {
       [...room.values()].reduce((a, b) => a + b, 0),
     );
     const rows = await claimSmppOutbox(this.store.db, [...room.keys()], limit, now, now + this.options.resendMs);
+    // The claim's limit is the room of all accounts together: rows beyond their own account's room are due again now.
+    const spare: number[] = [];
     for (const row of rows) {
       const bind = this.pick(binds, row.accountId);
       if (!bind) {
-        this.refused.push(row.id);
+        spare.push(row.id);
         continue;
       }
       this.send(bind, row);
     }
-    if (rows.length === limit && limit > 0) this.again = true;
+    if (rows.length === limit && limit > 0 && spare.length === 0) this.again = true;
+    await retrySmppOutbox(this.store.db, spare, now);
     await this.flush();
   }
 
-  // The account's bind with the most room.
+  // The account's bind with the most room, if any has room.
   private pick(binds: ReceiverBind[], accountId: number): ReceiverBind | undefined {
     let best: ReceiverBind | undefined;
     for (const b of binds)
       if (b.accountId === accountId && (!best || b.window - b.delivering > best.window - best.delivering)) best = b;
-    return best;
+    return best && best.delivering < best.window ? best : undefined;
   }
 
   private send(bind: ReceiverBind, row: SmppOutboxRow): void {
