@@ -1,6 +1,7 @@
 // The operator's prices (migration 0052): the international rate card and per-account prices.
-import type { AccountPrices, RateCard } from '../domain/rate-card.ts';
+import { type AccountPrices, NO_ACCOUNT_PRICES, type RateCard } from '../domain/rate-card.ts';
 import type { Queryable } from './engine/db.ts';
+import { inGroupBatch, type GroupBatchKind } from './engine/pg-group-batch.ts';
 
 /** The rate card's row for the default price. */
 const DEFAULT_ROW = '*';
@@ -56,6 +57,41 @@ export async function accountPrices(db: Queryable, accountId: number): Promise<A
     intlAgorot: row?.intl_agorot_per_part == null ? null : Number(row.intl_agorot_per_part),
   };
 }
+
+/** What a send is priced with: the rate card and the account's own prices. */
+export interface SendPrices {
+  card: RateCard;
+  own: AccountPrices;
+}
+
+/**
+ * The rate card and an account's prices for one send. In a PostgreSQL send group (pg-group-batch.ts) the sends
+ * of the group read them together, so the read does not put the group's later look-ups out of step.
+ */
+export async function sendPrices(db: Queryable, accountId: number): Promise<SendPrices> {
+  const batched = inGroupBatch(db, PRICES_IN_GROUP, accountId);
+  if (batched) return batched;
+  return { card: await readRateCard(db), own: await accountPrices(db, accountId) };
+}
+
+const PRICES_IN_GROUP: GroupBatchKind<number, SendPrices> = {
+  writes: false,
+  async run(db, accountIds) {
+    const card = await readRateCard(db);
+    const rows = await db
+      .selectFrom('account_prices')
+      .select(['account_id', 'domestic_credits_per_part', 'intl_agorot_per_part'])
+      .where('account_id', 'in', [...new Set(accountIds)])
+      .execute();
+    const own = new Map<number, AccountPrices>();
+    for (const r of rows)
+      own.set(Number(r.account_id), {
+        domesticCredits: r.domestic_credits_per_part == null ? null : Number(r.domestic_credits_per_part),
+        intlAgorot: r.intl_agorot_per_part == null ? null : Number(r.intl_agorot_per_part),
+      });
+    return accountIds.map((id) => ({ card, own: own.get(id) ?? NO_ACCOUNT_PRICES }));
+  },
+};
 
 /** Sets an account's own prices (both null removes its row). */
 export async function setAccountPrices(

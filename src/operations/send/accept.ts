@@ -12,7 +12,7 @@ import {
   NO_ACCOUNT_PRICES,
   NO_RATE_CARD,
 } from '../../domain/rate-card.ts';
-import { accountPrices, readRateCard } from '../../store/prices.ts';
+import { sendPrices } from '../../store/prices.ts';
 import { ApiError } from '../../domain/errors.ts';
 import { UNSUBSCRIBE_LINK_PREFIX, unsubscribeUrl, type UnsubscribeMode } from '../../domain/sending.ts';
 import { insertCampaign, setCampaignCharges, type NewCampaign } from '../../store/campaigns.ts';
@@ -298,8 +298,9 @@ interface CallPrice {
 
 async function newPricing(ctx: OperationContext, draft: CampaignDraft): Promise<Pricing> {
   const free = draft.free === true;
-  const card = free ? NO_RATE_CARD : await readRateCard(ctx.db);
-  const own = free ? NO_ACCOUNT_PRICES : await accountPrices(ctx.db, ctx.account.id);
+  const { card, own } = free
+    ? { card: NO_RATE_CARD, own: NO_ACCOUNT_PRICES }
+    : await sendPrices(ctx.db, ctx.account.id);
   const configured = ctx.config.sending.intlPriceAgorot;
   const intlAgorot = (phone: string) =>
     intlPartAgorot(card, own, card.countries.size === 0 ? undefined : destinationCountry(phone), configured);
