@@ -147,7 +147,26 @@ for (const target of targets) {
         assert.equal(accepted.calls, 1);
         // The trunk goes live on the voice lane at the next reload, and the call is spoken in real time: under a
         // loaded CI machine that took over 20 s.
-        await eventually(async () => (await t.status(serve!, 'called')) === '102' || undefined, 60_000, '102');
+        let lastStatus: string | undefined;
+        try {
+          await eventually(
+            async () => {
+              lastStatus = await t.status(serve!, 'called');
+              return lastStatus === '102' || undefined;
+            },
+            60_000,
+            '102',
+          );
+        } catch (e) {
+          const calls = JSON.stringify(await sip.calls('972521340001'));
+          const log = serve
+            .logs()
+            .split('\n')
+            .filter((l) => /voice|sip|call|trunk/i.test(l))
+            .slice(-30)
+            .join('\n');
+          throw new Error(`${(e as Error).message}; last status ${lastStatus}; sip-sim calls ${calls}\n${log}`);
+        }
         const [received] = await sip.calls('972521340001');
         assert.equal(received?.behaviour, 'answer');
         assert.ok(received.packets > 0, `${received.packets} RTP packets`);
