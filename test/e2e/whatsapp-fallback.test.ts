@@ -335,5 +335,66 @@ for (const [index, target] of (await storeTargets()).entries()) {
       const validate = await s.call('validate_otp', { phone, code: match[1], service_type: 'whatsapp' });
       assert.equal(validate.status, 0, JSON.stringify(validate));
     });
+
+    it('prices each WhatsApp send by its category on /api/test, writing nothing (no fallback, no code)', async () => {
+      const phone = user(8, '0008');
+      await openWindow(t.service.store.db, { accountId, businessNumber: BUSINESS, user: phone }, Date.now());
+      const count = async (table: 'whatsapp_fallbacks' | 'otp_codes' | 'messages') =>
+        Number(
+          (
+            await t.service.store.db
+              .selectFrom(table)
+              .select((eb) => eb.fn.countAll<number>().as('n'))
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
+      const before = {
+        balance: await s.balance(),
+        fallbacks: await count('whatsapp_fallbacks'),
+        codes: await count('otp_codes'),
+        messages: await count('messages'),
+      };
+      const fallback = { channel: 'sms', source: 'Yona', after_seconds: 0 };
+      const dry = (root: string, doc: Record<string, unknown>) => s.call(root, doc, { dryRun: true });
+      const template = await dry('send_whatsapp_template', {
+        source: BUSINESS,
+        destination: phone,
+        templateId: 'order_update',
+        dynamicFieldsObject: { '1': 'E-5' },
+        fallback,
+      });
+      assert.deepEqual(
+        [template.status, template.category, template.credits, template.campaign_id, template.unique],
+        [0, 'utility', 2, 0, '0'],
+      );
+      const text = await dry('send_whatsapp_message', {
+        source: BUSINESS,
+        destination: phone,
+        message: 'hi',
+        fallback,
+      });
+      assert.deepEqual([text.status, text.category, text.credits], [0, 'service', 1], 'service unset: 1 credit');
+      const code = await dry('send_otp_whatsapp', { phone, fallback });
+      assert.deepEqual([code.status, code.credits], [0, 3], 'a code is authentication');
+      const many = await dry('sms', {
+        source: BUSINESS,
+        channel: 'whatsapp',
+        destinations: { phone: [phone, user(9, '0009')] },
+        template: { id: 'order_update', variables: { '1': 'F-6' } },
+        fallback,
+      });
+      assert.deepEqual([many.status, many.recipients, many.credits, many.campaign_id], [0, 2, 4, 0]);
+      assert.deepEqual(
+        {
+          balance: await s.balance(),
+          fallbacks: await count('whatsapp_fallbacks'),
+          codes: await count('otp_codes'),
+          messages: await count('messages'),
+        },
+        before,
+      );
+      await new Promise((r) => setTimeout(r, 500));
+      assert.deepEqual(await smsTo(phone), [], 'no fallback SMS from a dry run');
+    });
   });
 }
