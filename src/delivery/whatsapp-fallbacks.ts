@@ -107,7 +107,8 @@ async function settle(
     options: { whatsapp_message: f.messageId, whatsapp_campaign: f.campaignId },
     now,
   });
-  await insertMessages(db, { campaignId, accountId: f.accountId, state: 'queued', nextAttemptAt: now, now }, [
+  const common = { campaignId, accountId: f.accountId, state: 'queued' as const, nextAttemptAt: now, now };
+  await insertMessages(db, { ...common, priority: f.priority }, [
     {
       phone: f.phone,
       externalId: f.externalId,

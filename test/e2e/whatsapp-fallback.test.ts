@@ -169,7 +169,8 @@ for (const [index, target] of (await storeTargets()).entries()) {
       const sms = await smsArrives(phone);
       assert.deepEqual([sms.source, sms.text], ['Yona', 'Your order A-17 is on its way.']);
       const f = await settled(id, 'sent');
-      assert.equal((await message(Number(f.sms_message_id))).channel, 'sms');
+      const smsRow = await message(Number(f.sms_message_id));
+      assert.deepEqual([smsRow.channel, Number(smsRow.priority)], ['sms', 0]);
       assert.equal((await message(id)).status, 305);
       // The WhatsApp message is given back (it never reached the phone); the SMS costs a text.
       await eventually(async () => (await ledger()).length === before.length + 3);
@@ -331,7 +332,8 @@ for (const [index, target] of (await storeTargets()).entries()) {
       const match = /^(\d+) is your verification code\.$/.exec(sms.text);
       assert.ok(match, sms.text);
       assert.equal(sms.source, 'Yona');
-      await settled(id, 'sent');
+      const f = await settled(id, 'sent');
+      assert.equal(Number((await message(Number(f.sms_message_id))).priority), 1, "in the codes' priority lane");
       const validate = await s.call('validate_otp', { phone, code: match[1], service_type: 'whatsapp' });
       assert.equal(validate.status, 0, JSON.stringify(validate));
     });
