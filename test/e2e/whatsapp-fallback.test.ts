@@ -12,9 +12,11 @@ import { request } from 'undici';
 import { loadConfig } from '../../src/config.ts';
 import { carriersComponent } from '../../src/delivery/carriers.ts';
 import { ingressComponent } from '../../src/delivery/ingress.ts';
+import { createPusher } from '../../src/delivery/pusher.ts';
 import { whatsappSendingComponent } from '../../src/delivery/whatsapp-sending.ts';
 import { openWindow } from '../../src/store/whatsapp.ts';
 import { eventually, newSender, windowAroundNow, type Sender } from '../delivery/delivery-helpers.ts';
+import { startPushReceiver, type PushReceiver } from '../helpers/push-receiver.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { simCarrierArgs, startSmscSimProcess, type SmscSimProcess } from '../helpers/smsc-sim-process.ts';
 import { storeTargets } from '../helpers/stores.ts';
@@ -22,6 +24,7 @@ import { SIM_APP_SECRET, SIM_TOKEN, startWaSimProcess, type WaSimProcess } from 
 
 const BUSINESS = '972771230500';
 const FAST_MS = 60;
+const ENV = { YONA_PUSH_ALLOW_PRIVATE: '1', YONA_PUSH_RETRY_BASE_MS: '20', YONA_PUSH_POLL_MS: '20' };
 
 for (const [index, target] of (await storeTargets()).entries()) {
   describe(`WhatsApp's SMS fallback against wa-sim and smsc-sim processes (${target.name})`, () => {
@@ -30,6 +33,8 @@ for (const [index, target] of (await storeTargets()).entries()) {
     let t: TestService;
     let s: Sender;
     let accountId: number;
+    let dlrHook: PushReceiver;
+    let waHook: PushReceiver;
     const carrier = `wa-fb-${target.name}`;
     // Each store's run has numbers of its own (the scripted suffix stays last).
     const user = (n: number, suffix: string) => `9725${index}${String(n).padStart(3, '0')}${suffix}`;
@@ -118,10 +123,12 @@ for (const [index, target] of (await storeTargets()).entries()) {
         body: '{{1}} is your verification code.',
       });
       t = await first.restart({
+        env: ENV,
         components: [
           carriersComponent({ settings: { pollMs: 20, retryBaseMs: 100 }, config: loadConfig({}) }),
           ingressComponent(),
           whatsappSendingComponent({ fallbackIntervalMs: 50 }),
+          createPusher({ config: loadConfig(ENV) }),
         ],
       });
       s = await newSender(t, 'fbacct', 1000);
@@ -130,6 +137,13 @@ for (const [index, target] of (await storeTargets()).entries()) {
       await t.admin('whatsapp-price', 'set', 'utility', '2');
       await t.admin('whatsapp-price', 'set', 'authentication', '3');
       await wa.control.post('/webhook', { url: `${t.httpUrl}/webhooks/whatsapp/${carrier}` });
+      dlrHook = await startPushReceiver();
+      waHook = await startPushReceiver();
+      for (const [type, hook] of [
+        ['dlr', dlrHook],
+        ['dlr_whatsapp', waHook],
+      ] as const)
+        assert.equal((await s.call('push_url', { type, url: hook.url })).status, 0);
       // The API sees the WhatsApp carrier within its coverage refresh.
       await eventually(
         async () => {
@@ -153,6 +167,8 @@ for (const [index, target] of (await storeTargets()).entries()) {
       await t?.close();
       await wa?.stop();
       await smsc?.stop();
+      await dlrHook?.close();
+      await waHook?.close();
     });
 
     it('no WhatsApp (131026): the template, variables filled, goes by SMS from the verified sender', async () => {
@@ -271,6 +287,18 @@ for (const [index, target] of (await storeTargets()).entries()) {
         return list.length === 2 && list.some((x) => x.channel !== 'whatsapp' && x.status === '102') ? list : undefined;
       });
       assert.deepEqual(reports.map((x) => x.channel === 'whatsapp').sort(), [false, true]);
+      // Pushed too: the SMS's report on dlr, WhatsApp's late statuses on dlr_whatsapp.
+      await eventually(
+        () => dlrHook.received.find((p) => p.fields.phone === phone && p.fields.status === '102'),
+        8000,
+        "the SMS's dlr push",
+      );
+      const waPushes = await eventually(() => {
+        const list = waHook.received.map((p) => JSON.parse(p.body)).filter((f) => f.phone === phone);
+        return list.some((f) => f.ack === 'read') ? list : undefined;
+      });
+      assert.ok(waPushes.some((f) => f.ack === 'delivered' && f.unique === String(id)));
+      assert.ok(!dlrHook.received.some((p) => p.fields.status === '302' || p.fields.status === '303'));
       const added = (await ledger()).slice(before.length);
       assert.deepEqual(
         added.map((e) => e.amount),
