@@ -205,6 +205,29 @@ for (const [index, target] of (await storeTargets()).entries()) {
       });
     });
 
+    it('the main API: sms with "channel":"whatsapp" and a fallback, to a number without WhatsApp, reaches the SMSC', async () => {
+      const phone = user(10, '1026');
+      const r = await s.call('sms', {
+        source: BUSINESS,
+        channel: 'whatsapp',
+        destinations: { phone: [{ $: { id: 'main-1' }, _: phone }] },
+        template: { id: 'order_update', variables: { '1': 'G-7' } },
+        fallback: { channel: 'sms', source: 'Yona', after_seconds: 600 },
+      });
+      assert.equal(r.status, 0, JSON.stringify(r));
+      const sms = await smsArrives(phone);
+      assert.deepEqual([sms.source, sms.text], ['Yona', 'Your order G-7 is on its way.']);
+      // Both reports carry the caller's id of the recipient.
+      const reports = await eventually(async () => {
+        const list = await reportsOf(phone);
+        return list.length === 2 && list.every((x) => x.status !== '-1') ? list : undefined;
+      });
+      assert.deepEqual(
+        reports.map((x) => x.external_id),
+        ['main-1', 'main-1'],
+      );
+    });
+
     it('a failed WhatsApp text (131047 at the provider) goes by SMS with its text', async () => {
       const phone = user(2, '0002');
       // Yona saw the user write (its window is open), the provider did not: the text fails there with 131047.
