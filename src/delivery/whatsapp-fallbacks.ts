@@ -12,6 +12,7 @@ import { insertCampaign } from '../store/campaigns.ts';
 import { inTransaction, type Queryable, type Store } from '../store/engine/db.ts';
 import { applyLedgerChange } from '../store/ledger.ts';
 import { insertMessages } from '../store/messages.ts';
+import { loadMessagesForUpdate } from '../store/status-events.ts';
 import { claimDueFallbacks, settleFallback, type DueFallback } from '../store/whatsapp-fallbacks.ts';
 import { campaignMessageIds } from '../store/whatsapp-sends.ts';
 
@@ -26,6 +27,8 @@ const LEASE_MS = 30_000;
 const BATCH = 100;
 
 class ShortOfBalance extends Error {}
+/** Another node (whose lease ran out while it worked) settled the fallback first: this one's work is rolled back. */
+class AlreadySettled extends Error {}
 
 export interface FallbackWorkerDeps {
   store: Store;
@@ -39,6 +42,18 @@ export interface FallbackWorkerDeps {
 export async function runDueFallbacks(deps: FallbackWorkerDeps): Promise<number> {
   const now = deps.clock();
   const due = await claimDueFallbacks(deps.store.db, { now, leaseMs: LEASE_MS, limit: BATCH, reached: REACHED });
+  return settleClaimedFallbacks(deps, due, now);
+}
+
+/**
+ * Settles fallbacks this node claimed, each in a transaction of its own that reads its WhatsApp message again
+ * (locked on PostgreSQL, as the receipts worker locks it): a delivery recorded after the claim still cancels it.
+ */
+export async function settleClaimedFallbacks(
+  deps: FallbackWorkerDeps,
+  due: readonly DueFallback[],
+  now: number,
+): Promise<number> {
   let settled = 0;
   let sent = 0;
   for (const f of due) {
@@ -47,6 +62,7 @@ export async function runDueFallbacks(deps: FallbackWorkerDeps): Promise<number>
       settled++;
       if (outcome === 'sent') sent++;
     } catch (err) {
+      if (err instanceof AlreadySettled) continue;
       if (!(err instanceof ShortOfBalance)) throw err;
       await inTransaction(deps.store.db, (db) => settleFallback(db, f.messageId, { state: 'cancelled' }, now));
       deps.logger.warn(
@@ -66,8 +82,12 @@ async function settle(
   deps: FallbackWorkerDeps,
   now: number,
 ): Promise<'sent' | 'cancelled'> {
-  if (f.reached || f.notSent) {
-    await settleFallback(db, f.messageId, { state: 'cancelled' }, now);
+  // The message as it stands now: a status recorded since the claim counts.
+  const [message] = await loadMessagesForUpdate(db, [f.messageId]);
+  const reached = message?.status != null && REACHED.includes(message.status);
+  const notSent = !message || message.state === 'skipped' || message.state === 'cancelled';
+  if (reached || notSent) {
+    if (!(await settleFallback(db, f.messageId, { state: 'cancelled' }, now))) throw new AlreadySettled();
     return 'cancelled';
   }
   const international = !f.phone.startsWith('972');
@@ -87,7 +107,8 @@ async function settle(
     options: { whatsapp_message: f.messageId, whatsapp_campaign: f.campaignId },
     now,
   });
-  await insertMessages(db, { campaignId, accountId: f.accountId, state: 'queued', nextAttemptAt: now, now }, [
+  const common = { campaignId, accountId: f.accountId, state: 'queued' as const, nextAttemptAt: now, now };
+  await insertMessages(db, { ...common, priority: f.priority }, [
     {
       phone: f.phone,
       externalId: f.externalId,
@@ -111,7 +132,7 @@ async function settle(
   if (!(await applyLedgerChange(db, { ...debit, currency: 'international', amount: -agorot })))
     throw new ShortOfBalance();
   const [smsMessageId] = await campaignMessageIds(db, campaignId);
-  await settleFallback(db, f.messageId, { state: 'sent', smsMessageId }, now);
+  if (!(await settleFallback(db, f.messageId, { state: 'sent', smsMessageId }, now))) throw new AlreadySettled();
   deps.logger.info(
     { event: 'whatsapp.fallback.sent', message: f.messageId, sms: smsMessageId, campaign: campaignId },
     'WhatsApp message not delivered: its SMS fallback is queued',

@@ -15,11 +15,17 @@ import { bearerToken } from './bearer.ts';
 import { refuseUnsafeText } from './input-guard.ts';
 
 /** The operation each POST path runs. */
-const SENDS: Readonly<Record<string, string>> = {
+export const SENDS: Readonly<Record<string, string>> = {
   'send-whatsapp-message': 'send_whatsapp_message',
   'send-whatsapp-template': 'send_whatsapp_template',
   'send-otp-whatsapp': 'send_otp_whatsapp',
 };
+
+/** The template listing's paths (its template id is optional). */
+export const LISTING_PATHS = [
+  '/whatsapp-api/get-phone-templates/:phone',
+  '/whatsapp-api/get-phone-templates/:phone/:templateId',
+] as const;
 
 /** A reply in 019's WhatsApp shape. */
 export function wireReply(root: string, reply: Reply): Record<string, unknown> {
@@ -92,8 +98,7 @@ export function registerWhatsappApi(app: FastifyInstance, ctx: AppContext, logge
     if (params.templateId) doc.templateId = params.templateId;
     return run(request, reply, 'get_phone_templates', doc);
   };
-  app.get('/whatsapp-api/get-phone-templates/:phone', listing);
-  app.get('/whatsapp-api/get-phone-templates/:phone/:templateId', listing);
+  for (const path of LISTING_PATHS) app.get(path, listing);
 }
 
 /** A JSON object body, or undefined (not JSON, or not an object). */

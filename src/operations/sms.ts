@@ -31,7 +31,14 @@ import { spokenLengths } from './send/spoken-length.ts';
 import type { SpokenLengths } from '../domain/voice.ts';
 import { acceptedReply, SEND_REPLY } from './send/reply.ts';
 import { lenient, optText, rawText, text, textOf } from './fields.ts';
-import { FALLBACK_SHAPE, TEMPLATE_SHAPE, fallbackOf, templateOf } from './whatsapp/fields.ts';
+import {
+  FALLBACK_SCHEMA,
+  FALLBACK_SHAPE,
+  TEMPLATE_SCHEMA,
+  TEMPLATE_SHAPE,
+  fallbackOf,
+  templateOf,
+} from './whatsapp/fields.ts';
 import { whatsappSms } from './whatsapp/sms-channel.ts';
 import { defineOperation } from './types.ts';
 
@@ -60,15 +67,19 @@ export const smsInput = z.object({
     ttsOf,
     'Makes the send a voice send: `type` (2, 3 or 4), `rate` (-10..10), `repeat` (default 2), `voice` (ymMale, ymFemale).',
   ),
-  channel: optText(),
+  channel: optText().meta({
+    enum: ['sms', 'whatsapp'],
+    description:
+      '`sms` (the default) or `whatsapp`: then `source` is a business number of the account and the send carries `message` (free text, users inside their 24-hour window only) or `template` (docs/whatsapp.md).',
+  }),
   template: lenient(
     templateOf,
     'With `"channel":"whatsapp"`: an approved template instead of `message`, `{"id": NAME, "language": CODE, "variables": {"1": "..."}}`.',
-  ),
+  ).meta(TEMPLATE_SCHEMA),
   fallback: lenient(
     fallbackOf,
-    'With `"channel":"whatsapp"`: `{"channel":"sms","source":VERIFIED_SMS_SENDER,"after_seconds":N}`, an SMS when WhatsApp fails or is late.',
-  ),
+    'With `"channel":"whatsapp"`: `{"channel":"sms","source":VERIFIED_SMS_SENDER,"after_seconds":N}`, an SMS from that sender when WhatsApp fails, the number has no WhatsApp, or it is not delivered within N seconds (0-86400, default 60).',
+  ).meta(FALLBACK_SCHEMA),
 });
 
 type SmsInput = z.output<typeof smsInput>;

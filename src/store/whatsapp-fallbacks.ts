@@ -52,6 +52,8 @@ export interface DueFallback {
   reached: boolean;
   /** The WhatsApp message never went (blocked at dispatch, cancelled): nor does its fallback. */
   notSent: boolean;
+  /** The WhatsApp message's lane (1: the priority lane, as one-time codes): its SMS takes the same. */
+  priority: number;
 }
 
 /**
@@ -77,6 +79,7 @@ export async function claimDueFallbacks(
       'm.external_id',
       'm.state',
       'm.status',
+      'm.priority',
     ])
     .where('f.state', '=', 'pending')
     .where('f.lease_until', '<', o.now)
@@ -113,6 +116,7 @@ export async function claimDueFallbacks(
       externalId: c.external_id,
       reached: status !== null && o.reached.includes(status),
       notSent: c.state === 'skipped' || c.state === 'cancelled',
+      priority: Number(c.priority ?? 0),
     });
   }
   return claimed;

@@ -105,7 +105,20 @@ describe('OpenAPI document', () => {
       'message',
       'date',
     ]);
-    assert.equal(fields('dlr_whatsapp', 'application/json').includes('error_code'), true);
+    assert.deepEqual(fields('dlr_whatsapp', 'application/json'), [
+      'hook',
+      'channel',
+      'unique',
+      'ack',
+      'external_id',
+      'status',
+      'he_message',
+      'en_message',
+      'error_code',
+      'date',
+      'phone',
+      'shipment_id',
+    ]);
     assert.deepEqual(fields('dlr'), [
       'external_id',
       'status',
@@ -119,5 +132,88 @@ describe('OpenAPI document', () => {
     ]);
     assert.deepEqual(fields('incoming_sms'), ['phone', 'dest', 'message', 'date']);
     assert.deepEqual(fields('blacklist'), ['dest', 'message', 'date']);
+  });
+
+  it("lists 019's WhatsApp endpoints, each answering over HTTP in the documented shape", async () => {
+    const paths = Object.keys(doc.paths).filter((p) => p.startsWith('/whatsapp-api/'));
+    assert.deepEqual(paths.sort(), [
+      '/whatsapp-api/get-phone-templates/{phone}',
+      '/whatsapp-api/get-phone-templates/{phone}/{templateId}',
+      '/whatsapp-api/send-otp-whatsapp',
+      '/whatsapp-api/send-whatsapp-message',
+      '/whatsapp-api/send-whatsapp-template',
+    ]);
+    const bodyFields = (path: string) =>
+      Object.keys(doc.paths[path].post.requestBody.content['application/json'].schema.properties).sort();
+    assert.deepEqual(bodyFields('/whatsapp-api/send-whatsapp-message'), [
+      'destination',
+      'fallback',
+      'idempotency_key',
+      'message',
+      'source',
+    ]);
+    assert.deepEqual(bodyFields('/whatsapp-api/send-whatsapp-template'), [
+      'destination',
+      'dynamicFieldsObject',
+      'fallback',
+      'idempotency_key',
+      'language',
+      'source',
+      'templateId',
+    ]);
+    assert.deepEqual(bodyFields('/whatsapp-api/send-otp-whatsapp'), [
+      'app_id',
+      'fallback',
+      'idempotency_key',
+      'language',
+      'max_tries',
+      'phone',
+      'source',
+    ]);
+    const reasons =
+      doc.paths['/whatsapp-api/send-whatsapp-message'].post.responses[200].content['application/json'].schema.properties
+        .ans.properties.reason.oneOf;
+    assert.deepEqual(
+      reasons.map((r: Doc) => r.const),
+      [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 99],
+    );
+    // Each documented path is a route: called without a token it answers 200 in 019's shape with reason 2.
+    for (const path of paths) {
+      const method = doc.paths[path].post ? 'POST' : 'GET';
+      const url = `${t.httpUrl}${path.replace('{phone}', '972771234567').replace('{templateId}', 'hello')}`;
+      const res = await request(url, {
+        method,
+        headers: { 'content-type': 'application/json' },
+        body: method === 'POST' ? '{}' : undefined,
+      });
+      assert.equal(res.statusCode, 200, path);
+      const body = (await res.body.json()) as Doc;
+      assert.deepEqual([body.success, body.ans.status, body.ans.reason], [false, 'ERROR', 2], path);
+      const documented = doc.paths[path][method.toLowerCase()].responses[200].content['application/json'].schema;
+      const refusal = documented.oneOf ? documented.oneOf.find((b: Doc) => b.title === 'refused') : documented;
+      for (const key of refusal.required) assert.ok(key in body, `${path}: ${key}`);
+      for (const key of refusal.properties.ans.required) assert.ok(key in body.ans, `${path}: ans.${key}`);
+    }
+    const missing = await request(`${t.httpUrl}/whatsapp-api/send-whatsapp-nothing`, { method: 'POST', body: '{}' });
+    assert.equal(missing.statusCode, 404, 'an undocumented path is no route');
+    await missing.body.dump();
+  });
+
+  it('describes the WhatsApp fields of sms: channel, template and fallback', () => {
+    const sms = doc.components.schemas.smsRequest.properties;
+    assert.deepEqual(sms.channel.enum, ['sms', 'whatsapp']);
+    assert.deepEqual(Object.keys(sms.template.properties), ['id', 'language', 'variables']);
+    assert.deepEqual(sms.template.required, ['id']);
+    assert.deepEqual(Object.keys(sms.fallback.properties), ['channel', 'source', 'after_seconds']);
+    assert.deepEqual(sms.fallback.properties.channel.enum, ['sms']);
+    assert.deepEqual(
+      [sms.fallback.properties.after_seconds.minimum, sms.fallback.properties.after_seconds.maximum],
+      [0, 86_400],
+    );
+    for (const root of ['send_whatsapp_message', 'send_whatsapp_template', 'send_otp_whatsapp'])
+      assert.deepEqual(doc.components.schemas[`${root}Request`].properties.fallback, {
+        ...sms.fallback,
+        description: doc.components.schemas[`${root}Request`].properties.fallback.description,
+      });
   });
 });

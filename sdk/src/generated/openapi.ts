@@ -41,6 +41,91 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/whatsapp-api/send-whatsapp-message": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send free text to a user inside their 24-hour window (019's send-whatsapp-message) */
+        post: operations["send_whatsapp_message"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/whatsapp-api/send-whatsapp-template": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send an approved template with its variables (019's send-whatsapp-template) */
+        post: operations["send_whatsapp_template"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/whatsapp-api/send-otp-whatsapp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a one-time code over WhatsApp, checked by validate_otp with service_type whatsapp (019's send-otp-whatsapp) */
+        post: operations["send_otp_whatsapp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/whatsapp-api/get-phone-templates/{phone}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a business number's templates in 019's shape (019's get-phone-templates) */
+        get: operations["get_phone_templates"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/whatsapp-api/get-phone-templates/{phone}/{templateId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One template of a business number, in 019's shape */
+        get: operations["get_phone_template"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     dlr: {
@@ -601,11 +686,37 @@ export interface components {
             links?: unknown;
             /** @description Makes the send a voice send: `type` (2, 3 or 4), `rate` (-10..10), `repeat` (default 2), `voice` (ymMale, ymFemale). */
             tts?: unknown;
-            channel?: string;
+            /**
+             * @description `sms` (the default) or `whatsapp`: then `source` is a business number of the account and the send carries `message` (free text, users inside their 24-hour window only) or `template` (docs/whatsapp.md).
+             * @enum {string}
+             */
+            channel?: "sms" | "whatsapp";
             /** @description With `"channel":"whatsapp"`: an approved template instead of `message`, `{"id": NAME, "language": CODE, "variables": {"1": "..."}}`. */
-            template?: unknown;
-            /** @description With `"channel":"whatsapp"`: `{"channel":"sms","source":VERIFIED_SMS_SENDER,"after_seconds":N}`, an SMS when WhatsApp fails or is late. */
-            fallback?: unknown;
+            template?: {
+                /** @description The template's name (an APPROVED template of the business number). */
+                id: string;
+                /** @description The template's language, when the name exists in several. */
+                language?: string;
+                /** @description By position, `{"1": "...", "2": "..."}`: exactly as many as the template takes, none empty, no line breaks. */
+                variables?: {
+                    [key: string]: string;
+                };
+            };
+            /** @description With `"channel":"whatsapp"`: `{"channel":"sms","source":VERIFIED_SMS_SENDER,"after_seconds":N}`, an SMS from that sender when WhatsApp fails, the number has no WhatsApp, or it is not delivered within N seconds (0-86400, default 60). */
+            fallback?: {
+                /**
+                 * @description `sms` (the default).
+                 * @enum {string}
+                 */
+                channel?: "sms";
+                /** @description A verified SMS sender of the account (else reason 12). */
+                source: string;
+                /**
+                 * @description How long WhatsApp has to deliver (or read) before the SMS goes.
+                 * @default 60
+                 */
+                after_seconds: number;
+            };
             /** @description Makes the call safe to retry: the same key from the same account within 24 hours answers the first reply and does nothing more (also while the first still runs, or ran on another node); the same key with a different request answers status 2. 1 to 255 printable ASCII characters. Sent as the `Idempotency-Key` header, or as this field by clients that cannot set headers. */
             idempotency_key?: string;
         };
@@ -774,7 +885,20 @@ export interface components {
             destination: string;
             message: string;
             /** @description SMS fallback: `{"channel":"sms","source":VERIFIED_SMS_SENDER,"after_seconds":N}` (N 0-86400, default 60): the SMS goes when WhatsApp fails, the number has no WhatsApp, or it is not delivered within N seconds. */
-            fallback?: unknown;
+            fallback?: {
+                /**
+                 * @description `sms` (the default).
+                 * @enum {string}
+                 */
+                channel?: "sms";
+                /** @description A verified SMS sender of the account (else reason 12). */
+                source: string;
+                /**
+                 * @description How long WhatsApp has to deliver (or read) before the SMS goes.
+                 * @default 60
+                 */
+                after_seconds: number;
+            };
             /** @description Makes the call safe to retry: the same key from the same account within 24 hours answers the first reply and does nothing more (also while the first still runs, or ran on another node); the same key with a different request answers status 2. 1 to 255 printable ASCII characters. Sent as the `Idempotency-Key` header, or as this field by clients that cannot set headers. */
             idempotency_key?: string;
         };
@@ -788,10 +912,25 @@ export interface components {
             destination: string;
             templateId: string;
             language?: string;
-            /** @description The template's variables by position: `{"1": "...", "2": "..."}`, exactly as many as the template takes, none empty, no line breaks. */
-            dynamicFieldsObject?: unknown;
+            /** @description By position, `{"1": "...", "2": "..."}`: exactly as many as the template takes, none empty, no line breaks. */
+            dynamicFieldsObject?: {
+                [key: string]: string;
+            };
             /** @description SMS fallback: `{"channel":"sms","source":VERIFIED_SMS_SENDER,"after_seconds":N}` (N 0-86400, default 60): the SMS goes when WhatsApp fails, the number has no WhatsApp, or it is not delivered within N seconds. */
-            fallback?: unknown;
+            fallback?: {
+                /**
+                 * @description `sms` (the default).
+                 * @enum {string}
+                 */
+                channel?: "sms";
+                /** @description A verified SMS sender of the account (else reason 12). */
+                source: string;
+                /**
+                 * @description How long WhatsApp has to deliver (or read) before the SMS goes.
+                 * @default 60
+                 */
+                after_seconds: number;
+            };
             /** @description Makes the call safe to retry: the same key from the same account within 24 hours answers the first reply and does nothing more (also while the first still runs, or ran on another node); the same key with a different request answers status 2. 1 to 255 printable ASCII characters. Sent as the `Idempotency-Key` header, or as this field by clients that cannot set headers. */
             idempotency_key?: string;
         };
@@ -816,7 +955,20 @@ export interface components {
             max_tries?: number;
             language?: number;
             /** @description SMS fallback: `{"channel":"sms","source":VERIFIED_SMS_SENDER,"after_seconds":N}`: the code goes by SMS when WhatsApp fails or is late. */
-            fallback?: unknown;
+            fallback?: {
+                /**
+                 * @description `sms` (the default).
+                 * @enum {string}
+                 */
+                channel?: "sms";
+                /** @description A verified SMS sender of the account (else reason 12). */
+                source: string;
+                /**
+                 * @description How long WhatsApp has to deliver (or read) before the SMS goes.
+                 * @default 60
+                 */
+                after_seconds: number;
+            };
             /** @description Makes the call safe to retry: the same key from the same account within 24 hours answers the first reply and does nothing more (also while the first still runs, or ran on another node); the same key with a different request answers status 2. 1 to 255 printable ASCII characters. Sent as the `Idempotency-Key` header, or as this field by clients that cannot set headers. */
             idempotency_key?: string;
         };
@@ -1452,6 +1604,345 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["getApiTokenReply"] | components["schemas"]["balanceReply"] | components["schemas"]["newCLReply"] | components["schemas"]["removeCLReply"] | components["schemas"]["addNumCLReply"] | components["schemas"]["rmNumCLReply"] | components["schemas"]["getCLReply"] | components["schemas"]["getCLbyIDReply"] | components["schemas"]["blacklistReply"] | components["schemas"]["addNumBLReply"] | components["schemas"]["rmNumBLReply"] | components["schemas"]["new_birthday_campaignReply"] | components["schemas"]["get_birthday_campaignsReply"] | components["schemas"]["edit_birthday_campaignReply"] | components["schemas"]["smsReply"] | components["schemas"]["bulkReply"] | components["schemas"]["cancelReply"] | components["schemas"]["verify_phoneReply"] | components["schemas"]["getVerifiedPhonesReply"] | components["schemas"]["dlrReply"] | components["schemas"]["dlrByDateReply"] | components["schemas"]["dlrbyDateReply"] | components["schemas"]["incomingReply"] | components["schemas"]["push_urlReply"] | components["schemas"]["send_otpReply"] | components["schemas"]["validate_otpReply"] | components["schemas"]["addSubReply"] | components["schemas"]["updateAmountSubReply"] | components["schemas"]["getBlanceSubsReply"] | components["schemas"]["send_whatsapp_messageReply"] | components["schemas"]["send_whatsapp_templateReply"] | components["schemas"]["get_phone_templatesReply"] | components["schemas"]["send_otp_whatsappReply"] | components["schemas"]["ErrorReply"];
                     "application/xml": components["schemas"]["getApiTokenReply"] | components["schemas"]["balanceReply"] | components["schemas"]["newCLReply"] | components["schemas"]["removeCLReply"] | components["schemas"]["addNumCLReply"] | components["schemas"]["rmNumCLReply"] | components["schemas"]["getCLReply"] | components["schemas"]["getCLbyIDReply"] | components["schemas"]["blacklistReply"] | components["schemas"]["addNumBLReply"] | components["schemas"]["rmNumBLReply"] | components["schemas"]["new_birthday_campaignReply"] | components["schemas"]["get_birthday_campaignsReply"] | components["schemas"]["edit_birthday_campaignReply"] | components["schemas"]["smsReply"] | components["schemas"]["bulkReply"] | components["schemas"]["cancelReply"] | components["schemas"]["verify_phoneReply"] | components["schemas"]["getVerifiedPhonesReply"] | components["schemas"]["dlrReply"] | components["schemas"]["dlrByDateReply"] | components["schemas"]["dlrbyDateReply"] | components["schemas"]["incomingReply"] | components["schemas"]["push_urlReply"] | components["schemas"]["send_otpReply"] | components["schemas"]["validate_otpReply"] | components["schemas"]["addSubReply"] | components["schemas"]["updateAmountSubReply"] | components["schemas"]["getBlanceSubsReply"] | components["schemas"]["send_whatsapp_messageReply"] | components["schemas"]["send_whatsapp_templateReply"] | components["schemas"]["get_phone_templatesReply"] | components["schemas"]["send_otp_whatsappReply"] | components["schemas"]["ErrorReply"];
+                };
+            };
+        };
+    };
+    send_whatsapp_message: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the call safe to retry: the same key from the same account within 24 hours answers the first reply and does nothing more (also while the first still runs, or ran on another node); the same key with a different request answers status 2. 1 to 255 printable ASCII characters. Sent as the `Idempotency-Key` header, or as this field by clients that cannot set headers. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    source: string;
+                    destination: string;
+                    message: string;
+                    /** @description SMS fallback: `{"channel":"sms","source":VERIFIED_SMS_SENDER,"after_seconds":N}` (N 0-86400, default 60): the SMS goes when WhatsApp fails, the number has no WhatsApp, or it is not delivered within N seconds. */
+                    fallback?: {
+                        /**
+                         * @description `sms` (the default).
+                         * @enum {string}
+                         */
+                        channel?: "sms";
+                        /** @description A verified SMS sender of the account (else reason 12). */
+                        source: string;
+                        /**
+                         * @description How long WhatsApp has to deliver (or read) before the SMS goes.
+                         * @default 60
+                         */
+                        after_seconds?: number;
+                    };
+                    /** @description Makes the call safe to retry: the same key from the same account within 24 hours answers the first reply and does nothing more (also while the first still runs, or ran on another node); the same key with a different request answers status 2. 1 to 255 printable ASCII characters. Sent as the `Idempotency-Key` header, or as this field by clients that cannot set headers. */
+                    idempotency_key?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Every answer, accepted or refused (HTTP is always 200): branch on `success` and `ans.reason`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        ans: {
+                            /** @enum {string} */
+                            status: "OK" | "ERROR";
+                            /** @description The WhatsApp message's id (what dlr_whatsapp pushes name); blank on a refusal. */
+                            unique: string;
+                            /** @description 0 when accepted, else why it was refused (docs/whatsapp.md#reasons). */
+                            reason: number & (0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10 | 11 | 12 | 13 | 14 | 15 | 99);
+                            /** @description What was done, or what was wrong. */
+                            message: string;
+                            /** @description The SMS API's status of the same outcome (0: accepted). */
+                            api_status: number;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    send_whatsapp_template: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the call safe to retry: the same key from the same account within 24 hours answers the first reply and does nothing more (also while the first still runs, or ran on another node); the same key with a different request answers status 2. 1 to 255 printable ASCII characters. Sent as the `Idempotency-Key` header, or as this field by clients that cannot set headers. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    source: string;
+                    destination: string;
+                    templateId: string;
+                    language?: string;
+                    /** @description By position, `{"1": "...", "2": "..."}`: exactly as many as the template takes, none empty, no line breaks. */
+                    dynamicFieldsObject?: {
+                        [key: string]: string;
+                    };
+                    /** @description SMS fallback: `{"channel":"sms","source":VERIFIED_SMS_SENDER,"after_seconds":N}` (N 0-86400, default 60): the SMS goes when WhatsApp fails, the number has no WhatsApp, or it is not delivered within N seconds. */
+                    fallback?: {
+                        /**
+                         * @description `sms` (the default).
+                         * @enum {string}
+                         */
+                        channel?: "sms";
+                        /** @description A verified SMS sender of the account (else reason 12). */
+                        source: string;
+                        /**
+                         * @description How long WhatsApp has to deliver (or read) before the SMS goes.
+                         * @default 60
+                         */
+                        after_seconds?: number;
+                    };
+                    /** @description Makes the call safe to retry: the same key from the same account within 24 hours answers the first reply and does nothing more (also while the first still runs, or ran on another node); the same key with a different request answers status 2. 1 to 255 printable ASCII characters. Sent as the `Idempotency-Key` header, or as this field by clients that cannot set headers. */
+                    idempotency_key?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Every answer, accepted or refused (HTTP is always 200): branch on `success` and `ans.reason`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        ans: {
+                            /** @enum {string} */
+                            status: "OK" | "ERROR";
+                            /** @description The WhatsApp message's id (what dlr_whatsapp pushes name); blank on a refusal. */
+                            unique: string;
+                            /** @description 0 when accepted, else why it was refused (docs/whatsapp.md#reasons). */
+                            reason: number & (0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10 | 11 | 12 | 13 | 14 | 15 | 99);
+                            /** @description What was done, or what was wrong. */
+                            message: string;
+                            /** @description The SMS API's status of the same outcome (0: accepted). */
+                            api_status: number;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    send_otp_whatsapp: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the call safe to retry: the same key from the same account within 24 hours answers the first reply and does nothing more (also while the first still runs, or ran on another node); the same key with a different request answers status 2. 1 to 255 printable ASCII characters. Sent as the `Idempotency-Key` header, or as this field by clients that cannot set headers. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    phone: string;
+                    source?: string;
+                    app_id?: number;
+                    max_tries?: number;
+                    language?: number;
+                    /** @description SMS fallback: `{"channel":"sms","source":VERIFIED_SMS_SENDER,"after_seconds":N}`: the code goes by SMS when WhatsApp fails or is late. */
+                    fallback?: {
+                        /**
+                         * @description `sms` (the default).
+                         * @enum {string}
+                         */
+                        channel?: "sms";
+                        /** @description A verified SMS sender of the account (else reason 12). */
+                        source: string;
+                        /**
+                         * @description How long WhatsApp has to deliver (or read) before the SMS goes.
+                         * @default 60
+                         */
+                        after_seconds?: number;
+                    };
+                    /** @description Makes the call safe to retry: the same key from the same account within 24 hours answers the first reply and does nothing more (also while the first still runs, or ran on another node); the same key with a different request answers status 2. 1 to 255 printable ASCII characters. Sent as the `Idempotency-Key` header, or as this field by clients that cannot set headers. */
+                    idempotency_key?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Every answer, accepted or refused (HTTP is always 200): branch on `success` and `ans.reason`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        ans: {
+                            /** @enum {string} */
+                            status: "OK" | "ERROR";
+                            /** @description The WhatsApp message's id (what dlr_whatsapp pushes name); blank on a refusal. */
+                            unique: string;
+                            /** @description 0 when accepted, else why it was refused (docs/whatsapp.md#reasons). */
+                            reason: number & (0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10 | 11 | 12 | 13 | 14 | 15 | 99);
+                            /** @description What was done, or what was wrong. */
+                            message: string;
+                            /** @description The SMS API's status of the same outcome (0: accepted). */
+                            api_status: number;
+                        };
+                        /** @description 019's envelope, without the code (Yona never returns it). */
+                        data: {
+                            /** @description 0, or the reason */
+                            status: number;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    get_phone_templates: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A business number of the account, international digits. */
+                phone: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every answer, accepted or refused (HTTP is always 200): branch on `success` and `ans.reason`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        /** @description the business number's templates (the one named, when templateId is given) */
+                        templates: {
+                            name: string;
+                            /** @description what send-whatsapp-template names it by (its name) */
+                            templateId: string;
+                            /** @description the provider's language code (en_US, he) */
+                            language: string;
+                            headerSample: string;
+                            /** @description the text with its {{1}}, {{2}}... placeholders */
+                            body: string;
+                            footer: string;
+                            /** @description 1 none, 2 call to action, 3 quick reply, 4 both */
+                            buttons: string;
+                            /** @description 0 none, 1 website, 2 call, 3 both */
+                            callToAction: string;
+                            callToActionWebsiteText: string;
+                            /** @description 1 static URL, 2 dynamic (one variable appended); empty without a website button */
+                            callToActionWebsiteType: string;
+                            callToActionWebsiteURL: string;
+                            callToActionCallText: string;
+                            callToActionCallNumber: string;
+                            quickReply1: string;
+                            quickReply2: string;
+                            quickReply3: string;
+                            /** @description 1 when it has a header, else 0 */
+                            headers: string;
+                            /** @description 0 approved, 1 pending, 2 rejected, 3 paused or disabled, 4 other */
+                            status: number;
+                        }[];
+                    } | {
+                        success: boolean;
+                        ans: {
+                            /** @enum {string} */
+                            status: "OK" | "ERROR";
+                            /** @description The WhatsApp message's id (what dlr_whatsapp pushes name); blank on a refusal. */
+                            unique: string;
+                            /** @description 0 when accepted, else why it was refused (docs/whatsapp.md#reasons). */
+                            reason: number & (0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10 | 11 | 12 | 13 | 14 | 15 | 99);
+                            /** @description What was done, or what was wrong. */
+                            message: string;
+                            /** @description The SMS API's status of the same outcome (0: accepted). */
+                            api_status: number;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    get_phone_template: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A business number of the account, international digits. */
+                phone: string;
+                /** @description The template's name. */
+                templateId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every answer, accepted or refused (HTTP is always 200): branch on `success` and `ans.reason`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        /** @description the business number's templates (the one named, when templateId is given) */
+                        templates: {
+                            name: string;
+                            /** @description what send-whatsapp-template names it by (its name) */
+                            templateId: string;
+                            /** @description the provider's language code (en_US, he) */
+                            language: string;
+                            headerSample: string;
+                            /** @description the text with its {{1}}, {{2}}... placeholders */
+                            body: string;
+                            footer: string;
+                            /** @description 1 none, 2 call to action, 3 quick reply, 4 both */
+                            buttons: string;
+                            /** @description 0 none, 1 website, 2 call, 3 both */
+                            callToAction: string;
+                            callToActionWebsiteText: string;
+                            /** @description 1 static URL, 2 dynamic (one variable appended); empty without a website button */
+                            callToActionWebsiteType: string;
+                            callToActionWebsiteURL: string;
+                            callToActionCallText: string;
+                            callToActionCallNumber: string;
+                            quickReply1: string;
+                            quickReply2: string;
+                            quickReply3: string;
+                            /** @description 1 when it has a header, else 0 */
+                            headers: string;
+                            /** @description 0 approved, 1 pending, 2 rejected, 3 paused or disabled, 4 other */
+                            status: number;
+                        }[];
+                    } | {
+                        success: boolean;
+                        ans: {
+                            /** @enum {string} */
+                            status: "OK" | "ERROR";
+                            /** @description The WhatsApp message's id (what dlr_whatsapp pushes name); blank on a refusal. */
+                            unique: string;
+                            /** @description 0 when accepted, else why it was refused (docs/whatsapp.md#reasons). */
+                            reason: number & (0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10 | 11 | 12 | 13 | 14 | 15 | 99);
+                            /** @description What was done, or what was wrong. */
+                            message: string;
+                            /** @description The SMS API's status of the same outcome (0: accepted). */
+                            api_status: number;
+                        };
+                    };
                 };
             };
         };

@@ -6,6 +6,7 @@ import { jsonRequestSchema, requestComponents, xmlRequestSchema } from './reques
 import { failureStatuses, statusSchema, statusTable } from './statuses.ts';
 import { inputSchema, type JsonSchema } from './json-schema.ts';
 import { webhooks } from './webhooks.ts';
+import { whatsappPaths } from './whatsapp-paths.ts';
 
 /** Component name of an operation's success reply (`sms` -> `smsReply`). */
 export const replyComponent = (root: string) => `${root}Reply`;
@@ -98,7 +99,11 @@ export function openApiDocument(): JsonSchema {
   return {
     openapi: '3.1.0',
     info: { title: 'Yona messaging API', version: '1.0.0', description: DESCRIPTION },
-    paths: { '/api': { post: operation(false) }, '/api/test': { post: operation(true) } },
+    paths: {
+      '/api': { post: operation(false) },
+      '/api/test': { post: operation(true) },
+      ...whatsappPaths(),
+    },
     webhooks: webhooks(),
     components: {
       securitySchemes: {

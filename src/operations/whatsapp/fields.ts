@@ -74,3 +74,39 @@ export function templateOf(value: unknown): GivenTemplate | undefined {
 
 export const FALLBACK_SHAPE: Shape = { channel: undefined, source: undefined, after_seconds: undefined };
 export const TEMPLATE_SHAPE: Shape = { id: undefined, language: undefined, variables: undefined };
+
+/** How the API document shows a template's variables. */
+export const VARIABLES_SCHEMA = {
+  type: 'object',
+  additionalProperties: { type: 'string' },
+  description:
+    'By position, `{"1": "...", "2": "..."}`: exactly as many as the template takes, none empty, no line breaks.',
+};
+
+/** How the API document shows `fallback` (an object in JSON; the same elements in XML). */
+export const FALLBACK_SCHEMA = {
+  type: 'object',
+  properties: {
+    channel: { type: 'string', enum: ['sms'], description: '`sms` (the default).' },
+    source: { type: 'string', description: 'A verified SMS sender of the account (else reason 12).' },
+    after_seconds: {
+      type: 'integer',
+      minimum: MIN_FALLBACK_SECONDS,
+      maximum: MAX_FALLBACK_SECONDS,
+      default: DEFAULT_FALLBACK_SECONDS,
+      description: 'How long WhatsApp has to deliver (or read) before the SMS goes.',
+    },
+  },
+  required: ['source'],
+};
+
+/** How the API document shows the main API's `template`. */
+export const TEMPLATE_SCHEMA = {
+  type: 'object',
+  properties: {
+    id: { type: 'string', description: "The template's name (an APPROVED template of the business number)." },
+    language: { type: 'string', description: "The template's language, when the name exists in several." },
+    variables: VARIABLES_SCHEMA,
+  },
+  required: ['id'],
+};

@@ -28,7 +28,7 @@ import { int, str } from '../replies.ts';
 import { Rejections } from '../send/rejections.ts';
 import { defineOperation, type OperationContext } from '../types.ts';
 import { checkFallback } from './fallback.ts';
-import { FALLBACK_SHAPE, fallbackOf } from './fields.ts';
+import { FALLBACK_SCHEMA, FALLBACK_SHAPE, fallbackOf } from './fields.ts';
 import {
   acceptWhatsapp,
   compose,
@@ -65,7 +65,7 @@ export const sendOtpWhatsapp = defineOperation({
     fallback: lenient(
       fallbackOf,
       'SMS fallback: `{"channel":"sms","source":VERIFIED_SMS_SENDER,"after_seconds":N}`: the code goes by SMS when WhatsApp fails or is late.',
-    ),
+    ).meta(FALLBACK_SCHEMA),
   }),
   reply: z.object({
     unique: str("the WhatsApp message's id"),

@@ -10,7 +10,7 @@ import { Rejections } from '../send/rejections.ts';
 import type { Recipient } from '../send/destinations.ts';
 import { defineOperation, type OperationContext, type ReplyTo } from '../types.ts';
 import { checkFallback } from './fallback.ts';
-import { FALLBACK_SHAPE, fallbackOf, variablesOf } from './fields.ts';
+import { FALLBACK_SCHEMA, FALLBACK_SHAPE, VARIABLES_SCHEMA, fallbackOf, variablesOf } from './fields.ts';
 import {
   acceptWhatsapp,
   compose,
@@ -76,7 +76,7 @@ export const sendWhatsappMessage = defineOperation({
     source: text(),
     destination: text(),
     message: rawText(),
-    fallback: lenient(fallbackOf, FALLBACK_DESCRIPTION),
+    fallback: lenient(fallbackOf, FALLBACK_DESCRIPTION).meta(FALLBACK_SCHEMA),
   }),
   reply: WHATSAPP_SEND_REPLY,
   async handler(ctx, input) {
@@ -116,8 +116,8 @@ export const sendWhatsappTemplate = defineOperation({
     dynamicFieldsObject: lenient(
       variablesOf,
       'The template\'s variables by position: `{"1": "...", "2": "..."}`, exactly as many as the template takes, none empty, no line breaks.',
-    ),
-    fallback: lenient(fallbackOf, FALLBACK_DESCRIPTION),
+    ).meta(VARIABLES_SCHEMA),
+    fallback: lenient(fallbackOf, FALLBACK_DESCRIPTION).meta(FALLBACK_SCHEMA),
   }),
   reply: WHATSAPP_SEND_REPLY,
   async handler(ctx, input) {
