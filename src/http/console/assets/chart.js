@@ -76,9 +76,12 @@
       axes: [
         {
           label: data.labels.time,
-          incrs: seconds,
-          // A month a point: ticks at the months themselves (every third one on a narrow screen).
-          splits: monthly ? () => data.x.filter((_x, i) => i % (width() < 500 ? 3 : 1) === 0) : undefined,
+          // A month a point needs steps of months (uPlot leaves out an axis none of whose steps fits).
+          incrs: monthly ? seconds.concat([2629800, 7889400, 15778800, 31557600]) : seconds,
+          // A month a point: ticks at the months themselves, the last one always (every fourth on a narrow screen).
+          splits: monthly
+            ? () => data.x.filter((_x, i) => (data.x.length - 1 - i) % (width() < 500 ? 4 : 1) === 0)
+            : undefined,
           space: 70,
           values: (_u, splits) => splits.map(tick),
         },
