@@ -61,6 +61,7 @@ for (const target of await storeTargets()) {
         text: string;
         template?: { name: string; variables: string[] };
       }>;
+    const conversations = () => page.getByRole('region', { name: 'WhatsApp conversations' });
     const threadRows = () => page.getByRole('region', { name: 'Messages of the conversation' }).locator('tbody tr');
 
     before(async () => {
@@ -100,7 +101,7 @@ for (const target of await storeTargets()) {
 
     it("lists the user's conversation on the replies page, and not another account's", async () => {
       await page.getByRole('link', { name: 'Replies', exact: true }).click();
-      const link = page.getByRole('link', { name: '0521234567' });
+      const link = conversations().getByRole('link', { name: '0521234567' });
       await reloadUntil(page, async () => (await link.count()) > 0, 'the conversation is listed');
       await page.getByRole('heading', { name: 'WhatsApp conversations' }).waitFor();
       assert.doesNotMatch(await page.locator('main').innerText(), /Not acme|0531112222/, "another account's");
@@ -109,7 +110,9 @@ for (const target of await storeTargets()) {
     });
 
     it('answers from the reply box; the user receives it and the thread shows it read', async () => {
-      await page.getByRole('link', { name: '0521234567' }).click();
+      // The reply's own row in the replies table links to the conversation too.
+      await page.getByRole('region', { name: 'Replies' }).getByRole('link', { name: '0521234567' }).waitFor();
+      await conversations().getByRole('link', { name: '0521234567' }).click();
       await page.getByRole('heading', { name: 'WhatsApp with 0521234567' }).waitFor();
       assert.deepEqual(await threadRows().first().locator('td').nth(2).innerText(), 'Is my order ready?');
       await page.getByText('The reply window is open until').waitFor();

@@ -7,7 +7,7 @@ import { inboundPage, type InboundCursor } from '../../store/read-models.ts';
 import { when } from './format.ts';
 import { html, table, type HtmlValue, userText } from './html.ts';
 import type { ConsoleRouter, PageContext } from './router.ts';
-import { threadsSection } from './whatsapp-threads.ts';
+import { threadPath, threadsSection } from './whatsapp-threads.ts';
 
 const PER_PAGE = 50;
 
@@ -28,7 +28,9 @@ async function repliesPage(c: PageContext) {
   });
   const cells = rows.map((r): HtmlValue[] => [
     html`<span class="nowrap">${when(r.received_at, tz)}</span>`,
-    html`<span class="nowrap">${toNational(r.phone)}</span>`,
+    r.channel === 'whatsapp'
+      ? html`<a href="${threadPath(r.dest, r.phone)}" class="nowrap">${toNational(r.phone)}</a> <span class="badge">${t.logChannel_whatsapp}</span>`
+      : html`<span class="nowrap">${toNational(r.phone)}</span>`,
     toNational(r.dest),
     html`${userText(r.text, 'span', html` class="text"`)}${r.blocked_by_reply ? html` <span class="badge">${t.inboundBlocked}</span>` : ''}`,
     r.campaign_id === null
