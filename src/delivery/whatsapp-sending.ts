@@ -2,6 +2,7 @@
 // minute (and at start), and the SMS fallbacks settled as
 // they fall due (every second by default).
 import { carrierChannel } from '../carriers/index.ts';
+import type { CarrierConfigBase } from '../carriers/types.ts';
 import type { Component, ComponentHost } from '../component.ts';
 import { sealingKey } from '../secret-key.ts';
 import { inTransaction } from '../store/engine/db.ts';
@@ -13,14 +14,19 @@ import { fetchTemplates, templateSourceOf, type TemplateSource } from './whatsap
 export interface WhatsappSendingOptions {
   /** The template sources (default: the configured carriers of the whatsapp channel). */
   sources?: () => Promise<TemplateSource[]> | TemplateSource[];
+  /** The carriers bound to this node's bundled simulators (their templates are synced as a configured carrier's). */
+  bundled?: () => readonly CarrierConfigBase[];
   syncIntervalMs?: number;
   fallbackIntervalMs?: number;
 }
 
-/** The configured WhatsApp carriers' template sources. */
-async function configuredSources(host: ComponentHost): Promise<TemplateSource[]> {
+/** The WhatsApp carriers' template sources: the configured ones, and the bundled simulator's while it runs. */
+async function configuredSources(
+  host: ComponentHost,
+  bundled: () => readonly CarrierConfigBase[] = () => [],
+): Promise<TemplateSource[]> {
   const setup = await loadCarrierSetup(host.store.db, host.config.carriersFile, () => sealingKey(host.config));
-  return setup.carriers
+  return [...setup.carriers, ...bundled()]
     .filter((c) => carrierChannel(c.protocol) === 'whatsapp')
     .flatMap((c) => templateSourceOf(c) ?? []);
 }
@@ -50,7 +56,8 @@ export function whatsappSendingComponent(options: WhatsappSendingOptions = {}): 
   let fallbackTimer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> = Promise.resolve();
   let stopped = false;
-  const sources = () => (options.sources ? options.sources() : configuredSources(host as ComponentHost));
+  const sources = () =>
+    options.sources ? options.sources() : configuredSources(host as ComponentHost, options.bundled);
   const syncNow = async () => {
     if (!host || stopped) return;
     await syncTemplates(host, await sources());

@@ -9,6 +9,8 @@ import { DELIVERY } from '../domain/status.ts';
 import type { Queryable } from './engine/db.ts';
 
 const { DELIVERED } = DELIVERY;
+/** The statuses of a message that reached the phone: an SMS's delivered, WhatsApp's delivered and read. */
+export const REACHED_STATUSES: readonly number[] = [DELIVERED, DELIVERY.WHATSAPP_DELIVERED, DELIVERY.WHATSAPP_READ];
 const PENDING_STATES = ['scheduled', 'queued', 'submitting', 'submitted'] as const;
 
 /**
@@ -19,7 +21,7 @@ const PENDING_STATES = ['scheduled', 'queued', 'submitting', 'submitted'] as con
 const UNSUCCESSFUL = sql<SqlBool>`(state in ('failed', 'skipped') or (state = 'done' and status <> 102))`;
 
 export type OutcomeFilter = 'delivered' | 'failed' | 'pending' | 'blocked';
-export type ChannelFilter = 'sms' | 'call' | 'otp';
+export type ChannelFilter = 'sms' | 'call' | 'whatsapp' | 'otp';
 
 export interface MessageFilter {
   /** An outcome, or one numeric delivery status. */
@@ -77,8 +79,15 @@ function conditions(accountId: number, f: MessageFilter, start: Start) {
     if (f.channel === 'otp') all.push(eb('priority', '=', 1));
     else if (f.channel) all.push(eb.and([eb('channel', '=', f.channel), eb('priority', '=', 0)]));
     if (typeof f.status === 'number') all.push(eb('status', '=', f.status));
-    else if (f.status === 'delivered') all.push(eb.and([eb('state', '=', 'done'), eb('status', '=', DELIVERED)]));
-    else if (f.status === 'failed') all.push(UNSUCCESSFUL, eb('state', '<>', 'skipped'));
+    else if (f.status === 'delivered')
+      all.push(eb.and([eb('state', '=', 'done'), eb('status', 'in', REACHED_STATUSES)]));
+    // A WhatsApp message delivered or read is outside the partial index's "unsuccessful", which predates WhatsApp.
+    else if (f.status === 'failed')
+      all.push(
+        UNSUCCESSFUL,
+        eb('state', '<>', 'skipped'),
+        eb.or([eb('status', 'is', null), eb('status', 'not in', REACHED_STATUSES)]),
+      );
     else if (f.status === 'blocked') all.push(UNSUCCESSFUL, eb('state', '=', 'skipped'));
     else if (f.status === 'pending') all.push(eb('state', 'in', PENDING_STATES));
     if (start && 'at' in start) all.push(eb('created_at', '=', start.at), eb('id', '<', start.belowId));

@@ -4,6 +4,7 @@ import { enDetails, heDetails } from './i18n-details.ts';
 import { enGuard, heGuard } from './i18n-guard.ts';
 import { enSmpp, heSmpp } from './i18n-smpp.ts';
 import { enSenders, heSenders } from './i18n-senders.ts';
+import { enWhatsapp, heWhatsapp } from './i18n-whatsapp.ts';
 
 export type Lang = 'en' | 'he';
 
@@ -253,6 +254,7 @@ export const en = {
   ...enGuard,
   ...enSmpp,
   ...enSenders,
+  ...enWhatsapp,
 };
 
 export type Messages = { [K in keyof typeof en]: string };
@@ -498,6 +500,7 @@ export const he: Messages = {
   ...heSenders,
   ...heGuard,
   ...heSmpp,
+  ...heWhatsapp,
 };
 
 export function messages(lang: Lang): Messages {

@@ -24,6 +24,8 @@ import { registerSubaccountControl } from './subaccount-control.ts';
 import { registerSecurity } from './security.ts';
 import { registerCodes } from './codes.ts';
 import { registerSmpp } from './smpp.ts';
+import { registerWhatsappThreads } from './whatsapp-threads.ts';
+import { registerWhatsappTemplates } from './whatsapp-templates.ts';
 
 export function registerConsole(app: FastifyInstance, ctx: AppContext, logger: Logger): void {
   const r = new ConsoleRouter(app, ctx, logger);
@@ -48,4 +50,6 @@ export function registerConsole(app: FastifyInstance, ctx: AppContext, logger: L
   registerSecurity(r);
   registerCodes(r);
   registerSmpp(r);
+  registerWhatsappThreads(r);
+  registerWhatsappTemplates(r);
 }

@@ -3,8 +3,15 @@
 // each message's outcome and status in words, and the table rows.
 import { fromZoned } from '../../domain/dates.ts';
 import { normalizePhone, toNational } from '../../domain/phone.ts';
-import { DELIVERY, deliveryStatusText } from '../../domain/status.ts';
-import type { ChannelFilter, LogCursor, LogRow, MessageFilter, OutcomeFilter } from '../../store/read-models.ts';
+import { deliveryStatusText } from '../../domain/status.ts';
+import {
+  REACHED_STATUSES,
+  type ChannelFilter,
+  type LogCursor,
+  type LogRow,
+  type MessageFilter,
+  type OutcomeFilter,
+} from '../../store/read-models.ts';
 import { nextDay, readDay, type TypedDay } from './date-input.ts';
 import { csvPhone, type CsvValue } from './csv-export.ts';
 import { num, when } from './format.ts';
@@ -13,7 +20,7 @@ import { fmt, type Lang, type Messages } from './i18n.ts';
 
 export const FILTER_NAMES = ['status', 'phone', 'from', 'to', 'campaign', 'channel'] as const;
 const OUTCOMES: OutcomeFilter[] = ['delivered', 'failed', 'pending', 'blocked'];
-const CHANNELS: ChannelFilter[] = ['sms', 'call', 'otp'];
+const CHANNELS: ChannelFilter[] = ['sms', 'call', 'whatsapp', 'otp'];
 
 export interface ParsedLog {
   filter: MessageFilter;
@@ -99,9 +106,10 @@ ${CHANNELS.map((ch) => option(ch, t[`logChannel_${ch}`], values.channel))}</sele
 <div class="buttons"><button type="submit">${t.logApply}</button> <a href="${action}">${t.logClear}</a></div></form>`;
 }
 
-/** The message's channel as the log names it: a one-time code, an SMS or a voice call. */
+/** The message's channel as the log names it: a one-time code, a voice call, a WhatsApp message or an SMS. */
 export function channelOf(row: Pick<LogRow, 'priority' | 'channel'>): ChannelFilter {
-  return row.priority === 1 ? 'otp' : row.channel === 'call' ? 'call' : 'sms';
+  if (row.priority === 1) return 'otp';
+  return row.channel === 'call' || row.channel === 'whatsapp' ? row.channel : 'sms';
 }
 
 /** The outcome of a message: delivered, failed, blocked, pending or cancelled. */
@@ -109,7 +117,8 @@ export function outcomeOf(row: Pick<LogRow, 'state' | 'status'>): OutcomeFilter 
   if (row.state === 'cancelled') return 'cancelled';
   if (row.state === 'skipped') return 'blocked';
   if (row.state === 'failed') return 'failed';
-  if (row.state === 'done') return row.status === DELIVERY.DELIVERED ? 'delivered' : 'failed';
+  if (row.state === 'done')
+    return row.status !== null && REACHED_STATUSES.includes(row.status) ? 'delivered' : 'failed';
   return 'pending';
 }
 
