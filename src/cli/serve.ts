@@ -33,7 +33,7 @@ export function defaultComponents(roles: readonly Role[] = ROLES, logger = creat
   const bundled = () => carriers?.runtime()?.simulators?.map((s) => s.carrier) ?? [];
   if (has('api')) components.push(publicPagesComponent(), ingressComponent({ bundled }));
   if (carriers) components.push(carriers);
-  if (has('dispatcher')) components.push(whatsappSendingComponent());
+  if (has('dispatcher')) components.push(whatsappSendingComponent({ bundled }));
   if (has('pusher')) components.push(createPusher());
   if (has('smpp')) components.push(smppServerComponent());
   return components;
