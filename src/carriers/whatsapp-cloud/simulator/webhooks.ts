@@ -2,7 +2,7 @@
 // business account, one change of field "messages"), signed with X-Hub-Signature-256 (HMAC-SHA256 of the raw
 // body under the app secret), and posted again with a doubling delay while the receiver does not answer 2xx.
 import { createHmac } from 'node:crypto';
-import { request } from 'undici';
+import { Agent, request } from 'undici';
 
 /** The business number a webhook speaks for. */
 export interface WebhookBusiness {
@@ -64,6 +64,11 @@ export interface RetryPolicy {
 export const DEFAULT_RETRY: RetryPolicy = { baseMs: 1000, maxMs: 60_000, attempts: 10 };
 
 const LOG_LIMIT = 100_000;
+/**
+ * Connections kept open to a receiver at most (the posts beyond wait their turn): without a bound every post that
+ * finds them all busy opens one more, and setting up connections cost the simulator more than its posts.
+ */
+const CONNECTIONS = 64;
 
 /** Keeps a log under `limit` entries: past it, the oldest tenth goes at once (not one shift per entry). */
 export function trimLog(log: unknown[], limit: number): void {
@@ -76,6 +81,7 @@ export class WebhookSender {
   private readonly timers = new Set<NodeJS.Timeout>();
   private seq = 0;
   private closed = false;
+  private readonly agent = new Agent({ connections: CONNECTIONS, keepAliveTimeout: 30_000 });
 
   constructor(private readonly retry: RetryPolicy) {}
 
@@ -110,6 +116,7 @@ export class WebhookSender {
     try {
       const res = await request(delivery.url, {
         method: 'POST',
+        dispatcher: this.agent,
         headers: {
           'content-type': 'application/json',
           'user-agent': 'facebookexternalua',
@@ -154,5 +161,6 @@ export class WebhookSender {
     this.closed = true;
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
+    void this.agent.close().catch(() => undefined);
   }
 }
