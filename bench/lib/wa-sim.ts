@@ -30,6 +30,8 @@ export async function startWaSim(statusDelayMs: number): Promise<WaSimProcess> {
   const child = spawn(
     process.execPath,
     [
+      // The bench's own node flags (--cpu-prof and the like) apply to the simulator too.
+      ...process.execArgv,
       join(root, 'bin/yona.js'),
       'wa-sim',
       '--port',

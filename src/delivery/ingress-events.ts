@@ -27,6 +27,8 @@ export interface IngressEventDeps {
 }
 
 const POLL_MS = 500;
+/** A webhook stored on this node wakes processing this much later, so the events arriving meanwhile go together. */
+const GATHER_MS = 20;
 const BATCH = 500;
 /** A claim is held this long; events of a node that stopped mid-way are taken again after it. */
 const LEASE_MS = 30_000;
@@ -38,6 +40,7 @@ const PRUNE_EVERY_MS = 3600_000;
 export class IngressEvents {
   readonly stats = { receipts: 0, inbound: 0 };
   private timer: NodeJS.Timeout | undefined;
+  private gathering: NodeJS.Timeout | undefined;
   private unsubscribe: (() => void) | undefined;
   private running: Promise<void> | undefined;
   private again = false;
@@ -47,7 +50,7 @@ export class IngressEvents {
 
   /** Starts polling and listening for webhooks stored on this node. */
   start(): void {
-    this.unsubscribe = this.deps.signals.subscribe('ingress', () => this.wake());
+    this.unsubscribe = this.deps.signals.subscribe('ingress', () => this.wakeSoon());
     this.timer = setInterval(() => this.wake(), POLL_MS);
     this.timer.unref();
     this.wake();
@@ -56,8 +59,18 @@ export class IngressEvents {
   /** Stops, after the pass under way. */
   async stop(): Promise<void> {
     clearInterval(this.timer);
+    clearTimeout(this.gathering);
     this.unsubscribe?.();
     await this.running;
+  }
+
+  // Wakes after GATHER_MS (one wake for all the webhooks stored meanwhile).
+  private wakeSoon(): void {
+    if (this.gathering) return;
+    this.gathering = setTimeout(() => {
+      this.gathering = undefined;
+      void this.wake();
+    }, GATHER_MS);
   }
 
   /** Processes what waits now (again at once if a webhook came meanwhile). */

@@ -10,6 +10,7 @@ import type { Component, ComponentHost, WebhookAnswer, WebhookIngress, WebhookRe
 import { sealingKey } from '../secret-key.ts';
 import { insertIngressEvents, type NewIngressEvent } from '../store/ingress.ts';
 import { loadCarrierSetup, type CarrierSetup } from './carrier-setup.ts';
+import { IngressBatchWriter } from './ingress-batch.ts';
 
 /** Options of the webhooks component (tests pass their own carriers). */
 export interface IngressOptions {
@@ -45,6 +46,15 @@ function toRows(protocol: string, carrier: string, events: IngressEvent[]): NewI
 export function ingressComponent(options: IngressOptions = {}): Component {
   let host: ComponentHost | undefined;
   let cached: { at: number; carriers: Promise<Map<string, CarrierConfigBase>> } | undefined;
+  // The events of concurrent webhooks share a transaction (ingress-batch.ts).
+  const writer = new IngressBatchWriter(async (rows) => {
+    const service = host;
+    if (!service) throw new Error('the webhooks component is stopped');
+    const stored = await service.store.db
+      .transaction()
+      .execute((trx) => insertIngressEvents(trx, rows, service.clock()));
+    if (stored > 0) service.signals.notify('ingress');
+  });
 
   // The carriers' settings, read again at most every SETTINGS_TTL_MS.
   function carriers(service: ComponentHost): Promise<Map<string, CarrierConfigBase>> {
@@ -91,13 +101,7 @@ export function ingressComponent(options: IngressOptions = {}): Component {
           'webhook refused (nothing stored)',
         );
       const events = answer.status >= 200 && answer.status < 300 ? (answer.events ?? []) : [];
-      if (events.length > 0) {
-        const rows = toRows(protocol, request.carrier, events);
-        const stored = await service.store.db
-          .transaction()
-          .execute((trx) => insertIngressEvents(trx, rows, service.clock()));
-        if (stored > 0) service.signals.notify('ingress');
-      }
+      if (events.length > 0) await writer.store(toRows(protocol, request.carrier, events));
       return { status: answer.status, body: answer.body, contentType: answer.contentType };
     },
   };

@@ -1,12 +1,14 @@
 // WhatsApp's sending workers on a node: the templates of its WhatsApp carriers synced from their provider every
 // minute (and at start), and the SMS fallbacks settled as
-// they fall due (every second by default).
+// they fall due (every second by default). The carriers include the bundled Cloud API simulator's while this node
+// runs it, so a fresh `yona serve` lists and sends the simulator's shipped templates with no step of its own; once
+// it stops (a carrier was configured), its templates are removed.
 import { carrierChannel } from '../carriers/index.ts';
 import type { CarrierConfigBase } from '../carriers/types.ts';
 import type { Component, ComponentHost } from '../component.ts';
 import { sealingKey } from '../secret-key.ts';
 import { inTransaction } from '../store/engine/db.ts';
-import { replaceTemplates } from '../store/whatsapp-templates.ts';
+import { removeTemplates, replaceTemplates } from '../store/whatsapp-templates.ts';
 import { loadCarrierSetup } from './carrier-setup.ts';
 import { runDueFallbacks } from './whatsapp-fallbacks.ts';
 import { fetchTemplates, templateSourceOf, type TemplateSource } from './whatsapp-templates-sync.ts';
@@ -14,19 +16,19 @@ import { fetchTemplates, templateSourceOf, type TemplateSource } from './whatsap
 export interface WhatsappSendingOptions {
   /** The template sources (default: the configured carriers of the whatsapp channel). */
   sources?: () => Promise<TemplateSource[]> | TemplateSource[];
-  /** The carriers bound to this node's bundled simulators (their templates are synced as a configured carrier's). */
+  /** The carriers of the bundled simulators this process runs now (their templates are synced too). */
   bundled?: () => readonly CarrierConfigBase[];
   syncIntervalMs?: number;
   fallbackIntervalMs?: number;
 }
 
-/** The WhatsApp carriers' template sources: the configured ones, and the bundled simulator's while it runs. */
+/** The template sources of the configured WhatsApp carriers and of the bundled ones running now. */
 async function configuredSources(
   host: ComponentHost,
-  bundled: () => readonly CarrierConfigBase[] = () => [],
+  bundled: readonly CarrierConfigBase[],
 ): Promise<TemplateSource[]> {
   const setup = await loadCarrierSetup(host.store.db, host.config.carriersFile, () => sealingKey(host.config));
-  return [...setup.carriers, ...bundled()]
+  return [...setup.carriers, ...bundled]
     .filter((c) => carrierChannel(c.protocol) === 'whatsapp')
     .flatMap((c) => templateSourceOf(c) ?? []);
 }
@@ -56,8 +58,21 @@ export function whatsappSendingComponent(options: WhatsappSendingOptions = {}): 
   let fallbackTimer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> = Promise.resolve();
   let stopped = false;
-  const sources = () =>
-    options.sources ? options.sources() : configuredSources(host as ComponentHost, options.bundled);
+  /** The bundled carriers whose templates this node synced, removed once they no longer run. */
+  const bundledSynced = new Set<string>();
+  const sources = async () => {
+    if (options.sources) return options.sources();
+    const bundled = options.bundled?.() ?? [];
+    const all = await configuredSources(host as ComponentHost, bundled);
+    const running = new Set(all.map((s) => s.carrier));
+    for (const name of bundledSynced)
+      if (!running.has(name)) {
+        await removeTemplates((host as ComponentHost).store.db, name);
+        bundledSynced.delete(name);
+      }
+    for (const c of bundled) if (running.has(c.name)) bundledSynced.add(c.name);
+    return all;
+  };
   const syncNow = async () => {
     if (!host || stopped) return;
     await syncTemplates(host, await sources());

@@ -84,7 +84,8 @@ export async function fetchTemplates(source: TemplateSource, timeoutMs = 10_000)
       const stored = storedTemplate(t);
       if (stored) out.push(stored);
     }
-    url = body.paging?.next;
+    // Meta gives the next page as a full address; one relative to this page is taken too.
+    url = body.paging?.next ? new URL(body.paging.next, url).href : undefined;
   }
   return out;
 }

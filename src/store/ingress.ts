@@ -21,21 +21,27 @@ export interface IngressEventRow {
   event: string;
 }
 
+/** Rows one INSERT carries (seven parameters each, well under either store's limit). */
+const INSERT_ROWS = 500;
+
 /** Stores events (in the caller's transaction); a repeat of a stored one is left out. Returns how many were new. */
 export async function insertIngressEvents(db: Queryable, events: NewIngressEvent[], now: number): Promise<number> {
   let stored = 0;
-  for (const e of events) {
+  for (let i = 0; i < events.length; i += INSERT_ROWS) {
     const result = await db
       .insertInto('ingress_events')
-      .values({
-        protocol: e.protocol,
-        carrier: e.carrier,
-        kind: e.kind,
-        event_key: e.key,
-        event: e.event,
-        received_at: now,
-        processed_at: null,
-      })
+      .values(
+        events.slice(i, i + INSERT_ROWS).map((e) => ({
+          protocol: e.protocol,
+          carrier: e.carrier,
+          kind: e.kind,
+          event_key: e.key,
+          event: e.event,
+          received_at: now,
+          processed_at: null,
+        })),
+      )
+      // A repeat within the same rows is left out too (DO NOTHING takes the first of them).
       .onConflict((oc) => oc.columns(['carrier', 'kind', 'event_key']).doNothing())
       .executeTakeFirst();
     stored += Number(result.numInsertedOrUpdatedRows ?? 0n);

@@ -24,6 +24,11 @@ export async function replaceTemplates(
     .execute();
 }
 
+/** Removes every template of `carrier` (a carrier that no longer sends). */
+export async function removeTemplates(db: Queryable, carrier: string): Promise<void> {
+  await db.deleteFrom('whatsapp_templates').where('carrier', '=', carrier).execute();
+}
+
 /**
  * The templates a business number may send: its carrier's (`carrier`, when the grant names one), else those of
  * every carrier sending from it or from any number; by name then language.
