@@ -202,7 +202,7 @@ for (const target of await storeTargets()) {
       assert.equal(thread.status, 200);
       assert.match(thread.text, /The 24-hour reply window is closed/);
       assert.doesNotMatch(thread.text, /<textarea/, 'no reply box');
-      assert.match(thread.text, /<option value="order_update\|he">order_update \(he\) · 2 variables<\/option>/);
+      assert.match(thread.text, /<option value="order_update\|he">order_update \(he\) · variables: 2<\/option>/);
       assert.doesNotMatch(thread.text, /value="sale\|/, 'a template not approved is not offered');
 
       const before = (await whatsappMessages('alice')).length;
