@@ -168,6 +168,34 @@ for (const target of await storeTargets()) {
       assert.equal(inbox[0].message, 'hi');
     });
 
+    it('stores the events of webhooks posted at once, each once (a repeat in the same burst too), and lands them all', async () => {
+      const before = await storedEvents();
+      const events = Array.from({ length: 30 }, (_, i) => ({
+        type: 'inbound',
+        id: `burst-${i}`,
+        from: '972521270010',
+        to: '972559992222',
+        text: `burst ${i}`,
+        at: Date.now(),
+      }));
+      const answers = await Promise.all([...events, ...events.slice(0, 10)].map((e) => provider.post([e as never])));
+      assert.deepEqual([...new Set(answers.map((a) => a.status))], [200]);
+      // Answered 200 only once stored: every event is there when the last answer came.
+      assert.equal(await storedEvents(), before + 30);
+      const texts = await eventually(
+        async () => {
+          const r = await s.call('incoming', windowAroundNow());
+          const burst = (r.transactions as Array<{ message: string }>)
+            .map((m) => m.message)
+            .filter((m) => m.startsWith('burst '));
+          return burst.length >= 30 ? burst : undefined;
+        },
+        15_000,
+        'the burst landed',
+      );
+      assert.deepEqual([...texts].sort(), events.map((e) => e.text).sort());
+    });
+
     it("answers the provider's verification GET and stores nothing", async () => {
       const before = await storedEvents();
       assert.deepEqual(await get(`${webhook}?token=verify-me&challenge=c-123`), { status: 200, text: 'c-123' });
