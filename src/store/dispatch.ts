@@ -123,8 +123,8 @@ async function claimInState(
   } else {
     // The embedded store has one writer, which holds the write lock for this transaction: the due ids are read
     // first and only found ones are updated. One UPDATE over `id in (subquery)` cost several times the read
-    // even when nothing was due (SQLite sets up its list and Bloom filter for the whole table), and most
-    // claims find nothing: every lane claims at each wake-up.
+    // even when nothing was due (its plan builds the subquery's list and a Bloom filter at every run), and
+    // most claims find nothing: every lane claims at each wake-up.
     const ids = (await due.select('id').execute()).map((r) => Number(r.id));
     if (ids.length === 0) return [];
     rows = await runPrepared<ClaimRow>(db, claimByIds, [LEASED_STATE, leaseUntil, leaseUntil, JSON.stringify(ids)]);
