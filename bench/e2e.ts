@@ -1,5 +1,5 @@
 // `npm run bench -- e2e [--beside-kannel] [--store postgres] [--nodes N] [--messages N] [--connections N]
-// [--window N] [--receipt-delay MS] [--bulk N] [--rate R] [--timeout-s S]`: from the HTTP request to the customer's delivery
+// [--window N] [--receipt-delay MS] [--bulk N] [--rate R] [--timeout-s S] [--keep-profile DIR]`: from the HTTP request to the customer's delivery
 // report. A load generator (bench/lib/e2e-load.mjs, a second process that also receives the reports) sends
 // `--messages` single-recipient `sms` requests (10,000; `--connections` in flight, 50) to the built `yona serve`
 // (every role; on PostgreSQL `--nodes` of them on one database, the requests spread over them) with a `dlr` push
@@ -13,10 +13,12 @@
 // kannel_e2e_per_s, ratio_to_kannel, request_to_report_ms p50/p99, lost (accepted without a report by the
 // deadline), pushed_twice (reports received again), Yona's CPU per message (all its threads, from /proc) and its
 // split by stage from a V8 profile of the main thread (bench/lib/stages.ts), Kannel's CPU per message
-// (bearerbox + smsbox), and the load average before and after.
+// (bearerbox + smsbox), the store engine's transactions, commits and statements per message (from the nodes'
+// /metrics), and the load average before and after. `--keep-profile DIR` writes the measured phase's
+// profile (sources mapped) to DIR for a closer look.
 import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -54,6 +56,8 @@ const bulk = arg('--bulk', 100_000);
 const timeoutMs = arg('--timeout-s', 180) * 1000;
 const rate = arg('--rate', 0);
 const besideKannel = process.argv.includes('--beside-kannel');
+const keepProfileIndex = process.argv.indexOf('--keep-profile');
+const keepProfileDir = keepProfileIndex >= 0 ? process.argv[keepProfileIndex + 1] : undefined;
 const WARMUP = 1_000;
 
 interface PhaseResult {
@@ -82,6 +86,19 @@ async function freePort(): Promise<number> {
   const { port } = server.address() as { port: number };
   await new Promise((resolve) => server.close(resolve));
   return port;
+}
+
+/** The store engine's counters (yona_sqlite_*, yona_pg_*) summed over the nodes, from their /metrics. */
+async function engineCounts(of: BenchNode[]): Promise<Record<string, number>> {
+  const sums: Record<string, number> = {};
+  for (const node of of) {
+    const text = await (await fetch(`http://127.0.0.1:${node.httpPort}/metrics`)).text();
+    for (const m of text.matchAll(/^yona_(sqlite|pg)_(\w+)_total(?:{[^}]*})? (\d+)/gm)) {
+      const name = `${m[1]}_${m[2]}`;
+      sums[name] = (sums[name] ?? 0) + Number(m[3]);
+    }
+  }
+  return sums;
 }
 
 /** One phase of load through the load generator's process, its receiver on `receiverPort`. */
@@ -191,11 +208,19 @@ try {
       .execute();
     throw new Error(`warm-up: ${warm.lost} reports missing (messages by status: ${JSON.stringify(states)})`);
   }
+  const engineBefore = await engineCounts(nodes);
   const cpuBefore = cpu();
   const from = monotonicUs();
   const single = await phase({ gateway: 'yona', urls, n: messages, token, receiverPort, rate });
   const to = monotonicUs();
   const cpuUsPerMessage = ((cpu() - cpuBefore) * 1e6) / Math.max(single.reported, 1);
+  const engineAfter = await engineCounts(nodes);
+  const perMessage = Object.fromEntries(
+    Object.entries(engineAfter).map(([name, n]) => [
+      name,
+      Math.round(((n - (engineBefore[name] ?? 0)) / Math.max(single.reported, 1)) * 100) / 100,
+    ]),
+  );
 
   let bulkFigures = {};
   if (bulk > 0) {
@@ -218,8 +243,9 @@ try {
   const byStage = new Map<Stage, number>();
   for (const file of readdirSync(profileDir).filter((f) => f.endsWith('.cpuprofile'))) {
     const whole = withSourcesMapped(JSON.parse(readFileSync(join(profileDir, file), 'utf8')) as CpuProfile);
-    for (const [stage, us] of samplesByStage(samplesBetween(whole, from, to)))
-      byStage.set(stage, (byStage.get(stage) ?? 0) + us);
+    const measured = samplesBetween(whole, from, to);
+    if (keepProfileDir) writeFileSync(join(keepProfileDir, file), JSON.stringify(measured));
+    for (const [stage, us] of samplesByStage(measured)) byStage.set(stage, (byStage.get(stage) ?? 0) + us);
   }
 
   const ratio = kannel ? round(single.e2e_per_s / Math.max(kannel.result.e2e_per_s, 1)) : undefined;
@@ -246,6 +272,7 @@ try {
       ...(kannel ? { kannel_lost: kannel.result.lost, kannel_reported_twice: kannel.result.pushed_twice } : {}),
       cpu_us_per_message: Math.round(cpuUsPerMessage),
       cpu_us_per_message_by_stage: cpuUsByStage(byStage, cpuUsPerMessage),
+      store_engine_per_message: perMessage,
       ...(kannel ? { kannel_cpu_us_per_message: kannel.cpuUsPerMessage } : {}),
       ...bulkFigures,
       load_avg_1m_before: round(loadBefore),

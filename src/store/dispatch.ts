@@ -4,7 +4,7 @@
 // expiry (an expired lease is claimed again), submitted -> end of the receipt window (the sweeper's 2).
 import { sql } from 'kysely';
 import { blockedAmong } from './blocklist.ts';
-import type { Queryable } from './engine/db.ts';
+import { runPrepared, type Queryable } from './engine/db.ts';
 import { dialectOf } from './engine/dialect.ts';
 import { refundMessage, skipMessages } from './messages.ts';
 import { recordStatusEvents, type StatusChange } from './status-events.ts';
@@ -69,6 +69,15 @@ function chunks<T>(items: T[], size = CHUNK): T[][] {
   return out;
 }
 
+// The embedded store's claim of the due ids it read (a JSON array: one statement whatever their number).
+const claimByIds = (db: Queryable) =>
+  db
+    .updateTable('messages')
+    .set({ state: LEASED_STATE, lease_until: 0, next_attempt_at: 0, attempts: sql`attempts + 1` })
+    .where(sql<boolean>`id in (select value from json_each(${'[]'}))`)
+    .returning([...CLAIM_COLUMNS]);
+type ClaimRow = Awaited<ReturnType<ReturnType<typeof claimByIds>['execute']>>[number];
+
 /** Which due messages a claim takes: texts, only the priority lane's texts, or calls (the voice lane's). */
 export type ClaimScope = 'all' | 'priority' | 'call';
 
@@ -101,17 +110,25 @@ async function claimInState(
     .orderBy('next_attempt_at')
     .orderBy('id')
     .limit(limit);
-  // On PostgreSQL the rows are matched by (id, created_at), so each is looked up in its month's partition only.
-  const claimed =
-    dialect === 'postgres'
-      ? sql<boolean>`(id, created_at) in (${due.select(['id', 'created_at']).forUpdate().skipLocked()})`
-      : sql<boolean>`id in (${due.select('id')})`;
-  const rows = await db
-    .updateTable('messages')
-    .set({ state: LEASED_STATE, lease_until: leaseUntil, next_attempt_at: leaseUntil, attempts: sql`attempts + 1` })
-    .where(claimed)
-    .returning([...CLAIM_COLUMNS])
-    .execute();
+  let rows: ClaimRow[];
+  if (dialect === 'postgres') {
+    // The rows are matched by (id, created_at), so each is looked up in its month's partition only.
+    const claimed = sql<boolean>`(id, created_at) in (${due.select(['id', 'created_at']).forUpdate().skipLocked()})`;
+    rows = await db
+      .updateTable('messages')
+      .set({ state: LEASED_STATE, lease_until: leaseUntil, next_attempt_at: leaseUntil, attempts: sql`attempts + 1` })
+      .where(claimed)
+      .returning([...CLAIM_COLUMNS])
+      .execute();
+  } else {
+    // The embedded store has one writer, which holds the write lock for this transaction: the due ids are read
+    // first and only found ones are updated. One UPDATE over `id in (subquery)` cost several times the read
+    // even when nothing was due (its plan builds the subquery's list and a Bloom filter at every run), and
+    // most claims find nothing: every lane claims at each wake-up.
+    const ids = (await due.select('id').execute()).map((r) => Number(r.id));
+    if (ids.length === 0) return [];
+    rows = await runPrepared<ClaimRow>(db, claimByIds, [LEASED_STATE, leaseUntil, leaseUntil, JSON.stringify(ids)]);
+  }
   return rows.map((r) => ({
     ...r,
     id: Number(r.id),
