@@ -64,7 +64,10 @@ export async function settleClaimedFallbacks(
     } catch (err) {
       if (err instanceof AlreadySettled) continue;
       if (!(err instanceof ShortOfBalance)) throw err;
-      await inTransaction(deps.store.db, (db) => settleFallback(db, f.messageId, { state: 'cancelled' }, now));
+      const cancelled = await inTransaction(deps.store.db, (db) =>
+        settleFallback(db, f.messageId, { state: 'cancelled' }, now),
+      );
+      if (!cancelled) continue;
       deps.logger.warn(
         { event: 'whatsapp.fallback.unpaid', message: f.messageId, account: f.accountId },
         'SMS fallback not sent: the balance does not cover it',

@@ -19,8 +19,14 @@ for (const target of await storeTargets()) {
     let deps: FallbackWorkerDeps;
 
     /** A WhatsApp message out with the carrier (-1) with a fallback whose wait has run out. */
-    const undelivered = async (phone: string) => {
-      await queueWhatsapp(t, { accountId, source: '972771234567', externalId: phone, phone, text: 'Your order' });
+    const undelivered = async (phone: string, account = accountId) => {
+      await queueWhatsapp(t, {
+        accountId: account,
+        source: '972771234567',
+        externalId: phone,
+        phone,
+        text: 'Your order',
+      });
       const { id } = await t.service.store.db
         .selectFrom('messages')
         .select('id')
@@ -33,7 +39,15 @@ for (const target of await storeTargets()) {
         .execute();
       const now = Date.now();
       await insertFallbacks(t.service.store.db, [
-        { messageId: Number(id), accountId, source: 'Yona', text: 'Your order', sealed: null, dueAt: now - 1, now },
+        {
+          messageId: Number(id),
+          accountId: account,
+          source: 'Yona',
+          text: 'Your order',
+          sealed: null,
+          dueAt: now - 1,
+          now,
+        },
       ]);
       return Number(id);
     };
@@ -99,6 +113,22 @@ for (const target of await storeTargets()) {
       await settleClaimedFallbacks(deps, claimed, Date.now());
       assert.equal((await fallback(id)).state, 'sent');
       assert.equal(await smsCampaigns(), before + 1);
+    });
+
+    it('cancels one the balance cannot pay, taking nothing', async () => {
+      await newSender(t, 'fbbroke', 0);
+      const broke = await t.accountId('fbbroke');
+      const id = await undelivered('972521110003', broke);
+      const claimed = await claim(id);
+      await settleClaimedFallbacks(deps, claimed, Date.now());
+      assert.deepEqual(await fallback(id), { state: 'cancelled', sms_message_id: null });
+      const entries = await t.service.store.db
+        .selectFrom('ledger_entries')
+        .select('amount')
+        .where('account_id', '=', broke)
+        .where('reason', 'like', '%fallback%')
+        .execute();
+      assert.deepEqual(entries, []);
     });
   });
 }
