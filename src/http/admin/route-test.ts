@@ -41,7 +41,7 @@ function answerOf(c: AdminContext, a: Exclude<RouteTestAnswer, { kind: 'problem'
         a.route.account ? ` · ${w.account} ${a.route.account}` : '',
         a.route.source ? ` · ${w.sender} ${a.route.source}` : '',
         a.route.channel ? ` · ${a.route.channel}` : '',
-      ].join('')} → ${a.route.carrier}</span>`
+      ].join('')}: ${a.route.carrier.split(',').join(' → ')}</span>`
     : w.routeTestNoRoute;
   return html`<section class="card" id="route-test-answer" aria-live="polite">${heading}
 <dl><dt>${w.routeTestRoute}</dt><dd>${route}</dd>

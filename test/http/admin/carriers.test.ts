@@ -59,7 +59,7 @@ for (const target of await storeTargets()) {
         answered.text,
         /<ol class="carrier-order"><li><a href="\/admin\/carriers\/one" dir="ltr">one<\/a><\/li><li><a href="\/admin\/carriers\/two" dir="ltr">two<\/a><\/li><\/ol>/,
       );
-      assert.match(answered.text, /default → one,two|default → one, two/);
+      assert.match(answered.text, /default: one → two/);
       const bad = await dana.post('/admin/routes/test', { to: 'not-a-phone', channel: 'sms' });
       assert.equal(bad.status, 400);
       assert.match(bad.text, /must be a phone number/);
@@ -79,7 +79,7 @@ for (const target of await storeTargets()) {
       assert.match(page.text, /src="\/console\/assets\/chart\.js"/);
       assert.match(page.text, /one → two/);
       const day = await dana.get('/admin/carriers/one?over=day');
-      assert.match(day.text, /per 30 minutes/);
+      assert.match(day.text, /each 30-minute interval/);
       assert.equal((await dana.get('/admin/carriers/nosuch')).status, 404);
       assert.match((await dana.get('/admin/carriers')).text, /<a href="\/admin\/carriers\/one" dir="ltr">one<\/a>/);
     });
