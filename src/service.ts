@@ -6,6 +6,7 @@ import type { Component, ComponentHost } from './component.ts';
 import type { Config } from './config.ts';
 import { VERSION } from './domain/version.ts';
 import { liveTextCarrier } from './delivery/carrier-setup.ts';
+import { testRoute } from './delivery/route-test.ts';
 import { publicUrlLocalReason } from './domain/public-url.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createMetrics, type Metrics } from './http/metrics.ts';
@@ -68,6 +69,7 @@ export async function startService(
     signals,
     clock,
     liveTextCarrier: (db) => liveTextCarrier(db, config.carriersFile, () => sealingKey(config)),
+    routeTest: (question) => testRoute(store.db, config, question),
     onUnexpectedError: (err, root) => logger.error({ err, operation: root }, 'operation failed unexpectedly'),
     onLegacyAuth: (username, result) => {
       metrics.legacyAuth.inc({ result });

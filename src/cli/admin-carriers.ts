@@ -6,10 +6,9 @@ import { ConfigError, type Config } from '../config.ts';
 import { carrierProtocol, protocolName, protocols, readCarrierSettings } from '../carriers/index.ts';
 import { loadCarrierSetup } from '../delivery/carrier-setup.ts';
 import { sealingKey } from '../secret-key.ts';
-import { normalizeNumber } from '../delivery/routing.ts';
 import { findAccountByUsername } from '../store/accounts.ts';
-import { addAccountNumber } from '../store/carriers.ts';
-import { runForOperator } from '../operations/execute.ts';
+import { runForOperator, runOperation } from '../operations/execute.ts';
+import { addInboundNumber } from '../operations/operator-changes.ts';
 import { removeCarrier as removeCarrierOperation, setCarrier } from '../operations/carrier-changes.ts';
 import { operatorApp, worked } from './operator-app.ts';
 import type { Store } from '../store/engine/db.ts';
@@ -133,14 +132,12 @@ export async function addCarrier(store: Store, config: Config, args: string[], o
 }
 
 /** Gives an account an inbound number: SMS to it show in the account's `incoming` and its push feed. */
-export async function addNumber(store: Store, _config: Config, args: string[], out: Out): Promise<void> {
+export async function addNumber(store: Store, config: Config, args: string[], out: Out): Promise<void> {
   const [username, raw] = args;
   if (!username || !raw) fail('usage: yona admin add-number USERNAME NUMBER');
   const account = (await findAccountByUsername(store.db, username)) ?? fail(`no account named "${username}"`);
-  const number = normalizeNumber(raw);
-  if (!/^\d{3,15}$/.test(number)) fail(`NUMBER must be a phone number or short code, got "${raw}"`);
-  if (!(await addAccountNumber(store.db, account.id, number, Date.now())))
-    fail(`number ${number} already belongs to another account`);
+  const app = operatorApp(store, config);
+  const { number } = worked(await runOperation(app, account, addInboundNumber, { number: raw }, { via: 'operator' }));
   out(`inbound SMS to ${number} go to ${account.username}`);
 }
 

@@ -1,9 +1,12 @@
-// `yona admin push list|delete|enable|secret|log ...`: operator commands for push registrations.
+// `yona admin push list|delete|enable|secret|log|allow-private ...`: operator commands for push registrations;
+// allow-private runs the audited operation setPushAllowPrivate (operations/operator-changes.ts).
 import type { Config } from '../config.ts';
 import { formatEvent } from '../domain/dates.ts';
 import { PUSH_TYPES } from '../domain/push-fields.ts';
 import { generatePushSecret } from '../domain/push-sign.ts';
-import { setAccountPushAllowPrivate } from '../operations/operator-accounts.ts';
+import { runOperation } from '../operations/execute.ts';
+import { setPushPrivateAddresses } from '../operations/operator-changes.ts';
+import { operatorApp, worked } from './operator-app.ts';
 import { findAccountByUsername, type Account } from '../store/accounts.ts';
 import type { Store } from '../store/engine/db.ts';
 import { sealingKey } from '../secret-key.ts';
@@ -123,11 +126,12 @@ async function log(store: Store, args: string[], out: Out): Promise<void> {
   }
 }
 
-async function allowPrivate(store: Store, args: string[], out: Out): Promise<void> {
+async function allowPrivate(store: Store, args: string[], out: Out, config: Config): Promise<void> {
   const account = await accountOf(store, args[0]);
   if ((args[1] !== 'on' && args[1] !== 'off') || args.length > 2)
     fail('usage: yona admin push allow-private USERNAME on|off');
-  await setAccountPushAllowPrivate(store.db, account.username, args[1] === 'on');
+  const on = args[1] === 'on';
+  worked(await runOperation(operatorApp(store, config), account, setPushPrivateAddresses, { on }, { via: 'operator' }));
   out(
     args[1] === 'on'
       ? `push URLs of ${account.username} may now reach private and loopback addresses`

@@ -5,13 +5,11 @@ import type { Config } from '../config.ts';
 import { loadCarrierSetup } from '../delivery/carrier-setup.ts';
 import { sealingKey } from '../secret-key.ts';
 import { carrierList, routePrefix } from '../delivery/routing.ts';
-import { routersOf } from '../delivery/carrier-set.ts';
-import { simulatorsServe } from '../delivery/bundled-simulators.ts';
-import { channelNames, channelOf, DEFAULT_CHANNEL, isChannel } from '../domain/channels.ts';
+import { testRoute } from '../delivery/route-test.ts';
+import { describeRoute } from '../domain/route-test.ts';
+import { channelNames, channelOf, isChannel } from '../domain/channels.ts';
 import { ConfigError } from '../domain/errors.ts';
-import { normalizePhone } from '../domain/phone.ts';
 import { findAccountByUsername } from '../store/accounts.ts';
-import { accountRouteNames } from '../store/carriers.ts';
 import { removeCarrierRoute, setCarrierRoute } from '../operations/carrier-changes.ts';
 import { runForOperator } from '../operations/execute.ts';
 import { operatorApp, worked } from './operator-app.ts';
@@ -56,16 +54,6 @@ async function filtersOf(
   return { prefix, account, source: values.source ?? '', channel };
 }
 
-function describeRoute(r: { prefix: string; account?: string; source?: string; channel?: string }): string {
-  const filters = [
-    r.account ? `account ${r.account}` : '',
-    r.source ? `sender ${r.source}` : '',
-    r.channel ? `${r.channel} only` : '',
-  ].filter(Boolean);
-  const where = r.prefix === '' ? 'default route' : `destinations starting ${r.prefix}`;
-  return filters.length ? `${where} (${filters.join(', ')})` : where;
-}
-
 /** Routes destinations starting with PREFIX (and matching the filters) to a list of configured carriers. */
 export async function addRoute(store: Store, config: Config, args: string[], out: Out): Promise<void> {
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: FILTERS });
@@ -108,38 +96,32 @@ export async function removeRoute(store: Store, config: Config, args: string[], 
   out(`removed the route for ${describeRoute(filters)}; running nodes apply it within 5 s`);
 }
 
-/** Which route and carriers a message would take (a dry run: nothing is sent). */
+/** Which route and carriers a message would take (a dry run: nothing is sent); the console's form asks the same. */
 export async function routeTest(store: Store, config: Config, args: string[], out: Out): Promise<void> {
   const { values } = parseArgs({ args, options: { ...FILTERS, to: { type: 'string' } } });
   if (!values.to)
     fail(
       `usage: yona admin route-test --to PHONE [--account USERNAME] [--source SENDER] [--channel ${channelChoice()}]`,
     );
-  const phone = normalizePhone(values.to, { allowInternational: true });
-  if (!phone.ok) fail(`--to must be a phone number, got "${values.to}"`);
-  const channel = channelOption(values.channel ?? DEFAULT_CHANNEL);
-  const { nouns } = channelOf(channel);
-  let reseller: string | null = null;
-  if (values.account) {
-    const account =
-      (await findAccountByUsername(store.db, values.account)) ?? fail(`no account named "${values.account}"`);
-    reseller = (await accountRouteNames(store.db, account.id))?.reseller ?? null;
+  const answer = await testRoute(store.db, config, {
+    to: values.to,
+    account: values.account,
+    source: values.source,
+    channel: values.channel,
+  });
+  if (answer.kind === 'problem') fail(answer.problem);
+  const { nouns } = channelOf(answer.channel);
+  if (answer.kind === 'simulator')
+    out("no carrier configured: yona serve's bundled simulator takes it (nothing leaves this machine)");
+  else if (answer.kind === 'refused-no-carrier')
+    out('no carrier configured and YONA_SIMULATORS=off: such a send is refused at accept (5)');
+  else if (answer.kind === 'refused-no-channel-carrier')
+    out(`no ${nouns.carrier} configured: such a send is refused at accept (5)`);
+  else if (answer.kind === 'carriers') {
+    const { route } = answer;
+    out(
+      `route: ${route ? `${describeRoute(route)} -> ${route.carrier}` : 'none matches; the first carrier configured'}`,
+    );
+    out(`${nouns.carriers}, in the order tried: ${answer.carriers.join(', ')}`);
   }
-  const setup = await loadCarrierSetup(store.db, config.carriersFile, () => sealingKey(config));
-  // Each channel is routed apart, as the dispatcher does: a call is tried on voice trunks only.
-  const router = routersOf(setup).get(channel);
-  if (!router) fail(`no router for channel "${channel}"`);
-  const target = { phone: phone.e164, source: values.source, account: values.account, reseller, channel } as const;
-  const route = router.route(target);
-  const carriers = router.candidates({ ...target, key: 0 });
-  if (carriers.length === 0) {
-    if (simulatorsServe(setup, config.delivery.simulators))
-      out("no carrier configured: yona serve's bundled simulator takes it (nothing leaves this machine)");
-    else if (setup.carriers.length === 0)
-      out('no carrier configured and YONA_SIMULATORS=off: such a send is refused at accept (5)');
-    else out(`no ${nouns.carrier} configured: such a send is refused at accept (5)`);
-    return;
-  }
-  out(`route: ${route ? `${describeRoute(route)} -> ${route.carrier}` : 'none matches; the first carrier configured'}`);
-  out(`${nouns.carriers}, in the order tried: ${carriers.join(', ')}`);
 }

@@ -12,6 +12,7 @@ import { createAccount as createAccountOperation } from '../operations/account-c
 import { runForOperator, runOperation } from '../operations/execute.ts';
 import { findAccountByUsername, type Account } from '../store/accounts.ts';
 import {
+  addFilteredPhoneList,
   creditAccount,
   setOtpAbroad,
   setPasswordAuthentication,
@@ -21,9 +22,7 @@ import { openStore, type Store } from '../store/engine/db.ts';
 import { sealClearSecrets } from '../store/seal-at-rest.ts';
 import { carrierSecrets } from '../carriers/index.ts';
 import { hasSealingKey, sealingKey } from '../secret-key.ts';
-import { addFilteredPhones } from '../store/filtered-phones.ts';
 import { ADMIN_HELP, didYouMean, formatCommandList, formatHelp, wantsHelp } from './help.ts';
-import { normalizePhone } from '../domain/phone.ts';
 import { readFileSync } from 'node:fs';
 import { operatorApp, worked } from './operator-app.ts';
 import { parseArgsProblem, UsageError } from './usage-error.ts';
@@ -238,7 +237,7 @@ const legacyPassword: Command = async (store, config, all, out) => {
   out(`password authentication (without a bearer token, over HTTPS only) for ${target.username}: ${args[1]}`);
 };
 
-const addFiltered: Command = async (store, _config, args, out) => {
+const addFiltered: Command = async (store, config, args, out) => {
   const { values, positionals: given } = options(args, { file: { type: 'string' } });
   const raw = [
     ...given,
@@ -250,13 +249,10 @@ const addFiltered: Command = async (store, _config, args, out) => {
       : []),
   ];
   if (raw.length === 0) fail('usage: yona admin add-filtered PHONE... | --file FILE (one phone a line)');
-  const phones = raw.map((p) => {
-    const n = normalizePhone(p, { allowInternational: true });
-    return n.ok ? n.e164 : fail(`not a phone number: "${p}"`);
-  });
-  const added = await addFilteredPhones(store.db, phones, 'operator', Date.now());
+  const { added } = worked(await runForOperator(operatorApp(store, config), addFilteredPhoneList, { phones: raw }));
+  const unique = new Set(raw).size;
   out(
-    `${added} filtered phones added (${phones.length - added} already known); voice sends of type 2 call them instead of texting`,
+    `${added} filtered phones added (${unique - added} already known); voice sends of type 2 call them instead of texting`,
   );
 };
 

@@ -1,7 +1,6 @@
 // Where each destination goes (longest matching route prefix) and the one form inbound numbers are kept in.
 import type { ChannelName } from '../domain/channels.ts';
 import { ConfigError } from '../domain/errors.ts';
-import { normalizePhone } from '../domain/phone.ts';
 import { weightedFirst } from './carrier-choice.ts';
 
 /**
@@ -52,12 +51,7 @@ export function routePrefix(prefix: string): string {
   return p.replace(/^\+/, '');
 }
 
-/** An inbound number in the one form account_numbers keeps: international digits for phones, else digits. */
-export function normalizeNumber(input: string): string {
-  const phone = normalizePhone(input, { allowInternational: true });
-  if (phone.ok) return phone.e164;
-  return input.replace(/[^\d]/g, '').replace(/^00(?=[1-9])/, '');
-}
+export { normalizeNumber } from '../domain/inbound-number.ts';
 
 /**
  * Picks the carriers of a message, in the order they are tried. The route is the most specific that matches:

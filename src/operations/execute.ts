@@ -22,6 +22,7 @@ import {
 } from './idempotency.ts';
 import { checkFieldNames, nearMiss, operationShape } from './near-miss.ts';
 import { accountAuditState, auditedInput, type OperatorActor, recordAudit, refuseReadOnlyOperator } from './audit.ts';
+import type { RouteTestAnswer, RouteTestQuestion } from '../domain/route-test.ts';
 import type {
   Operation,
   OperationContext,
@@ -47,6 +48,8 @@ export interface AppContext {
   coverage?: SendCoverage;
   /** A configured carrier texts go to, if any (OperationContext.liveTextCarrier). */
   liveTextCarrier?: OperationContext['liveTextCarrier'];
+  /** Which route and carriers a message would take (`yona admin route-test`; the form on /admin/routes). */
+  routeTest?(question: RouteTestQuestion): Promise<RouteTestAnswer>;
   /**
    * The operator running operations with this context (the console at /admin, `yona admin`): each change it makes
    * writes one audit row in its transaction (audit.ts); a support operator's changes are refused (511).

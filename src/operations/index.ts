@@ -41,11 +41,13 @@ import {
 import { setSmppLimits, setSmppPassword } from './smpp-access.ts';
 import { smppSubmit } from './smpp-submit.ts';
 import {
+  addInboundNumber,
   closeAccount,
   creditAccount,
   resumeAccount,
   setOtpAbroad,
   setPasswordAuthentication,
+  setPushPrivateAddresses,
   suspendAccount,
   verifySender,
 } from './operator-changes.ts';
@@ -114,6 +116,8 @@ const INTERNAL_OPERATIONS: Operation<any>[] = [
   setPasswordAuthentication,
   verifySender,
   requestSender,
+  setPushPrivateAddresses,
+  addInboundNumber,
 ];
 
 const byName = new Map<string, Operation<any>>();

@@ -1,11 +1,10 @@
-// The operator's account listing and a push setting per account, for `yona admin` and the operator console. The
+// The operator's account listing, for `yona admin` and the operator console. The
 // operator's changes to an account (credit, suspend, resume, close, ...) are internal operations in
 // operator-changes.ts, run through the runner and audited. A refusal here is an OperatorRefusal whose message says
 // why (the CLI exits 2 with it).
 import { accountState, type AccountState } from '../domain/accounts.ts';
-import { findAccountByUsername, type Account } from '../store/accounts.ts';
-import { inTransaction, type Db, type Queryable } from '../store/engine/db.ts';
-import { listAccountsForOperator, setPushAllowPrivate } from '../store/operator-accounts.ts';
+import type { Queryable } from '../store/engine/db.ts';
+import { listAccountsForOperator } from '../store/operator-accounts.ts';
 
 /** An operator's action refused, and why. */
 export class OperatorRefusal extends Error {}
@@ -45,15 +44,4 @@ export async function listAccounts(db: Queryable): Promise<AccountSummary[]> {
       last_activity: r.lastActivity,
     };
   });
-}
-
-async function target(db: Queryable, username: string): Promise<Account> {
-  const found = await findAccountByUsername(db, username);
-  if (!found) throw new OperatorRefusal(`no account named "${username}"`);
-  return found;
-}
-
-/** Lets one account's push URLs reach private and loopback addresses (or stops it), beside the server-wide setting. */
-export async function setAccountPushAllowPrivate(db: Db, username: string, allowed: boolean): Promise<void> {
-  await inTransaction(db, async (trx) => setPushAllowPrivate(trx, (await target(trx, username)).id, allowed));
 }

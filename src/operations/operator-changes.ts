@@ -1,7 +1,8 @@
 // The operator's changes to one account, as internal operations (run by `yona admin` and the console at /admin
 // through runOperation with `via: 'operator'`, whatever the account's state): credit or debit with a reason (the
 // ledger entry names the operator), suspend and resume, close, one-time codes abroad, password authentication, a
-// verified sender. Each is audited by the runner (operations/audit.ts) with the account's settings before and after.
+// verified sender, push URLs to private addresses, an inbound number; and, acting on no one account, phones added
+// to the registry of filtered phones. Each is audited by the runner (operations/audit.ts) with the account's settings before and after.
 import { z } from 'zod';
 import { sourceProblem } from '../domain/accounts.ts';
 import { ApiError } from '../domain/errors.ts';
@@ -16,7 +17,13 @@ import {
   setOperatorSuspension,
 } from '../store/operator-accounts.ts';
 import { addVerifiedSender } from '../store/senders.ts';
-import { defineOperation, type OperationContext } from './types.ts';
+import { addAccountNumber, findNumberOwner } from '../store/carriers.ts';
+import type { Queryable } from '../store/engine/db.ts';
+import { addFilteredPhones, filteredAmong } from '../store/filtered-phones.ts';
+import { setPushAllowPrivate } from '../store/operator-accounts.ts';
+import { normalizeNumber } from '../domain/inbound-number.ts';
+import { normalizePhone } from '../domain/phone.ts';
+import { defineOperation, type OperationContext, type OperatorOperation } from './types.ts';
 
 /** The longest reason kept with a suspension or a credit. */
 export const MAX_REASON_LENGTH = 500;
@@ -167,3 +174,82 @@ export const verifySender = defineOperation({
     return ok;
   },
 });
+
+/** Whether the account's push URLs may reach private and loopback addresses (beside YONA_PUSH_ALLOW_PRIVATE). */
+export const setPushPrivateAddresses = defineOperation({
+  names: ['setPushAllowPrivate'],
+  internal: true,
+  input: z.object({ on: z.boolean() }),
+  reply: z.object({}),
+  async handler(ctx, { on }) {
+    await setPushAllowPrivate(ctx.db, ctx.account.id, on);
+    return ok;
+  },
+});
+
+/** Who an inbound number belongs to, as the audit log shows it. */
+async function numberOwner(db: Queryable, number: string): Promise<unknown> {
+  const owner = await findNumberOwner(db, normalizeNumber(number));
+  if (owner === undefined) return null;
+  return { account: (await findAccountById(db, owner))?.username ?? null };
+}
+
+/** Gives the account an inbound number (a phone or a short code): SMS to it show in its `incoming` and push feed. */
+export const addInboundNumber = defineOperation({
+  names: ['addAccountNumber'],
+  internal: true,
+  input: z.object({ number: z.string() }),
+  reply: z.object({ number: z.string() }),
+  audit: {
+    subject: (i, account) => `${account?.username ?? ''} number ${normalizeNumber(i.number)}`,
+    state: (db, i) => numberOwner(db, i.number),
+  },
+  async handler(ctx, { number: raw }) {
+    const number = normalizeNumber(raw);
+    if (!/^\d{3,15}$/.test(number)) refuse(`NUMBER must be a phone number or short code, got "${raw}"`);
+    if (!(await addAccountNumber(ctx.db, ctx.account.id, number, ctx.now)))
+      refuse(`number ${number} already belongs to another account`);
+    return { ...ok, number };
+  },
+});
+
+/** The phones, in international form (a phone that is not one refuses the whole list, naming it). */
+function filteredPhoneList(raw: string[]): string[] {
+  return raw.map((p) => {
+    const n = normalizePhone(p, { allowInternational: true });
+    return n.ok ? n.e164 : refuse(`not a phone number: "${p}"`);
+  });
+}
+
+/** How many of the phones the registry holds, and the first of them, as the audit log shows it. */
+async function filteredState(db: Queryable, phones: string[]): Promise<unknown> {
+  const known = [...(await filteredAmong(db, [...new Set(phones)]))].sort();
+  return { filtered: known.length, phones: known.slice(0, AUDITED_PHONES) };
+}
+
+/** The most phones of one change the audit log lists (their count is always there). */
+const AUDITED_PHONES = 100;
+
+const filteredInput = z.object({ phones: z.array(z.string()).min(1).max(1_000_000) });
+
+/** Adds phones to the registry of filtered (Kosher) phones: a voice send of type 2 calls them instead of texting. */
+export const addFilteredPhoneList: OperatorOperation<typeof filteredInput, z.ZodObject<{ added: z.ZodNumber }>> = {
+  names: ['addFilteredPhones'],
+  internal: true,
+  input: filteredInput,
+  reply: z.object({ added: z.number() }),
+  audit: {
+    subject: (i) => `filtered phones (${i.phones.length})`,
+    state: async (db, i) => {
+      const phones = i.phones.flatMap((p) => {
+        const n = normalizePhone(p, { allowInternational: true });
+        return n.ok ? [n.e164] : [];
+      });
+      return filteredState(db, phones);
+    },
+  },
+  async handler(ctx, { phones }) {
+    const added = await addFilteredPhones(ctx.db, filteredPhoneList(phones), 'operator', ctx.now);
+    return { ...ok, added };
+  },
+};

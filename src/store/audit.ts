@@ -84,6 +84,7 @@ export async function accountAuditRow(db: Queryable, accountId: number): Promise
       'otp_international',
       'low_balance_credits',
       'is_reseller',
+      'push_allow_private',
     ])
     .where('id', '=', accountId)
     .executeTakeFirst();
@@ -100,5 +101,6 @@ export async function accountAuditRow(db: Queryable, accountId: number): Promise
     otp_international: !!a.otp_international,
     low_balance_credits: a.low_balance_credits == null ? null : Number(a.low_balance_credits),
     reseller: !!a.is_reseller,
+    push_allow_private: !!a.push_allow_private,
   };
 }

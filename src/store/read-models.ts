@@ -40,6 +40,7 @@ export { auditPage, type AuditEntry, type AuditFilter } from './audit.ts';
 export { accountOperatorSettings, listAccountsForOperator, type AccountListing } from './operator-accounts.ts';
 export { listCarriers, listRoutes, type CarrierRow, type StoredRoute } from './carriers.ts';
 export { liveNodes, type NodeRecord } from './nodes.ts';
+export { carrierTimeline, type CarrierTimelinePoint } from './carrier-timeline.ts';
 export { activeAlerts, alertWebhook, listAlertRules, recentAlerts, type AlertRecord } from './alerts.ts';
 export { operatorMessagePage, type OperatorMessageFilter, type OperatorMessageRow } from './admin-messages.ts';
 export {

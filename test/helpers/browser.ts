@@ -1,6 +1,6 @@
 // Browser tests: Debian's Chromium driven by playwright-core. Without /usr/bin/chromium the tests are skipped
 // with a visible notice; REQUIRE_BROWSER=1 (CI) makes its absence a failure. Also: axe-core checks and
-// screenshots under test-results/console/.
+// screenshots under test-results/console/, or into docs/images/ (the docs show them) with YONA_SCREENSHOTS=1.
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -9,7 +9,11 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const require = createRequire(import.meta.url);
-export const SCREENSHOTS = join(import.meta.dirname, '../../test-results/console');
+/** Where screenshots go: docs/images/ when YONA_SCREENSHOTS=1 (to refresh the docs' pictures), else test-results/. */
+export const SCREENSHOTS = join(
+  import.meta.dirname,
+  process.env.YONA_SCREENSHOTS === '1' ? '../../docs/images' : '../../test-results/console',
+);
 
 /** Whether browser tests can run; logs the notice (or throws under REQUIRE_BROWSER=1) when they cannot. */
 export function browserAvailable(): boolean {

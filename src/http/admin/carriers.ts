@@ -7,6 +7,7 @@ import { listCarriers, listRoutes, liveNodes, type NodeRecord } from '../../stor
 import { num } from '../console/format.ts';
 import { actionForm, csrfField, html, table } from '../console/html.ts';
 import { actAsOperator } from './act.ts';
+import { routeTestForm } from './route-test.ts';
 import type { AdminContext, AdminRouter } from './router.ts';
 
 interface ReportedHealth {
@@ -59,7 +60,7 @@ export function registerAdminCarriers(r: AdminRouter): void {
       (await listCarriers(db)).map((k) => {
         const h = health.get(k.name);
         return [
-          k.name,
+          html`<a href="/admin/carriers/${encodeURIComponent(k.name)}" dir="ltr">${k.name}</a>`,
           k.protocol,
           h ? (h.up ? w.healthUp : w.healthDown) : w.healthUnknown,
           h ? h.perSecond.toFixed(1) : '',
@@ -138,7 +139,7 @@ export function registerAdminCarriers(r: AdminRouter): void {
 <label for="route-channel">${w.channel}</label><select id="route-channel" name="channel"><option value="">*</option><option value="sms">sms</option><option value="voice">voice</option></select>
 <button type="submit">${w.save}</button></form>`
       : '';
-    return c.render(w.routesTitle, html`<p>${w.appliedLive}</p>${list}${form}`);
+    return c.render(w.routesTitle, html`<p>${w.appliedLive}</p>${list}${form}${routeTestForm(c)}`);
   });
 
   r.post('/admin/routes/add', async (c) => {

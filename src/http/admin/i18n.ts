@@ -3,6 +3,7 @@
 import type { Lang } from '../console/i18n.ts';
 import { enAlerts, heAlerts } from './i18n-alerts.ts';
 import { enDashboard, heDashboard } from './i18n-dashboard.ts';
+import { enCarriers, heCarriers } from './i18n-carriers.ts';
 import { enSendersPrices, heSendersPrices } from './i18n-senders-prices.ts';
 
 const en = {
@@ -175,6 +176,7 @@ const en = {
   csv: 'Download CSV',
   ...enSendersPrices,
   ...enDashboard,
+  ...enCarriers,
 };
 
 export type AdminWords = typeof en;
@@ -349,6 +351,7 @@ const he: AdminWords = {
   csv: 'הורדת CSV',
   ...heSendersPrices,
   ...heDashboard,
+  ...heCarriers,
 };
 
 export function adminWords(lang: Lang): AdminWords {

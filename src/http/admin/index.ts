@@ -7,12 +7,14 @@ import { registerAdminAccountPage } from './account-page.ts';
 import { registerAdminAccounts } from './accounts.ts';
 import { registerAdminAlerts } from './alerts.ts';
 import { registerAdminAudit } from './audit.ts';
+import { registerAdminCarrierPage } from './carrier-page.ts';
 import { registerAdminCarriers } from './carriers.ts';
 import { registerAdminMessages } from './messages.ts';
 import { registerAdminHome } from './home.ts';
 import { registerAdminLogin } from './login.ts';
 import { registerAdminMargins } from './margins.ts';
 import { registerAdminPrices } from './prices.ts';
+import { registerAdminRouteTest } from './route-test.ts';
 import { registerAdminSenders } from './senders.ts';
 import { AdminRouter } from './router.ts';
 
@@ -23,6 +25,8 @@ export function registerAdmin(app: FastifyInstance, ctx: AppContext, logger: Log
   registerAdminAccounts(r);
   registerAdminAccountPage(r);
   registerAdminCarriers(r);
+  registerAdminCarrierPage(r);
+  registerAdminRouteTest(r);
   registerAdminMessages(r);
   registerAdminAudit(r);
   registerAdminSenders(r);

@@ -45,6 +45,45 @@ for (const target of await storeTargets()) {
       assert.match(tested.join('\n'), /in the order tried: one, two/);
     });
 
+    it('answers the route test form as yona admin route-test does, and refuses it without the CSRF token', async () => {
+      await dana.get('/admin/routes');
+      const answered = await dana.post('/admin/routes/test', {
+        to: '0501234567',
+        account: '',
+        source: '',
+        channel: 'sms',
+      });
+      assert.equal(answered.status, 200, answered.text);
+      assert.match(answered.text, /A message to \+972501234567 \(sms\)/);
+      assert.match(
+        answered.text,
+        /<ol class="carrier-order"><li><a href="\/admin\/carriers\/one" dir="ltr">one<\/a><\/li><li><a href="\/admin\/carriers\/two" dir="ltr">two<\/a><\/li><\/ol>/,
+      );
+      assert.match(answered.text, /default: one → two/);
+      const bad = await dana.post('/admin/routes/test', { to: 'not-a-phone', channel: 'sms' });
+      assert.equal(bad.status, 400);
+      assert.match(bad.text, /must be a phone number/);
+      const unknown = await dana.post('/admin/routes/test', { to: '0501234567', account: 'nobody', channel: 'sms' });
+      assert.equal(unknown.status, 400);
+      assert.match(unknown.text, /no account named &#34;nobody&#34;/);
+      const forged = await dana.post('/admin/routes/test', { _csrf: 'forged', to: '0501234567', channel: 'sms' });
+      assert.equal(forged.status, 403);
+    });
+
+    it("shows a carrier's page with its health, its messages over time as a chart and its routes", async () => {
+      const page = await dana.get('/admin/carriers/one');
+      assert.equal(page.status, 200, page.text);
+      assert.match(page.text, /<h1[^>]*>Carrier one<\/h1>/);
+      assert.match(page.text, /id="chart"/);
+      assert.match(page.text, /<script type="application\/json" id="chart-data">\{"x":\[/);
+      assert.match(page.text, /src="\/console\/assets\/chart\.js"/);
+      assert.match(page.text, /one → two/);
+      const day = await dana.get('/admin/carriers/one?over=day');
+      assert.match(day.text, /each 30-minute interval/);
+      assert.equal((await dana.get('/admin/carriers/nosuch')).status, 404);
+      assert.match((await dana.get('/admin/carriers')).text, /<a href="\/admin\/carriers\/one" dir="ltr">one<\/a>/);
+    });
+
     it('refuses to remove a carrier a route names, and removes the route', async () => {
       await dana.get('/admin/carriers');
       const refused = await dana.post('/admin/carriers/remove', { name: 'two' });
@@ -74,7 +113,12 @@ for (const target of await storeTargets()) {
         403,
       );
       assert.equal((await sam.post('/admin/routes/add', { prefix: '', carriers: 'one' })).status, 403);
-      assert.doesNotMatch((await sam.get('/admin/carriers')).text, /<td data-label="Carrier">x</);
+      assert.doesNotMatch((await sam.get('/admin/carriers')).text, /\/admin\/carriers\/x"/);
+      // The route test changes nothing: a support operator runs it.
+      await sam.get('/admin/routes');
+      const tested = await sam.post('/admin/routes/test', { to: '0501234567', channel: 'sms' });
+      assert.equal(tested.status, 200, tested.text);
+      assert.match(tested.text, /Carriers in the order tried/);
     });
   });
 }
