@@ -201,8 +201,13 @@ export class WhatsAppSimulator {
     this.sent.push(message);
     trimLog(this.sent, MESSAGE_LOG_LIMIT);
     this.counts.accepted++;
-    for (const planned of outcome.statuses)
-      this.later(planned.step, () => this.report(business, user, message, planned, 'userId' in to));
+    // A message's statuses go out in their order: each at its step, and not before the receiver answered the
+    // post of the one before it (concurrent posts over several connections could arrive the other way round).
+    let previous: Promise<unknown> = Promise.resolve();
+    for (const planned of outcome.statuses) {
+      const due = new Promise<void>((resolve) => this.later(planned.step, resolve));
+      previous = Promise.all([previous, due]).then(() => this.report(business, user, message, planned, 'userId' in to));
+    }
     return { ok: true, message, input, user };
   }
 
@@ -304,7 +309,7 @@ export class WhatsAppSimulator {
     message: SentWhatsAppMessage,
     planned: PlannedStatus,
     byUserId: boolean,
-  ): void {
+  ): Promise<boolean> | undefined {
     const now = Date.now();
     message.statuses.push({
       status: planned.status,
@@ -346,12 +351,13 @@ export class WhatsAppSimulator {
     const value: Record<string, unknown> = { statuses: [status] };
     if (!failed) value.contacts = [{ ...(user.phoneHidden ? {} : { wa_id: user.waId }), user_id: user.userId }];
     const target = this.webhookOf(business);
-    if (target)
-      void this.webhooks.send(target.url, target.secret, webhookEnvelope(this.envelopeBusiness(business), value), {
-        kind: 'status',
-        messageId: message.id,
-        status: planned.status,
-      });
+    return target
+      ? this.webhooks.send(target.url, target.secret, webhookEnvelope(this.envelopeBusiness(business), value), {
+          kind: 'status',
+          messageId: message.id,
+          status: planned.status,
+        })
+      : undefined;
   }
 }
 
