@@ -64,7 +64,7 @@ export async function startServeProcess(
   child.stdout!.on('data', (d) => (logs += d));
   child.stderr!.on('data', (d) => (logs += d));
   let started: { https: number; http: string } | undefined;
-  for (let i = 0; i < 300 && !started && child.exitCode === null; i++) {
+  for (let i = 0; i < 600 && !started && child.exitCode === null; i++) {
     await new Promise((r) => setTimeout(r, 100));
     const line = logs.split('\n').find((l) => l.includes('yona is serving'));
     if (line) started = JSON.parse(line);
