@@ -1,8 +1,11 @@
 // The SMS fallbacks of WhatsApp messages: due fallbacks are claimed under a lease (store/whatsapp-fallbacks.ts),
 // and each, in one transaction, is cancelled when its WhatsApp message reached the phone (delivered or read) or
 // never went (blocked, cancelled), else sent: an SMS campaign of one message from the fallback's verified sender,
-// priced and debited as any text (credits at home, money abroad) and queued for the dispatcher. A fallback the
-// balance cannot pay is cancelled and logged. Every node may run it; a crash leaves the lease to run out.
+// priced and debited as any text (credits at home, money abroad) and queued for the dispatcher. A WhatsApp message
+// still waiting in the queue then (no carrier has taken it: none up, throttled, a backlog) is withdrawn in that
+// transaction and refunded, so the user gets the SMS alone; one already handed to its carrier goes on (both may be
+// reported, each charged once). A fallback the balance cannot pay is cancelled and logged (the WhatsApp message
+// stays queued). Every node may run it; a crash leaves the lease to run out.
 import { countParts } from '../domain/encoding.ts';
 import { smsAgorot, smsCredits } from '../domain/pricing.ts';
 import { DELIVERY, type DeliveryStatus } from '../domain/status.ts';
@@ -11,6 +14,7 @@ import type { LocalSignals } from '../signals.ts';
 import { insertCampaign } from '../store/campaigns.ts';
 import { inTransaction, type Queryable, type Store } from '../store/engine/db.ts';
 import { applyLedgerChange } from '../store/ledger.ts';
+import { withdrawUnsentMessage } from '../store/message-withdrawals.ts';
 import { insertMessages } from '../store/messages.ts';
 import { loadMessagesForUpdate } from '../store/status-events.ts';
 import { claimDueFallbacks, settleFallback, type DueFallback } from '../store/whatsapp-fallbacks.ts';
@@ -136,9 +140,19 @@ async function settle(
     throw new ShortOfBalance();
   const [smsMessageId] = await campaignMessageIds(db, campaignId);
   if (!(await settleFallback(db, f.messageId, { state: 'sent', smsMessageId }, now))) throw new AlreadySettled();
+  // Still in Yona's queue (the row is locked on PostgreSQL; the update is conditional on its state): withdrawn.
+  const withdrawn = message && !f.immediate ? await withdrawUnsentMessage(db, message, now) : false;
   deps.logger.info(
-    { event: 'whatsapp.fallback.sent', message: f.messageId, sms: smsMessageId, campaign: campaignId },
-    'WhatsApp message not delivered: its SMS fallback is queued',
+    {
+      event: 'whatsapp.fallback.sent',
+      message: f.messageId,
+      sms: smsMessageId,
+      campaign: campaignId,
+      whatsappWithdrawn: withdrawn !== false,
+    },
+    withdrawn
+      ? 'WhatsApp message not handed to a carrier in time: withdrawn, its SMS fallback is queued'
+      : 'WhatsApp message not delivered: its SMS fallback is queued',
   );
   return 'sent';
 }

@@ -3,7 +3,8 @@
 // message's new state and delivery status, whether that is final, and whether its charge is refunded.
 //
 // States: scheduled -> queued -> submitting (claimed under a lease) -> submitted (awaiting receipts) -> done;
-// or skipped (blocked at dispatch), failed (before reaching the carrier), cancelled.
+// or skipped (blocked at dispatch), failed (before reaching the carrier), cancelled (a campaign cancelled before it
+// left, or a WhatsApp message withdrawn while still queued because its SMS fallback went in its place).
 // Part rule: a part's first final status sticks; an intermediate receipt (-1) never replaces a final one.
 // Message rule: final only when every part is final; then 102 when every part was delivered, else the status of
 // the lowest-numbered part that failed. A final status is never replaced, except the sweeper's 2 ("no
@@ -30,6 +31,7 @@ export const REFUND_REASON = {
   blocked: 'refund: recipient blocked at dispatch',
   notCarried: 'refund: the trunk did not carry the call (never placed, refused, or no codec in common)',
   whatsappFailed: 'refund: the WhatsApp message failed (WhatsApp charges delivered messages only)',
+  whatsappWithdrawn: 'refund: the WhatsApp message was withdrawn unsent (its SMS fallback went in its place)',
 } as const;
 
 /** The state a dispatch outcome is recorded from: the message is still under the claimer's lease. */
@@ -40,6 +42,11 @@ export const AWAITING_RECEIPTS_STATE = 'submitted' satisfies LifecycleState;
 export const RECEIPT_SETTLES_STATES: readonly LifecycleState[] = ['submitting', 'submitted', 'done'];
 /** States of a message not yet settled by the dispatcher: its campaign is not finished while one is left. */
 export const OPEN_STATES: readonly LifecycleState[] = ['scheduled', 'queued', 'submitting'];
+/**
+ * States of a message no carrier has been handed yet: it may still be withdrawn. 'submitting' is not among them:
+ * the dispatcher holds it under a lease and may be handing it over at this moment.
+ */
+export const NOT_HANDED_OVER_STATES: readonly LifecycleState[] = ['scheduled', 'queued'];
 
 const DELIVERED = new Set<DeliveryStatus>([DELIVERY.DELIVERED_LEGACY, DELIVERY.DELIVERED]);
 /** Statuses on the way: a receipt may still change them. */
@@ -72,6 +79,8 @@ export type LifecycleEvent =
   | { kind: 'failed'; status: DeliveryStatus }
   | { kind: 'blocked' }
   | { kind: 'window-ended' }
+  /** A WhatsApp message whose SMS fallback went while it still waited in the queue: it is not sent after all. */
+  | { kind: 'withdrawn' }
   /** Receipts: the statuses of the message's parts as merged (index = part) and how many parts it has. */
   | { kind: 'receipts'; parts: ReadonlyArray<DeliveryStatus | null | undefined>; partCount: number };
 
@@ -87,6 +96,13 @@ export interface Transition {
 const SUBMITTED: Transition = { state: 'submitted', status: DELIVERY.SUBMITTED, final: false, refund: null };
 const BLOCKED: Transition = { state: 'skipped', status: DELIVERY.BLOCKED, final: true, refund: REFUND_REASON.blocked };
 const WINDOW_ENDED: Transition = { state: 'done', status: DELIVERY.TIMEOUT, final: true, refund: null };
+const WITHDRAWN: Transition = {
+  state: 'cancelled',
+  status: DELIVERY.DELETED,
+  final: true,
+  refund: REFUND_REASON.whatsappWithdrawn,
+};
+const NOT_HANDED_OVER = new Set<LifecycleState>(NOT_HANDED_OVER_STATES);
 
 /**
  * The message after `event`, or undefined when the event changes nothing (a dispatch outcome for a message no
@@ -108,6 +124,8 @@ export function nextState(current: Standing, event: LifecycleEvent): Transition 
       return current.state === LEASED_STATE ? BLOCKED : undefined;
     case 'window-ended':
       return current.state === AWAITING_RECEIPTS_STATE ? WINDOW_ENDED : undefined;
+    case 'withdrawn':
+      return NOT_HANDED_OVER.has(current.state) ? WITHDRAWN : undefined;
     case 'receipts': {
       if (!SETTLES.has(current.state)) return undefined;
       const derived = deriveMessageStatus(event.parts, event.partCount);

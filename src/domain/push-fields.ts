@@ -102,8 +102,12 @@ export function encodePush(type: string, fields: PushFields): { body: string; co
 }
 
 /** What happened to a WhatsApp message, as the `ack` of a dlr_whatsapp push says it. */
-export function whatsappAck(status: number): 'accepted' | 'sent' | 'delivered' | 'read' | 'failed' | 'expired' {
+export function whatsappAck(
+  status: number,
+): 'accepted' | 'sent' | 'delivered' | 'read' | 'failed' | 'expired' | 'cancelled' {
   if (status === DELIVERY.SUBMITTED) return 'accepted';
+  // Withdrawn before any carrier took it (its SMS fallback went in its place).
+  if (status === DELIVERY.DELETED) return 'cancelled';
   if (status === DELIVERY.WHATSAPP_SENT) return 'sent';
   if (status === DELIVERY.WHATSAPP_DELIVERED || status === DELIVERY.DELIVERED) return 'delivered';
   if (status === DELIVERY.WHATSAPP_READ) return 'read';

@@ -1,6 +1,7 @@
 // SMS fallbacks of WhatsApp messages: written with the WhatsApp message in the send's transaction, claimed by the
 // fallback worker under a lease when due (the WhatsApp message failed, or its wait ran out undelivered), and
-// settled once: sent (the SMS it wrote) or cancelled (WhatsApp delivered first).
+// settled once: sent (the SMS it wrote; a WhatsApp message still queued is withdrawn in the same transaction,
+// store/message-withdrawals.ts) or cancelled (WhatsApp delivered first).
 import { sql } from 'kysely';
 import type { DeliveryStatus } from '../domain/status.ts';
 import type { Queryable } from './engine/db.ts';
@@ -54,6 +55,8 @@ export interface DueFallback {
   notSent: boolean;
   /** The WhatsApp message's lane (1: the priority lane, as one-time codes): its SMS takes the same. */
   priority: number;
+  /** The send asked for the SMS at once (`after_seconds` 0): both go, the WhatsApp message is never withdrawn. */
+  immediate: boolean;
 }
 
 /**
@@ -74,6 +77,8 @@ export async function claimDueFallbacks(
       'f.source',
       'f.text',
       'f.sealed',
+      'f.due_at',
+      'f.created_at',
       'm.phone',
       'm.campaign_id',
       'm.external_id',
@@ -117,6 +122,7 @@ export async function claimDueFallbacks(
       reached: status !== null && o.reached.includes(status),
       notSent: c.state === 'skipped' || c.state === 'cancelled',
       priority: Number(c.priority ?? 0),
+      immediate: Number(c.due_at) <= Number(c.created_at),
     });
   }
   return claimed;

@@ -48,6 +48,22 @@ describe('lifecycle: dispatch outcomes', () => {
   });
 });
 
+describe('lifecycle: a WhatsApp message withdrawn for its SMS fallback', () => {
+  it('one still queued (or scheduled) is cancelled with 104, final, and refunded', () => {
+    for (const state of ['queued', 'scheduled'] as const)
+      assert.deepEqual(summary(nextState(at(state), { kind: 'withdrawn' })), [
+        'cancelled',
+        104,
+        true,
+        'refund: the WhatsApp message was withdrawn unsent (its SMS fallback went in its place)',
+      ]);
+  });
+  it('one the dispatcher holds, or a carrier has, is not withdrawn', () => {
+    for (const state of ['submitting', 'submitted', 'done', 'failed', 'skipped', 'cancelled'] as const)
+      assert.equal(nextState(at(state, -1), { kind: 'withdrawn' }), undefined, state);
+  });
+});
+
 describe('lifecycle: receipts and the receipt window', () => {
   it('the end of the window gives a submitted message 2, final; nothing else is touched', () => {
     assert.deepEqual(summary(nextState(at('submitted', -1), { kind: 'window-ended' })), ['done', 2, true, null]);

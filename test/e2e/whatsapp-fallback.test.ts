@@ -3,8 +3,10 @@
 // the message's text (or the template's text with its variables) when the WhatsApp message fails, when the number
 // has no WhatsApp (131026), or when it is not delivered within after_seconds; no SMS when WhatsApp delivers first
 // (nor when it fails after delivering, 1001); a WhatsApp delivery that comes after the SMS left is reported too and
-// each is charged once; a WhatsApp one-time code falls back the same way and the code sent by SMS validates. The
-// money: a failed WhatsApp message is refunded exactly its charge, once, however often its failure is posted.
+// each is charged once; a WhatsApp one-time code falls back the same way and the code sent by SMS validates. A
+// WhatsApp message no carrier could take before its wait ran out (its carrier unreachable) is withdrawn: the SMS
+// alone reaches the user, and the WhatsApp charge is given back. The money: a failed WhatsApp message is refunded
+// exactly its charge, once, however often its failure is posted.
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
@@ -23,6 +25,8 @@ import { storeTargets } from '../helpers/stores.ts';
 import { SIM_APP_SECRET, SIM_TOKEN, startWaSimProcess, type WaSimProcess } from '../helpers/wa-sim-process.ts';
 
 const BUSINESS = '972771230500';
+/** A business number whose carrier cannot be reached (nothing listens at its Graph address). */
+const BUSINESS_DOWN = '972771230501';
 const FAST_MS = 60;
 const ENV = { YONA_PUSH_ALLOW_PRIVATE: '1', YONA_PUSH_RETRY_BASE_MS: '20', YONA_PUSH_POLL_MS: '20' };
 
@@ -36,6 +40,7 @@ for (const [index, target] of (await storeTargets()).entries()) {
     let dlrHook: PushReceiver;
     let waHook: PushReceiver;
     const carrier = `wa-fb-${target.name}`;
+    const carrierDown = `wa-down-${target.name}`;
     // Each store's run has numbers of its own (the scripted suffix stays last).
     const user = (n: number, suffix: string) => `9725${index}${String(n).padStart(3, '0')}${suffix}`;
 
@@ -112,6 +117,27 @@ for (const [index, target] of (await storeTargets()).entries()) {
         wa.graphUrl,
       );
       await first.admin('add-route', 'default', carrier, '--channel', 'whatsapp');
+      await first.admin(
+        'add-carrier',
+        carrierDown,
+        '--protocol',
+        'whatsapp-cloud',
+        '--business-number',
+        BUSINESS_DOWN,
+        '--phone-number-id',
+        BUSINESS_DOWN,
+        '--waba-id',
+        'WABA2',
+        '--token',
+        SIM_TOKEN,
+        '--app-secret',
+        SIM_APP_SECRET,
+        '--verify-token',
+        'v',
+        '--graph-url',
+        'http://127.0.0.1:1',
+      );
+      await first.admin('add-route', 'default', carrierDown, '--channel', 'whatsapp', '--source', BUSINESS_DOWN);
       await first.admin(...simCarrierArgs('smsc', smsc));
       await first.admin('add-route', 'default', 'smsc');
       // An authentication template taking the code, for one-time codes.
@@ -134,6 +160,7 @@ for (const [index, target] of (await storeTargets()).entries()) {
       s = await newSender(t, 'fbacct', 1000);
       accountId = await t.accountId('fbacct');
       await t.admin('whatsapp-number', 'add', 'fbacct', BUSINESS);
+      await t.admin('whatsapp-number', 'add', 'fbacct', BUSINESS_DOWN, '--carrier', carrierDown);
       await t.admin('whatsapp-price', 'set', 'utility', '2');
       await t.admin('whatsapp-price', 'set', 'authentication', '3');
       await wa.control.post('/webhook', { url: `${t.httpUrl}/webhooks/whatsapp/${carrier}` });
@@ -329,6 +356,55 @@ for (const [index, target] of (await storeTargets()).entries()) {
         'the WhatsApp message at its category price and the SMS as a text',
       );
       assert.equal((await smsTo(phone)).length, 1, 'one SMS');
+    });
+
+    it('its carrier unreachable until the wait ran out: the WhatsApp message is withdrawn and refunded, the SMS alone goes', async () => {
+      const phone = user(11, '0011');
+      await openWindow(t.service.store.db, { accountId, businessNumber: BUSINESS_DOWN, user: phone }, Date.now());
+      const before = await ledger();
+      const r = await waApi('send-whatsapp-message', {
+        source: BUSINESS_DOWN,
+        destination: phone,
+        message: 'Your table is ready',
+        fallback: { channel: 'sms', source: 'Yona', after_seconds: 1 },
+      });
+      const id = Number(r.ans.unique);
+      const sms = await smsArrives(phone);
+      assert.deepEqual([sms.source, sms.text], ['Yona', 'Your table is ready']);
+      const f = await settled(id, 'sent');
+      const withdrawn = await message(id);
+      assert.deepEqual(
+        [withdrawn.state, Number(withdrawn.status), Number(withdrawn.cost_credits)],
+        ['cancelled', 104, 0],
+      );
+      // The dispatcher goes on running: the withdrawn message is never taken again.
+      await new Promise((r) => setTimeout(r, 1500));
+      const still = await message(id);
+      assert.deepEqual(
+        [still.state, Number(still.status), Number(still.attempts)],
+        ['cancelled', 104, withdrawn.attempts],
+      );
+      const added = (await ledger()).slice(before.length);
+      assert.deepEqual(
+        added.map((e) => [e.amount, e.ref]),
+        [
+          [-1, `campaign:${withdrawn.campaign_id}`],
+          [-1, `campaign:${(await message(Number(f.sms_message_id))).campaign_id}`],
+          [1, `message:${id}`],
+        ],
+        'the WhatsApp charge (service: 1 credit) given back once; the SMS charged as a text',
+      );
+      assert.match(added[2].reason, /withdrawn/);
+      assert.equal((await smsTo(phone)).length, 1, 'one SMS');
+      // Reported: the WhatsApp message cancelled (104, pushed on dlr_whatsapp as `cancelled`), and the SMS.
+      const pushed = await eventually(() =>
+        waHook.received.map((p) => JSON.parse(p.body)).find((x) => x.phone === phone && x.status === '104'),
+      );
+      assert.deepEqual([pushed.ack, pushed.unique], ['cancelled', String(id)]);
+      await eventually(async () => {
+        const reports = await reportsOf(phone);
+        return reports.some((x) => x.channel === 'whatsapp' && x.status === '104') && reports.length === 2;
+      });
     });
 
     it('a failed WhatsApp message is refunded exactly its charge, once, however often the failure is posted', async () => {

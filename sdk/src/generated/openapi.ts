@@ -343,7 +343,7 @@ export interface webhooks {
                         channel: string;
                         /** @description Yona's id of the message (`ans.unique` of the WhatsApp endpoints). */
                         unique: string;
-                        /** @description `accepted`, `sent`, `delivered`, `read`, `failed` or `expired` (docs/whatsapp.md). */
+                        /** @description `accepted`, `sent`, `delivered`, `read`, `failed`, `expired` or `cancelled` (docs/whatsapp.md). */
                         ack: string;
                         /** @description The id given for the recipient when sending (blank when none was given). */
                         external_id: string;

@@ -42,7 +42,7 @@ const FIELD_MEANINGS: Record<string, Record<string, string>> = {
     hook: '`update`.',
     channel: '`whatsapp`.',
     unique: "Yona's id of the message (`ans.unique` of the WhatsApp endpoints).",
-    ack: '`accepted`, `sent`, `delivered`, `read`, `failed` or `expired` (docs/whatsapp.md).',
+    ack: '`accepted`, `sent`, `delivered`, `read`, `failed`, `expired` or `cancelled` (docs/whatsapp.md).',
     external_id: 'The id given for the recipient when sending (blank when none was given).',
     status: `Delivery status code: ${deliveryStatusList()}`,
     he_message: 'The delivery status in Hebrew.',
