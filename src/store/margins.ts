@@ -27,7 +27,8 @@ function taken(db: Queryable, start: number, end: number) {
       .where('submitted_at', '<', end)
       // Accepted before the span ended: keeps PostgreSQL to the months that may hold such rows.
       .where('created_at', '<', end)
-      .where('carrier', 'is not', null)
+      // Taken by a carrier; written as an expression so that no planner walks the carrier index over every message.
+      .where(sql`coalesce(carrier, '')`, '<>', '')
   );
 }
 
