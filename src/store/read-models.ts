@@ -49,4 +49,4 @@ export {
 } from './dashboard.ts';
 export { carrierOutcomesSince } from './alerts.ts';
 export { dueQueue, retryQueueByCarrier } from './carrier-queue.ts';
-export { trafficBetween, trafficByChannel, trafficBySpan } from './margins.ts';
+export { trafficBetween, trafficBySpan } from './margins.ts';
