@@ -218,11 +218,12 @@ export async function markAlertPostFailed(
 
 const DELIVERED = new Set<number>([DELIVERY.DELIVERED, DELIVERY.DELIVERED_LEGACY]);
 
-/** Final outcomes per carrier of the messages submitted since `since`. */
-export async function carrierOutcomesSince(db: Queryable, since: number): Promise<CarrierOutcomes[]> {
+/** Final outcomes per carrier of the messages submitted since `since` (and before `until`, when given). */
+export async function carrierOutcomesSince(db: Queryable, since: number, until?: number): Promise<CarrierOutcomes[]> {
   const rows = await db
     .selectFrom('messages')
     .select(['carrier', 'status', (eb) => eb.fn.countAll<number>().as('n')])
+    .$if(until !== undefined, (q) => q.where('submitted_at', '<', until!))
     // By the index on submission time alone (migration 0058, which holds carrier and status too): a condition on
     // the carrier would let the embedded store's planner walk the carrier index over every message instead.
     .where('submitted_at', '>=', since)

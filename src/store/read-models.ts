@@ -45,6 +45,7 @@ export {
   trafficCounts,
   TRAFFIC_FLOWS,
   type FailingPushUrl,
+  type TrafficBucket,
   type TrafficFlow,
 } from './dashboard.ts';
 export { carrierOutcomesSince } from './alerts.ts';
