@@ -10,7 +10,7 @@ import { calendarMonth, monthSpan } from '../domain/dates.ts';
 import { closesGroup, marginReport, parseCreditPrice, type MarginLine } from '../domain/margins.ts';
 import { formatMilliShekels } from '../domain/money.ts';
 import type { Store } from '../store/engine/db.ts';
-import { trafficBetween, trafficByChannel } from '../store/margins.ts';
+import { trafficBetween } from '../store/margins.ts';
 import { didYouMean } from './help.ts';
 import { parseArgsProblem, UsageError } from './usage-error.ts';
 
@@ -59,11 +59,7 @@ export async function reportCommand(
       : (parseCreditPrice(priceText) ??
         fail(`--credit-price must be agorot with at most three decimals, like 8 or 7.5, got "${priceText}"`));
 
-  const report = marginReport(
-    await trafficBetween(store.db, span.start, span.end),
-    await trafficByChannel(store.db, span.start, span.end),
-    creditMilli,
-  );
+  const report = marginReport(await trafficBetween(store.db, span.start, span.end), creditMilli);
   const { accounts, resellers: groups, channels, total } = report;
   const credit_price_agorot = creditMilli / 1000;
   if (values.json) {

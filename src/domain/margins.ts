@@ -85,8 +85,7 @@ export function marginLine(s: MarginSums, creditMilli: number): MarginLine {
  * `resellers`), the channels by name, and the total.
  */
 export function marginReport(
-  traffic: AccountTraffic[],
-  channels: Array<{ channel: string } & MarginSums>,
+  { accounts: traffic, channels }: { accounts: AccountTraffic[]; channels: Array<{ channel: string } & MarginSums> },
   creditMilli: number,
 ): MarginReport {
   const subsOf = new Map<string, AccountTraffic[]>();

@@ -49,8 +49,9 @@ export {
   trafficCounts,
   TRAFFIC_FLOWS,
   type FailingPushUrl,
+  type TrafficBucket,
   type TrafficFlow,
 } from './dashboard.ts';
 export { carrierOutcomesSince } from './alerts.ts';
 export { dueQueue, retryQueueByCarrier } from './carrier-queue.ts';
-export { trafficBetween, trafficByChannel, trafficBySpan } from './margins.ts';
+export { trafficBetween, trafficBySpan } from './margins.ts';

@@ -1,16 +1,15 @@
 // /admin's traffic: the four flows (accepted, submitted to carriers, final receipts, inbound) per second over the
 // last minute, and over the last 24 hours in 10-minute steps as a chart (console/assets/chart.js) with the same
 // figures as a table for screen readers and browsers without scripts. Counted in the store, so on every node.
-import { trafficBuckets, trafficCounts, TRAFFIC_FLOWS, type TrafficFlow } from '../../store/read-models.ts';
+import { trafficCounts, TRAFFIC_FLOWS, type TrafficFlow } from '../../store/read-models.ts';
 import { num, when } from '../console/format.ts';
 import { fmt } from '../console/i18n.ts';
 import { html, jsonScript, table, type Html } from '../console/html.ts';
+import type { DayFigures } from './dashboard-day.ts';
 import type { AdminWords } from './i18n.ts';
 import type { AdminContext } from './router.ts';
 
 const MINUTE = 60_000;
-const STEP = 10 * MINUTE;
-const DAY = 24 * 3600_000;
 const RATE = new Intl.NumberFormat('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 });
 
 const FLOW_WORD: Record<TrafficFlow, keyof AdminWords> = {
@@ -39,11 +38,9 @@ export async function trafficNowSection(c: AdminContext): Promise<Html> {
 }
 
 /** The last 24 hours in 10-minute steps, ending with the step that holds now. */
-export async function trafficDaySection(c: AdminContext): Promise<Html> {
+export function trafficDaySection(c: AdminContext, { buckets }: DayFigures): Html {
   const { w } = c;
   const zone = c.app.config.defaultTimeZone;
-  const to = Math.floor(c.now / STEP) * STEP + STEP;
-  const buckets = await trafficBuckets(c.app.store.db, to - DAY, to, STEP);
   const totals = Object.fromEntries(
     TRAFFIC_FLOWS.map((f) => [f, num(buckets.reduce((sum, b) => sum + b[f], 0))]),
   ) as Record<TrafficFlow, string>;

@@ -1,10 +1,11 @@
 // /admin: the operator console's overview: who is signed in, the active alerts, the traffic now and over the last
-// 24 hours (dashboard-traffic.ts), the delivery rate per carrier, the queues, the failing push URLs and the live
+// 24 hours (dashboard-traffic.ts, read by dashboard-day.ts), the delivery rate per carrier, the queues, the failing push URLs and the live
 // nodes with their roles and carriers' health (dashboard-health.ts). Every figure is read from the shared store,
 // so it is the cluster's on PostgreSQL; docs/operator-console.md says what each one counts.
 import { fmt } from '../console/i18n.ts';
 import { html } from '../console/html.ts';
 import { alertsSection } from './alerts.ts';
+import { dayFigures } from './dashboard-day.ts';
 import { deliverySection, failingPushSection, nodesSection, queuesSection } from './dashboard-health.ts';
 import { trafficDaySection, trafficNowSection } from './dashboard-traffic.ts';
 import type { AdminRouter } from './router.ts';
@@ -14,11 +15,12 @@ export function registerAdminHome(r: AdminRouter): void {
     const { w } = c;
     const role = c.operator.role === 'admin' ? w.roleAdmin : w.roleSupport;
     // One after another: on the embedded store the queries share one connection anyway.
+    const day = await dayFigures(c.app.store.db, c.now);
     const sections = [
       await alertsSection(c),
       await trafficNowSection(c),
-      await trafficDaySection(c),
-      await deliverySection(c),
+      trafficDaySection(c, day),
+      await deliverySection(c, day),
       await queuesSection(c),
       await failingPushSection(c),
       await nodesSection(c),

@@ -4,7 +4,7 @@
 import { calendarMonth, monthSpan } from '../../domain/dates.ts';
 import { closesGroup, marginReport, parseCreditPrice, type MarginLine } from '../../domain/margins.ts';
 import { formatMilliShekels } from '../../domain/money.ts';
-import { trafficBetween, trafficByChannel, trafficBySpan } from '../../store/read-models.ts';
+import { trafficBetween, trafficBySpan } from '../../store/read-models.ts';
 import { num } from '../console/format.ts';
 import { fmt } from '../console/i18n.ts';
 import { html, table, type Html, type HtmlValue } from '../console/html.ts';
@@ -67,11 +67,7 @@ export function registerAdminMargins(r: AdminRouter): void {
         code: 400,
         notice: { kind: 'error', text: span ? w.marginsBadPrice : w.marginsBadMonth },
       });
-    const report = marginReport(
-      await trafficBetween(db, span.start, span.end),
-      await trafficByChannel(db, span.start, span.end),
-      creditMilli,
-    );
+    const report = marginReport(await trafficBetween(db, span.start, span.end), creditMilli);
     const months = monthsTo(month, 12);
     const starts = months.map((m) => monthSpan(m, zone)!.start);
     const sums = await trafficBySpan(db, [...starts, span.end]);

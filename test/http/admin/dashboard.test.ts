@@ -27,7 +27,7 @@ for (const target of await storeTargets()) {
   describe(`operator console overview (${target.name})`, () => {
     let t: TestService;
     // 30 seconds into a 10-minute step.
-    const now = Date.UTC(2026, 10, 27, 11, 0, 30);
+    let now = Date.UTC(2026, 10, 27, 11, 0, 30);
     let dana: AdminClient;
     let sam: AdminClient;
 
@@ -211,6 +211,21 @@ for (const target of await storeTargets()) {
       assert.match(page.text, /<h2 id="traffic-now">תעבורה כעת<\/h2>/);
       assert.match(page.text, /data-flow="accepts">התקבלו<b>0\.5 לשנייה<\/b>/);
       assert.deepEqual(rowsOf(page.text, 'שיעור מסירה לפי ספק')[0], ['alpha', '75.0% מתוך 12', '75.0% מתוך 12']);
+    });
+
+    it('counts the current step live and the past steps again once the next step begins', async () => {
+      const totals = async () => {
+        const page = await dana.get('/admin');
+        const json = /<script type="application\/json" id="traffic-data">([^<]*)<\/script>/.exec(page.text)?.[1];
+        return JSON.parse(json ?? '{}').series[0].values.reduce((a: number, b: number) => a + b, 0);
+      };
+      assert.equal(await totals(), 41);
+      await seedMessages(t, 2, { account: 'ana', createdAt: now - 20_000, state: 'queued' });
+      await seedMessages(t, 4, { account: 'ana', createdAt: now - 3 * HOUR, state: 'queued' });
+      assert.equal(await totals(), 43, 'the current step at once; a past step kept until the next step');
+      now += 10 * MIN;
+      assert.equal(await totals(), 47);
+      now -= 10 * MIN;
     });
 
     it('sends a visitor without an operator session to the sign-in page', async () => {
