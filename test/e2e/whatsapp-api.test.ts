@@ -299,6 +299,7 @@ for (const target of targets) {
           .executeTakeFirstOrThrow();
       assert.equal((await fallback()).state, 'pending');
       const ledgerBefore = await creditLedger(t, 'alice');
+      const charged = Number((await messageRow(whatsappId)).cost_credits);
       now += 31_000;
       await waitFor(async () => (await fallback()).state === 'sent', 'the fallback is sent');
       const sms = await messageRow(Number((await fallback()).sms_message_id));
@@ -307,8 +308,12 @@ for (const target of targets) {
         ['sms', 'Yona', USER, 'Order B-2 ships on Monday', 1],
       );
       const ledgerAfter = await creditLedger(t, 'alice');
-      assert.deepEqual(ledgerAfter.length, ledgerBefore.length + 1);
-      assert.ok(ledgerAfter.includes(-1));
+      // The WhatsApp message was still queued (no carrier runs here): withdrawn and refunded as its SMS went.
+      assert.deepEqual(ledgerAfter.length, ledgerBefore.length + 2);
+      const added = [...ledgerAfter];
+      for (const amount of ledgerBefore) added.splice(added.indexOf(amount), 1);
+      assert.deepEqual(added.sort(), [-1, charged].sort(), 'the SMS charged, the WhatsApp charge given back');
+      assert.equal(Number((await messageRow(whatsappId)).status), 104);
       const unverified = await wa('send-whatsapp-template', {
         source: BUSINESS,
         destination: USER,
