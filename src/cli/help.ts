@@ -268,7 +268,7 @@ export const ADMIN_HELP: Record<string, CommandHelp> = {
   report: {
     usage: 'yona admin report margins [--month YYYY-MM] [--credit-price AGOROT] [--json]',
     summary:
-      "Per account (sub-accounts under their reseller): messages and parts carriers took in the month, what the account was charged, the carriers' cost and the margin, with totals.",
+      "Per account (sub-accounts under their reseller): messages and parts carriers took in the month, what the account was charged, the carriers' cost and the margin, with totals; then the same per channel.",
     example: 'yona admin report margins --month 2026-11 --credit-price 8',
   },
   price: {

@@ -39,3 +39,14 @@ export { listCarriers, listRoutes, type CarrierRow, type StoredRoute } from './c
 export { liveNodes, type NodeRecord } from './nodes.ts';
 export { activeAlerts, alertWebhook, listAlertRules, recentAlerts, type AlertRecord } from './alerts.ts';
 export { operatorMessagePage, type OperatorMessageFilter, type OperatorMessageRow } from './admin-messages.ts';
+export {
+  failingPushUrlsOfAll,
+  trafficBuckets,
+  trafficCounts,
+  TRAFFIC_FLOWS,
+  type FailingPushUrl,
+  type TrafficFlow,
+} from './dashboard.ts';
+export { carrierOutcomesSince } from './alerts.ts';
+export { dueQueue, retryQueueByCarrier } from './carrier-queue.ts';
+export { trafficBetween, trafficByChannel, trafficBySpan } from './margins.ts';

@@ -17,6 +17,7 @@ const PAGES = [
   '/admin/carriers',
   '/admin/routes',
   '/admin/messages',
+  '/admin/margins',
   '/admin/audit',
 ];
 

@@ -180,6 +180,8 @@ for (const [index, target] of targets.entries()) {
         [68, 73, 584, 152.5],
       );
       assert.equal(report.total.margin_agorot, 431.5);
+      // Every message here is a text: the channel breakdown is one line, the total's figures.
+      assert.deepEqual(report.channels, [{ channel: 'sms', ...report.total }]);
       const text = await t.admin('report', 'margins', '--credit-price', '8');
       assert.match(text[0], new RegExp(`^margins ${month} \\(.+\\).*one credit at 8 agorot`));
       assert.match(
@@ -190,6 +192,8 @@ for (const [index, target] of targets.entries()) {
         text.some((l) => /^ {2}resl-sub\s+5\s+10\s+10\s/.test(l)),
         text.join('\n'),
       );
+      const channels = text.indexOf('by channel:');
+      assert.match(text[channels + 2], /^sms\s+68\s+73\s+73\s+0\.00\s+5\.84\s+1\.525\s+4\.315$/);
       await assert.rejects(t.admin('report', 'margin'), /unknown report "margin"; did you mean "margins"\?/);
       await assert.rejects(t.admin('report', 'margins', '--month', '2026-13'), /--month must be YYYY-MM/);
       await assert.rejects(t.admin('repotr', 'margins'), /did you mean "report"/);

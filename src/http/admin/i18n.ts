@@ -2,6 +2,7 @@
 // shared words (skip link, sign out, input refusals) are the customer console's (console/i18n.ts).
 import type { Lang } from '../console/i18n.ts';
 import { enAlerts, heAlerts } from './i18n-alerts.ts';
+import { enDashboard, heDashboard } from './i18n-dashboard.ts';
 import { enSendersPrices, heSendersPrices } from './i18n-senders-prices.ts';
 
 const en = {
@@ -173,6 +174,7 @@ const en = {
   pendingOutcome: 'Pending',
   csv: 'Download CSV',
   ...enSendersPrices,
+  ...enDashboard,
 };
 
 export type AdminWords = typeof en;
@@ -346,6 +348,7 @@ const he: AdminWords = {
   pendingOutcome: 'ממתינות',
   csv: 'הורדת CSV',
   ...heSendersPrices,
+  ...heDashboard,
 };
 
 export function adminWords(lang: Lang): AdminWords {

@@ -11,6 +11,7 @@ import { registerAdminCarriers } from './carriers.ts';
 import { registerAdminMessages } from './messages.ts';
 import { registerAdminHome } from './home.ts';
 import { registerAdminLogin } from './login.ts';
+import { registerAdminMargins } from './margins.ts';
 import { registerAdminPrices } from './prices.ts';
 import { registerAdminSenders } from './senders.ts';
 import { AdminRouter } from './router.ts';
@@ -27,4 +28,5 @@ export function registerAdmin(app: FastifyInstance, ctx: AppContext, logger: Log
   registerAdminSenders(r);
   registerAdminPrices(r);
   registerAdminAlerts(r);
+  registerAdminMargins(r);
 }

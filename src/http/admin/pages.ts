@@ -48,6 +48,7 @@ export const ADMIN_PAGES: readonly AdminPage[] = [
   { path: '/admin/prices/default', audience: 'admin' },
   { path: '/admin/prices/country', audience: 'admin' },
   { path: '/admin/prices/account', audience: 'admin' },
+  { path: '/admin/margins', audience: 'operator', nav: 'navMargins' },
   { path: '/admin/alerts', audience: 'operator', nav: 'navAlerts' },
   { path: '/admin/alerts/set', audience: 'admin' },
   { path: '/admin/alerts/remove', audience: 'admin' },
