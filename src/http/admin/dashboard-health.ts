@@ -13,6 +13,7 @@ import { num, percent, when } from '../console/format.ts';
 import { fmt } from '../console/i18n.ts';
 import { html, table, userText, type Html } from '../console/html.ts';
 import { carrierHealthOf } from './carriers.ts';
+import { dayOutcomes } from './dashboard-memo.ts';
 import type { AdminWords } from './i18n.ts';
 import type { AdminContext } from './router.ts';
 
@@ -30,7 +31,7 @@ export async function deliverySection(c: AdminContext): Promise<Html> {
   const { w } = c;
   const db = c.app.store.db;
   const hour = new Map((await carrierOutcomesSince(db, c.now - HOUR)).map((o) => [o.carrier, o]));
-  const day = await carrierOutcomesSince(db, c.now - 24 * HOUR);
+  const day = await dayOutcomes(db, c.now, 24 * HOUR);
   const rate = (o: { delivered: number; final: number } | undefined) =>
     o && o.final > 0 ? fmt(w.rateOf, { rate: percent(o.delivered, o.final), final: num(o.final) }) : '–';
   const rows = day

@@ -1,10 +1,11 @@
 // /admin's traffic: the four flows (accepted, submitted to carriers, final receipts, inbound) per second over the
 // last minute, and over the last 24 hours in 10-minute steps as a chart (console/assets/chart.js) with the same
 // figures as a table for screen readers and browsers without scripts. Counted in the store, so on every node.
-import { trafficBuckets, trafficCounts, TRAFFIC_FLOWS, type TrafficFlow } from '../../store/read-models.ts';
+import { trafficCounts, TRAFFIC_FLOWS, type TrafficFlow } from '../../store/read-models.ts';
 import { num, when } from '../console/format.ts';
 import { fmt } from '../console/i18n.ts';
 import { html, jsonScript, table, type Html } from '../console/html.ts';
+import { dayBuckets } from './dashboard-memo.ts';
 import type { AdminWords } from './i18n.ts';
 import type { AdminContext } from './router.ts';
 
@@ -43,7 +44,7 @@ export async function trafficDaySection(c: AdminContext): Promise<Html> {
   const { w } = c;
   const zone = c.app.config.defaultTimeZone;
   const to = Math.floor(c.now / STEP) * STEP + STEP;
-  const buckets = await trafficBuckets(c.app.store.db, to - DAY, to, STEP);
+  const buckets = await dayBuckets(c.app.store.db, to - DAY, to, STEP, c.now);
   const totals = Object.fromEntries(
     TRAFFIC_FLOWS.map((f) => [f, num(buckets.reduce((sum, b) => sum + b[f], 0))]),
   ) as Record<TrafficFlow, string>;
