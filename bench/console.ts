@@ -4,14 +4,20 @@
 // paint and the chart drawn, on the first visit to the page (after the overview) and again. Target: first
 // paint under 1 s. Then the message log (bench/console-log.ts): the store filled to 1,000,000 messages, each
 // filter's page time (target: p95 under 300 ms) and the campaign's CSV export (rows per second, peak memory);
-// `--log-messages N` changes the count, `--no-log` leaves that part out.
+// `--log-messages N` changes the count, `--no-log` leaves that part out. With `--admin`, the operator console's
+// bench instead (bench/console-admin.ts).
 import { existsSync } from 'node:fs';
 import { chromium } from 'playwright-core';
 import { Agent, request } from 'undici';
+import { benchAdminConsole } from './console-admin.ts';
 import { benchLog } from './console-log.ts';
 import { benchStore, startBenchService } from './lib/service.ts';
 import { DELIVERY } from '../src/domain/status.ts';
 
+if (process.argv.includes('--admin')) {
+  await benchAdminConsole();
+  process.exit(0);
+}
 const countArg = process.argv.indexOf('--messages');
 const total = countArg >= 0 ? Number(process.argv[countArg + 1]) : 100_000;
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';

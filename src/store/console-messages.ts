@@ -18,7 +18,10 @@ const PENDING_STATES = ['scheduled', 'queued', 'submitting', 'submitted'] as con
  * index has it (102 is `DELIVERY.DELIVERED`): the embedded store uses a partial index only for a query holding the
  * same term.
  */
-const UNSUCCESSFUL = sql<SqlBool>`(state in ('failed', 'skipped') or (state = 'done' and status <> 102))`;
+export const UNSUCCESSFUL = sql<SqlBool>`(state in ('failed', 'skipped') or (state = 'done' and status <> 102))`;
+
+/** Still on its way (scheduled, queued, with a carrier, waiting for its receipt), as migration 0060's index has it. */
+export const PENDING = sql<SqlBool>`state in ('scheduled', 'queued', 'submitting', 'submitted')`;
 
 export type OutcomeFilter = 'delivered' | 'failed' | 'pending' | 'blocked';
 export type ChannelFilter = 'sms' | 'call' | 'whatsapp' | 'otp';

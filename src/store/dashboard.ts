@@ -1,7 +1,7 @@
 // What the operator's overview (/admin) reads of the traffic, over every account and every node (the store is
 // shared, so its counts are the cluster's): messages accepted (by created_at), taken by a carrier (submitted_at),
 // given their final status by a receipt (status_at of a message now done) and inbound messages received, in a
-// bounded window, each read from an index on its time (migrations 0049, 0058, 0017) without touching the rows;
+// bounded window, each read from an index on its time (migrations 0060, 0058, 0017) without touching the rows;
 // and the push URLs failing or disabled now.
 import { sql, type RawBuilder } from 'kysely';
 import type { Queryable } from './engine/db.ts';

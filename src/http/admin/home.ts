@@ -14,17 +14,18 @@ export function registerAdminHome(r: AdminRouter): void {
   r.get('/admin', async (c) => {
     const { w } = c;
     const role = c.operator.role === 'admin' ? w.roleAdmin : w.roleSupport;
-    // One after another: on the embedded store the queries share one connection anyway.
-    const day = await dayFigures(c.app.store.db, c.now);
-    const sections = [
-      await alertsSection(c),
-      await trafficNowSection(c),
-      trafficDaySection(c, day),
-      await deliverySection(c, day),
-      await queuesSection(c),
-      await failingPushSection(c),
-      await nodesSection(c),
-    ];
+    // At once: on PostgreSQL the sections' queries overlap on the pool's connections (a view was the sum of about
+    // fifteen round trips); the embedded store runs them one after another on its one connection anyway.
+    const day = dayFigures(c.app.store.db, c.now);
+    const sections = await Promise.all([
+      alertsSection(c),
+      trafficNowSection(c),
+      day.then((d) => trafficDaySection(c, d)),
+      day.then((d) => deliverySection(c, d)),
+      queuesSection(c),
+      failingPushSection(c),
+      nodesSection(c),
+    ]);
     return c.render(w.adminTitle, html`<p>${fmt(w.signedInAs, { name: c.operator.name, role })}</p>${sections}`, {
       scripts: ['uPlot.iife.min.js', 'chart.js'],
       styles: ['uPlot.min.css'],

@@ -1,8 +1,9 @@
-// The operator console's routes (/admin, HTTPS only): every page needs a live operator session (else the sign-in
-// page), every POST the session's CSRF token, and a form that changes something (audience 'admin' in pages.ts) an
-// admin operator: a support operator's POST is refused (403) before its handler runs, and the runner refuses it
-// again (511) should a handler run an operation. Handlers act through the operation runner with `c.app`, whose
-// `operator` makes every change write its audit row (operations/audit.ts).
+// The operator console's routes (/admin, HTTPS only, on guarded input: guarded-route.ts, as the console's): every
+// page needs a live operator session (else the sign-in page), every POST the session's CSRF token, and a form that
+// changes something (audience 'admin' in pages.ts) an admin operator: a support operator's POST is refused (403)
+// before its handler runs, and the runner refuses it again (511) should a handler run an operation. Handlers act
+// through the operation runner with `c.app`, whose `operator` makes every change write its audit row
+// (operations/audit.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from '../../logger.ts';
 import type { AppContext } from '../../operations/execute.ts';
@@ -11,9 +12,10 @@ import type { Operator } from '../../store/read-models.ts';
 import type { OperatorSession } from '../../store/operator-sessions.ts';
 import { sealingKey } from '../../secret-key.ts';
 import { frame, html, type FrameArea, type Html } from '../console/html.ts';
-import { overHttps, parseCookies, redirect, sendHtml } from '../console/http.ts';
+import { parseCookies, redirect, sendHtml } from '../console/http.ts';
 import { fmt, messages, type Lang, type Messages } from '../console/i18n.ts';
-import { inputOf, languageOf, refuseInput, type Input } from '../console/router.ts';
+import { languageOf, refuseInput } from '../console/router.ts';
+import { guardedRoute, type Input, type RouteGuard } from '../guarded-route.ts';
 import { sameSecret } from '../console/session.ts';
 import { adminWords, type AdminWords } from './i18n.ts';
 import { adminNavigation, adminPage, operatorMay } from './pages.ts';
@@ -73,6 +75,11 @@ export function adminFrame(b: AdminBase, title: string, body: Html, path: string
 
 export class AdminRouter {
   readonly auth: OperatorAuth;
+  private readonly guard: RouteGuard<AdminBase> = {
+    base: (request, reply, input) => this.base(request, reply, input),
+    refuse: (b, problem) => refuseInput({ ...b, app: this.app }, problem),
+    failure: (b, err) => this.failure(b, err),
+  };
 
   constructor(
     readonly fastify: FastifyInstance,
@@ -94,21 +101,7 @@ export class AdminRouter {
   /** A route open to anyone over HTTPS (the sign-in steps, the language switch). */
   open(method: 'GET' | 'POST', path: string, handler: (b: AdminBase) => Promise<FastifyReply>): void {
     if (adminPage(path).audience !== 'anyone') throw new Error(`admin path ${path} is not open to anyone`);
-    this.fastify.route({
-      method,
-      url: path,
-      handler: async (request, reply) => {
-        if (!overHttps(request)) return reply.code(404).send({ error: 'Not Found' });
-        const input = inputOf(request);
-        const b = this.base(request, reply, input);
-        if (!input.ok) return refuseInput({ ...b, app: this.app }, input.problem);
-        try {
-          return await handler(b);
-        } catch (err) {
-          return this.failure(b, err);
-        }
-      },
-    });
+    guardedRoute(this.fastify, method, path, this.guard, handler);
   }
 
   get(path: string, handler: AdminHandler): void {
@@ -122,41 +115,26 @@ export class AdminRouter {
   private route(method: 'GET' | 'POST', path: string, handler: AdminHandler): void {
     const page = adminPage(path);
     if (page.audience === 'anyone') throw new Error(`admin path ${path} is open to anyone: register it with open()`);
-    this.fastify.route({
-      method,
-      url: path,
-      handler: async (request, reply) => {
-        if (!overHttps(request)) return reply.code(404).send({ error: 'Not Found' });
-        const input = inputOf(request);
-        const b = this.base(request, reply, input);
-        if (!input.ok) return refuseInput({ ...b, app: this.app }, input.problem);
-        try {
-          const live = await this.auth.resume(parseCookies(request.headers.cookie).get(ADMIN_SESSION_COOKIE), b.now);
-          if (!live) {
-            const back = method === 'GET' ? `?back=${encodeURIComponent(request.url.split('?')[0])}` : '';
-            return redirect(reply, `/admin/login${back}`);
-          }
-          const c = this.context(b, live.operator, live.session, (request.params ?? {}) as Record<string, string>);
-          if (method === 'POST' && !sameSecret(b.form.get('_csrf'), live.session.csrf))
-            return c.render(
-              b.w.formExpired,
-              html`<p><a href="${request.url.split('?')[0]}">${b.w.formExpired}</a></p>`,
-              {
-                code: 403,
-              },
-            );
-          if (!operatorMay(page, live.operator.role)) {
-            this.logger.info(
-              { event: 'admin.refused', operator: live.operator.name, path, reason: 'support' },
-              'a support operator tried to change something',
-            );
-            return c.render(b.w.readOnlyRefused, html`<p><a href="/admin">${b.w.navHome}</a></p>`, { code: 403 });
-          }
-          return await handler(c);
-        } catch (err) {
-          return this.failure(b, err);
-        }
-      },
+    guardedRoute(this.fastify, method, path, this.guard, async (b) => {
+      const { request, reply } = b;
+      const live = await this.auth.resume(parseCookies(request.headers.cookie).get(ADMIN_SESSION_COOKIE), b.now);
+      if (!live) {
+        const back = method === 'GET' ? `?back=${encodeURIComponent(request.url.split('?')[0])}` : '';
+        return redirect(reply, `/admin/login${back}`);
+      }
+      const c = this.context(b, live.operator, live.session, (request.params ?? {}) as Record<string, string>);
+      if (method === 'POST' && !sameSecret(b.form.get('_csrf'), live.session.csrf))
+        return c.render(b.w.formExpired, html`<p><a href="${request.url.split('?')[0]}">${b.w.formExpired}</a></p>`, {
+          code: 403,
+        });
+      if (!operatorMay(page, live.operator.role)) {
+        this.logger.info(
+          { event: 'admin.refused', operator: live.operator.name, path, reason: 'support' },
+          'a support operator tried to change something',
+        );
+        return c.render(b.w.readOnlyRefused, html`<p><a href="/admin">${b.w.navHome}</a></p>`, { code: 403 });
+      }
+      return await handler(c);
     });
   }
 

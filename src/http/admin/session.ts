@@ -1,10 +1,9 @@
 // The operator's sign-in at /admin: the password (argon2id), then a TOTP code, always. At the first sign-in an
 // operator has no authenticator yet: the password step offers a new secret (as text, an otpauth:// address and a
 // QR code) and the first right code enrols it and signs in. Failures (a wrong password or code) count towards a
-// lockout per name and address; sessions are server-side (the cookie holds a random id, the store its SHA-256),
-// with idle and absolute expiry and a CSRF token, in their own table and cookie: a customer's console session
-// never opens /admin, and an operator's never opens /console.
-import { hash } from 'node:crypto';
+// lockout per name and address; sessions live as the customer console's do (session-lifecycle.ts: the cookie holds
+// a random id, the store its SHA-256, idle and absolute expiry) with a CSRF token, in their own table and cookie: a
+// customer's console session never opens /admin, and an operator's never opens /console.
 import { hashPassword, verifyPassword } from '../../domain/password.ts';
 import { seal, unseal } from '../../domain/sealed.ts';
 import { newTotpSecret, totpStep } from '../../domain/totp.ts';
@@ -23,23 +22,14 @@ import {
   type OperatorSession,
 } from '../../store/operator-sessions.ts';
 import { findOperatorById, findOperatorByName, type Operator } from '../../store/read-models.ts';
-import {
-  ABSOLUTE_MS,
-  ADDRESS_ATTEMPTS_PER_MINUTE,
-  IDLE_MS,
-  LOCK_FAILURES,
-  LOCK_WINDOW_MS,
-  randomId,
-} from '../console/session.ts';
+import { ADDRESS_ATTEMPTS_PER_MINUTE, LOCK_FAILURES, LOCK_WINDOW_MS } from '../console/session.ts';
+import { randomId, SessionLifecycle } from '../session-lifecycle.ts';
 
 export const ADMIN_SESSION_COOKIE = '__Host-yona_admin_session';
 export const ADMIN_LOGIN_CSRF_COOKIE = '__Host-yona_admin_login';
 /** Between a right password and the code (or the enrolment): who signs in, sealed with the service's key. */
 export const ADMIN_STEP_COOKIE = '__Host-yona_admin_step';
 export const ADMIN_STEP_MS = 5 * 60_000;
-const TOUCH_EVERY_MS = 60_000;
-
-const sha256 = (text: string) => hash('sha256', text, 'hex');
 
 interface Pending {
   id: number;
@@ -62,11 +52,20 @@ let dummyHash: Promise<string> | undefined;
 export class OperatorAuth {
   private minute = 0;
   private attempts = new Map<string, number>();
+  private readonly sessions: SessionLifecycle<OperatorSession>;
 
   constructor(
     private readonly db: () => Queryable,
     private readonly sealingKey: () => Buffer,
-  ) {}
+  ) {
+    this.sessions = new SessionLifecycle(db, {
+      insert: (q, s) => insertOperatorSession(q, { ...s, operatorId: s.ownerId }),
+      find: findOperatorSession,
+      touch: touchOperatorSession,
+      remove: deleteOperatorSession,
+      removeExpired: deleteExpiredOperatorSessions,
+    });
+  }
 
   private allow(address: string, now: number): boolean {
     const minute = Math.floor(now / 60_000);
@@ -157,18 +156,8 @@ export class OperatorAuth {
   }
 
   private async startSession(operator: Operator, address: string, now: number): Promise<OperatorLogin> {
-    const db = this.db();
-    await clearOperatorFailures(db, operator.name, address);
-    await deleteExpiredOperatorSessions(db, now, IDLE_MS);
-    const sessionId = randomId();
-    await insertOperatorSession(db, {
-      idHash: sha256(sessionId),
-      operatorId: operator.id,
-      csrf: randomId(),
-      now,
-      expiresAt: now + ABSOLUTE_MS,
-    });
-    return { ok: true, sessionId };
+    await clearOperatorFailures(this.db(), operator.name, address);
+    return { ok: true, sessionId: await this.sessions.start(operator.id, now) };
   }
 
   /** The live session for a cookie value and its operator (expired sessions removed). */
@@ -176,21 +165,14 @@ export class OperatorAuth {
     sessionId: string | undefined,
     now: number,
   ): Promise<{ session: OperatorSession; operator: Operator } | undefined> {
-    if (!sessionId || sessionId.length > 100) return undefined;
-    const db = this.db();
-    const session = await findOperatorSession(db, sha256(sessionId));
-    if (!session) return undefined;
-    if (session.expiresAt <= now || session.lastSeenAt + IDLE_MS <= now) {
-      await deleteOperatorSession(db, session.id);
-      return undefined;
-    }
-    const operator = await findOperatorById(db, session.operatorId);
-    if (!operator || operator.totpSecret === null) return undefined;
-    if (now - session.lastSeenAt >= TOUCH_EVERY_MS) await touchOperatorSession(db, session.id, now);
-    return { session, operator };
+    const live = await this.sessions.resume(sessionId, now, async (db, session) => {
+      const operator = await findOperatorById(db, session.operatorId);
+      return operator && operator.totpSecret !== null ? operator : undefined;
+    });
+    return live && { session: live.session, operator: live.owner };
   }
 
   async logout(session: OperatorSession): Promise<void> {
-    await deleteOperatorSession(this.db(), session.id);
+    await this.sessions.end(session);
   }
 }

@@ -1,5 +1,6 @@
 // The console's routes: every page needs a live session (else the sign-in page) and an account of its audience in
-// the page table (pages.ts; else 404), every POST the session's CSRF token; everything answers only over HTTPS.
+// the page table (pages.ts; else 404), every POST the session's CSRF token; everything answers only over HTTPS, on
+// guarded input (guarded-route.ts, shared with the operator console).
 // Page modules register GET and POST handlers here, each for a path of the page table.
 import { num } from './format.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -8,8 +9,9 @@ import type { AppContext } from '../../operations/execute.ts';
 import type { Account } from '../../store/accounts.ts';
 import type { ConsoleSession } from '../../store/console-sessions.ts';
 import { html, frame, type Html } from './html.ts';
-import { type FieldProblem, readFields, refusedParam } from './form-guard.ts';
-import { overHttps, parseCookies, redirect, safeBack, sendHtml } from './http.ts';
+import type { FieldProblem } from './form-guard.ts';
+import { parseCookies, redirect, safeBack, sendHtml } from './http.ts';
+import { guardedRoute, type Input, type RouteGuard } from '../guarded-route.ts';
 import { fmt, messages, type Lang, type Messages } from './i18n.ts';
 import { consolePage, mayOpen } from './pages.ts';
 import { prefersHebrew } from '../language.ts';
@@ -61,26 +63,7 @@ export function whole(text: string | undefined): number | undefined {
   return text !== undefined && /^\d{1,15}$/.test(text) ? Number(text) : undefined;
 }
 
-export type Input =
-  | { ok: true; query: Record<string, string>; form: URLSearchParams }
-  | { ok: false; problem: FieldProblem };
-
-/** The query string, the form body of a POST and the path parameters, through the input guard. */
-export function inputOf(request: FastifyRequest): Input {
-  const url = request.raw.url ?? request.url;
-  const at = url.indexOf('?');
-  const query = readFields(Buffer.from(at < 0 ? '' : url.slice(at + 1), 'latin1'), 'query');
-  if (!query.ok) return query;
-  const param = refusedParam((request.params ?? {}) as Record<string, string>);
-  if (param) return { ok: false, problem: param };
-  const first: Record<string, string> = {};
-  for (const [k, v] of query.fields) if (!Object.hasOwn(first, k)) first[k] = v;
-  if (request.method !== 'POST') return { ok: true, query: first, form: new URLSearchParams() };
-  const body = request.body;
-  const raw = Buffer.isBuffer(body) ? body : Buffer.from(typeof body === 'string' ? body : '');
-  const form = readFields(raw, 'form', request.headers['content-type']);
-  return form.ok ? { ok: true, query: first, form: form.fields } : form;
-}
+export { inputOf, type Input } from '../guarded-route.ts';
 
 function formPage(request: FastifyRequest): string {
   try {
@@ -117,6 +100,11 @@ export function refuseInput(b: Base, problem: FieldProblem): FastifyReply {
 
 export class ConsoleRouter {
   readonly auth: ConsoleAuth;
+  private readonly guard: RouteGuard<Base> = {
+    base: (request, reply, input) => this.base(request, reply, input),
+    refuse: (b, problem) => refuseInput(b, problem),
+    failure: (b, err) => this.failure(b, err),
+  };
 
   constructor(
     readonly fastify: FastifyInstance,
@@ -138,21 +126,7 @@ export class ConsoleRouter {
   /** A route open to anyone over HTTPS (sign-in, assets, language). */
   open(method: 'GET' | 'POST', path: string, handler: (b: Base) => Promise<FastifyReply>): void {
     if (consolePage(path).audience !== 'anyone') throw new Error(`console path ${path} is not open to anyone`);
-    this.fastify.route({
-      method,
-      url: path,
-      handler: async (request, reply) => {
-        if (!overHttps(request)) return reply.code(404).send({ error: 'Not Found' });
-        const input = inputOf(request);
-        const b = this.base(request, reply, input);
-        if (!input.ok) return refuseInput(b, input.problem);
-        try {
-          return await handler(b);
-        } catch (err) {
-          return this.failure(b, err);
-        }
-      },
-    });
+    guardedRoute(this.fastify, method, path, this.guard, handler);
   }
 
   get(path: string, handler: Handler): void {
@@ -165,38 +139,22 @@ export class ConsoleRouter {
 
   private route(method: 'GET' | 'POST', path: string, handler: Handler): void {
     const page = consolePage(path);
-    this.fastify.route({
-      method,
-      url: path,
-      handler: async (request, reply) => {
-        if (!overHttps(request)) return reply.code(404).send({ error: 'Not Found' });
-        const input = inputOf(request);
-        const b = this.base(request, reply, input);
-        if (!input.ok) return refuseInput(b, input.problem);
-        try {
-          const live = await this.auth.resume(parseCookies(request.headers.cookie).get(SESSION_COOKIE), b.now);
-          if (!live) {
-            const back = method === 'GET' ? `?back=${encodeURIComponent(request.url.split('?')[0])}` : '';
-            return redirect(reply, `/console/login${back}`);
-          }
-          const c = this.pageContext(b, live.account, live.session, (request.params ?? {}) as Record<string, string>);
-          // Outside the page's audience (a reseller's page, another account): as for a page that does not exist.
-          if (!mayOpen(page, live.account))
-            return c.render(b.t.notFound, html`<p>${b.t.notFoundText}</p>`, { code: 404 });
-          if (method === 'POST' && !sameSecret(b.form.get('_csrf'), live.session.csrf)) {
-            return c.render(
-              b.t.formExpired,
-              html`<p><a href="${request.url.split('?')[0]}">${b.t.formExpired}</a></p>`,
-              {
-                code: 403,
-              },
-            );
-          }
-          return await handler(c);
-        } catch (err) {
-          return this.failure(b, err);
-        }
-      },
+    guardedRoute(this.fastify, method, path, this.guard, async (b) => {
+      const { request, reply } = b;
+      const live = await this.auth.resume(parseCookies(request.headers.cookie).get(SESSION_COOKIE), b.now);
+      if (!live) {
+        const back = method === 'GET' ? `?back=${encodeURIComponent(request.url.split('?')[0])}` : '';
+        return redirect(reply, `/console/login${back}`);
+      }
+      const c = this.pageContext(b, live.account, live.session, (request.params ?? {}) as Record<string, string>);
+      // Outside the page's audience (a reseller's page, another account): as for a page that does not exist.
+      if (!mayOpen(page, live.account)) return c.render(b.t.notFound, html`<p>${b.t.notFoundText}</p>`, { code: 404 });
+      if (method === 'POST' && !sameSecret(b.form.get('_csrf'), live.session.csrf)) {
+        return c.render(b.t.formExpired, html`<p><a href="${request.url.split('?')[0]}">${b.t.formExpired}</a></p>`, {
+          code: 403,
+        });
+      }
+      return await handler(c);
     });
   }
 

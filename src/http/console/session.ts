@@ -1,8 +1,9 @@
 // Console sign-in: argon2id passwords, a lockout per username and address (failures from one address never lock
 // the owner out elsewhere), a per-account ceiling that slows guessing from many addresses (guessing.ts), a rate
 // limit per address, a suspended account refused, server-side
-// sessions (the cookie holds a random id; the store keeps its SHA-256), idle and absolute expiry, CSRF tokens.
-import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
+// sessions (session-lifecycle.ts: the cookie holds a random id, the store its SHA-256; idle and absolute expiry),
+// CSRF tokens.
+import { timingSafeEqual } from 'node:crypto';
 import { hashPassword, verifyPassword } from '../../domain/password.ts';
 import type { Account } from '../../store/accounts.ts';
 import { findAccountById } from '../../store/read-models.ts';
@@ -20,6 +21,7 @@ import {
   type ConsoleSession,
 } from '../../store/console-sessions.ts';
 import type { Queryable } from '../../store/engine/db.ts';
+import { randomId, SessionLifecycle } from '../session-lifecycle.ts';
 import { ACCOUNT_CEILING, ACCOUNT_WINDOW_MS, AccountGate, accountPace, type AccountFailures } from './guessing.ts';
 import { secondFactorPasses } from './two-factor.ts';
 import { seal, unseal } from '../../domain/sealed.ts';
@@ -35,24 +37,12 @@ export const LOGIN_CSRF_COOKIE = '__Host-yona_login';
 export const SECOND_STEP_COOKIE = '__Host-yona_second_step';
 /** The second step must follow the password within this long. */
 export const SECOND_STEP_MS = 5 * 60_000;
-/** A session ends after this long without a request... */
-export const IDLE_MS = 30 * 60_000;
-/** ...and this long after sign-in in any case. */
-export const ABSOLUTE_MS = 12 * 3600_000;
+export { ABSOLUTE_MS, IDLE_MS, randomId } from '../session-lifecycle.ts';
 /** Failed logins for one username from one address within LOCK_WINDOW_MS that lock it there until LOCK_WINDOW_MS after the last. */
 export const LOCK_FAILURES = 5;
 export const LOCK_WINDOW_MS = 15 * 60_000;
 /** Login attempts per client address per minute (any username). */
 export const ADDRESS_ATTEMPTS_PER_MINUTE = 20;
-const TOUCH_EVERY_MS = 60_000;
-
-export function randomId(): string {
-  return randomBytes(32).toString('base64url');
-}
-
-function sha256(text: string): string {
-  return hash('sha256', text, 'hex');
-}
 
 export function sameSecret(a: string | null | undefined, b: string | null | undefined): boolean {
   if (!a || !b) return false;
@@ -102,11 +92,20 @@ let dummyHash: Promise<string> | undefined;
 export class ConsoleAuth {
   private readonly limiter = new AddressLimiter();
   private readonly gate = new AccountGate();
+  private readonly sessions: SessionLifecycle<ConsoleSession>;
 
   constructor(
     private readonly db: () => Queryable,
     private readonly sealingKey: () => Buffer,
-  ) {}
+  ) {
+    this.sessions = new SessionLifecycle(db, {
+      insert: (q, s) => insertConsoleSession(q, { ...s, accountId: s.ownerId }),
+      find: findConsoleSession,
+      touch: touchConsoleSession,
+      remove: deleteConsoleSession,
+      removeExpired: deleteExpiredConsoleSessions,
+    });
+  }
 
   /**
    * Checks the password; on success stores a new session and returns its id (for the cookie only), or, when
@@ -234,18 +233,8 @@ export class ConsoleAuth {
 
   /** A right password (and code): a new session; this address's failures on the name are forgotten (not others'). */
   private async startSession(name: string, address: string, accountId: number, now: number): Promise<LoginResult> {
-    const db = this.db();
-    await clearAddressFailures(db, name, address);
-    await deleteExpiredConsoleSessions(db, now, IDLE_MS);
-    const sessionId = randomId();
-    await insertConsoleSession(db, {
-      idHash: sha256(sessionId),
-      accountId,
-      csrf: randomId(),
-      now,
-      expiresAt: now + ABSOLUTE_MS,
-    });
-    return { ok: true, sessionId };
+    await clearAddressFailures(this.db(), name, address);
+    return { ok: true, sessionId: await this.sessions.start(accountId, now) };
   }
 
   /** The live session for a cookie value and its account; expired sessions are removed. */
@@ -253,21 +242,14 @@ export class ConsoleAuth {
     sessionId: string | undefined,
     now: number,
   ): Promise<{ session: ConsoleSession; account: Account } | undefined> {
-    if (!sessionId || sessionId.length > 100) return undefined;
-    const db = this.db();
-    const session = await findConsoleSession(db, sha256(sessionId));
-    if (!session) return undefined;
-    if (session.expiresAt <= now || session.lastSeenAt + IDLE_MS <= now) {
-      await deleteConsoleSession(db, session.id);
-      return undefined;
-    }
-    const account = await findAccountById(db, session.accountId);
-    if (!account || accountRefusal(account) !== null) return undefined;
-    if (now - session.lastSeenAt >= TOUCH_EVERY_MS) await touchConsoleSession(db, session.id, now);
-    return { session, account };
+    const live = await this.sessions.resume(sessionId, now, async (db, session) => {
+      const account = await findAccountById(db, session.accountId);
+      return account && accountRefusal(account) === null ? account : undefined;
+    });
+    return live && { session: live.session, account: live.owner };
   }
 
   async logout(session: ConsoleSession): Promise<void> {
-    await deleteConsoleSession(this.db(), session.id);
+    await this.sessions.end(session);
   }
 }

@@ -46,6 +46,7 @@ import * as m0052 from './0052_prices.ts';
 import * as m0053 from './0053_sender_requests.ts';
 import * as m0054 from './0054_alerts.ts';
 import * as m0058 from './0058_operator_dashboard.ts';
+import * as m0060 from './0060_operator_message_log_filters.ts';
 
 type VersionedMigration = { up(db: Kysely<any>, dialect: Dialect): Promise<void> };
 
@@ -96,4 +97,5 @@ export const MIGRATIONS: Record<string, VersionedMigration> = {
   '0053_sender_requests': m0053,
   '0054_alerts': m0054,
   '0058_operator_dashboard': m0058,
+  '0060_operator_message_log_filters': m0060,
 };
