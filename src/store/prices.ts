@@ -9,7 +9,11 @@ const DEFAULT_ROW = '*';
 
 /** The international rate card. */
 export async function readRateCard(db: Queryable): Promise<RateCard> {
-  const rows = await db.selectFrom('intl_rates').select(['country', 'agorot_per_part']).execute();
+  return rateCardOf(await db.selectFrom('intl_rates').select(['country', 'agorot_per_part']).execute());
+}
+
+/** The rate card its rows make. */
+function rateCardOf(rows: Array<{ country: string; agorot_per_part: unknown }>): RateCard {
   const countries = new Map<string, number>();
   let defaultAgorot: number | null = null;
   for (const r of rows) {
@@ -17,6 +21,17 @@ export async function readRateCard(db: Queryable): Promise<RateCard> {
     else countries.set(r.country, Number(r.agorot_per_part));
   }
   return { defaultAgorot, countries };
+}
+
+/** An account's prices from its row (none: no prices of its own). */
+function accountPricesOf(
+  row: { domestic_credits_per_part: unknown; intl_agorot_per_part: unknown } | undefined,
+): AccountPrices {
+  if (!row) return NO_ACCOUNT_PRICES;
+  return {
+    domesticCredits: row.domestic_credits_per_part == null ? null : Number(row.domestic_credits_per_part),
+    intlAgorot: row.intl_agorot_per_part == null ? null : Number(row.intl_agorot_per_part),
+  };
 }
 
 /** Sets the price of a part to `country` ('*' for the default); null removes the row. Answers the price before. */
@@ -53,10 +68,7 @@ export async function accountPrices(db: Queryable, accountId: number): Promise<A
     .select(['domestic_credits_per_part', 'intl_agorot_per_part'])
     .where('account_id', '=', accountId)
     .executeTakeFirst();
-  return {
-    domesticCredits: row?.domestic_credits_per_part == null ? null : Number(row.domestic_credits_per_part),
-    intlAgorot: row?.intl_agorot_per_part == null ? null : Number(row.intl_agorot_per_part),
-  };
+  return accountPricesOf(row);
 }
 
 /** What a send is priced with: the rate card and the account's own prices. */
@@ -73,24 +85,22 @@ export async function sendPrices(db: Queryable, accountId: number): Promise<Send
   const batched = inGroupBatch(db, PRICES_IN_GROUP, accountId);
   if (batched) return batched;
   // One statement for both (a send's accept runs about six others): the card's rows, then the account's own.
-  const { rows } = await sql<{ kind: string; country: string | null; a: unknown; b: unknown }>`
-    select 'card' as kind, country, agorot_per_part as a, null as b from intl_rates
+  const { rows } = await sql<{
+    kind: 'card' | 'own';
+    country: string;
+    agorot_per_part: unknown;
+    domestic_credits_per_part: unknown;
+    intl_agorot_per_part: unknown;
+  }>`
+    select 'card' as kind, country, agorot_per_part, null as domestic_credits_per_part, null as intl_agorot_per_part
+      from intl_rates
     union all
-    select 'own' as kind, null as country, domestic_credits_per_part as a, intl_agorot_per_part as b
+    select 'own' as kind, null, null, domestic_credits_per_part, intl_agorot_per_part
       from account_prices where account_id = ${accountId}`.execute(db);
-  const countries = new Map<string, number>();
-  let defaultAgorot: number | null = null;
-  let own = NO_ACCOUNT_PRICES;
-  for (const r of rows) {
-    if (r.kind === 'own') own = { domesticCredits: nullableNumber(r.a), intlAgorot: nullableNumber(r.b) };
-    else if (r.country === DEFAULT_ROW) defaultAgorot = Number(r.a);
-    else countries.set(r.country as string, Number(r.a));
-  }
-  return { card: { defaultAgorot, countries }, own };
-}
-
-function nullableNumber(v: unknown): number | null {
-  return v == null ? null : Number(v);
+  return {
+    card: rateCardOf(rows.filter((r) => r.kind === 'card')),
+    own: accountPricesOf(rows.find((r) => r.kind === 'own')),
+  };
 }
 
 const PRICES_IN_GROUP: GroupBatchKind<number, SendPrices> = {
@@ -102,13 +112,8 @@ const PRICES_IN_GROUP: GroupBatchKind<number, SendPrices> = {
       .select(['account_id', 'domestic_credits_per_part', 'intl_agorot_per_part'])
       .where('account_id', 'in', [...new Set(accountIds)])
       .execute();
-    const own = new Map<number, AccountPrices>();
-    for (const r of rows)
-      own.set(Number(r.account_id), {
-        domesticCredits: r.domestic_credits_per_part == null ? null : Number(r.domestic_credits_per_part),
-        intlAgorot: r.intl_agorot_per_part == null ? null : Number(r.intl_agorot_per_part),
-      });
-    return accountIds.map((id) => ({ card, own: own.get(id) ?? NO_ACCOUNT_PRICES }));
+    const own = new Map(rows.map((r) => [Number(r.account_id), r]));
+    return accountIds.map((id) => ({ card, own: accountPricesOf(own.get(id)) }));
   },
 };
 
