@@ -26,10 +26,31 @@ export interface WaSimProcess {
 export const SIM_TOKEN = 'test-graph-token';
 export const SIM_APP_SECRET = 'test-app-secret';
 
-/** Starts `yona wa-sim --port 0 --control-port 0` with the test token and app secret, then `extra`. */
-export async function startWaSimProcess(extra: string[] = []): Promise<WaSimProcess> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'yona-wa-sim-'));
+/** A `yona wa-sim` process that listens, and where. */
+export interface ListeningWaSim {
+  child: ChildProcess;
+  graphUrl: string;
+  controlUrl: string;
+  output(): string;
+  /** SIGTERM (SIGKILL after 10 s), then removes its data dir; resolves with the exit code. */
+  stop(): Promise<number | null>;
+}
+
+/**
+ * Spawns `yona wa-sim --port 0 --control-port 0 --token TOKEN --app-secret SECRET` and then `extra` with `dataDir` as
+ * its data dir (removed if it fails to start), after `nodeArgs` (node's own flags); resolves once it listens, or
+ * fails after 20 s.
+ */
+export async function spawnWaSim(options: {
+  token: string;
+  appSecret: string;
+  dataDir: string;
+  extra?: string[];
+  nodeArgs?: string[];
+}): Promise<ListeningWaSim> {
+  const { dataDir } = options;
   const args = [
+    ...(options.nodeArgs ?? []),
     bin,
     'wa-sim',
     '--port',
@@ -37,11 +58,12 @@ export async function startWaSimProcess(extra: string[] = []): Promise<WaSimProc
     '--control-port',
     '0',
     '--token',
-    SIM_TOKEN,
+    options.token,
     '--app-secret',
-    SIM_APP_SECRET,
+    options.appSecret,
+    ...(options.extra ?? []),
   ];
-  const child: ChildProcess = spawn(process.execPath, [...args, ...extra], {
+  const child: ChildProcess = spawn(process.execPath, args, {
     env: { ...process.env, YONA_DATA_DIR: dataDir },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -61,11 +83,36 @@ export async function startWaSimProcess(extra: string[] = []): Promise<WaSimProc
   }
   const [, graphUrl, controlUrl] = match;
   return {
+    child,
+    graphUrl,
+    controlUrl,
+    output: () => output,
+    async stop() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      const code = await exited;
+      clearTimeout(timer);
+      rmSync(dataDir, { recursive: true, force: true });
+      return code;
+    },
+  };
+}
+
+/** Starts `yona wa-sim --port 0 --control-port 0` with the test token and app secret, then `extra`. */
+export async function startWaSimProcess(extra: string[] = []): Promise<WaSimProcess> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'yona-wa-sim-'));
+  const { graphUrl, controlUrl, output, stop } = await spawnWaSim({
+    token: SIM_TOKEN,
+    appSecret: SIM_APP_SECRET,
+    dataDir,
+    extra,
+  });
+  return {
     graphUrl,
     controlUrl,
     control: new WhatsAppSimulatorClient(controlUrl),
     dataDir,
-    output: () => output,
+    output,
     async graph(path, body, token = SIM_TOKEN) {
       const res = await fetch(`${graphUrl}${path}`, {
         method: body === undefined ? 'GET' : 'POST',
@@ -77,13 +124,6 @@ export async function startWaSimProcess(extra: string[] = []): Promise<WaSimProc
       });
       return { status: res.status, json: await res.json() };
     },
-    async stop() {
-      if (child.exitCode === null) child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      const code = await exited;
-      clearTimeout(timer);
-      rmSync(dataDir, { recursive: true, force: true });
-      return code;
-    },
+    stop,
   };
 }
