@@ -9,7 +9,7 @@
 //   alerts webhook URL --secret SECRET | webhook none      where raises and clears are posted, signed with SECRET
 import { parseArgs } from 'node:util';
 import type { Config } from '../config.ts';
-import { ALERT_KINDS, isAlertKind, type AlertRule } from '../domain/alerts.ts';
+import { ALERT_KINDS, alertFields, isAlertKind, type AlertRule } from '../domain/alerts.ts';
 import { removeAlertRule, setAlertRule, setAlertWebhook } from '../operations/alerts.ts';
 import { runForOperator } from '../operations/execute.ts';
 import type { Store } from '../store/engine/db.ts';
@@ -83,14 +83,7 @@ export async function alertsCommand(
           JSON.stringify({
             rules: rules.map((r) => ({ kind: r.kind, percent: r.percent, minutes: r.minutes })),
             webhook: hook?.url ?? null,
-            active: open.map((a) => ({
-              id: a.id,
-              kind: a.kind,
-              subject: a.subject,
-              value: a.value,
-              threshold: a.threshold,
-              raised_at: new Date(a.raisedAt).toISOString(),
-            })),
+            active: open.map(alertFields),
           }),
         );
         return;

@@ -131,20 +131,29 @@ export function alertChanges(
   return { raise, clear };
 }
 
-/** The body posted to the operator's webhook for a raise or a clear (docs/operator-console.md "Alerts"). */
-export function alertPostBody(
-  event: 'alert.raised' | 'alert.cleared',
-  a: { id: number; kind: string; subject: string; value: number | null; threshold: number; raisedAt: number },
-  at: number,
-): string {
-  return JSON.stringify({
-    event,
+/** An alert as it is shown outside: the operator's webhook and `yona admin alerts --json`. */
+export interface AlertShown {
+  id: number;
+  kind: string;
+  subject: string;
+  value: number | null;
+  threshold: number;
+  raisedAt: number;
+}
+
+/** An alert's fields as posted and listed. */
+export function alertFields(a: AlertShown) {
+  return {
     id: a.id,
     kind: a.kind,
     subject: a.subject,
     value: a.value,
     threshold: a.threshold,
     raised_at: new Date(a.raisedAt).toISOString(),
-    at: new Date(at).toISOString(),
-  });
+  };
+}
+
+/** The body posted to the operator's webhook for a raise or a clear (docs/operator-console.md "Alerts"). */
+export function alertPostBody(event: 'alert.raised' | 'alert.cleared', a: AlertShown, at: number): string {
+  return JSON.stringify({ event, ...alertFields(a), at: new Date(at).toISOString() });
 }
