@@ -11,14 +11,7 @@ import type { Recipient } from '../send/destinations.ts';
 import { defineOperation, type OperationContext, type ReplyTo } from '../types.ts';
 import { checkFallback } from './fallback.ts';
 import { FALLBACK_SCHEMA, FALLBACK_SHAPE, VARIABLES_SCHEMA, fallbackOf, variablesOf } from './fields.ts';
-import {
-  acceptWhatsapp,
-  compose,
-  refusal,
-  requireBusinessNumber,
-  windowRefusal,
-  type WhatsappAcceptance,
-} from './send.ts';
+import { acceptWhatsapp, compose, refusal, requireBusinessNumber, windowRefusal, type WhatsappDraft } from './send.ts';
 
 /** The reply of a WhatsApp send on 019's endpoints. */
 export const WHATSAPP_SEND_REPLY = z.object({
@@ -43,13 +36,20 @@ export function oneDestination(given: string, externalId: string | null = null):
   return { phone: n.e164, international: n.international, externalId, source: '', text: '' };
 }
 
-/** The reply of an accepted one-recipient send. */
-export function sentReply(
+/** Accepts a one-recipient send of 019's endpoints and answers its reply. */
+async function sendToOne(
   ctx: OperationContext,
-  a: WhatsappAcceptance,
-  category: string,
-  fallbackSeconds?: number,
-): ReplyTo<typeof WHATSAPP_SEND_REPLY> {
+  d: Pick<WhatsappDraft, 'business' | 'composed' | 'fallback'> & { recipient: Recipient },
+): Promise<ReplyTo<typeof WHATSAPP_SEND_REPLY>> {
+  const a = await acceptWhatsapp(ctx, {
+    kind: 'whatsapp',
+    name: null,
+    business: d.business,
+    composed: d.composed,
+    recipients: [[d.recipient]],
+    rejected: new Rejections(),
+    fallback: d.fallback,
+  });
   const campaignId = ctx.dryRun ? 0 : a.campaignId;
   const reply: ReplyTo<typeof WHATSAPP_SEND_REPLY> = {
     status: 0,
@@ -58,10 +58,10 @@ export function sentReply(
     reason: WA_REASON.OK,
     shipment_id: String(campaignId),
     campaign_id: campaignId,
-    category,
+    category: d.composed.category,
     credits: a.credits,
   };
-  if (fallbackSeconds !== undefined) reply.fallback_after_seconds = fallbackSeconds;
+  if (d.fallback) reply.fallback_after_seconds = d.fallback.afterSeconds;
   return reply;
 }
 
@@ -91,16 +91,7 @@ export const sendWhatsappMessage = defineOperation({
       );
     const fallback = await checkFallback(ctx, input.fallback);
     const composed = await compose(ctx, business, { kind: 'text', text: input.message });
-    const a = await acceptWhatsapp(ctx, {
-      kind: 'whatsapp',
-      name: null,
-      business,
-      composed,
-      recipients: [[recipient]],
-      rejected: new Rejections(),
-      fallback,
-    });
-    return sentReply(ctx, a, composed.category, fallback?.afterSeconds);
+    return sendToOne(ctx, { business, composed, recipient, fallback });
   },
 });
 
@@ -130,15 +121,6 @@ export const sendWhatsappTemplate = defineOperation({
       variables: input.dynamicFieldsObject,
     });
     const fallback = await checkFallback(ctx, input.fallback);
-    const a = await acceptWhatsapp(ctx, {
-      kind: 'whatsapp',
-      name: null,
-      business,
-      composed,
-      recipients: [[recipient]],
-      rejected: new Rejections(),
-      fallback,
-    });
-    return sentReply(ctx, a, composed.category, fallback?.afterSeconds);
+    return sendToOne(ctx, { business, composed, recipient, fallback });
   },
 });
