@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
+import { stopProcess } from '../../test/helpers/kannel.ts';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const BEARERBOX = '/usr/sbin/bearerbox';
@@ -98,15 +99,6 @@ async function statusText(): Promise<string> {
   } catch {
     return '';
   }
-}
-
-async function stopProcess(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
-  const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-  await exited;
-  clearTimeout(killer);
 }
 
 /** Starts sink, bearerbox and smsbox (in that order); resolves once the SMSC is online and a send is accepted. */

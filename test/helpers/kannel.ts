@@ -166,7 +166,8 @@ catch-all = true
 `;
 }
 
-async function stopProcess(child: ChildProcess): Promise<void> {
+/** SIGTERM, SIGKILL after 10 s; resolves once the process is gone. */
+export async function stopProcess(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   child.kill('SIGTERM');
