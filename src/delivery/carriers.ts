@@ -197,7 +197,10 @@ export function carriersComponent(
       const settings = { ...config.delivery, ...options.settings };
       const { node } = service;
       const key = () => sealingKey(service.config);
+      // When this node last began reading its carriers (a reading applies what the store held when it began).
+      let readAt = service.clock();
       const configured = options.setup ?? (await loadCarrierSetup(service.store.db, config.carriersFile, key));
+      let refreshSince: ((at: number) => Promise<void>) | undefined;
       const setup = await carriersFor(service, configured, settings);
       const routers = routersOf(setup);
       const outcomes = new DeliveryOutcomes();
@@ -227,6 +230,7 @@ export function carriersComponent(
         reclaimOnStart: !service.store.shared,
         sealingKey: key(),
         caps,
+        refreshRoutes: (at) => refreshSince?.(at) ?? Promise.resolve(),
       });
       runtime = {
         carriers,
@@ -276,6 +280,7 @@ export function carriersComponent(
         let reloading: Promise<void> | undefined;
         const reload = () => {
           reloading ??= (async () => {
+            readAt = service.clock();
             try {
               const configuredNow = await loadCarrierSetup(service.store.db, config.carriersFile, key);
               const text = JSON.stringify(configuredNow);
@@ -297,11 +302,16 @@ export function carriersComponent(
           })().finally(() => (reloading = undefined));
           return reloading;
         };
+        refreshSince = async (at) => {
+          await reloading;
+          if (readAt <= at) await reload();
+        };
         const timer = setInterval(() => void reload(), options.reloadMs ?? RELOAD_MS);
         timer.unref();
         const onHangup = () => void reload();
         process.on('SIGHUP', onHangup);
         stopReloading = async () => {
+          refreshSince = undefined;
           clearInterval(timer);
           process.off('SIGHUP', onHangup);
           await reloading;

@@ -57,6 +57,11 @@ export interface DispatcherDeps {
   health?: CarrierHealthBook;
   /** Counts the messages a carrier refused for good (failed), for /metrics (delivery-outcomes.ts). */
   outcomes?: DeliveryOutcomes;
+  /**
+   * Reads the carriers and routes again (applying a change through setRouters) unless a reading began after
+   * `acceptedAt`: a message accepted for a carrier the API already saw is not failed before this node sees it.
+   */
+  refreshRoutes?: (acceptedAt: number) => Promise<void>;
 }
 
 /** Counters since start. */
@@ -368,6 +373,11 @@ export class Dispatcher {
   ): Promise<DispatchOutcome | undefined | typeof ROUTES_CHANGED> {
     const call = message.channel === 'call';
     const route = await this.routeOf(message, channelOfStored(message.channel));
+    // No carrier routes it here: the carriers the API accepted it against may not have reached this node yet.
+    if (route.length === 0 && this.deps.refreshRoutes) {
+      await this.deps.refreshRoutes(message.created_at);
+      if (this.routesVersion !== routesVersion) return ROUTES_CHANGED;
+    }
     const { health, caps } = this.deps;
     const tried: TriedCarrier[] = [];
     let text: string | undefined;

@@ -52,12 +52,19 @@ async function withAccount(target: StoreTarget, username: string) {
     });
   const status = async (serve: ServeProcess, id: string) =>
     (await api(serve, 'dlr', { transactions: { external_id: id }, ...windowAroundNow() })).transactions?.[0]?.status;
+  /** The stored message of external id `id`: its state, carrier and error (what a failed test reports). */
+  const stored = (id: string) =>
+    store.db
+      .selectFrom('messages')
+      .select(['state', 'status', 'carrier', 'error', 'attempts'])
+      .where('external_id', '=', id)
+      .executeTakeFirst();
   const close = async () => {
     await store.close();
     await waitForNoBackends(created.env.DATABASE_URL);
     await created.cleanup();
   };
-  return { created, config, admin, api, text, status, close };
+  return { created, config, admin, api, text, status, stored, close };
 }
 
 const unroutable = (serve: ServeProcess) =>
@@ -159,13 +166,16 @@ for (const target of targets) {
           );
         } catch (e) {
           const calls = JSON.stringify(await sip.calls('972521340001'));
+          const message = JSON.stringify(await t.stored('called'));
           const log = serve
             .logs()
             .split('\n')
-            .filter((l) => /voice|sip|call|trunk/i.test(l))
+            .filter((l) => /voice|sip|call|trunk|"level":[56]0/i.test(l))
             .slice(-30)
             .join('\n');
-          throw new Error(`${(e as Error).message}; last status ${lastStatus}; sip-sim calls ${calls}\n${log}`);
+          throw new Error(
+            `${(e as Error).message}; last status ${lastStatus}; message ${message}; sip-sim calls ${calls}\n${log}`,
+          );
         }
         const [received] = await sip.calls('972521340001');
         assert.equal(received?.behaviour, 'answer');

@@ -69,8 +69,9 @@ for (const binds of ['transceiver', 'transmitter-receiver'] as const) {
 describe('Kannel with a wrong password', { skip: !kannelAvailable() }, () => {
   it('is refused at bind (invalid password) and cannot route a send', async () => {
     const sim = await startSmscSimProcess();
-    const kannel = await startKannelEsme({ port: sim.smppPort, systemId: 'yona', password: 'wrong' });
+    let kannel: KannelEsme | undefined;
     try {
+      kannel = await startKannelEsme({ port: sim.smppPort, systemId: 'yona', password: 'wrong' });
       const deadline = Date.now() + 15_000;
       while (!/rejected login.*0x0000000e/.test(kannel.log())) {
         assert.ok(Date.now() < deadline, `no refused bind in Kannel's log\n${kannel.log().slice(-3000)}`);
@@ -81,7 +82,7 @@ describe('Kannel with a wrong password', { skip: !kannelAvailable() }, () => {
       assert.equal(sent.status, 403, sent.body);
       assert.equal((await sim.stats()).submitsReceived, 0);
     } finally {
-      await kannel.stop();
+      await kannel?.stop();
       await sim.stop();
     }
   });

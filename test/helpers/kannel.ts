@@ -82,13 +82,16 @@ export interface KannelEsme {
  */
 function httpGet(url: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    get(url, { agent: false }, (res) => {
+    // A box that accepted the connection and never answers fails the request instead of hanging its caller.
+    const req = get(url, { agent: false, timeout: 5000 }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (d) => (body += d));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
       res.on('error', reject);
-    }).on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(new Error(`no answer from ${url} within 5 s`)));
+    req.on('error', reject);
   });
 }
 
@@ -184,8 +187,28 @@ function readLog(path: string): string {
   }
 }
 
-/** Starts the dlr receiver, bearerbox and smsbox; resolves once sendsms answers (the SMSC may still be binding). */
+/** A box that exited while starting (its ports, free when chosen, may have been taken since): started again. */
+class BoxExited extends Error {}
+
+/** How long a box may take to answer on a loaded machine. */
+const BOX_START_MS = 45_000;
+
+/**
+ * Starts the dlr receiver, bearerbox and smsbox; resolves once sendsms answers (the SMSC may still be binding).
+ * A box that exits while starting is tried again on other ports (three times in all); whatever a failed start
+ * spawned is stopped before it throws.
+ */
 export async function startKannelEsme(bind: KannelBindOptions): Promise<KannelEsme> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startKannelOnce(bind);
+    } catch (err) {
+      if (!(err instanceof BoxExited) || attempt === 3) throw err;
+    }
+  }
+}
+
+async function startKannelOnce(bind: KannelBindOptions): Promise<KannelEsme> {
   const dir = mkdtempSync(join(tmpdir(), 'yona-kannel-'));
   const received: KannelDlr[] = [];
   const dlrServer: Server = createServer((req, res) => {
@@ -274,22 +297,23 @@ export async function startKannelEsme(bind: KannelBindOptions): Promise<KannelEs
   };
   try {
     started.push(spawn(BEARERBOX, [conf], { stdio: 'ignore' }));
-    const adminDeadline = Date.now() + 20_000;
+    const adminDeadline = Date.now() + BOX_START_MS;
     while ((await status()) === '') {
-      if (started[0].exitCode !== null || Date.now() > adminDeadline)
-        throw new Error(`bearerbox did not start\n${esme.log().slice(-4000)}`);
+      if (started[0].exitCode !== null) throw new BoxExited(`bearerbox exited\n${esme.log().slice(-4000)}`);
+      if (Date.now() > adminDeadline) throw new Error(`bearerbox did not start\n${esme.log().slice(-4000)}`);
       await sleep(100);
     }
     started.push(spawn(SMSBOX, [conf], { stdio: 'ignore' }));
-    const sendsmsDeadline = Date.now() + 20_000;
+    const sendsmsDeadline = Date.now() + BOX_START_MS;
     for (;;) {
       const up = await httpGet(`http://127.0.0.1:${ports.sendsms}/cgi-bin/sendsms`).then(
         () => true,
         () => false,
       );
       if (up) break;
-      if (started[1].exitCode !== null || Date.now() > sendsmsDeadline)
-        throw new Error(`smsbox did not start\n${readLog(join(dir, 'smsbox.log')).slice(-4000)}`);
+      const smsboxLog = () => readLog(join(dir, 'smsbox.log')).slice(-4000);
+      if (started[1].exitCode !== null) throw new BoxExited(`smsbox exited\n${smsboxLog()}`);
+      if (Date.now() > sendsmsDeadline) throw new Error(`smsbox did not start\n${smsboxLog()}`);
       await sleep(100);
     }
     return esme;
