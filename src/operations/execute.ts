@@ -340,6 +340,7 @@ async function runHandler(
     signals,
     prepared,
     coverage: app.coverage,
+    prices: store.priceCache,
     liveTextCarrier: app.liveTextCarrier,
     operator: app.operator,
     ...who,

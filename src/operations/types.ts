@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import type { Config } from '../config.ts';
 import type { Account } from '../store/accounts.ts';
 import type { Queryable } from '../store/engine/db.ts';
+import type { SendPriceCache } from '../store/price-cache.ts';
 import type { ChannelName } from '../domain/channels.ts';
 import type { RequestStatus } from '../domain/status.ts';
 import type { Signals } from '../signals.ts';
@@ -53,6 +54,8 @@ export interface OperationContext {
   signals: Signals;
   /** What the operation's `prepare` gave, worked out before the transaction (undefined without one). */
   prepared?: unknown;
+  /** The store's prices kept in memory (the embedded store's); without it a send reads them. */
+  prices?: SendPriceCache;
   /** Which channels can take a send now; without it (tests, tools) every channel can. */
   coverage?: SendCoverage;
   /** A configured carrier texts go to, undefined when they go only to the bundled simulator (public-links.ts). */

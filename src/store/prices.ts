@@ -1,7 +1,7 @@
 // The operator's prices (migration 0052): the international rate card and per-account prices.
 import { type AccountPrices, NO_ACCOUNT_PRICES, type RateCard } from '../domain/rate-card.ts';
 import { sql } from 'kysely';
-import type { Queryable } from './engine/db.ts';
+import type { Queryable } from './types.ts';
 import { inGroupBatch, type GroupBatchKind } from './engine/pg-group-batch.ts';
 
 /** The rate card's row for the default price. */
@@ -34,6 +34,14 @@ function accountPricesOf(
   };
 }
 
+// Price changes made in this process (what SendPriceCache re-reads on).
+let written = 0;
+
+/** Counts the price changes made in this process (set or rolled back alike). */
+export function pricesWritten(): number {
+  return written;
+}
+
 /** Sets the price of a part to `country` ('*' for the default); null removes the row. Answers the price before. */
 export async function setIntlRate(
   db: Queryable,
@@ -53,6 +61,7 @@ export async function setIntlRate(
       .values({ country, agorot_per_part: agorot, updated_at: now })
       .onConflict((oc) => oc.column('country').doUpdateSet({ agorot_per_part: agorot, updated_at: now }))
       .execute();
+  written++; // after the write: a send that read the price before it reads it again
   return before ? Number(before.agorot_per_part) : null;
 }
 
@@ -126,6 +135,7 @@ export async function setAccountPrices(
 ): Promise<void> {
   if (prices.domesticCredits === null && prices.intlAgorot === null) {
     await db.deleteFrom('account_prices').where('account_id', '=', accountId).execute();
+    written++;
     return;
   }
   const values = {
@@ -138,6 +148,7 @@ export async function setAccountPrices(
     .values({ account_id: accountId, ...values })
     .onConflict((oc) => oc.column('account_id').doUpdateSet(values))
     .execute();
+  written++;
 }
 
 /** Every account with prices of its own, by username. */

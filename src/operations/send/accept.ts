@@ -300,7 +300,7 @@ async function newPricing(ctx: OperationContext, draft: CampaignDraft): Promise<
   const free = draft.free === true;
   const { card, own } = free
     ? { card: NO_RATE_CARD, own: NO_ACCOUNT_PRICES }
-    : await sendPrices(ctx.db, ctx.account.id);
+    : await (ctx.prices?.read(ctx.db, ctx.account.id) ?? sendPrices(ctx.db, ctx.account.id));
   const configured = ctx.config.sending.intlPriceAgorot;
   const intlAgorot = (phone: string) =>
     intlPartAgorot(card, own, card.countries.size === 0 ? undefined : destinationCountry(phone), configured);

@@ -9,6 +9,7 @@ import { migrateToLatest } from './migrate.ts';
 import { groupCommitSqliteDialect } from './group-commit.ts';
 import { withNamedStatements } from './pg-prepared.ts';
 import { PgGroupCommit } from './pg-group-commit.ts';
+import { SendPriceCache } from '../price-cache.ts';
 import type { Db, Dialect } from '../types.ts';
 
 export type { Db, Dialect, Queryable, Tx } from '../types.ts';
@@ -27,6 +28,8 @@ export interface Store {
    * with sends and dispatch never holds up a renewal until the lease runs out; on SQLite the store itself.
    */
   control: Db;
+  /** The embedded store's prices of sends, kept in memory (price-cache.ts); PostgreSQL's nodes read them. */
+  priceCache?: SendPriceCache;
   close(): Promise<void>;
 }
 
@@ -77,7 +80,10 @@ function openSqlite(dataDir: string, groupCommit: boolean): Store {
   // (bench accept: 130-136 against 143-151 us per send in alternating runs).
   sqlite.pragma('wal_autocheckpoint = 10000');
   const db = new Kysely<Database>({ dialect: groupCommitSqliteDialect(withStatementCache(sqlite), groupCommit) });
-  return { db, control: db, dialect: 'sqlite', shared: false, close: () => db.destroy() };
+  // Changes when another connection (another process's `yona admin`) commits to the store.
+  const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
+  const priceCache = new SendPriceCache(() => dataVersion.get() as number);
+  return { db, control: db, dialect: 'sqlite', shared: false, priceCache, close: () => db.destroy() };
 }
 
 /**
