@@ -12,7 +12,7 @@ import { Agent, request } from 'undici';
 const bin = join(import.meta.dirname, '../../bin/yona.js');
 
 function freePortPair(): [number, number] {
-  const base = 20000 + Math.floor(Math.random() * 12000); // below the ephemeral ports (32768 and up);
+  const base = 20000 + Math.floor(Math.random() * 12000); // below the ephemeral ports (32768 and up)
   return [base, base + 1];
 }
 

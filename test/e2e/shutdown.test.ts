@@ -69,7 +69,7 @@ interface Serve {
 
 /** Starts `yona serve` on a scratch embedded store with request logging, and an account with 9 credits. */
 async function startServe(dataDir: string): Promise<Serve> {
-  const httpsPort = 20000 + Math.floor(Math.random() * 12000); // below the ephemeral ports (32768 and up);
+  const httpsPort = 20000 + Math.floor(Math.random() * 12000); // below the ephemeral ports (32768 and up)
   const httpPort = httpsPort + 1;
   const env = {
     ...process.env,
