@@ -373,7 +373,7 @@ export const SETTINGS = {
   YONA_PUSH_MAX_FAILURES: setting(integer(10, 1), '10', 'consecutive failed rounds that disable a push registration'),
   YONA_PUSH_CONNECT_TIMEOUT_MS: setting(integer(5000, 1), '5000', 'push connect timeout'),
   YONA_PUSH_TIMEOUT_MS: setting(integer(10_000, 1), '10000', 'whole push request timeout'),
-  YONA_PUSH_CONCURRENCY: setting(integer(8, 1), '8', 'push requests in flight per registration'),
+  YONA_PUSH_CONCURRENCY: setting(integer(64, 1), '64', 'push requests in flight per registration'),
   YONA_PUSH_POLL_MS: setting(integer(250, 1), '250', 'push poll interval when no signal arrives'),
   YONA_PUSH_RETENTION: setting(duration('3d'), '3d', 'how long delivered push events and the delivery log are kept'),
   // Nodes

@@ -15,7 +15,7 @@ export interface PushSettings {
   connectTimeoutMs: number;
   /** Whole-request timeout (YONA_PUSH_TIMEOUT_MS, 10000). */
   requestTimeoutMs: number;
-  /** Requests in flight per registration (YONA_PUSH_CONCURRENCY, 8). */
+  /** Requests in flight per registration (YONA_PUSH_CONCURRENCY, 64): a URL takes at most this many over its response time. */
   concurrency: number;
   /** Poll interval when no signal arrives (YONA_PUSH_POLL_MS, 250). */
   pollMs: number;

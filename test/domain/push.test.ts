@@ -132,7 +132,7 @@ describe('push settings, fields and signatures', () => {
     const d = loadConfig({}).push;
     assert.deepEqual(
       [d.allowPrivate, d.retryBaseMs, d.maxFailures, d.connectTimeoutMs, d.requestTimeoutMs, d.concurrency, d.pollMs],
-      [false, 1000, 10, 5000, 10_000, 8, 250],
+      [false, 1000, 10, 5000, 10_000, 64, 250],
     );
     assert.throws(() => loadConfig({ YONA_PUSH_MAX_FAILURES: '0' }), ConfigError);
     assert.throws(() => loadConfig({ YONA_PUSH_RETENTION: 'soon' }), /YONA_PUSH_RETENTION/);
