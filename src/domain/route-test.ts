@@ -20,9 +20,13 @@ export interface RouteTestRoute {
   channel?: string;
 }
 
+/** What was wrong with a question: the destination, the channel, the account, or a channel with no router. */
+export type RouteTestProblem = 'phone' | 'channel' | 'account' | 'router';
+
 /** The answer: refused input, or where such a message goes. */
 export type RouteTestAnswer =
-  | { kind: 'problem'; problem: string }
+  /** `problem` in the CLI's words; `reason` and `value` for a console to word in its language. */
+  | { kind: 'problem'; problem: string; reason?: RouteTestProblem; value?: string }
   | {
       kind: 'carriers';
       /** The destination in international digits. */

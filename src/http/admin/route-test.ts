@@ -3,7 +3,7 @@
 // carriers in the order tried. It changes nothing, so a support operator may run it too; it is a POST with the
 // session's CSRF token like every form of the console.
 import { channelNames } from '../../domain/channels.ts';
-import type { RouteTestAnswer, RouteTestQuestion } from '../../domain/route-test.ts';
+import type { RouteTestAnswer, RouteTestProblem, RouteTestQuestion } from '../../domain/route-test.ts';
 import { csrfField, html, type Html } from '../console/html.ts';
 import { fmt } from '../console/i18n.ts';
 import type { AdminContext, AdminRouter } from './router.ts';
@@ -21,6 +21,17 @@ export function routeTestForm(c: AdminContext, q: Partial<RouteTestQuestion> = {
     (name) => html`<option value="${name}"${name === channel ? html` selected` : ''}>${name}</option>`,
   )}</select>
 <button type="submit">${w.routeTestRun}</button></form>`;
+}
+
+/** A refused question in the operator's language (the CLI's English words when the reason is not known). */
+function problemOf(c: AdminContext, a: Extract<RouteTestAnswer, { kind: 'problem' }>): string {
+  const words: Record<RouteTestProblem, string> = {
+    phone: c.w.routeTestBadPhone,
+    channel: c.w.routeTestBadChannel,
+    account: c.w.routeTestNoAccount,
+    router: c.w.routeTestNoRouter,
+  };
+  return a.reason ? fmt(words[a.reason], { value: a.value ?? '' }) : a.problem;
 }
 
 /** The answer in the operator's words. */
@@ -65,7 +76,7 @@ export function registerAdminRouteTest(r: AdminRouter): void {
     if (answer.kind === 'problem')
       return c.render(c.w.routeTestTitle, html`${routeTestForm(c, q)}${back}`, {
         code: 400,
-        notice: { kind: 'error', text: answer.problem },
+        notice: { kind: 'error', text: problemOf(c, answer) },
       });
     return c.render(c.w.routeTestTitle, html`${answerOf(c, answer)}${routeTestForm(c, q)}${back}`);
   });

@@ -62,10 +62,18 @@ for (const target of await storeTargets()) {
       assert.match(answered.text, /default: one → two/);
       const bad = await dana.post('/admin/routes/test', { to: 'not-a-phone', channel: 'sms' });
       assert.equal(bad.status, 400);
-      assert.match(bad.text, /must be a phone number/);
+      assert.match(bad.text, /The destination must be a phone number, got &#34;not-a-phone&#34;/);
       const unknown = await dana.post('/admin/routes/test', { to: '0501234567', account: 'nobody', channel: 'sms' });
       assert.equal(unknown.status, 400);
-      assert.match(unknown.text, /no account named &#34;nobody&#34;/);
+      assert.match(unknown.text, /No account is named &#34;nobody&#34;/);
+      // The Hebrew page words the refusal in Hebrew.
+      await dana.get('/admin/lang/he?back=/admin/routes');
+      const hebrew = await dana.post('/admin/routes/test', { to: 'not-a-phone', channel: 'sms' });
+      assert.equal(hebrew.status, 400);
+      assert.match(hebrew.text, /<html lang="he" dir="rtl">/);
+      assert.match(hebrew.text, /היעד צריך להיות מספר טלפון, התקבל &#34;not-a-phone&#34;/);
+      assert.doesNotMatch(hebrew.text, /must be a phone number/);
+      await dana.get('/admin/lang/en?back=/admin/routes');
       const forged = await dana.post('/admin/routes/test', { _csrf: 'forged', to: '0501234567', channel: 'sms' });
       assert.equal(forged.status, 403);
     });
