@@ -10,6 +10,7 @@ import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { stopChild } from './stop-child.ts';
 
 const BEARERBOX = '/usr/sbin/bearerbox';
 const SMSBOX = '/usr/sbin/smsbox';
@@ -172,11 +173,7 @@ catch-all = true
 /** SIGTERM, SIGKILL after 10 s; resolves once the process is gone. */
 export async function stopProcess(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
-  const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-  await exited;
-  clearTimeout(killer);
+  await stopChild(child, new Promise<void>((resolve) => child.once('exit', () => resolve())));
 }
 
 function readLog(path: string): string {

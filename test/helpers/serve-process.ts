@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { stopChild } from './stop-child.ts';
 
 const bin = join(import.meta.dirname, '../../bin/yona.js');
 
@@ -78,10 +79,7 @@ export async function startServeProcess(
     logs: () => logs,
     cli: (...args) => runCli(env, args),
     async stop() {
-      if (child.exitCode === null) child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      const code = await exited;
-      clearTimeout(timer);
+      const code = await stopChild(child, exited);
       return code;
     },
     async kill() {

@@ -3,6 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import type { ReceivedCall } from '../../src/carriers/simulator/index.ts';
+import { stopChild } from './stop-child.ts';
 
 const bin = join(import.meta.dirname, '../../bin/yona.js');
 
@@ -42,10 +43,7 @@ export async function startSipSimProcess(env: NodeJS.ProcessEnv): Promise<SipSim
     calls: async (to) =>
       ((await (await fetch(`${controlUrl}/calls${to ? `?to=${to}` : ''}`)).json()) as { calls: ReceivedCall[] }).calls,
     async stop() {
-      if (child.exitCode === null) child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      const code = await exited;
-      clearTimeout(timer);
+      const code = await stopChild(child, exited);
       return code;
     },
   };

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ReceivedMessage, SimulatorStats } from '../../src/carriers/simulator/index.ts';
 import { RECEIVED_FILE } from '../../src/carriers/smpp/simulator-command.ts';
+import { stopChild } from './stop-child.ts';
 
 const bin = join(import.meta.dirname, '../../bin/yona.js');
 
@@ -78,10 +79,7 @@ export async function startSmscSimProcess(extra: string[] = []): Promise<SmscSim
       ((await call(`${controlUrl}/messages${to ? `?to=${to}` : ''}`, 'GET')) as { messages: ReceivedMessage[] })
         .messages,
     async stop() {
-      if (child.exitCode === null) child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      const code = await exited;
-      clearTimeout(timer);
+      const code = await stopChild(child, exited);
       try {
         sim.receivedAtExit = (
           JSON.parse(readFileSync(join(dataDir, RECEIVED_FILE), 'utf8')) as {

@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WhatsAppSimulatorClient } from '../../src/carriers/whatsapp-cloud/simulator/index.ts';
+import { stopChild } from './stop-child.ts';
 
 const bin = join(import.meta.dirname, '../../bin/yona.js');
 
@@ -88,10 +89,7 @@ export async function spawnWaSim(options: {
     controlUrl,
     output: () => output,
     async stop() {
-      if (child.exitCode === null) child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      const code = await exited;
-      clearTimeout(timer);
+      const code = await stopChild(child, exited);
       rmSync(dataDir, { recursive: true, force: true });
       return code;
     },
