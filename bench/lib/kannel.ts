@@ -72,7 +72,7 @@ function renderConfig(dir: string, workDir: string, smppPort: number, window: nu
 
 /** The anchor's SMSC sink (smsc-sink.js, with `args`) on a random loopback port, in a second process, once it listens. */
 export async function startAnchorSink(dir: string, args: string[]): Promise<{ child: ChildProcess; port: number }> {
-  const port = 21000 + Math.floor(Math.random() * 20000);
+  const port = 21000 + Math.floor(Math.random() * 11000); // below the ephemeral ports (32768 and up)
   const child = spawn(process.execPath, [`${dir}/smsc-sink.js`, '--port', String(port), '--quiet', '1', ...args], {
     env: { ...process.env, NODE_PATH: process.env.NODE_PATH ?? `${REPO}node_modules` },
     stdio: ['ignore', 'pipe', 'inherit'],

@@ -24,7 +24,7 @@ export interface SmscSimProcess {
 export async function startSmscSim(receiptDelayMs: number): Promise<SmscSimProcess> {
   const root = join(import.meta.dirname, '../..');
   const dir = mkdtempSync(join(tmpdir(), 'yona-bench-smsc-'));
-  const port = 21000 + Math.floor(Math.random() * 20000);
+  const port = 21000 + Math.floor(Math.random() * 11000); // below the ephemeral ports (32768 and up)
   const child = spawn(
     process.execPath,
     [join(root, 'bin/yona.js'), 'smsc-sim', '--port', String(port), '--receipt-delay', String(receiptDelayMs)],
