@@ -6,6 +6,7 @@
 import { DELIVERY } from '../domain/status.ts';
 import { PENDING, UNSUCCESSFUL } from './console-messages.ts';
 import type { Queryable } from './engine/db.ts';
+import { atMessageKeys, newestMessageKeys } from './message-log-keys.ts';
 
 export interface OperatorMessageFilter {
   accountId?: number;
@@ -57,33 +58,12 @@ export async function operatorMessagePage(
   // Part of a number (with no outcome): the matches are found in an index holding the phone alone, then only those
   // rows are read.
   const keys =
-    f.phoneDigits && f.status === undefined
-      ? await db
-          .selectFrom('messages')
-          .select(['id', 'created_at'])
-          .where(conditions(f, cursor))
-          .orderBy('created_at', 'desc')
-          .orderBy('id', 'desc')
-          .limit(limit)
-          .execute()
-      : undefined;
+    f.phoneDigits && f.status === undefined ? await newestMessageKeys(db, conditions(f, cursor), limit) : undefined;
   if (keys?.length === 0) return [];
   const rows = await db
     .selectFrom('messages')
     .select(['id', 'created_at', 'account_id', 'phone', 'source', 'carrier', 'state', 'status', 'text'])
-    .where(
-      keys
-        ? (eb) =>
-            eb.and([
-              eb(
-                'id',
-                'in',
-                keys.map((k) => k.id),
-              ),
-              eb('created_at', 'in', [...new Set(keys.map((k) => k.created_at))]),
-            ])
-        : conditions(f, cursor),
-    )
+    .where(keys ? (eb) => atMessageKeys(eb, keys) : conditions(f, cursor))
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
     .limit(limit)

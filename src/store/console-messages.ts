@@ -7,6 +7,7 @@
 import { sql, type SqlBool, type Expression } from 'kysely';
 import { DELIVERY } from '../domain/status.ts';
 import type { Queryable } from './engine/db.ts';
+import { atMessageKeys, newestMessageKeys } from './message-log-keys.ts';
 
 const { DELIVERED } = DELIVERY;
 /** The statuses of a message that reached the phone: an SMS's delivered, WhatsApp's delivered and read. */
@@ -131,16 +132,7 @@ async function readPage(
     filter.status === undefined &&
     filter.channel === undefined &&
     filter.campaignId === undefined;
-  const keys = indexOnly
-    ? await db
-        .selectFrom('messages')
-        .select(['id', 'created_at'])
-        .where(conditions(accountId, filter, start))
-        .orderBy('created_at', 'desc')
-        .orderBy('id', 'desc')
-        .limit(limit)
-        .execute()
-    : undefined;
+  const keys = indexOnly ? await newestMessageKeys(db, conditions(accountId, filter, start), limit) : undefined;
   if (keys?.length === 0) return [];
   // No join (campaign names come in a second query): the partial index's predicate names bare columns.
   const rows = await db
@@ -166,16 +158,7 @@ async function readPage(
     ])
     .where(
       keys
-        ? (eb) =>
-            eb.and([
-              eb('account_id', '=', accountId),
-              eb(
-                'id',
-                'in',
-                keys.map((k) => k.id),
-              ),
-              eb('created_at', 'in', [...new Set(keys.map((k) => k.created_at))]),
-            ])
+        ? (eb) => eb.and([eb('account_id', '=', accountId), atMessageKeys(eb, keys)])
         : conditions(accountId, filter, start),
     )
     .orderBy('created_at', 'desc')
