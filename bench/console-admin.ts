@@ -10,6 +10,7 @@ import { sql } from 'kysely';
 import { Agent, request } from 'undici';
 import { totpCode } from '../src/domain/totp.ts';
 import { ensureMonthPartitions } from '../src/store/partitions.ts';
+import { analyzeMessages, eightDigitsOf, sentCampaign, seriesOf } from './lib/fill-messages.ts';
 import { benchStore, startBenchService, type BenchService } from './lib/service.ts';
 
 const DAY = 24 * 3600_000;
@@ -27,40 +28,23 @@ export async function fill(bench: BenchService, accountIds: number[], perAccount
   // A store that has run for a month has that month's partitions (PostgreSQL), not a default partition of it all.
   await ensureMonthPartitions(db, first);
   for (const [a, accountId] of accountIds.entries()) {
-    const campaign = await db
-      .insertInto('campaigns')
-      .values({
-        account_id: accountId,
-        name: 'Bench traffic',
-        kind: 'sms',
-        source: 'Yona',
-        state: 'sent',
-        scheduled_at: null,
-        recipients: n,
-        credits_charged: n,
-        agorot_charged: 0,
-        options: '{}',
-        created_at: first,
-        released_at: first,
-        finished_at: end,
-        cancelled_at: null,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    const series =
-      dialect === 'postgres'
-        ? sql`select i from generate_series(cast(0 as bigint), ${sql.lit(n - 1)}) as s(i)`
-        : sql`select i from (with recursive s(i) as (select 0 union all select i + 1 from s where i < ${sql.lit(n - 1)}) select i from s)`;
+    const campaign = await sentCampaign(db, {
+      accountId,
+      name: 'Bench traffic',
+      recipients: n,
+      at: first,
+      finishedAt: end,
+    });
+    const series = seriesOf(dialect, n);
     // k numbers every message of the store; the accounts' messages interleave in time.
     const k = sql`(i * ${sql.lit(accountIds.length)} + ${sql.lit(a)})`;
-    const eight = sql`cast(((${k} * 7919) % 100000000) as text)`;
-    const digits = dialect === 'postgres' ? sql`lpad(${eight}, 8, '0')` : sql`substr('0000000' || ${eight}, -8, 8)`;
+    const digits = eightDigitsOf(dialect, k);
     const at = sql`(${sql.lit(first)} + (${k} * ${sql.lit(30 * DAY)}) / ${sql.lit(n * accountIds.length)})`;
     const pending = sql`(i >= ${sql.lit(Math.floor(n * 0.998))})`;
     const carrier = sql`case (${k} % 7) % 4 when 0 then 'cellcom' when 1 then 'partner' when 2 then 'pelephone' else 'hot' end`;
     await sql`insert into messages (campaign_id, account_id, external_id, phone, source, text, parts, cost_credits,
       cost_agorot, state, status, status_at, attempts, next_attempt_at, lease_until, carrier, error, created_at, submitted_at)
-      select ${sql.lit(Number(campaign.id))}, ${sql.lit(accountId)}, null,
+      select ${sql.lit(campaign)}, ${sql.lit(accountId)}, null,
         '9725' || ${digits}, 'Yona', 'Bench message number ' || cast(${k} as text), 1, 1, 0,
         case when ${pending} then 'submitted' when ${k} % 97 = 0 then 'skipped' else 'done' end,
         case when ${pending} then -1 when ${k} % 97 = 0 then 201 when ${k} % 50 = 0 then 101 else 102 end,
@@ -70,9 +54,7 @@ export async function fill(bench: BenchService, accountIds: number[], perAccount
         ${at}, ${at}
       from (${series}) as series`.execute(db);
   }
-  // What autovacuum does on a live store: statistics, and the visibility map index-only scans rely on.
-  if (dialect === 'postgres') await sql`vacuum analyze messages`.execute(db);
-  else await sql`analyze`.execute(db);
+  await analyzeMessages(db, dialect);
 }
 
 /** Signs the operator in (password, then the code of the secret the enrolment shows); answers the session cookie. */

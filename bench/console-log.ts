@@ -4,6 +4,7 @@
 // export, printing its rows per second and the process's peak memory above what it used before the export.
 import { sql } from 'kysely';
 import { Agent, request } from 'undici';
+import { analyzeMessages, eightDigitsOf, sentCampaign, seriesOf } from './lib/fill-messages.ts';
 import type { BenchService } from './lib/service.ts';
 
 const insecure = new Agent({ connect: { rejectUnauthorized: false } });
@@ -17,37 +18,20 @@ async function fill(bench: BenchService, accountId: number, count: number, end: 
     const n = Math.min(per, count - from);
     const first = end - 30 * DAY + Math.floor((from / count) * 30 * DAY);
     const span = Math.floor((n / count) * 30 * DAY);
-    const campaign = await db
-      .insertInto('campaigns')
-      .values({
-        account_id: accountId,
-        name: `Fill ${from / per + 1}`,
-        kind: 'sms',
-        source: 'Yona',
-        state: 'sent',
-        scheduled_at: null,
-        recipients: n,
-        credits_charged: n,
-        agorot_charged: 0,
-        options: '{}',
-        created_at: first,
-        released_at: first,
-        finished_at: first + span,
-        cancelled_at: null,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    const series =
-      dialect === 'postgres'
-        ? sql`select i from generate_series(cast(0 as bigint), ${sql.lit(n - 1)}) as s(i)`
-        : sql`select i from (with recursive s(i) as (select 0 union all select i + 1 from s where i < ${sql.lit(n - 1)}) select i from s)`;
+    const campaign = await sentCampaign(db, {
+      accountId,
+      name: `Fill ${from / per + 1}`,
+      recipients: n,
+      at: first,
+      finishedAt: first + span,
+    });
+    const series = seriesOf(dialect, n);
     const k = sql`(i + ${sql.lit(from)})`;
-    const eight = sql`cast(((${k} * 7919) % 100000000) as text)`;
-    const digits = dialect === 'postgres' ? sql`lpad(${eight}, 8, '0')` : sql`substr('0000000' || ${eight}, -8, 8)`;
+    const digits = eightDigitsOf(dialect, k);
     const at = sql`(${sql.lit(first)} + (i * ${sql.lit(span)}) / ${sql.lit(n)})`;
     await sql`insert into messages (campaign_id, account_id, external_id, phone, source, text, parts, cost_credits,
       cost_agorot, state, status, status_at, attempts, next_attempt_at, lease_until, carrier, error, created_at, submitted_at)
-      select ${sql.lit(Number(campaign.id))}, ${sql.lit(accountId)}, null,
+      select ${sql.lit(campaign)}, ${sql.lit(accountId)}, null,
         '9725' || ${digits}, 'Yona', 'Fill message', 1, 1, 0,
         case when ${k} % 97 = 0 then 'skipped' else 'done' end,
         case when ${k} % 97 = 0 then 201 when ${k} % 50 = 0 then 101 else 102 end,
@@ -55,9 +39,7 @@ async function fill(bench: BenchService, accountId: number, count: number, end: 
         ${at}, ${at}
       from (${series}) as series`.execute(db);
   }
-  // What autovacuum does on a live store: statistics, and the visibility map index-only scans rely on.
-  if (dialect === 'postgres') await sql`vacuum analyze messages`.execute(db);
-  else await sql`analyze`.execute(db);
+  await analyzeMessages(db, dialect);
 }
 
 async function get(url: string, session: string): Promise<{ status: number; body: string }> {
