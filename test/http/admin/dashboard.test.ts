@@ -9,19 +9,10 @@ import { AdminClient, enrolledSecrets } from '../../helpers/admin-client.ts';
 import { startTestService, type TestService } from '../../helpers/service.ts';
 import { storeTargets } from '../../helpers/stores.ts';
 import { seedInbound, seedMessages, seedPushUrl } from './seed-traffic.ts';
+import { rowsOf } from './tables.ts';
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
-
-/** The cells of a table's rows, by its caption. */
-function rowsOf(page: string, caption: string): string[][] {
-  const at = page.indexOf(`<caption>${caption}</caption>`);
-  assert.ok(at >= 0, `no table "${caption}"`);
-  const body = page.slice(at, page.indexOf('</table>', at));
-  return [...body.matchAll(/<tr>(.*?)<\/tr>/gs)]
-    .slice(1)
-    .map((r) => [...r[1].matchAll(/<td[^>]*>(.*?)<\/td>/gs)].map((c) => c[1].replace(/<[^>]+>/g, '')));
-}
 
 for (const target of await storeTargets()) {
   describe(`operator console overview (${target.name})`, () => {

@@ -10,15 +10,7 @@ import { AdminClient, enrolledSecrets } from '../../helpers/admin-client.ts';
 import { startTestService, type TestService } from '../../helpers/service.ts';
 import { storeTargets } from '../../helpers/stores.ts';
 import { seedMessages } from './seed-traffic.ts';
-
-function rowsOf(page: string, caption: string): string[][] {
-  const at = page.indexOf(`<caption>${caption}</caption>`);
-  assert.ok(at >= 0, `no table "${caption}"`);
-  const body = page.slice(at, page.indexOf('</table>', at));
-  return [...body.matchAll(/<tr>(.*?)<\/tr>/gs)]
-    .slice(1)
-    .map((r) => [...r[1].matchAll(/<td[^>]*>(.*?)<\/td>/gs)].map((c) => c[1].replace(/<[^>]+>/g, '')));
-}
+import { rowsOf } from './tables.ts';
 
 for (const target of await storeTargets()) {
   describe(`operator console margins (${target.name})`, () => {
