@@ -4,14 +4,13 @@
 // anything is charged), the rate card's prices in the ledger, dry-run pricing, WhatsApp one-time codes validated
 // by validate_otp with service_type whatsapp, and the SMS fallback written, charged once, when WhatsApp is late.
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { request } from 'undici';
 import { whatsappSendingComponent } from '../../src/delivery/whatsapp-sending.ts';
 import { unseal } from '../../src/domain/sealed.ts';
 import { sealingKey } from '../../src/secret-key.ts';
 import { openWindow } from '../../src/store/whatsapp.ts';
+import { startGraphTemplatesApi } from '../helpers/graph-templates.ts';
 import type { TestService } from '../helpers/service.ts';
 import { storeTargets } from '../helpers/stores.ts';
 import { waitFor } from '../helpers/push-receiver.ts';
@@ -58,23 +57,7 @@ const TEMPLATES = [
 ];
 
 /** A Graph API that lists TEMPLATES for business account WABA1 to the bearer token GRAPH-TOKEN. */
-async function graphApi(): Promise<{ url: string; close(): Promise<void> }> {
-  const server = http.createServer((req, res) => {
-    if (
-      /^\/v[\d.]+\/WABA1\/message_templates/.test(req.url ?? '') &&
-      req.headers.authorization === 'Bearer GRAPH-TOKEN'
-    ) {
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data: TEMPLATES }));
-      return;
-    }
-    res.writeHead(401).end('{}');
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise((r) => server.close(() => r())),
-  };
-}
+const graphApi = () => startGraphTemplatesApi(TEMPLATES, 'GRAPH-TOKEN');
 
 const targets = await storeTargets();
 for (const target of targets) {

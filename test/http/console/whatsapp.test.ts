@@ -4,12 +4,11 @@
 // written) with the template picker offered instead and a template sent from it, CSRF on both forms, and another
 // account's conversations and templates out of sight.
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { whatsappSendingComponent } from '../../../src/delivery/whatsapp-sending.ts';
 import { openWindow } from '../../../src/store/whatsapp.ts';
 import { ConsoleClient } from '../../helpers/console-client.ts';
+import { startGraphTemplatesApi } from '../../helpers/graph-templates.ts';
 import { queueWhatsappIn } from '../../helpers/whatsapp.ts';
 import type { TestService } from '../../helpers/service.ts';
 import { storeTargets } from '../../helpers/stores.ts';
@@ -40,20 +39,7 @@ const TEMPLATES = [
 ];
 
 /** A Graph API that lists TEMPLATES for business account WABA1 and refuses every send (401). */
-async function graphApi(): Promise<{ url: string; close(): Promise<void> }> {
-  const server = http.createServer((req, res) => {
-    if (/^\/v[\d.]+\/WABA1\/message_templates/.test(req.url ?? '') && req.headers.authorization === 'Bearer T') {
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data: TEMPLATES }));
-      return;
-    }
-    res.writeHead(401).end('{}');
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise((r) => server.close(() => r())),
-  };
-}
+const graphApi = () => startGraphTemplatesApi(TEMPLATES, 'T');
 
 /** The rows of a page's first table, each as the text of its cells. */
 function rows(page: string): string[][] {
