@@ -15,6 +15,7 @@ import type { TestService } from '../helpers/service.ts';
 import { storeTargets } from '../helpers/stores.ts';
 import { waitFor } from '../helpers/push-receiver.ts';
 import { creditLedger, newSender, startSendingService, type Sender } from '../operations/send-helpers.ts';
+import { whatsappCarrierArgs } from '../helpers/whatsapp-carrier.ts';
 
 const BUSINESS = '972771234567';
 const USER = '972501112233';
@@ -84,24 +85,15 @@ for (const target of targets) {
       const sending = whatsappSendingComponent({ fallbackIntervalMs: 50 });
       t = await startSendingService(target, { clock: () => now, components: [sending] });
       await t.admin(
-        'add-carrier',
-        'wa1',
-        '--protocol',
-        'whatsapp-cloud',
-        '--business-number',
-        BUSINESS,
-        '--phone-number-id',
-        'PN1',
-        '--waba-id',
-        'WABA1',
-        '--token',
-        'GRAPH-TOKEN',
-        '--app-secret',
-        'app-secret',
-        '--verify-token',
-        'verify',
-        '--graph-url',
-        graph.url,
+        ...whatsappCarrierArgs('wa1', {
+          business: BUSINESS,
+          phoneNumberId: 'PN1',
+          wabaId: 'WABA1',
+          token: 'GRAPH-TOKEN',
+          appSecret: 'app-secret',
+          verifyToken: 'verify',
+          graphUrl: graph.url,
+        }),
       );
       await sending.syncNow();
       s = await newSender(t, 'alice', 100);

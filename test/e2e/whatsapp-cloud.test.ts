@@ -26,6 +26,7 @@ import { startTestService, type TestService } from '../helpers/service.ts';
 import { storeTargets } from '../helpers/stores.ts';
 import { queueWhatsapp, type QueuedWhatsapp } from '../helpers/whatsapp.ts';
 import { dlrById, eventually, newSender, windowAroundNow, type Sender } from '../delivery/delivery-helpers.ts';
+import { whatsappCarrierArgs } from '../helpers/whatsapp-carrier.ts';
 
 const BUSINESS = '972771234567';
 const TOKEN = 'graph-token';
@@ -67,24 +68,15 @@ for (const target of await storeTargets()) {
       graph = await startFakeGraph(TOKEN);
       const first = await startTestService(target, { env: ENV });
       await first.admin(
-        'add-carrier',
-        carrier,
-        '--protocol',
-        'whatsapp-cloud',
-        '--business-number',
-        BUSINESS,
-        '--phone-number-id',
-        'PNID',
-        '--waba-id',
-        'WABA',
-        '--token',
-        TOKEN,
-        '--app-secret',
-        APP_SECRET,
-        '--verify-token',
-        VERIFY,
-        '--graph-url',
-        graph.url,
+        ...whatsappCarrierArgs(carrier, {
+          business: BUSINESS,
+          phoneNumberId: 'PNID',
+          wabaId: 'WABA',
+          token: TOKEN,
+          appSecret: APP_SECRET,
+          verifyToken: VERIFY,
+          graphUrl: graph.url,
+        }),
       );
       await first.admin('add-route', 'default', carrier, '--channel', 'whatsapp');
       t = await first.restart({

@@ -23,6 +23,7 @@ import { startTestService, type TestService } from '../helpers/service.ts';
 import { simCarrierArgs, startSmscSimProcess, type SmscSimProcess } from '../helpers/smsc-sim-process.ts';
 import { storeTargets } from '../helpers/stores.ts';
 import { SIM_APP_SECRET, SIM_TOKEN, startWaSimProcess, type WaSimProcess } from '../helpers/wa-sim-process.ts';
+import { whatsappCarrierArgs } from '../helpers/whatsapp-carrier.ts';
 
 const BUSINESS = '972771230500';
 /** A business number whose carrier cannot be reached (nothing listens at its Graph address). */
@@ -97,45 +98,27 @@ for (const [index, target] of (await storeTargets()).entries()) {
       smsc = await startSmscSimProcess(['--receipt-delay', '20']);
       const first = await startTestService(target);
       await first.admin(
-        'add-carrier',
-        carrier,
-        '--protocol',
-        'whatsapp-cloud',
-        '--business-number',
-        BUSINESS,
-        '--phone-number-id',
-        BUSINESS,
-        '--waba-id',
-        'WABA1',
-        '--token',
-        SIM_TOKEN,
-        '--app-secret',
-        SIM_APP_SECRET,
-        '--verify-token',
-        'v',
-        '--graph-url',
-        wa.graphUrl,
+        ...whatsappCarrierArgs(carrier, {
+          business: BUSINESS,
+          phoneNumberId: BUSINESS,
+          wabaId: 'WABA1',
+          token: SIM_TOKEN,
+          appSecret: SIM_APP_SECRET,
+          verifyToken: 'v',
+          graphUrl: wa.graphUrl,
+        }),
       );
       await first.admin('add-route', 'default', carrier, '--channel', 'whatsapp');
       await first.admin(
-        'add-carrier',
-        carrierDown,
-        '--protocol',
-        'whatsapp-cloud',
-        '--business-number',
-        BUSINESS_DOWN,
-        '--phone-number-id',
-        BUSINESS_DOWN,
-        '--waba-id',
-        'WABA2',
-        '--token',
-        SIM_TOKEN,
-        '--app-secret',
-        SIM_APP_SECRET,
-        '--verify-token',
-        'v',
-        '--graph-url',
-        'http://127.0.0.1:1',
+        ...whatsappCarrierArgs(carrierDown, {
+          business: BUSINESS_DOWN,
+          phoneNumberId: BUSINESS_DOWN,
+          wabaId: 'WABA2',
+          token: SIM_TOKEN,
+          appSecret: SIM_APP_SECRET,
+          verifyToken: 'v',
+          graphUrl: 'http://127.0.0.1:1',
+        }),
       );
       await first.admin('add-route', 'default', carrierDown, '--channel', 'whatsapp', '--source', BUSINESS_DOWN);
       await first.admin(...simCarrierArgs('smsc', smsc));

@@ -15,6 +15,7 @@ import { startTestService, type TestService } from '../helpers/service.ts';
 import { storeTargets } from '../helpers/stores.ts';
 import { SIM_APP_SECRET, SIM_TOKEN, startWaSimProcess, type WaSimProcess } from '../helpers/wa-sim-process.ts';
 import { queueWhatsapp, type QueuedWhatsapp } from '../helpers/whatsapp.ts';
+import { whatsappCarrierArgs } from '../helpers/whatsapp-carrier.ts';
 
 const BUSINESS = '972771230000';
 
@@ -43,24 +44,15 @@ for (const target of await storeTargets()) {
       sim = await startWaSimProcess(['--status-delay', '40', '--retry-base', '100']);
       const first = await startTestService(target);
       await first.admin(
-        'add-carrier',
-        carrier,
-        '--protocol',
-        'whatsapp-cloud',
-        '--business-number',
-        BUSINESS,
-        '--phone-number-id',
-        BUSINESS,
-        '--waba-id',
-        'WABA1',
-        '--token',
-        SIM_TOKEN,
-        '--app-secret',
-        SIM_APP_SECRET,
-        '--verify-token',
-        'v',
-        '--graph-url',
-        sim.graphUrl,
+        ...whatsappCarrierArgs(carrier, {
+          business: BUSINESS,
+          phoneNumberId: BUSINESS,
+          wabaId: 'WABA1',
+          token: SIM_TOKEN,
+          appSecret: SIM_APP_SECRET,
+          verifyToken: 'v',
+          graphUrl: sim.graphUrl,
+        }),
       );
       await first.admin('add-route', 'default', carrier, '--channel', 'whatsapp');
       t = await first.restart({

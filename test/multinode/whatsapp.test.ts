@@ -14,6 +14,7 @@ import { lastLine, runCli, startServeProcess, type ServeProcess } from '../helpe
 import { storeTargets } from '../helpers/stores.ts';
 import { SIM_APP_SECRET, SIM_TOKEN, startWaSimProcess, type WaSimProcess } from '../helpers/wa-sim-process.ts';
 import { waitForNoBackends } from '../delivery/delivery-helpers.ts';
+import { whatsappCarrierArgs } from '../helpers/whatsapp-carrier.ts';
 
 const postgres = (await storeTargets()).find((t) => t.name === 'postgres');
 const BUSINESS = '972771230000';
@@ -74,24 +75,15 @@ describe('WhatsApp on two nodes (postgres)', { skip: !postgres && 'no PostgreSQL
     await admin('create-account', 'wanodes', '--password', 'secret-pw', '--credits', '1000');
     token = lastLine(await admin('create-token', 'wanodes'));
     await admin(
-      'add-carrier',
-      'wa',
-      '--protocol',
-      'whatsapp-cloud',
-      '--business-number',
-      BUSINESS,
-      '--phone-number-id',
-      'PN-NODES',
-      '--waba-id',
-      'WABA-NODES',
-      '--token',
-      SIM_TOKEN,
-      '--app-secret',
-      SIM_APP_SECRET,
-      '--verify-token',
-      'verify',
-      '--graph-url',
-      sim.graphUrl,
+      ...whatsappCarrierArgs('wa', {
+        business: BUSINESS,
+        phoneNumberId: 'PN-NODES',
+        wabaId: 'WABA-NODES',
+        token: SIM_TOKEN,
+        appSecret: SIM_APP_SECRET,
+        verifyToken: 'verify',
+        graphUrl: sim.graphUrl,
+      }),
       '--messages-per-second',
       String(RATE),
     );

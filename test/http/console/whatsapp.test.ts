@@ -14,6 +14,7 @@ import type { TestService } from '../../helpers/service.ts';
 import { storeTargets } from '../../helpers/stores.ts';
 import { waitFor } from '../../helpers/push-receiver.ts';
 import { newSender, startSendingService, type Sender } from '../../operations/send-helpers.ts';
+import { whatsappCarrierArgs } from '../../helpers/whatsapp-carrier.ts';
 
 const BUSINESS = '972771234567';
 const OTHER_BUSINESS = '972779876543';
@@ -93,24 +94,15 @@ for (const target of await storeTargets()) {
       t = await startSendingService(target, { components: [sending] });
       const carrier = (name: string, number: string, waba: string) =>
         t.admin(
-          'add-carrier',
-          name,
-          '--protocol',
-          'whatsapp-cloud',
-          '--business-number',
-          number,
-          '--phone-number-id',
-          `PN-${name}`,
-          '--waba-id',
-          waba,
-          '--token',
-          'T',
-          '--app-secret',
-          'app-secret',
-          '--verify-token',
-          'verify',
-          '--graph-url',
-          graph.url,
+          ...whatsappCarrierArgs(name, {
+            business: number,
+            phoneNumberId: `PN-${name}`,
+            wabaId: waba,
+            token: 'T',
+            appSecret: 'app-secret',
+            verifyToken: 'verify',
+            graphUrl: graph.url,
+          }),
         );
       await carrier('wa1', BUSINESS, 'WABA1');
       await carrier('wa2', OTHER_BUSINESS, 'WABA2');
