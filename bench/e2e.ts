@@ -13,8 +13,9 @@
 // kannel_e2e_per_s, ratio_to_kannel, request_to_report_ms p50/p99, lost (accepted without a report by the
 // deadline), pushed_twice (reports received again), Yona's CPU per message (all its threads, from /proc) and its
 // split by stage from a V8 profile of the main thread (bench/lib/stages.ts), Kannel's CPU per message
-// (bearerbox + smsbox), the store engine's transactions, commits and statements per message (from the nodes'
-// /metrics), and the load average before and after. `--keep-profile DIR` writes the measured phase's
+// (bearerbox + smsbox), the CPU per message of the load generator and of the sink beside each gateway, the
+// store engine's transactions, commits and statements per message (from the nodes' /metrics), and the load
+// average before and after. `--keep-profile DIR` writes the measured phase's
 // profile (sources mapped) to DIR for a closer look.
 import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -135,15 +136,24 @@ function phase(options: {
 }
 
 /** Kannel's single-recipient phase with receipts: its figures and its CPU per message. */
-async function kannelPhase(receiverPort: number): Promise<{ result: PhaseResult; cpuUsPerMessage: number }> {
+async function kannelPhase(
+  receiverPort: number,
+): Promise<{ result: PhaseResult; cpuUsPerMessage: number; sinkCpuUsPerMessage: number }> {
   const kannel = await startKannel(kannelAnchorDir(), { receipts: true, receiptDelayMs: receiptDelay, window });
   try {
     const urls = [kannel.sendUrl.split('?')[0]];
     await phase({ gateway: 'kannel', urls, n: WARMUP, receiverPort });
     const cpu = () => kannel.gatewayPids.reduce((s, pid) => s + cpuSecondsOf(pid), 0);
     const before = cpu();
+    const sinkBefore = cpuSecondsOf(kannel.sinkPid);
     const result = await phase({ gateway: 'kannel', urls, n: messages, receiverPort, rate });
-    return { result, cpuUsPerMessage: Math.round(((cpu() - before) * 1e6) / Math.max(result.reported, 1)) };
+    return {
+      result,
+      cpuUsPerMessage: Math.round(((cpu() - before) * 1e6) / Math.max(result.reported, 1)),
+      sinkCpuUsPerMessage: Math.round(
+        ((cpuSecondsOf(kannel.sinkPid) - sinkBefore) * 1e6) / Math.max(result.reported, 1),
+      ),
+    };
   } finally {
     await kannel.stop();
   }
@@ -210,10 +220,12 @@ try {
   }
   const engineBefore = await engineCounts(nodes);
   const cpuBefore = cpu();
+  const sinkCpuBefore = cpuSecondsOf(sink.child.pid!);
   const from = monotonicUs();
   const single = await phase({ gateway: 'yona', urls, n: messages, token, receiverPort, rate });
   const to = monotonicUs();
   const cpuUsPerMessage = ((cpu() - cpuBefore) * 1e6) / Math.max(single.reported, 1);
+  const sinkCpuUsPerMessage = ((cpuSecondsOf(sink.child.pid!) - sinkCpuBefore) * 1e6) / Math.max(single.reported, 1);
   const engineAfter = await engineCounts(nodes);
   const perMessage = Object.fromEntries(
     Object.entries(engineAfter).map(([name, n]) => [
@@ -274,6 +286,18 @@ try {
       cpu_us_per_message_by_stage: cpuUsByStage(byStage, cpuUsPerMessage),
       store_engine_per_message: perMessage,
       ...(kannel ? { kannel_cpu_us_per_message: kannel.cpuUsPerMessage } : {}),
+      // What else the machine's cores spent per message in the same phase: the load generator with its report
+      // receiver (the same program for both gateways) and the SMSC sink.
+      beside_cpu_us_per_message: {
+        load_generator: single.client_cpu_us_per_message,
+        sink: Math.round(sinkCpuUsPerMessage),
+        ...(kannel
+          ? {
+              kannel_load_generator: kannel.result.client_cpu_us_per_message,
+              kannel_sink: kannel.sinkCpuUsPerMessage,
+            }
+          : {}),
+      },
       ...bulkFigures,
       load_avg_1m_before: round(loadBefore),
       load_avg_1m_after: round(loadavg()[0]),

@@ -41,6 +41,8 @@ export interface RunningKannel {
   sendUrl: string;
   /** bearerbox's and smsbox's process ids (the gateway without its sink), for their CPU. */
   gatewayPids: number[];
+  /** The kit's SMSC sink, started with the gateway. */
+  sinkPid: number;
   stop(): Promise<void>;
 }
 
@@ -135,7 +137,7 @@ export async function startKannel(dir: string, options: KannelOptions = {}): Pro
       }
       await sleep(250);
     }
-    return { sendUrl, gatewayPids: started.slice(1).map((c) => c.pid!), stop };
+    return { sendUrl, gatewayPids: started.slice(1).map((c) => c.pid!), sinkPid: sink.child.pid!, stop };
   } catch (err) {
     await stop();
     throw err;
