@@ -33,8 +33,25 @@ export type ThreadMessage =
 
 const key = (business: string, user: string) => `${business}\u0000${user}`;
 
-/** The account's WhatsApp threads, newest first (at most `limit`). */
-export async function whatsappThreads(db: Queryable, accountId: number, limit: number): Promise<WhatsappThread[]> {
+/** Where a page of threads ends: its last thread (threads sort by their last message, newest first, then by number and user). */
+export interface ThreadsCursor {
+  lastAt: number;
+  business: string;
+  user: string;
+}
+
+/** Newest first, then by business number and user: the order the pages of threads follow. */
+const threadOrder = (a: ThreadsCursor, b: ThreadsCursor) =>
+  b.lastAt - a.lastAt ||
+  (a.business < b.business ? -1 : a.business > b.business ? 1 : a.user < b.user ? -1 : a.user > b.user ? 1 : 0);
+
+/** The account's WhatsApp threads, newest first: at most `limit` (those after `after` when given), and whether more remain. */
+export async function whatsappThreads(
+  db: Queryable,
+  accountId: number,
+  limit: number,
+  after?: ThreadsCursor,
+): Promise<{ threads: WhatsappThread[]; hasMore: boolean }> {
   const inbound = await db
     .selectFrom('inbound_messages')
     .select((eb) => ['dest', 'phone', eb.fn.max('received_at').as('last_at')])
@@ -69,16 +86,36 @@ export async function whatsappThreads(db: Queryable, accountId: number, limit: n
     const thread = threads.get(key(w.business_number, w.user_id));
     if (thread) thread.windowClosesAt = Number(w.last_inbound_at) + WINDOW_MS;
   }
-  return [...threads.values()].sort((a, b) => b.lastAt - a.lastAt).slice(0, limit);
+  const sorted = [...threads.values()].filter((t) => !after || threadOrder(after, t) < 0).sort(threadOrder);
+  return { threads: sorted.slice(0, limit), hasMore: sorted.length > limit };
 }
 
-/** The newest `limit` messages of one thread of the account, oldest first. */
+/**
+ * Where a page of a thread ends: its oldest message. Messages sort by time, then the user's before the account's at
+ * the same instant (a reply never precedes what it answers), then by id; the next page holds what sorts before.
+ */
+export interface ThreadCursor {
+  at: number;
+  direction: 'in' | 'out';
+  id: number;
+}
+
+/** A page of a thread: its messages oldest first, and whether older ones remain. */
+export interface ThreadPage {
+  messages: ThreadMessage[];
+  hasOlder: boolean;
+}
+
+/** The newest `limit` messages of one thread of the account (those before `before` when given), oldest first. */
 export async function whatsappThreadMessages(
   db: Queryable,
   accountId: number,
   thread: { business: string; user: string },
   limit: number,
-): Promise<ThreadMessage[]> {
+  before?: ThreadCursor,
+): Promise<ThreadPage> {
+  // Each side's newest limit + 1 before the cursor: the page's messages are among them, and one more says that
+  // older ones remain.
   const inbound = await db
     .selectFrom('inbound_messages')
     .select(['id', 'text', 'received_at'])
@@ -86,9 +123,19 @@ export async function whatsappThreadMessages(
     .where('channel', '=', 'whatsapp')
     .where('dest', '=', thread.business)
     .where('phone', '=', thread.user)
+    .$if(before !== undefined, (q) =>
+      q.where((eb) =>
+        eb.or([
+          eb('received_at', '<', before!.at),
+          before!.direction === 'out'
+            ? eb('received_at', '=', before!.at)
+            : eb.and([eb('received_at', '=', before!.at), eb('id', '<', before!.id)]),
+        ]),
+      ),
+    )
     .orderBy('received_at', 'desc')
     .orderBy('id', 'desc')
-    .limit(limit)
+    .limit(limit + 1)
     .execute();
   const outbound = await db
     .selectFrom('messages')
@@ -97,9 +144,19 @@ export async function whatsappThreadMessages(
     .where('channel', '=', 'whatsapp')
     .where('source', '=', thread.business)
     .where('phone', '=', thread.user)
+    .$if(before !== undefined, (q) =>
+      q.where((eb) =>
+        before!.direction === 'in'
+          ? eb('created_at', '<', before!.at)
+          : eb.or([
+              eb('created_at', '<', before!.at),
+              eb.and([eb('created_at', '=', before!.at), eb('id', '<', before!.id)]),
+            ]),
+      ),
+    )
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
-    .limit(limit)
+    .limit(limit + 1)
     .execute();
   const all: ThreadMessage[] = [
     ...inbound.map((r) => ({ direction: 'in' as const, id: Number(r.id), at: Number(r.received_at), text: r.text })),
@@ -115,7 +172,6 @@ export async function whatsappThreadMessages(
       error: r.error,
     })),
   ];
-  // Time order; at the same instant the user's message first (a reply never precedes what it answers).
   all.sort((a, b) => a.at - b.at || (a.direction === b.direction ? a.id - b.id : a.direction === 'in' ? -1 : 1));
-  return all.slice(-limit);
+  return { messages: all.slice(-limit), hasOlder: all.length > limit };
 }

@@ -31,6 +31,7 @@ export const CONSOLE_PAGES: readonly ConsolePage[] = [
   { path: '/console/campaigns/:id/cancel', audience: 'account' },
   { path: '/console/codes', audience: 'account' },
   { path: '/console/inbound', audience: 'account', nav: 'navInbound' },
+  { path: '/console/whatsapp/threads', audience: 'account' },
   { path: '/console/whatsapp/threads/:business/:user', audience: 'account' },
   { path: '/console/whatsapp/threads/:business/:user/reply', audience: 'account' },
   { path: '/console/whatsapp/threads/:business/:user/template', audience: 'account' },

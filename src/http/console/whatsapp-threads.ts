@@ -1,9 +1,10 @@
-// WhatsApp conversations in the console: the replies page lists them (one per user and business number), and
-// /console/whatsapp/threads/BUSINESS/USER shows one in time order, the user's messages and the account's with
-// their delivery status (sent, delivered, read, failed). While the user's 24-hour window is open a reply box sends
-// free text through the API's send_whatsapp_message operation; once it is closed the page says only a template may
-// be sent and offers the business number's approved templates, sent through send_whatsapp_template. So the
-// window, credit, pricing and tenancy rules are the API's. Every read names the signed-in account.
+// WhatsApp conversations in the console: the replies page lists the newest 100 (one per user and business number)
+// and /console/whatsapp/threads all of them, 100 a page; /console/whatsapp/threads/BUSINESS/USER shows one in time
+// order, the user's messages and the account's with their delivery status (sent, delivered, read, failed), 200 a
+// page with links to older pages. While the user's 24-hour window is open a reply box sends free text through the
+// API's send_whatsapp_message operation; once it is closed the page says only a template may be sent and offers
+// the business number's approved templates, sent through send_whatsapp_template. So the window, credit, pricing
+// and tenancy rules are the API's. Every read names the signed-in account.
 import { toNational } from '../../domain/phone.ts';
 import { DELIVERY } from '../../domain/status.ts';
 import { reasonOfReply, WA_REASON, WA_REASON_TEXT } from '../../domain/whatsapp-reasons.ts';
@@ -16,16 +17,19 @@ import {
   whatsappThreadMessages,
   whatsappThreads,
   windowClosesAt,
+  type ThreadCursor,
   type ThreadMessage,
+  type ThreadsCursor,
   type WhatsappTemplate,
 } from '../../store/read-models.ts';
 import { when } from './format.ts';
-import { csrfField, html, table, type Html, type HtmlValue, userText } from './html.ts';
+import { csrfField, html, olderNewerPager, table, type Html, type HtmlValue, userText } from './html.ts';
 import { fmt, type Messages } from './i18n.ts';
 import { shownText } from './message-log.ts';
 import type { ConsoleRouter, PageContext } from './router.ts';
 
 const THREADS_SHOWN = 100;
+const THREADS_PATH = '/console/whatsapp/threads';
 const MESSAGES_SHOWN = 200;
 /** The most variables the template picker offers (WhatsApp templates rarely take more than a handful). */
 const MAX_VARIABLES = 10;
@@ -40,12 +44,17 @@ export function threadPath(business: string, user: string): string {
 /** A user as people read them: a phone in national form, or a business-scoped user id as it is. */
 const userName = (user: string) => (/^\d+$/.test(user) ? toNational(user) : user);
 
-/** The account's WhatsApp conversations, for the replies page (nothing when it has none). */
-export async function threadsSection(c: PageContext): Promise<Html> {
+/** A page of conversations in the address: `before=LASTAT.BUSINESS.USER`, the last conversation shown. */
+function threadsCursorOf(text: string | undefined): ThreadsCursor | undefined {
+  const m = /^(\d{1,15})\.(\d{1,20})\.(.{1,256})$/.exec(text ?? '');
+  return m ? { lastAt: Number(m[1]), business: m[2], user: m[3] } : undefined;
+}
+
+/** A page of the account's conversations as a table, with the link to the next page when more remain. */
+async function threadsTable(c: PageContext, after: ThreadsCursor | undefined): Promise<{ table: Html; count: number }> {
   const { t } = c;
   const tz = c.account.time_zone;
-  const threads = await whatsappThreads(c.app.store.db, Number(c.account.id), THREADS_SHOWN);
-  if (threads.length === 0) return html``;
+  const { threads, hasMore } = await whatsappThreads(c.app.store.db, Number(c.account.id), THREADS_SHOWN, after);
   const cells = threads.map((th): HtmlValue[] => [
     html`<a href="${threadPath(th.business, th.user)}"><span class="nowrap">${userName(th.user)}</span></a>`,
     html`<span class="nowrap">${toNational(th.business)}</span>`,
@@ -54,8 +63,32 @@ export async function threadsSection(c: PageContext): Promise<Html> {
       ? fmt(t.waWindowOpenUntil, { time: when(th.windowClosesAt, tz) })
       : t.waWindowClosed,
   ]);
+  const last = hasMore ? threads.at(-1) : undefined;
+  const next = last ? `${last.lastAt}.${last.business}.${last.user}` : undefined;
+  const pager = after || next ? olderNewerPager(t, THREADS_PATH, after !== undefined, next) : '';
+  return {
+    table: html`${table(t.waThreadsTitle, [t.waUser, t.waBusiness, t.waLast, t.waWindow], cells, t.waThreadsNone)}${pager}`,
+    count: threads.length,
+  };
+}
+
+/** The account's newest WhatsApp conversations, for the replies page (nothing when it has none). */
+export async function threadsSection(c: PageContext): Promise<Html> {
+  const { t } = c;
+  const { table: shown, count } = await threadsTable(c, undefined);
+  if (count === 0) return html``;
   return html`<section aria-labelledby="wa-threads"><h2 id="wa-threads">${t.waThreadsTitle}</h2>
-<p class="muted">${t.waThreadsIntro}</p>${table(t.waThreadsTitle, [t.waUser, t.waBusiness, t.waLast, t.waWindow], cells, t.waThreadsNone)}</section>`;
+<p class="muted">${t.waThreadsIntro}</p>${shown}</section>`;
+}
+
+/** /console/whatsapp/threads: every conversation of the account, 100 a page. */
+async function threadsPage(c: PageContext) {
+  const { t } = c;
+  const { table: shown } = await threadsTable(c, threadsCursorOf(c.query.before));
+  return c.render(
+    t.waThreadsTitle,
+    html`<p class="muted">${t.waThreadsIntro}</p>${shown}<p><a href="/console/inbound">${t.waAllReplies}</a></p>`,
+  );
 }
 
 /** Where a message of the account stands: waiting, sent, delivered, read or failed. */
@@ -81,6 +114,15 @@ function messageCells(c: PageContext, m: ThreadMessage): HtmlValue[] {
     html`<span class="wa-status status-${status.slice('waStatus_'.length)}">${t[status]}</span>${m.error && status === 'waStatus_failed' ? html` ${userText(m.error, 'span', html` class="muted"`)}` : ''}`,
   ];
 }
+
+/** A page's end in the address: `before=AT.i.ID` (the user's message) or `AT.o.ID` (the account's). */
+function cursorOf(text: string | undefined): ThreadCursor | undefined {
+  const m = /^(\d{1,15})\.([io])\.(\d{1,15})$/.exec(text ?? '');
+  return m ? { at: Number(m[1]), direction: m[2] === 'i' ? 'in' : 'out', id: Number(m[3]) } : undefined;
+}
+
+/** A message's place in the address (`cursorOf` reads it back). */
+const cursorText = (m: ThreadMessage) => `${m.at}.${m.direction === 'in' ? 'i' : 'o'}.${m.id}`;
 
 interface ThreadForm {
   notice?: Notice;
@@ -124,7 +166,14 @@ async function threadPage(c: PageContext, form: ThreadForm = {}) {
   const accountId = Number(c.account.id);
   const numbers = await listWhatsappNumbers(db, accountId);
   const grant = numbers.find((n) => n.businessNumber === business);
-  const messages = await whatsappThreadMessages(db, accountId, { business, user }, MESSAGES_SHOWN);
+  const cursor = cursorOf(c.query.before);
+  const { messages, hasOlder } = await whatsappThreadMessages(
+    db,
+    accountId,
+    { business, user },
+    MESSAGES_SHOWN,
+    cursor,
+  );
   // Another account's thread (or none at all) reads as a page that does not exist.
   if (!grant && messages.length === 0) return c.render(t.notFound, html`<p>${t.notFoundText}</p>`, { code: 404 });
   const action = threadPath(business, user);
@@ -143,6 +192,7 @@ ${table(
   messages.map((m) => messageCells(c, m)),
   t.waThreadEmpty,
 )}
+${cursor || hasOlder ? olderNewerPager(t, action, cursor !== undefined, hasOlder ? cursorText(messages[0]) : undefined) : ''}
 ${composer}
 <p><a href="/console/inbound">${t.waAllReplies}</a></p>`;
   return c.render(fmt(t.waThreadTitle, { user: userName(user) }), body, { notice: form.notice });
@@ -157,6 +207,7 @@ function refusalText(c: PageContext, reply: { status: number; reason?: unknown }
 }
 
 export function registerWhatsappThreads(r: ConsoleRouter): void {
+  r.get(THREADS_PATH, (c) => threadsPage(c));
   r.get('/console/whatsapp/threads/:business/:user', (c) => threadPage(c));
 
   r.post('/console/whatsapp/threads/:business/:user/reply', async (c) => {

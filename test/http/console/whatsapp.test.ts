@@ -21,6 +21,7 @@ const OTHER_BUSINESS = '972779876543';
 const OPEN_USER = '972501112233';
 const CLOSED_USER = '972502223344';
 const BOB_USER = '972503334455';
+const PAGED_USER = '972504445566';
 
 const TEMPLATES = [
   {
@@ -299,6 +300,108 @@ for (const target of await storeTargets()) {
       } finally {
         delete web.headers['accept-language'];
       }
+    });
+
+    it('pages a long conversation 200 messages at a time, without a gap or a repeat where two pages meet', async () => {
+      const accountId = await t.accountId('alice');
+      const db = t.service.store.db;
+      const now = Date.now();
+      await userWrote('alice', BUSINESS, PAGED_USER, 'opener', now - 60_000);
+      const posted = await web.post(`${threadPath(BUSINESS, PAGED_USER)}/reply`, { message: 'the reply' });
+      assert.equal(posted.status, 303);
+      // The reply moved two hours back, with two messages of the user at the same instant before it (a reply
+      // never precedes what it answers), 197 more of the user's after it and 20 before.
+      const x = now - 2 * 3600_000;
+      await db
+        .updateTable('messages')
+        .set({ created_at: x })
+        .where('account_id', '=', accountId)
+        .where('phone', '=', PAGED_USER)
+        .execute();
+      const inbound = (text: string, at: number) => ({
+        account_id: accountId,
+        phone: PAGED_USER,
+        dest: BUSINESS,
+        text,
+        carrier: 'wa1',
+        received_at: at,
+        channel: 'whatsapp',
+      });
+      const rowsIn = [
+        ...Array.from({ length: 20 }, (_, k) => inbound(`before ${k}`, x - (20 - k) * 1000)),
+        inbound('tie a', x),
+        inbound('tie b', x),
+        ...Array.from({ length: 197 }, (_, k) => inbound(`after ${k}`, x + (k + 1) * 1000)),
+      ];
+      await db.insertInto('inbound_messages').values(rowsIn).execute();
+      const expected = [
+        ...Array.from({ length: 20 }, (_, k) => `before ${k}`),
+        'tie a',
+        'tie b',
+        'the reply',
+        ...Array.from({ length: 197 }, (_, k) => `after ${k}`),
+        'opener',
+      ];
+
+      const first = await web.get(threadPath(BUSINESS, PAGED_USER));
+      assert.equal(first.status, 200);
+      const newest = rows(first.text).map((r) => r[2]);
+      assert.deepEqual(newest, expected.slice(-200), 'the newest 200, oldest first');
+      assert.doesNotMatch(first.text, />Newest</);
+      const older = /<a href="([^"]+\?before=[^"]+)">Older<\/a>/.exec(first.text)?.[1];
+      assert.ok(older, 'a link to the older messages');
+      const second = await web.get(older.replaceAll('&amp;', '&'));
+      assert.equal(second.status, 200);
+      assert.deepEqual(
+        rows(second.text).map((r) => r[2]),
+        expected.slice(0, -200),
+        'the rest: the other message of the same instant, and none twice',
+      );
+      assert.match(second.text, new RegExp(`<a href="${threadPath(BUSINESS, PAGED_USER)}">Newest</a>`));
+      assert.doesNotMatch(second.text, />Older</, 'nothing older remains');
+      const foreign = await bobWeb.get(older);
+      assert.equal(foreign.status, 404, "another account's conversation stays out of sight on an older page too");
+    });
+
+    it('pages the conversations 100 at a time, the oldest on the last page', async () => {
+      const accountId = await t.accountId('alice');
+      const users = Array.from({ length: 100 }, (_, k) => `9725060000${String(k).padStart(2, '0')}`);
+      const oldest = Date.now() - 3 * 3600_000;
+      await t.service.store.db
+        .insertInto('inbound_messages')
+        .values(
+          users.map((user, k) => ({
+            account_id: accountId,
+            phone: user,
+            dest: BUSINESS,
+            text: `hello ${k}`,
+            carrier: 'wa1',
+            received_at: oldest - k * 1000,
+            channel: 'whatsapp',
+          })),
+        )
+        .execute();
+      const replies = await web.get('/console/inbound');
+      const firstPage = rows(replies.text).slice(0, 100);
+      const shown = firstPage.map((r) => r[0]);
+      assert.equal(shown.length, 100);
+      const older = /<a href="(\/console\/whatsapp\/threads\?before=[^"]+)">Older<\/a>/.exec(replies.text)?.[1];
+      assert.ok(older, 'a link to the older conversations');
+      const next = await web.get(older.replaceAll('&amp;', '&'));
+      assert.equal(next.status, 200);
+      const rest = rows(next.text).map((r) => r[0]);
+      assert.deepEqual(rest, ['0506000097', '0506000098', '0506000099'], 'the three oldest, newest first');
+      assert.equal(new Set([...shown, ...rest]).size, 103, 'every conversation once');
+      assert.match(next.text, /<a href="\/console\/whatsapp\/threads">Newest<\/a>/);
+      assert.doesNotMatch(next.text, />Older</);
+      const first = await web.get('/console/whatsapp/threads');
+      assert.deepEqual(
+        rows(first.text).map((r) => r[0]),
+        shown,
+        "the first page of the list is the replies page's",
+      );
+      const bobs = await bobWeb.get(older.replaceAll('&amp;', '&'));
+      assert.deepEqual(rows(bobs.text), [], "another account's conversations stay out of sight");
     });
   });
 }
