@@ -38,8 +38,6 @@ for (const [index, target] of targets.entries()) {
 
     const submit = (name: string) =>
       Promise.all([page.waitForNavigation({ waitUntil: 'load' }), page.getByRole('button', { name }).click()]);
-    const settingsOf = (sim: SmscSimProcess) =>
-      JSON.stringify({ host: '127.0.0.1', port: sim.smppPort, systemId: 'yona', password: 'secret', windowSize: 10 });
     // The carrier /admin/messages shows for the message to `phone`.
     const carrierShown = async (phone: string) => {
       await page.goto(`${t.httpsUrl}/admin/messages?phone=${international(phone)}`);
@@ -91,8 +89,18 @@ for (const [index, target] of targets.entries()) {
       ] as const) {
         await page.goto(`${t.httpsUrl}/admin/carriers`);
         await page.locator('#carrier-name').fill(name);
-        await page.locator('#carrier-protocol').fill('smpp');
-        await page.locator('#carrier-settings').fill(settingsOf(sim));
+        // The WhatsApp fields show when that protocol is chosen, and hide again for SMPP's.
+        await page.locator('#carrier-protocol-whatsapp-cloud').check();
+        assert.equal(await page.locator('#carrier-whatsapp-cloud-token').isVisible(), true);
+        assert.equal(await page.locator('#carrier-smpp-host').isVisible(), false);
+        await page.locator('#carrier-protocol-smpp').check();
+        assert.equal(await page.locator('#carrier-whatsapp-cloud-token').isVisible(), false);
+        await page.locator('#carrier-smpp-host').fill('127.0.0.1');
+        await page.locator('#carrier-smpp-port').fill(String(sim.smppPort));
+        await page.locator('#carrier-smpp-system-id').fill('yona');
+        await page.locator('#carrier-smpp-password').fill('secret');
+        await page.locator('#carrier-smpp-window').fill('10');
+        if (shots && name === 'first') await screenshot(page, 'admin-carrier-form');
         await submit('Save');
         assert.match(await page.locator('main').innerText(), /Done/);
       }

@@ -14,9 +14,14 @@ function answered(
   success: readonly number[],
 ) {
   if (success.includes(reply.status)) return c.redirect(back, { ok: 'done' });
+  return refuseForm(c, reply.message, back);
+}
+
+/** A form refused before or by its operation: the message on a page of its own (400), with a link back. */
+export function refuseForm(c: AdminContext, message: string, back: string): FastifyReply {
   return c.render(c.w.refusedTitle, html`<p><a href="${back}">${c.w.back}</a></p>`, {
     code: 400,
-    notice: refusedNotice(c.w, reply.message),
+    notice: refusedNotice(c.w, message),
   });
 }
 

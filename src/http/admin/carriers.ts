@@ -6,7 +6,8 @@ import { removeCarrier, removeCarrierRoute, setCarrier, setCarrierRoute } from '
 import { listCarriers, listRoutes, liveNodes, type NodeRecord } from '../../store/read-models.ts';
 import { num } from '../console/format.ts';
 import { actionForm, csrfField, html, table } from '../console/html.ts';
-import { actAsOperator } from './act.ts';
+import { actAsOperator, refuseForm } from './act.ts';
+import { carrierForm, postedCarrier } from './carrier-form.ts';
 import { routeTestForm } from './route-test.ts';
 import type { AdminContext, AdminRouter } from './router.ts';
 
@@ -73,33 +74,14 @@ export function registerAdminCarriers(r: AdminRouter): void {
       }),
       w.noCarriers,
     );
-    const form = admin
-      ? html`<form method="post" action="/admin/carriers/add" class="card"><h2>${w.addCarrier}</h2>${csrfField(c.session.csrf)}
-<label for="carrier-name">${w.carrier}</label><input id="carrier-name" name="name" required maxlength="40" dir="ltr">
-<label for="carrier-protocol">${w.protocol}</label><input id="carrier-protocol" name="protocol" required maxlength="40" dir="ltr" value="smpp">
-<label for="carrier-settings">${w.carrierSettings}</label><textarea id="carrier-settings" name="settings" rows="5" maxlength="4000" dir="ltr">{}</textarea>
-<button type="submit">${w.save}</button></form>`
-      : '';
+    const form = admin ? carrierForm(c) : '';
     return c.render(w.carriersTitle, html`<p>${w.appliedLive}</p>${list}${form}`);
   });
 
   r.post('/admin/carriers/add', async (c) => {
-    let settings: unknown;
-    try {
-      settings = JSON.parse(c.form.get('settings') || '{}');
-    } catch {
-      settings = null;
-    }
-    return actAsOperator(
-      c,
-      setCarrier,
-      {
-        name: (c.form.get('name') ?? '').trim(),
-        protocol: (c.form.get('protocol') ?? '').trim(),
-        settings,
-      },
-      '/admin/carriers',
-    );
+    const posted = postedCarrier(c.form);
+    if ('problem' in posted) return refuseForm(c, posted.problem, '/admin/carriers');
+    return actAsOperator(c, setCarrier, posted, '/admin/carriers');
   });
 
   r.post('/admin/carriers/remove', async (c) =>

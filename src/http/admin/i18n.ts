@@ -150,6 +150,10 @@ const en = {
   noCarriers: 'No carriers in the store.',
   addCarrier: 'Add or change a carrier',
   carrierSettings: 'Settings (JSON, as yona admin add-carrier --settings)',
+  carrierSettingsOf: 'Settings of {protocol}',
+  carrierFormHint:
+    'The fields are the options of yona admin add-carrier for the chosen protocol. Saving a name that exists replaces its settings.',
+  requiredField: 'required',
   remove: 'Remove',
   routesTitle: 'Routes',
   prefix: 'Prefix (international digits; empty: every destination)',
@@ -325,6 +329,10 @@ const he: AdminWords = {
   noCarriers: 'אין ספקים במאגר.',
   addCarrier: 'הוספה או שינוי של ספק',
   carrierSettings: 'הגדרות (JSON, כמו ב-yona admin add-carrier --settings)',
+  carrierSettingsOf: 'ההגדרות של {protocol}',
+  carrierFormHint:
+    'השדות הם האפשרויות של yona admin add-carrier לפרוטוקול שנבחר. שמירה בשם שכבר קיים מחליפה את ההגדרות שלו.',
+  requiredField: 'חובה',
   remove: 'הסרה',
   routesTitle: 'ניתובים',
   prefix: 'קידומת (ספרות בינלאומיות; ריק: כל יעד)',

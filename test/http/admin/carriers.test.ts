@@ -7,8 +7,15 @@ import { AdminClient, enrolledSecrets } from '../../helpers/admin-client.ts';
 import { startTestService, type TestService } from '../../helpers/service.ts';
 import { storeTargets } from '../../helpers/stores.ts';
 
-const smpp = (port: number) =>
-  JSON.stringify({ host: '127.0.0.1', port, systemId: 'yona', password: 'carrier-secret' });
+// The add-carrier form's fields of an SMPP carrier (the options of yona admin add-carrier smpp).
+const smpp = (port: number) => ({
+  protocol: 'smpp',
+  'smpp.host': '127.0.0.1',
+  'smpp.port': String(port),
+  'smpp.system-id': 'yona',
+  'smpp.password': 'carrier-secret',
+  'smpp.window': '10',
+});
 
 for (const target of await storeTargets()) {
   describe(`operator console carriers and routes (${target.name})`, () => {
@@ -31,11 +38,44 @@ for (const target of await storeTargets()) {
         ['one', 2775],
         ['two', 2776],
       ] as const) {
-        const res = await dana.post('/admin/carriers/add', { name, protocol: 'smpp', settings: smpp(port) });
+        const res = await dana.post('/admin/carriers/add', { name, ...smpp(port) });
         assert.equal(res.status, 303, res.text);
       }
-      const bad = await dana.post('/admin/carriers/add', { name: 'three', protocol: 'smpp', settings: '{"port":1}' });
-      assert.equal(bad.status, 400);
+      const stored = await t.service.store.db
+        .selectFrom('carriers')
+        .select(['protocol', 'settings'])
+        .where('name', '=', 'one')
+        .executeTakeFirstOrThrow();
+      assert.equal(stored.protocol, 'smpp');
+      const settings = JSON.parse(stored.settings);
+      assert.deepEqual(
+        [settings.host, settings.port, settings.systemId, settings.windowSize, settings.bindMode, settings.tls],
+        ['127.0.0.1', 2775, 'yona', 10, 'transceiver', false],
+        'the settings yona admin add-carrier makes of the same options, with its defaults',
+      );
+      assert.doesNotMatch(stored.settings, /carrier-secret/, 'the password kept sealed');
+      const missing = await dana.post('/admin/carriers/add', { name: 'three', ...smpp(1), 'smpp.system-id': '' });
+      assert.equal(missing.status, 400);
+      assert.match(missing.text, /fill in --system-id/);
+      const badPort = await dana.post('/admin/carriers/add', { name: 'three', ...smpp(1), 'smpp.port': 'x' });
+      assert.equal(badPort.status, 400);
+      assert.match(badPort.text, /--port/);
+      // A protocol without add-carrier options (a SIP trunk) takes its settings as JSON.
+      const sip = await dana.post('/admin/carriers/add', {
+        name: 'trunk',
+        protocol: 'sip',
+        'sip.settings': JSON.stringify({ host: '127.0.0.1', port: 5060, callerId: '97231234567' }),
+      });
+      assert.equal(sip.status, 303, sip.text);
+      const notJson = await dana.post('/admin/carriers/add', { name: 'trunk2', protocol: 'sip', 'sip.settings': '{' });
+      assert.equal(notJson.status, 400);
+      assert.match(notJson.text, /not a JSON document/);
+      assert.equal((await dana.post('/admin/carriers/remove', { name: 'trunk' })).status, 303);
+      const form = (await dana.get('/admin/carriers')).text;
+      assert.match(form, /<input type="radio" id="carrier-protocol-smpp" name="protocol" value="smpp" checked>/);
+      assert.match(form, /id="carrier-smpp-password" name="smpp.password" type="password"/);
+      assert.match(form, /id="carrier-whatsapp-cloud-app-secret" name="whatsapp-cloud.app-secret" type="password"/);
+      assert.match(form, /<textarea id="carrier-sip-settings" name="sip.settings"/);
       await dana.get('/admin/routes');
       assert.equal((await dana.post('/admin/routes/add', { prefix: '', carriers: 'one, two' })).status, 303);
       assert.equal((await dana.post('/admin/routes/add', { prefix: '', carriers: 'nosuch' })).status, 400);
@@ -116,10 +156,7 @@ for (const target of await storeTargets()) {
       now += 31_000;
       assert.equal((await sam.signIn('sam', 'sam-pw-1234', now)).status, 303);
       await sam.get('/admin/carriers');
-      assert.equal(
-        (await sam.post('/admin/carriers/add', { name: 'x', protocol: 'smpp', settings: smpp(1) })).status,
-        403,
-      );
+      assert.equal((await sam.post('/admin/carriers/add', { name: 'x', ...smpp(1) })).status, 403);
       assert.equal((await sam.post('/admin/routes/add', { prefix: '', carriers: 'one' })).status, 403);
       assert.doesNotMatch((await sam.get('/admin/carriers')).text, /\/admin\/carriers\/x"/);
       // The route test changes nothing: a support operator runs it.
