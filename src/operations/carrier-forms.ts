@@ -13,6 +13,8 @@ export interface CarrierFormField {
   required: boolean;
   /** A password or token: never shown back. */
   secret: boolean;
+  /** The values it takes, when its usage names them (`--bind transceiver|tx+rx`); any text when absent. */
+  choices?: string[];
 }
 
 export interface CarrierFormProtocol {
@@ -22,6 +24,12 @@ export interface CarrierFormProtocol {
 }
 
 const camel = (option: string) => option.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+
+/** The values an option takes as its usage line lists them (`--bind transceiver|tx+rx`), if it lists them. */
+function choicesIn(usage: string, option: string): string[] | undefined {
+  const listed = new RegExp(`--${option} ([\\w.+-]+(?:\\|[\\w.+-]+)+)`).exec(usage)?.[1];
+  return listed?.split('|');
+}
 
 /** Every registered protocol with its add-carrier options, in registration order. */
 export function carrierFormProtocols(): CarrierFormProtocol[] {
@@ -36,6 +44,7 @@ export function carrierFormProtocols(): CarrierFormProtocol[] {
             flag: spec.type === 'boolean',
             required: cli.required.includes(option),
             secret: secrets.includes(camel(option)),
+            choices: choicesIn(cli.usage, option),
           }))
         : undefined,
     };

@@ -19,6 +19,8 @@ export function carrierForm(c: AdminContext): Html {
           const name = `${protocol}.${f.option}`;
           if (f.flag)
             return html`<div class="check"><input type="checkbox" id="${id}" name="${name}" value="1"><label for="${id}" dir="ltr">--${f.option}</label></div>`;
+          if (f.choices)
+            return html`<div><label for="${id}" dir="ltr">--${f.option}</label><select id="${id}" name="${name}" dir="ltr"><option value="">${w.protocolDefault}</option>${f.choices.map((v) => html`<option>${v}</option>`)}</select></div>`;
           return html`<div><label for="${id}"><span dir="ltr">--${f.option}</span>${f.required ? html` <span class="muted">(${w.requiredField})</span>` : ''}</label><input id="${id}" name="${name}" type="${f.secret ? 'password' : 'text'}" maxlength="400" dir="ltr" autocomplete="off"></div>`;
         })
       : html`<div><label for="${fieldId(protocol, 'settings')}">${w.carrierSettings}</label><textarea id="${fieldId(protocol, 'settings')}" name="${protocol}.settings" rows="5" maxlength="4000" dir="ltr">{}</textarea></div>`;

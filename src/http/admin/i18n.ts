@@ -154,6 +154,7 @@ const en = {
   carrierFormHint:
     'The fields are the options of yona admin add-carrier for the chosen protocol. Saving a name that exists replaces its settings.',
   requiredField: 'required',
+  protocolDefault: '(the default)',
   remove: 'Remove',
   routesTitle: 'Routes',
   prefix: 'Prefix (international digits; empty: every destination)',
@@ -333,6 +334,7 @@ const he: AdminWords = {
   carrierFormHint:
     'השדות הם האפשרויות של yona admin add-carrier לפרוטוקול שנבחר. שמירה בשם שכבר קיים מחליפה את ההגדרות שלו.',
   requiredField: 'חובה',
+  protocolDefault: '(ברירת המחדל)',
   remove: 'הסרה',
   routesTitle: 'ניתובים',
   prefix: 'קידומת (ספרות בינלאומיות; ריק: כל יעד)',

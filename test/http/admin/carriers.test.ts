@@ -57,6 +57,9 @@ for (const target of await storeTargets()) {
       const missing = await dana.post('/admin/carriers/add', { name: 'three', ...smpp(1), 'smpp.system-id': '' });
       assert.equal(missing.status, 400);
       assert.match(missing.text, /fill in --system-id/);
+      const badBind = await dana.post('/admin/carriers/add', { name: 'three', ...smpp(1), 'smpp.bind': 'rx' });
+      assert.equal(badBind.status, 400);
+      assert.match(badBind.text, /--bind must be transceiver or tx\+rx/);
       const badPort = await dana.post('/admin/carriers/add', { name: 'three', ...smpp(1), 'smpp.port': 'x' });
       assert.equal(badPort.status, 400);
       assert.match(badPort.text, /--port/);
@@ -76,6 +79,11 @@ for (const target of await storeTargets()) {
       assert.match(form, /id="carrier-smpp-password" name="smpp.password" type="password"/);
       assert.match(form, /id="carrier-whatsapp-cloud-app-secret" name="whatsapp-cloud.app-secret" type="password"/);
       assert.match(form, /<textarea id="carrier-sip-settings" name="sip.settings"/);
+      assert.match(
+        form,
+        /<select id="carrier-smpp-bind" name="smpp.bind" dir="ltr"><option value="">\(the default\)<\/option><option>transceiver<\/option><option>tx\+rx<\/option><\/select>/,
+        'the values an option takes, as its usage line lists them',
+      );
       await dana.get('/admin/routes');
       assert.equal((await dana.post('/admin/routes/add', { prefix: '', carriers: 'one, two' })).status, 303);
       assert.equal((await dana.post('/admin/routes/add', { prefix: '', carriers: 'nosuch' })).status, 400);
