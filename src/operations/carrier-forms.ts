@@ -2,6 +2,7 @@
 // required, secret), and the settings document those values make, built by the protocol's own add-carrier code so
 // the console's form and the CLI cannot drift apart. A protocol without options takes its settings as JSON.
 import { carrierSecrets, protocols } from '../carriers/index.ts';
+import { LIMIT_OPTIONS, limitSettings } from '../carriers/limits.ts';
 import type { CliValues } from '../carriers/protocol-cli.ts';
 import { ConfigError } from '../domain/errors.ts';
 
@@ -51,14 +52,24 @@ export function carrierFormProtocols(): CarrierFormProtocol[] {
   });
 }
 
+/** The options every protocol takes besides its own: the daily cap and the cost per part. */
+export function carrierLimitFields(): CarrierFormField[] {
+  return Object.keys(LIMIT_OPTIONS).map((option) => ({ option, flag: false, required: false, secret: false }));
+}
+
 /**
- * The settings document of a protocol's option values, as `yona admin add-carrier` makes it; a ConfigError names
- * a required option left empty or the option at fault.
+ * The settings document of a protocol's option values and the limits' (`carrierLimitFields`), as
+ * `yona admin add-carrier` makes it; `document` is the settings of a protocol without options. A ConfigError names a
+ * required option left empty or the option at fault.
  */
-export function carrierSettingsFromOptions(protocol: string, values: CliValues): Record<string, unknown> {
+export function carrierSettingsFromOptions(
+  protocol: string,
+  values: CliValues,
+  document: Record<string, unknown> = {},
+): Record<string, unknown> {
   const cli = protocols().find(([name]) => name === protocol)?.[1].cli;
-  if (!cli) throw new ConfigError(`protocol "${protocol}" takes its settings as a JSON document`);
+  if (!cli) return { ...document, ...limitSettings(values) };
   const missing = cli.required.filter((option) => values[option] === undefined || values[option] === '');
   if (missing.length) throw new ConfigError(`fill in ${missing.map((o) => `--${o}`).join(', ')}`);
-  return cli.settings(values, () => {});
+  return { ...cli.settings(values, () => {}), ...limitSettings(values) };
 }

@@ -38,7 +38,12 @@ for (const target of await storeTargets()) {
         ['one', 2775],
         ['two', 2776],
       ] as const) {
-        const res = await dana.post('/admin/carriers/add', { name, ...smpp(port) });
+        const res = await dana.post('/admin/carriers/add', {
+          name,
+          ...smpp(port),
+          'limits.daily-cap': name === 'one' ? '5000' : '',
+          'limits.cost-per-part': name === 'one' ? '2.75' : '',
+        });
         assert.equal(res.status, 303, res.text);
       }
       const stored = await t.service.store.db
@@ -53,6 +58,10 @@ for (const target of await storeTargets()) {
         ['127.0.0.1', 2775, 'yona', 10, 'transceiver', false],
         'the settings yona admin add-carrier makes of the same options, with its defaults',
       );
+      assert.deepEqual([settings.dailyCap, settings.costPerPart], [5000, 2.75], 'the daily cap and cost per part');
+      const badCap = await dana.post('/admin/carriers/add', { name: 'three', ...smpp(1), 'limits.daily-cap': '0' });
+      assert.equal(badCap.status, 400);
+      assert.match(badCap.text, /--daily-cap must be a whole number of SMS parts/);
       assert.doesNotMatch(stored.settings, /carrier-secret/, 'the password kept sealed');
       const missing = await dana.post('/admin/carriers/add', { name: 'three', ...smpp(1), 'smpp.system-id': '' });
       assert.equal(missing.status, 400);
@@ -72,7 +81,7 @@ for (const target of await storeTargets()) {
       assert.equal(sip.status, 303, sip.text);
       const notJson = await dana.post('/admin/carriers/add', { name: 'trunk2', protocol: 'sip', 'sip.settings': '{' });
       assert.equal(notJson.status, 400);
-      assert.match(notJson.text, /not a JSON document/);
+      assert.match(notJson.text, /not a JSON object/);
       assert.equal((await dana.post('/admin/carriers/remove', { name: 'trunk' })).status, 303);
       const form = (await dana.get('/admin/carriers')).text;
       assert.match(form, /<input type="radio" id="carrier-protocol-smpp" name="protocol" value="smpp" checked>/);
