@@ -38,9 +38,6 @@ const result = spawnSync(
     '--test',
     `--test-concurrency=${concurrency}`,
     `--test-timeout=${timeoutMs}`,
-    // A file whose tests have all finished ends there, even with a handle still open (a timer left by a component
-    // after its service closed once kept test/e2e/idempotency.test.ts alive after its last test until the timeout).
-    '--test-force-exit',
     '--test-reporter=spec',
     ...(process.env.TEST_TAP_FILE
       ? [
