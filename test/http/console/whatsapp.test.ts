@@ -71,20 +71,23 @@ for (const target of await storeTargets()) {
         .orderBy('messages.id')
         .execute();
 
+    /** A user's WhatsApp message to a business number as the webhook stores it (the inbound row alone). */
+    const inboundRow = (accountId: number, business: string, user: string, text: string, at: number) => ({
+      account_id: accountId,
+      phone: user,
+      dest: business,
+      text,
+      carrier: 'wa1',
+      received_at: at,
+      channel: 'whatsapp',
+    });
+
     /** A user's message as the webhook stores it: the inbound row and the window it opens (or opened, at `at`). */
     const userWrote = async (username: string, business: string, user: string, text: string, at: number) => {
       const accountId = await t.accountId(username);
       await t.service.store.db
         .insertInto('inbound_messages')
-        .values({
-          account_id: accountId,
-          phone: user,
-          dest: business,
-          text,
-          carrier: 'wa1',
-          received_at: at,
-          channel: 'whatsapp',
-        })
+        .values(inboundRow(accountId, business, user, text, at))
         .execute();
       await openWindow(t.service.store.db, { accountId, businessNumber: business, user }, at);
     };
@@ -318,15 +321,7 @@ for (const target of await storeTargets()) {
         .where('account_id', '=', accountId)
         .where('phone', '=', PAGED_USER)
         .execute();
-      const inbound = (text: string, at: number) => ({
-        account_id: accountId,
-        phone: PAGED_USER,
-        dest: BUSINESS,
-        text,
-        carrier: 'wa1',
-        received_at: at,
-        channel: 'whatsapp',
-      });
+      const inbound = (text: string, at: number) => inboundRow(accountId, BUSINESS, PAGED_USER, text, at);
       const rowsIn = [
         ...Array.from({ length: 20 }, (_, k) => inbound(`before ${k}`, x - (20 - k) * 1000)),
         inbound('tie a', x),
@@ -369,17 +364,7 @@ for (const target of await storeTargets()) {
       const oldest = Date.now() - 3 * 3600_000;
       await t.service.store.db
         .insertInto('inbound_messages')
-        .values(
-          users.map((user, k) => ({
-            account_id: accountId,
-            phone: user,
-            dest: BUSINESS,
-            text: `hello ${k}`,
-            carrier: 'wa1',
-            received_at: oldest - k * 1000,
-            channel: 'whatsapp',
-          })),
-        )
+        .values(users.map((user, k) => inboundRow(accountId, BUSINESS, user, `hello ${k}`, oldest - k * 1000)))
         .execute();
       const replies = await web.get('/console/inbound');
       const firstPage = rows(replies.text).slice(0, 100);
